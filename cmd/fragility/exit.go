@@ -1,0 +1,24 @@
+package main
+
+import "errors"
+
+// Exit codes of the fragility command.
+const (
+	exitOK        = 0 // success
+	exitFailure   = 1 // a run, check or verification failed, or input was bad
+	exitUsage     = 2 // wrong flags or arguments
+	exitInterrupt = 130
+)
+
+// usageError marks an error caused by how the command was called.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return exitUsage
+	}
+	return exitFailure
+}

@@ -1,0 +1,55 @@
+package probe
+
+// Trial is the result row of one item: one instance of a template in one
+// variant, prompted to one model. It is written as one row of results.csv and
+// is the unit every statistic is computed from.
+//
+// Entropies are in bits over the full vocabulary (H = -Σ p log2 p of the
+// softmax of the raw logits); branching factors are 2^H. "Answer tokens" are
+// the generated tokens of the line from which the answer was extracted (all
+// generated tokens when no rule fired).
+type Trial struct {
+	ItemID string `json:"item_id"` // unique within a run: model index + instance ID
+
+	ModelPath    string `json:"model_path"`
+	ModelName    string `json:"model_name"`   // general.name or file stem
+	ModelFamily  string `json:"model_family"` // family key (quantization suffix stripped)
+	Quantization string `json:"quantization"` // llama.cpp file type name, e.g. Q4_K_M
+
+	TemplateID string `json:"template"`
+	Relation   string `json:"relation"`
+	Steps      int    `json:"steps"`
+	Variant    string `json:"variant"`
+	Instance   int    `json:"instance"`
+	Seed       int64  `json:"seed"`
+
+	Question string `json:"question"`
+	Expected string `json:"expected"` // exact decimal string, e.g. "39" or "12.5"
+	Response string `json:"response"`
+
+	Extracted        string `json:"extracted"` // normalised number, "" when none
+	Correct          bool   `json:"correct"`
+	Rule             string `json:"rule"` // extraction rule that fired, "none" when none
+	ExpectedAnywhere bool   `json:"expected_anywhere"`
+
+	Tokens       int    `json:"tokens"`        // generated tokens
+	StopReason   string `json:"stop_reason"`   // "eos", "stop", "max_tokens", "skipped"
+	SkipReason   string `json:"skip_reason"`   // non-empty when the item was not run
+	PromptTokens int    `json:"prompt_tokens"` // tokens of the rendered prompt
+
+	EntropyMean       float64 `json:"entropy_mean_bits"`        // mean H over all generated tokens
+	EntropyP95        float64 `json:"entropy_p95_bits"`         // 95th percentile of H over all generated tokens
+	BranchingMedian   float64 `json:"branching_median"`         // median 2^H over all generated tokens
+	AnswerEntropyMean float64 `json:"answer_entropy_mean_bits"` // mean H over answer tokens
+	AnswerEntropyP95  float64 `json:"answer_entropy_p95_bits"`  // 95th percentile H over answer tokens
+	AnswerBranching   float64 `json:"answer_branching_median"`  // median 2^H over answer tokens
+
+	DDCTop      string  `json:"ddc_top"`       // top DDC class code, e.g. "500"
+	DDCRunnerUp string  `json:"ddc_runner_up"` // second class code
+	DDCMargin   float64 `json:"ddc_margin"`    // cosine(top) − cosine(runner-up)
+
+	Seconds float64 `json:"seconds"` // wall time of generation for this item
+}
+
+// Skipped reports whether the item was recorded without being run.
+func (t *Trial) Skipped() bool { return t.SkipReason != "" }
