@@ -1,0 +1,272 @@
+package llm
+
+/*
+#include <stdlib.h>
+#include "llama.h"
+#include "helpers.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+	"unsafe"
+)
+
+// Stop reasons of a Generation.
+const (
+	StopEOS         = "eos"          // the model emitted an end-of-generation token
+	StopString      = "stop"         // a stop string appeared in the text
+	StopMaxTokens   = "max_tokens"   // the output budget was reached
+	StopContextFull = "context_full" // the sequence filled its context
+)
+
+// GenerateOptions are the decoding settings of one generation. They are
+// recorded in manifests.
+type GenerateOptions struct {
+	MaxTokens int      `json:"max_tokens"` // output budget in tokens; must be > 0
+	Stop      []string `json:"stop"`       // generation ends when the text contains one; the text is cut before it
+	// Temperature 0 is greedy decoding (argmax, lowest token id among ties).
+	// Above 0, tokens are drawn from softmax(logits / Temperature) over the
+	// full vocabulary with a PCG generator seeded from Seed and the sequence
+	// index (math/rand/v2), so a draw is reproducible.
+	Temperature float64 `json:"temperature"`
+	Seed        uint64  `json:"seed"`
+}
+
+// TokenRecord is what is recorded for each generated token. Entropy is of the
+// full-vocabulary distribution the token was chosen from.
+type TokenRecord struct {
+	ID          Token   `json:"id"`
+	Piece       string  `json:"piece"`
+	EntropyBits float64 `json:"entropy_bits"` // H of softmax(raw logits) in bits
+	LogProb     float64 `json:"logprob"`      // natural log-probability of the chosen token
+	Prob        float64 `json:"prob"`         // probability of the chosen token
+	TopProb     float64 `json:"top_prob"`     // probability of the most likely token
+}
+
+// Generation is the result of one prompt.
+type Generation struct {
+	PromptTokens  int           `json:"prompt_tokens"`
+	Tokens        []TokenRecord `json:"tokens"`
+	Text          string        `json:"text"` // concatenated pieces, end-of-generation token excluded, cut at a stop string
+	StopReason    string        `json:"stop_reason"`
+	PrefillSec    float64       `json:"prefill_seconds"`
+	DecodeSec     float64       `json:"decode_seconds"` // llama_decode time of the generated tokens
+	EntropySec    float64       `json:"entropy_seconds"`
+	stopped       bool
+	pos           int
+	rng           *rand.Rand
+	lastBatchSlot int
+}
+
+// PromptTooLongError is returned when a prompt does not fit in the context.
+type PromptTooLongError struct {
+	Tokens, NCtx int
+}
+
+func (e *PromptTooLongError) Error() string {
+	return fmt.Sprintf("prompt of %d tokens does not fit in the context of %d tokens (raise --n-ctx)", e.Tokens, e.NCtx)
+}
+
+// ErrAborted is returned (wrapped) when the context was cancelled.
+var ErrAborted = errors.New("generation aborted")
+
+// Generate runs one prompt (token ids, e.g. from Tokenize of a RenderChat
+// result) in a fresh KV state and returns the generated tokens with their
+// per-token records. Errors: an empty prompt, a prompt longer than n_ctx
+// (*PromptTooLongError), a failed llama_decode, a cancelled ctx (ErrAborted).
+func (m *Model) Generate(ctx context.Context, prompt []Token, opt GenerateOptions) (*Generation, error) {
+	gs, err := m.GenerateBatch(ctx, [][]Token{prompt}, opt)
+	if err != nil {
+		return nil, err
+	}
+	return gs[0], nil
+}
+
+// GenerateBatch runs up to Params().NSeq prompts together: each prompt is its
+// own sequence (seq_id = its index) in a KV state cleared before the call, its
+// prompt is prefilled on its own, and then one llama_batch holds the next
+// token of every unfinished sequence at each step. No sequence attends to
+// another. Results are in prompt order. llama.cpp is not batch-invariant: the
+// same prompt can give different logits alone and in a batch, so the batch
+// composition is part of what a manifest must record.
+func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) ([]*Generation, error) {
+	if m.ctx == nil {
+		return nil, errors.New("generate: model is closed")
+	}
+	if len(prompts) == 0 || len(prompts) > m.params.NSeq {
+		return nil, fmt.Errorf("generate: %d prompts for a context of %d sequences", len(prompts), m.params.NSeq)
+	}
+	if opt.MaxTokens <= 0 {
+		return nil, fmt.Errorf("generate: max tokens must be > 0, got %d", opt.MaxTokens)
+	}
+	for i, p := range prompts {
+		if len(p) == 0 {
+			return nil, fmt.Errorf("generate: prompt %d is empty", i)
+		}
+		if len(p) >= m.params.NCtx {
+			return nil, &PromptTooLongError{Tokens: len(p), NCtx: m.params.NCtx}
+		}
+		for j, t := range p {
+			if t < 0 || int(t) >= m.meta.NVocab {
+				return nil, fmt.Errorf("generate: prompt %d token %d is %d, outside the vocabulary [0,%d)", i, j, t, m.meta.NVocab)
+			}
+		}
+	}
+	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
+
+	gens := make([]*Generation, len(prompts))
+	for s, p := range prompts {
+		g := &Generation{PromptTokens: len(p)}
+		if opt.Temperature > 0 {
+			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
+		}
+		gens[s] = g
+		t0 := time.Now()
+		for start := 0; start < len(p); start += m.params.NBatch {
+			end := min(start+m.params.NBatch, len(p))
+			for i := start; i < end; i++ {
+				last := C.int8_t(0)
+				if i == len(p)-1 {
+					last = 1
+				}
+				C.fragility_batch_set(&m.batch, C.int(i-start), C.llama_token(p[i]), C.llama_pos(i), C.llama_seq_id(s), last)
+			}
+			m.batch.n_tokens = C.int32_t(end - start)
+			if err := m.decode(ctx); err != nil {
+				return nil, fmt.Errorf("generate: prefill of prompt %d: %w", s, err)
+			}
+		}
+		g.PrefillSec = time.Since(t0).Seconds()
+		g.pos = len(p)
+		// The logits of this prompt's last token are read now, before the next
+		// prompt's prefill overwrites them.
+		if err := m.step(g, -1, opt); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		n := 0
+		for s, g := range gens {
+			if g.stopped {
+				continue
+			}
+			last := g.Tokens[len(g.Tokens)-1].ID
+			C.fragility_batch_set(&m.batch, C.int(n), C.llama_token(last), C.llama_pos(g.pos), C.llama_seq_id(s), 1)
+			g.lastBatchSlot = n
+			g.pos++
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		m.batch.n_tokens = C.int32_t(n)
+		t0 := time.Now()
+		if err := m.decode(ctx); err != nil {
+			return nil, fmt.Errorf("generate: %w", err)
+		}
+		dt := time.Since(t0).Seconds() / float64(n)
+		for _, g := range gens {
+			if g.stopped {
+				continue
+			}
+			g.DecodeSec += dt
+			if err := m.step(g, g.lastBatchSlot, opt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return gens, nil
+}
+
+// step reads the logits at batch slot i (-1: the last output), records the
+// chosen token and decides whether g stops.
+func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
+	ptr := C.llama_get_logits_ith(m.ctx, C.int32_t(i))
+	if ptr == nil {
+		return fmt.Errorf("generate: llama.cpp returned no logits for batch slot %d", i)
+	}
+	logits := unsafe.Slice((*float32)(unsafe.Pointer(ptr)), m.meta.NVocab)
+	t0 := time.Now()
+	d, err := Entropy(logits)
+	if err != nil {
+		return fmt.Errorf("generate: token %d: %w", len(g.Tokens), err)
+	}
+	g.EntropySec += time.Since(t0).Seconds()
+	tok := d.ArgMax
+	if opt.Temperature > 0 {
+		tok = sample(logits, d.Max, opt.Temperature, g.rng)
+	}
+	lp := d.LogProb(logits[tok])
+	rec := TokenRecord{ID: tok, EntropyBits: d.EntropyBits, LogProb: lp, Prob: math.Exp(lp), TopProb: d.TopProb()}
+	eog := m.IsEndOfGeneration(tok)
+	if !eog {
+		rec.Piece = m.Piece(tok)
+	}
+	g.Tokens = append(g.Tokens, rec)
+	switch {
+	case eog:
+		g.stopped, g.StopReason = true, StopEOS
+		return nil
+	}
+	g.Text += rec.Piece
+	for _, s := range opt.Stop {
+		if s == "" {
+			continue
+		}
+		if k := strings.Index(g.Text, s); k >= 0 {
+			g.Text = g.Text[:k]
+			g.stopped, g.StopReason = true, StopString
+			return nil
+		}
+	}
+	switch {
+	case len(g.Tokens) >= opt.MaxTokens:
+		g.stopped, g.StopReason = true, StopMaxTokens
+	case g.pos+1 >= m.params.NCtx:
+		g.stopped, g.StopReason = true, StopContextFull
+	}
+	return nil
+}
+
+// sample draws a token from softmax(logits / temp) by inverse transform over
+// the vocabulary in index order, with float64 accumulation.
+func sample(logits []float32, max float32, temp float64, rng *rand.Rand) Token {
+	var z float64
+	for _, l := range logits {
+		z += math.Exp((float64(l) - float64(max)) / temp)
+	}
+	u := rng.Float64() * z
+	var c float64
+	for i, l := range logits {
+		c += math.Exp((float64(l) - float64(max)) / temp)
+		if c > u {
+			return Token(i)
+		}
+	}
+	return Token(len(logits) - 1)
+}
+
+// decode runs llama_decode on m.batch and turns its return code into an error.
+func (m *Model) decode(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %v", ErrAborted, err)
+	}
+	rc := C.llama_decode(m.ctx, m.batch)
+	switch {
+	case rc == 0:
+		return nil
+	case rc == 1:
+		return fmt.Errorf("llama_decode: no KV cache slot for a batch of %d tokens (context full)", int(m.batch.n_tokens))
+	case rc == 2:
+		return fmt.Errorf("%w: llama_decode was aborted", ErrAborted)
+	default:
+		return fmt.Errorf("llama_decode failed (code %d): %s", int(rc), orUnknown(takeLogTail()))
+	}
+}

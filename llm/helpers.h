@@ -1,0 +1,7 @@
+// Declarations of the C helpers in helpers.c.
+#ifndef FRAGILITY_HELPERS_H
+#define FRAGILITY_HELPERS_H
+#include "llama.h"
+void fragility_install_log(void);
+void fragility_batch_set(struct llama_batch *b, int i, llama_token t, llama_pos p, llama_seq_id s, int8_t logits);
+#endif

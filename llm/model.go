@@ -1,0 +1,281 @@
+package llm
+
+/*
+#include <stdlib.h>
+#include "llama.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"unsafe"
+)
+
+// Params are the load-time settings of a model and its context. Every field
+// can change a logit and is recorded in manifests. The zero value is usable:
+// Load fills in defaults (see Defaults).
+type Params struct {
+	GPULayers int  `json:"gpu_layers"` // layers offloaded to a GPU; -1 = all; 0 = CPU only
+	Threads   int  `json:"threads"`    // CPU threads for generation and batch processing; 0 = physical cores guess
+	NCtx      int  `json:"n_ctx"`      // context length per sequence in tokens; 0 = 2048
+	NBatch    int  `json:"n_batch"`    // logical batch size in tokens; 0 = 512
+	NUBatch   int  `json:"n_ubatch"`   // physical batch size in tokens; 0 = n_batch
+	NSeq      int  `json:"n_seq"`      // sequences decoded together in one llama_batch; 0 = 1
+	FlashAttn bool `json:"flash_attn"` // enable flash attention
+	// Seed is the seed of the sampler when temperature sampling is used; it
+	// does not affect greedy decoding.
+	Seed uint64 `json:"seed"`
+}
+
+// Defaults returns p with every zero field replaced by its default.
+func (p Params) Defaults() Params {
+	if p.Threads <= 0 {
+		p.Threads = runtime.NumCPU()
+	}
+	if p.NCtx <= 0 {
+		p.NCtx = 2048
+	}
+	if p.NBatch <= 0 {
+		p.NBatch = 512
+	}
+	if p.NUBatch <= 0 {
+		p.NUBatch = p.NBatch
+	}
+	if p.NSeq <= 0 {
+		p.NSeq = 1
+	}
+	return p
+}
+
+// Metadata is what fragility records about a model file.
+type Metadata struct {
+	Path           string `json:"path"`
+	FileSize       int64  `json:"file_size_bytes"`
+	SHA256         string `json:"sha256"`
+	Description    string `json:"description"`  // llama_model_desc, e.g. "gemma3 270M Q4_K - Medium"
+	Name           string `json:"name"`         // general.name ("" when absent)
+	Architecture   string `json:"architecture"` // general.architecture, e.g. "gemma3"
+	SizeLabel      string `json:"size_label"`   // general.size_label, e.g. "270M"
+	Quantization   string `json:"quantization"` // llama.cpp file type name from general.file_type, e.g. "Q4_K_M"
+	FileType       int    `json:"file_type"`    // general.file_type (enum llama_ftype); -1 when absent
+	NVocab         int    `json:"n_vocab"`      // vocabulary size = length of a logits row
+	NParams        uint64 `json:"n_params"`     // parameter count
+	NLayer         int    `json:"n_layer"`
+	NCtxTrain      int    `json:"n_ctx_train"`
+	ChatTemplate   string `json:"chat_template"` // tokenizer.chat_template ("" when the model has none)
+	AddBOS         bool   `json:"add_bos"`
+	ModelSizeBytes uint64 `json:"tensor_bytes"` // total size of all tensors (llama_model_size)
+}
+
+// Model is a loaded GGUF model together with one llama.cpp context. It owns C
+// memory: call Close. Not safe for concurrent use.
+type Model struct {
+	model  *C.struct_llama_model
+	ctx    *C.struct_llama_context
+	vocab  *C.struct_llama_vocab
+	batch  C.struct_llama_batch
+	params Params
+	meta   Metadata
+}
+
+// ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
+var ErrNotGGUF = errors.New("not a GGUF file")
+
+// Load opens the GGUF file at path with the given parameters and creates a
+// context for it. The file is checked before llama.cpp reads it (exists,
+// regular, non-empty, GGUF magic; see CheckGGUF) and hashed (sha256) for the
+// metadata. Errors name the file and, when llama.cpp refused it, carry the
+// last lines llama.cpp logged.
+func Load(path string, p Params) (*Model, error) {
+	p = p.Defaults()
+	if err := CheckGGUF(path); err != nil {
+		return nil, err
+	}
+	sum, size, err := hashFile(path)
+	if err != nil {
+		return nil, err
+	}
+	initBackend()
+	takeLogTail()
+
+	mp := C.llama_model_default_params()
+	mp.n_gpu_layers = C.int32_t(p.GPULayers)
+	if p.GPULayers < 0 {
+		mp.n_gpu_layers = 999
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	model := C.llama_model_load_from_file(cpath, mp)
+	if model == nil {
+		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, orUnknown(takeLogTail()))
+	}
+	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p}
+
+	cp := C.llama_context_default_params()
+	cp.n_ctx = C.uint32_t(p.NCtx * p.NSeq)
+	cp.n_batch = C.uint32_t(p.NBatch)
+	cp.n_ubatch = C.uint32_t(p.NUBatch)
+	cp.n_seq_max = C.uint32_t(p.NSeq)
+	cp.n_threads = C.int32_t(p.Threads)
+	cp.n_threads_batch = C.int32_t(p.Threads)
+	cp.no_perf = true
+	cp.kv_unified = false
+	if p.FlashAttn {
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_ENABLED
+	} else {
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
+	}
+	m.ctx = C.llama_init_from_model(model, cp)
+	if m.ctx == nil {
+		C.llama_model_free(model)
+		return nil, fmt.Errorf("%s: llama.cpp could not create a context (n_ctx=%d, n_seq=%d): %s", path, p.NCtx, p.NSeq, orUnknown(takeLogTail()))
+	}
+	m.batch = C.llama_batch_init(C.int32_t(max(p.NBatch, p.NSeq)), 0, C.int32_t(p.NSeq))
+	m.meta = m.readMetadata(path, sum, size)
+	return m, nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "no reason given (set FRAGILITY_LLAMA_LOG=1 to see llama.cpp's log)"
+	}
+	return s
+}
+
+// Close frees the context, the batch and the model. It is safe to call twice.
+func (m *Model) Close() error {
+	if m == nil {
+		return nil
+	}
+	if m.ctx != nil {
+		C.llama_batch_free(m.batch)
+		C.llama_free(m.ctx)
+		m.ctx = nil
+	}
+	if m.model != nil {
+		C.llama_model_free(m.model)
+		m.model = nil
+	}
+	return nil
+}
+
+// Params returns the parameters the model was loaded with, defaults filled in.
+func (m *Model) Params() Params { return m.params }
+
+// Metadata returns what was read from the model file at load time.
+func (m *Model) Metadata() Metadata { return m.meta }
+
+// NVocab returns the vocabulary size, the length of one row of logits.
+func (m *Model) NVocab() int { return m.meta.NVocab }
+
+func (m *Model) metaString(key string) (string, bool) {
+	ckey := C.CString(key)
+	defer C.free(unsafe.Pointer(ckey))
+	buf := make([]byte, 256)
+	for {
+		n := C.llama_model_meta_val_str(m.model, ckey, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+		if n < 0 {
+			return "", false
+		}
+		if int(n) < len(buf) {
+			return string(buf[:n]), true
+		}
+		buf = make([]byte, int(n)+1)
+	}
+}
+
+func (m *Model) readMetadata(path, sum string, size int64) Metadata {
+	md := Metadata{Path: path, FileSize: size, SHA256: sum, FileType: -1}
+	buf := make([]byte, 512)
+	n := C.llama_model_desc(m.model, (*C.char)(unsafe.Pointer(&buf[0])), C.size_t(len(buf)))
+	if n > 0 {
+		md.Description = string(buf[:min(int(n), len(buf)-1)])
+	}
+	md.Name, _ = m.metaString("general.name")
+	md.Architecture, _ = m.metaString("general.architecture")
+	md.SizeLabel, _ = m.metaString("general.size_label")
+	if ft, ok := m.metaString("general.file_type"); ok {
+		if v, err := strconv.Atoi(ft); err == nil {
+			md.FileType = v
+			md.Quantization = FileTypeName(v)
+		}
+	}
+	if md.Quantization == "" {
+		md.Quantization = "unknown"
+	}
+	md.NVocab = int(C.llama_vocab_n_tokens(m.vocab))
+	md.NParams = uint64(C.llama_model_n_params(m.model))
+	md.NLayer = int(C.llama_model_n_layer(m.model))
+	md.NCtxTrain = int(C.llama_model_n_ctx_train(m.model))
+	md.ModelSizeBytes = uint64(C.llama_model_size(m.model))
+	md.AddBOS = bool(C.llama_vocab_get_add_bos(m.vocab))
+	if t := C.llama_model_chat_template(m.model, nil); t != nil {
+		md.ChatTemplate = C.GoString(t)
+	}
+	return md
+}
+
+// fileTypeNames maps enum llama_ftype (llama.h) to llama.cpp's quantization
+// type names, as llama-quantize prints them.
+var fileTypeNames = map[int]string{
+	0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1",
+	10: "Q2_K", 11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M",
+	16: "Q5_K_S", 17: "Q5_K_M", 18: "Q6_K", 19: "IQ2_XXS", 20: "IQ2_XS", 21: "Q2_K_S",
+	22: "IQ3_XS", 23: "IQ3_XXS", 24: "IQ1_S", 25: "IQ4_NL", 26: "IQ3_S", 27: "IQ3_M",
+	28: "IQ2_S", 29: "IQ2_M", 30: "IQ4_XS", 31: "IQ1_M", 32: "BF16", 36: "TQ1_0",
+	37: "TQ2_0", 38: "MXFP4_MOE",
+}
+
+// FileTypeName returns the quantization type name of a general.file_type
+// value (enum llama_ftype), or "ftype(N)" for an unknown value.
+func FileTypeName(ft int) string {
+	if n, ok := fileTypeNames[ft]; ok {
+		return n
+	}
+	return "ftype(" + strconv.Itoa(ft) + ")"
+}
+
+// FileTypeByName returns the enum llama_ftype value of a quantization type
+// name such as "Q4_K_M" (case-sensitive, llama.cpp spelling).
+func FileTypeByName(name string) (int, bool) {
+	for k, v := range fileTypeNames {
+		if v == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// CheckGGUF checks, without llama.cpp, that path is a readable, non-empty
+// regular file that starts with the GGUF magic. Errors name the file.
+func CheckGGUF(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s: no such file", path)
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: is a directory, not a GGUF file", path)
+	}
+	if st.Size() == 0 {
+		return fmt.Errorf("%s: empty file: %w", path, ErrNotGGUF)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer fh.Close()
+	magic := make([]byte, 4)
+	if _, err := io.ReadFull(fh, magic); err != nil || !bytes.Equal(magic, []byte("GGUF")) {
+		return fmt.Errorf("%s: %w (bad magic %q)", path, ErrNotGGUF, magic)
+	}
+	return validateGGUF(path, st.Size())
+}
