@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/urfave/cli/v2"
+)
+
+// Flags shared by every command that loads a model. A flag with the same
+// name means the same thing in every command.
+var (
+	flagThreads   = &cli.IntFlag{Name: "threads", Value: runtime.NumCPU(), Usage: "CPU threads for llama.cpp"}
+	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens"}
+	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
+	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only)"}
+	flagSeed      = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for instance draws, order and sampling"}
+	flagTemplate  = &cli.StringFlag{Name: "chat-template", Usage: "use this llama.cpp built-in chat template (e.g. gemma, chatml) instead of the model's own"}
+	flagJSON      = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"}
+	flagBackend   = &cli.StringFlag{Name: "backend-dir", EnvVars: []string{"FRAGILITY_BACKEND_DIR"}, Usage: "directory holding ggml GPU backends (default: lib/ next to the binary)"}
+)
+
+func modelFlags() []cli.Flag {
+	return []cli.Flag{flagThreads, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}
+}
+
+// defaultModelPath returns the cached default LLM, or an error saying how to
+// fetch it.
+func defaultModelPath(kind string) (string, error) {
+	man, err := models.Load()
+	if err != nil {
+		return "", err
+	}
+	md, err := man.Default(kind)
+	if err != nil {
+		return "", err
+	}
+	p, err := md.Path()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("default %s %s is not in the cache: run `make models` (or pass a path)", kind, p)
+	}
+	return p, nil
+}
+
+// loadParams builds llm.Params from the shared flags and loads GPU backends
+// first. GPU layers default to all only when a GPU backend was found.
+func loadParams(c *cli.Context) llm.Params {
+	dir := llm.LoadBackends(c.String(flagBackend.Name))
+	gpu := c.Int(flagGPULayers.Name)
+	if len(llm.GPUs()) == 0 {
+		if c.IsSet(flagGPULayers.Name) && gpu != 0 {
+			fmt.Fprintf(os.Stderr, "fragility: no GPU backend found in %s; running on CPU\n", dir)
+		}
+		gpu = 0
+	}
+	return llm.Params{
+		GPULayers: gpu,
+		Threads:   c.Int(flagThreads.Name),
+		NCtx:      c.Int(flagNCtx.Name),
+		NBatch:    c.Int(flagNBatch.Name),
+		Seed:      c.Uint64(flagSeed.Name),
+	}
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// quotePiece renders a token piece for a table: Go-quoted, so that
+// whitespace and partial UTF-8 stay visible.
+func quotePiece(s string) string {
+	q := fmt.Sprintf("%q", s)
+	if len(q) > 24 {
+		q = q[:21] + "...\""
+	}
+	return strings.ReplaceAll(q, "\t", " ")
+}
