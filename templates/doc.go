@@ -1,0 +1,27 @@
+// Package templates turns parametric arithmetic word problems into seeded,
+// validated item sets for the fragility probe.
+//
+// A template is a word problem with variables (each with a domain and a base,
+// as-authored value), conditions, an answer expression, and optionally a
+// paraphrase and no-op clauses. Templates come from three sources:
+//
+//   - the package's own YAML/JSON format (see README.md), including the
+//     built-in templates returned by Builtin;
+//   - files in the GSM-Symbolic annotated syntax (Mirzadeh et al.,
+//     "GSM-Symbolic", arXiv:2410.05229, ICLR 2025): inline {var,base}
+//     placeholders with #init, #conditions and #answer blocks;
+//   - GSM8K-format JSONL rows (question, answer ending in "#### N"), which are
+//     fixed items: only the base variant applies to them.
+//
+// Generate instantiates templates in variants (base, names, numbers, symbolic,
+// paraphrase, noop), each changing one factor against base (symbolic changes
+// names and numbers together, as the paper did). Every answer is recomputed
+// with exact rational arithmetic (math/big.Rat) and every draw is checked
+// against the validity rules before any model runs; rejected draws are logged
+// in the Set with their reason.
+//
+// Expressions (conditions, answers, derived values) use Python syntax and
+// semantics for arithmetic (/, //, %, **, int, round) and are parsed with
+// github.com/expr-lang/expr; evaluation is this package's own, over exact
+// rationals, so no floating-point rounding enters an answer.
+package templates

@@ -1,0 +1,467 @@
+package templates
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Variant names one controlled surface change of a template.
+type Variant string
+
+// The variants. Each changes one factor against base, except symbolic, which
+// re-rolls names and numbers together as GSM-Symbolic did.
+const (
+	VariantBase       Variant = "base"       // as authored: base values, original text
+	VariantNames      Variant = "names"      // names and entities re-rolled, numbers at base
+	VariantNumbers    Variant = "numbers"    // numbers re-rolled (answer recomputed), names at base
+	VariantSymbolic   Variant = "symbolic"   // names and numbers re-rolled
+	VariantParaphrase Variant = "paraphrase" // the template's paraphrase at base values
+	VariantNoop       Variant = "noop"       // base plus one irrelevant clause; same answer
+)
+
+// AllVariants lists every variant in canonical order.
+var AllVariants = []Variant{VariantBase, VariantNames, VariantNumbers, VariantSymbolic, VariantParaphrase, VariantNoop}
+
+// ParseVariants reads a comma-separated list such as "base,symbolic,noop".
+// Spaces around names are ignored and duplicates dropped; an unknown name is an
+// error naming it. An empty list is an error.
+func ParseVariants(csv string) ([]Variant, error) {
+	var out []Variant
+	for _, f := range strings.Split(csv, ",") {
+		name := strings.TrimSpace(f)
+		if name == "" {
+			continue
+		}
+		v := Variant(name)
+		known := false
+		for _, k := range AllVariants {
+			known = known || k == v
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown variant %q (known: base, names, numbers, symbolic, paraphrase, noop)", name)
+		}
+		if !contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no variant given (known: base, names, numbers, symbolic, paraphrase, noop)")
+	}
+	return out, nil
+}
+
+func contains(vs []Variant, v Variant) bool {
+	for _, x := range vs {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultMaxDraws is the number of draws tried for one instance before the
+// template is declared unsatisfiable.
+const DefaultMaxDraws = 1000
+
+// Options controls Generate.
+type Options struct {
+	Variants  []Variant `json:"variants"`  // base is always generated (and put first): variants pair with it
+	Instances int       `json:"instances"` // instances per template and variant, indices 0..Instances-1; must be ≥ 1
+	Seed      int64     `json:"seed"`      // set seed; each instance's seed is derived from it
+	MaxDraws  int       `json:"max_draws"` // draws per instance before failing; 0 means DefaultMaxDraws
+}
+
+// Instance is one seeded draw of a template in one variant.
+type Instance struct {
+	ID         string            `json:"id"` // "<template>/<variant>/<index>", unique in a set
+	TemplateID string            `json:"template"`
+	Relation   string            `json:"relation"`
+	Steps      int               `json:"steps"`
+	Variant    Variant           `json:"variant"`
+	Index      int               `json:"index"`
+	Seed       int64             `json:"seed"`     // per-instance seed derived from the set seed
+	Question   string            `json:"question"` // the full text of the problem
+	Answer     string            `json:"answer"`   // exact expected answer, decimal: "39", "12.5", "-3"
+	Values     map[string]string `json:"values"`   // every variable as filled (derived values too)
+	NoopClause string            `json:"noop_clause,omitempty"`
+	NoopSource string            `json:"noop_source,omitempty"` // "template" or "generic"
+	NoopValues map[string]string `json:"noop_values,omitempty"` // the clause's own variables
+}
+
+// Exclusion is one rejected draw (Draw ≥ 1), or an instance that was not
+// generated because its variant does not apply to the template (Draw = 0).
+type Exclusion struct {
+	Template string            `json:"template"`
+	Variant  Variant           `json:"variant"`
+	Index    int               `json:"index"`
+	Draw     int               `json:"draw"`
+	Reason   string            `json:"reason"`
+	Values   map[string]string `json:"values,omitempty"`
+}
+
+// Flag is a no-op clause flagged for review because it contains a word that
+// can change the asked quantity. Used is true only when the template marks
+// the clause reviewed.
+type Flag struct {
+	Template string `json:"template"`
+	Line     int    `json:"line"`
+	Clause   string `json:"clause"`
+	Word     string `json:"word"`
+	Reviewed bool   `json:"reviewed"`
+	Used     bool   `json:"used"`
+}
+
+// TemplateInfo describes a template of a set in its header.
+type TemplateInfo struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Relation string `json:"relation"`
+	Steps    int    `json:"steps"`
+	Format   string `json:"format"`
+	Source   string `json:"source"`
+}
+
+// Set is a generated item set: instances in template, index, variant order,
+// with every exclusion and flag.
+type Set struct {
+	Seed      int64
+	Options   Options
+	Templates []TemplateInfo
+	Instances []Instance
+	Excluded  []Exclusion
+	Flagged   []Flag
+}
+
+// Generate instantiates every template in every requested variant for indices
+// 0..opt.Instances-1. The same templates and options give the same set, byte
+// for byte. base is always generated for every index. A variant that does not
+// apply to a template (a GSM8K row, no paraphrase, ...) is recorded in
+// Excluded with Draw 0. An instance for which no valid draw is found within
+// MaxDraws is an error naming the template and the most frequent reason.
+func Generate(ts []*Template, opt Options) (*Set, error) {
+	if opt.Instances < 1 {
+		return nil, fmt.Errorf("instances must be at least 1, got %d", opt.Instances)
+	}
+	if opt.MaxDraws < 0 {
+		return nil, fmt.Errorf("max draws must not be negative, got %d", opt.MaxDraws)
+	}
+	if opt.MaxDraws == 0 {
+		opt.MaxDraws = DefaultMaxDraws
+	}
+	vs := []Variant{VariantBase}
+	for _, v := range opt.Variants {
+		if !contains(AllVariants, v) {
+			return nil, fmt.Errorf("unknown variant %q", v)
+		}
+		if !contains(vs, v) {
+			vs = append(vs, v)
+		}
+	}
+	opt.Variants = vs
+	set := &Set{Seed: opt.Seed, Options: opt}
+	seen := map[string]string{}
+	for _, t := range ts {
+		if prev, ok := seen[t.ID]; ok {
+			return nil, fmt.Errorf("template ID %q appears twice (%s and %s)", t.ID, prev, t.Source)
+		}
+		seen[t.ID] = t.Source
+		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source})
+		for _, c := range t.noops {
+			if c.flag != "" {
+				set.Flagged = append(set.Flagged, Flag{t.ID, c.line, c.text.source(), c.flag, c.reviewed, c.reviewed})
+			}
+		}
+		for idx := 0; idx < opt.Instances; idx++ {
+			for _, v := range vs {
+				if ok, why := t.Supports(v); !ok {
+					set.Excluded = append(set.Excluded, Exclusion{Template: t.ID, Variant: v, Index: idx, Reason: why})
+					continue
+				}
+				inst, err := t.instantiate(v, idx, deriveSeed(opt.Seed, t.ID, v, idx), opt.MaxDraws, set)
+				if err != nil {
+					return nil, err
+				}
+				set.Instances = append(set.Instances, *inst)
+			}
+		}
+	}
+	return set, nil
+}
+
+// deriveSeed gives each instance its own seed: the first 63 bits of
+// SHA-256("fragility/v1|<seed>|<template>|<variant>|<index>").
+func deriveSeed(seed int64, id string, v Variant, idx int) int64 {
+	h := sha256.Sum256(fmt.Appendf(nil, "fragility/v1|%d|%s|%s|%d", seed, id, v, idx))
+	return int64(binary.BigEndian.Uint64(h[:8]) >> 1)
+}
+
+// newRand returns the generator for an instance seed: PCG, whose output is
+// specified by its algorithm and so stable across Go releases.
+func newRand(seed int64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+}
+
+func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, error) {
+	inst := &Instance{
+		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps,
+		Variant: v, Index: idx, Seed: seed,
+	}
+	if t.fixed {
+		inst.Question, inst.Answer, inst.Values = t.BaseQuestion(), t.fixedAnswer, map[string]string{}
+		return inst, nil
+	}
+	r := newRand(seed)
+	vals := t.baseValues()
+	ans := t.baseAnswer
+	var names, numbers bool
+	switch v {
+	case VariantNames:
+		names = true
+	case VariantNumbers:
+		numbers = true
+	case VariantSymbolic:
+		names, numbers = true, true
+	}
+	if names || numbers {
+		counts := map[string]int{}
+		found := false
+		for d := 1; d <= maxDraws && !found; d++ {
+			cand, reason := t.draw(r, names, numbers)
+			if reason == "" {
+				out := t.evaluate(cand, false)
+				reason = out.reason
+				if reason == "" {
+					vals, ans, found = cand, out.answer, true
+					break
+				}
+			}
+			counts[reason]++
+			set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, reason, t.renderValues(cand)})
+		}
+		if !found {
+			reason, n := mostFrequent(counts)
+			return nil, fmt.Errorf("template %s (%s): no valid %s instance in %d draws; most frequent reason (%d times): %s",
+				t.ID, t.Source, v, maxDraws, n, reason)
+		}
+	}
+	inst.Values = t.renderValues(vals)
+	inst.Answer, _ = formatRat(ans.n)
+	inst.Question = t.render(t.question, vals, nil)
+	switch v {
+	case VariantParaphrase:
+		inst.Question = t.render(t.paraphrase, vals, nil)
+	case VariantNoop:
+		clauses, source := t.usableNoops(), "template"
+		if t.genericNoop {
+			clauses, source = genericClauses(), "generic"
+		}
+		var err error
+		for d := 1; d <= maxDraws; d++ {
+			c := clauses[r.IntN(len(clauses))]
+			var cv map[string]value
+			cv, err = drawClause(c, vals, r)
+			if err != nil {
+				set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), nil})
+				continue
+			}
+			all := make(map[string]value, len(vals)+len(cv))
+			for k, x := range vals {
+				all[k] = x
+			}
+			extra := map[string]*variable{}
+			inst.NoopValues = map[string]string{}
+			for _, x := range c.vars {
+				for _, n := range x.names {
+					all[n] = cv[n]
+					extra[n] = x
+				}
+			}
+			for _, x := range c.vars {
+				for _, n := range x.names {
+					inst.NoopValues[n] = t.renderVar(n, all, extra)
+				}
+			}
+			inst.NoopClause = t.render(c.text, all, extra)
+			inst.NoopSource = source
+			inst.Question = insertNoop(inst.Question, inst.NoopClause)
+			break
+		}
+		if inst.NoopClause == "" {
+			return nil, fmt.Errorf("template %s (%s): no usable no-op clause in %d draws: %v", t.ID, t.Source, maxDraws, err)
+		}
+	}
+	return inst, nil
+}
+
+func mostFrequent(counts map[string]int) (string, int) {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	best, n := "", 0
+	for _, k := range keys {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
+	}
+	return best, n
+}
+
+// draw re-rolls the variables of the chosen factors in declaration order,
+// keeping the others at base and recomputing derived values as it goes (a
+// later domain may read them). reason is non-empty when the draw failed or
+// equals the base values.
+func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, string) {
+	vals := t.baseValues()
+	en := &env{vars: vals, rng: r}
+	changed := false
+	for _, x := range t.vars {
+		if x.derived != nil {
+			v, err := x.derived.eval(en)
+			if err != nil {
+				return vals, fmt.Sprintf("%s: %v", x.names[0], err)
+			}
+			vals[x.names[0]] = v
+			continue
+		}
+		if !(names && x.factor == factorNames || numbers && x.factor == factorNumbers) {
+			continue
+		}
+		got, err := drawVar(x, en)
+		if err != nil {
+			return vals, fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
+		}
+		for i, n := range x.names {
+			vals[n] = got[i]
+			changed = changed || !got[i].equal(t.base[n])
+		}
+	}
+	if !changed {
+		return vals, "draw equals the base values"
+	}
+	return vals, ""
+}
+
+// drawVar draws one variable (or a group drawn together) and checks the
+// values' kinds.
+func drawVar(x *variable, en *env) ([]value, error) {
+	var got []value
+	if x.sampler != nil {
+		vs, err := x.sampler(en)
+		if err != nil {
+			return nil, err
+		}
+		got = vs
+	} else {
+		v, err := x.draw.eval(en)
+		if err != nil {
+			return nil, err
+		}
+		if v.k == kDomain {
+			if v.dom.n == 0 {
+				return nil, fmt.Errorf("%s is empty", v.dom.name)
+			}
+			v = v.dom.at(en.rng.Int64N(v.dom.n))
+		}
+		if len(x.names) == 1 {
+			got = []value{v}
+		} else if v.k == kList {
+			got = v.l
+		} else {
+			return nil, fmt.Errorf("%d names but one value", len(x.names))
+		}
+	}
+	if len(got) != len(x.names) {
+		return nil, fmt.Errorf("%d names but %d values", len(x.names), len(got))
+	}
+	for _, g := range got {
+		if x.numeric && g.k != kNum || !x.numeric && g.k == kNum && x.factor == factorNames {
+			return nil, fmt.Errorf("drew a %s for %s", g.kindName(), strings.Join(x.names, ", "))
+		}
+		if g.k != kNum && g.k != kStr {
+			return nil, fmt.Errorf("drew a %s for %s", g.kindName(), strings.Join(x.names, ", "))
+		}
+	}
+	return got, nil
+}
+
+func drawClause(c *noopClause, vals map[string]value, r *rand.Rand) (map[string]value, error) {
+	all := make(map[string]value, len(vals))
+	for k, v := range vals {
+		all[k] = v
+	}
+	out := map[string]value{}
+	en := &env{vars: all, rng: r}
+	for _, x := range c.vars {
+		got, err := drawVar(x, en)
+		if err != nil {
+			return nil, err
+		}
+		for i, n := range x.names {
+			all[n] = got[i]
+			out[n] = got[i]
+		}
+	}
+	return out, nil
+}
+
+// renderValues writes every variable's value as it appears in text.
+func (t *Template) renderValues(vals map[string]value) map[string]string {
+	out := make(map[string]string, len(vals))
+	for _, x := range t.vars {
+		for _, n := range x.names {
+			if v, ok := vals[n]; ok && v.k != 0 {
+				out[n] = t.renderVar(n, vals, nil)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	genericOnce sync.Once
+	generic     []*noopClause
+)
+
+// genericClauses compiles the generic no-op pool once.
+func genericClauses() []*noopClause {
+	genericOnce.Do(func() {
+		for i, s := range genericNoops {
+			tx, err := parseText(s)
+			if err != nil {
+				panic(fmt.Sprintf("templates: generic no-op clause %d: %v", i, err)) // a bug in this package, caught by tests
+			}
+			c := &noopClause{text: tx, reviewed: true, flag: flagWord(s), line: i + 1}
+			for _, ph := range tx.placeholders() {
+				e, err := compileExpr(genericNoopVars[ph])
+				if err != nil {
+					panic(fmt.Sprintf("templates: generic no-op variable %s: %v", ph, err))
+				}
+				c.vars = append(c.vars, &variable{names: []string{ph}, draw: e, factor: factorNone,
+					numeric: !strings.HasPrefix(genericNoopVars[ph], "sample"), decimals: -1})
+			}
+			generic = append(generic, c)
+		}
+	})
+	return generic
+}
+
+// source gives back the text as written, with placeholders.
+func (tx *text) source() string {
+	var b strings.Builder
+	for _, p := range tx.parts {
+		if p.ph != "" {
+			b.WriteString("{" + p.ph + "}")
+			continue
+		}
+		b.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(p.lit))
+	}
+	return b.String()
+}

@@ -1,0 +1,434 @@
+package templates
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+)
+
+// Template is a parametric word problem: variables with domains and base
+// (as-authored) values, conditions, an answer expression, the question text
+// and, optionally, a paraphrase and no-op clauses. A Template is immutable
+// once loaded and safe for concurrent use.
+type Template struct {
+	ID         string // unique within a load; letters, digits, '_', '-', '.'
+	Title      string // short human title
+	Relation   string // relation type for stratification, e.g. "two-rate-sale"
+	Steps      int    // number of reasoning steps (GSM8K/GSM-Symbolic: calculator annotations in the solution)
+	Source     string // file path, or "builtin" (with the file name: "builtin/baker.yaml")
+	Line       int    // 1-based line in Source where the template starts; 0 when not known
+	Format     string // "own", "gsm-symbolic" or "gsm8k"
+	AnswerType string // "integer" or "decimal"
+
+	vars        []*variable // draw order; derived values are variables with expr set
+	conds       []*condition
+	answer      *expression
+	answerLine  int
+	question    *text
+	paraphrase  *text
+	noops       []*noopClause
+	genericNoop bool // noop draws from the generic clause pool (imported templates)
+	maxAbs      *big.Rat
+	answerSign  string // "positive", "nonnegative" or "any"
+
+	fixed       bool   // a GSM8K row: only base applies
+	fixedAnswer string // its answer, exact decimal
+
+	base       map[string]value // base values of every variable
+	baseAnswer value
+	baseDivs   map[divKey]bool // exactness of each division at base values
+}
+
+// factor is what a variant may re-roll for a variable.
+type factor uint8
+
+const (
+	factorNone    factor = iota // never changes (fixed by the author)
+	factorNames                 // names and entities: the names variant
+	factorNumbers               // numbers: the numbers variant
+)
+
+func (f factor) String() string {
+	switch f {
+	case factorNames:
+		return "names"
+	case factorNumbers:
+		return "numbers"
+	}
+	return "fixed"
+}
+
+// variable is one init line or variable spec: one or more names drawn
+// together (without repeats), or a derived value computed from earlier ones.
+type variable struct {
+	names    []string
+	draw     *expression // sampled: evaluated with an rng (a domain is sampled once)
+	sampler  func(en *env) ([]value, error)
+	derived  *expression // derived: computed, never drawn
+	factor   factor
+	numeric  bool
+	base     []value
+	baseText []string // verbatim base text in the question (GSM-Symbolic); "" means format
+	decimals int      // -1: shortest exact decimal; otherwise fixed places
+	sign     string   // derived numbers: "positive", "nonnegative" or "any"
+	line     int
+	desc     string // domain as written, for templates show
+}
+
+type condition struct {
+	e    *expression
+	line int
+}
+
+type divKey struct {
+	e   *expression
+	pos int
+}
+
+// text is question text split into literal parts and placeholders.
+type text struct {
+	parts []textPart
+}
+
+type textPart struct {
+	lit string
+	ph  string // variable name; "" for a literal
+}
+
+// render fills the placeholders. A value equal to its base value is written
+// with the verbatim base text when there is one, so that the base instance of
+// an imported template reproduces the original question exactly.
+func (t *Template) render(tx *text, vals map[string]value, extra map[string]*variable) string {
+	var b strings.Builder
+	for _, p := range tx.parts {
+		if p.ph == "" {
+			b.WriteString(p.lit)
+			continue
+		}
+		b.WriteString(t.renderVar(p.ph, vals, extra))
+	}
+	return b.String()
+}
+
+func (t *Template) renderVar(name string, vals map[string]value, extra map[string]*variable) string {
+	v := vals[name]
+	vr := t.variable(name)
+	if vr == nil {
+		vr = extra[name]
+	}
+	if vr != nil {
+		i := indexOf(vr.names, name)
+		if i < len(vr.baseText) && vr.baseText[i] != "" && i < len(vr.base) && v.equal(vr.base[i]) {
+			return vr.baseText[i]
+		}
+		if v.k == kNum && vr.decimals >= 0 {
+			return formatFixed(v.n, vr.decimals)
+		}
+	}
+	return v.String()
+}
+
+func indexOf(names []string, n string) int {
+	for i, x := range names {
+		if x == n {
+			return i
+		}
+	}
+	return 0
+}
+
+func (t *Template) variable(name string) *variable {
+	for _, v := range t.vars {
+		for _, n := range v.names {
+			if n == name {
+				return v
+			}
+		}
+	}
+	return nil
+}
+
+// placeholders returns the distinct placeholder names of tx in order.
+func (tx *text) placeholders() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range tx.parts {
+		if p.ph != "" && !seen[p.ph] {
+			seen[p.ph] = true
+			out = append(out, p.ph)
+		}
+	}
+	return out
+}
+
+func (tx *text) literal() string {
+	var b strings.Builder
+	for _, p := range tx.parts {
+		b.WriteString(p.lit)
+		b.WriteString(" ")
+	}
+	return b.String()
+}
+
+var placeholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// parseText splits own-format text with {name} placeholders; "{{" and "}}"
+// are literal braces. Any other brace is an error.
+func parseText(s string) (*text, error) {
+	tx := &text{}
+	var lit strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case strings.HasPrefix(s[i:], "{{"):
+			lit.WriteByte('{')
+			i += 2
+		case strings.HasPrefix(s[i:], "}}"):
+			lit.WriteByte('}')
+			i += 2
+		case s[i] == '{':
+			m := placeholderRE.FindStringSubmatchIndex(s[i:])
+			if m == nil || m[0] != 0 {
+				end := min(len(s), i+20)
+				return nil, fmt.Errorf("bad placeholder at %q (write {name}, or {{ for a brace)", s[i:end])
+			}
+			if lit.Len() > 0 {
+				tx.parts = append(tx.parts, textPart{lit: lit.String()})
+				lit.Reset()
+			}
+			tx.parts = append(tx.parts, textPart{ph: s[i+m[2] : i+m[3]]})
+			i += m[1]
+		case s[i] == '}':
+			return nil, errors.New(`unmatched "}" (write }} for a brace)`)
+		default:
+			lit.WriteByte(s[i])
+			i++
+		}
+	}
+	if lit.Len() > 0 {
+		tx.parts = append(tx.parts, textPart{lit: lit.String()})
+	}
+	return tx, nil
+}
+
+// baseValues returns a fresh map of every variable's base value.
+func (t *Template) baseValues() map[string]value {
+	m := make(map[string]value, len(t.base))
+	for k, v := range t.base {
+		m[k] = v
+	}
+	return m
+}
+
+// outcome is the result of checking one full assignment of values.
+type outcome struct {
+	answer value
+	divs   map[divKey]bool
+	reason string // empty when valid
+}
+
+// evaluate computes derived values (in place) and the answer, and applies
+// every validity rule. base is true while computing the base assignment
+// itself, when exact divisions are recorded rather than compared.
+func (t *Template) evaluate(vals map[string]value, base bool) outcome {
+	out := outcome{divs: map[divKey]bool{}}
+	en := &env{vars: vals, divs: func(e *expression, pos int, exact bool) {
+		k := divKey{e, pos}
+		if prev, ok := out.divs[k]; ok {
+			exact = exact && prev
+		}
+		out.divs[k] = exact
+	}}
+	for _, v := range t.vars {
+		if v.derived == nil {
+			continue
+		}
+		x, err := v.derived.eval(en)
+		if err != nil {
+			out.reason = fmt.Sprintf("%s: %v", v.names[0], err)
+			return out
+		}
+		vals[v.names[0]] = x
+		if x.k == kNum {
+			if r := t.checkNumber("derived value "+v.names[0], x.n, v.sign); r != "" {
+				out.reason = r
+				return out
+			}
+		}
+	}
+	condEnv := &env{vars: vals} // conditions are not subject to the exact-division rule
+	for _, c := range t.conds {
+		ok, err := c.e.evalBool(condEnv)
+		if err != nil {
+			out.reason = fmt.Sprintf("condition %q (line %d): %v", c.e.src, c.line, err)
+			return out
+		}
+		if !ok {
+			out.reason = fmt.Sprintf("condition %q (line %d) is false", c.e.src, c.line)
+			return out
+		}
+	}
+	ans, err := t.answer.eval(en)
+	if err != nil {
+		out.reason = fmt.Sprintf("answer: %v", err)
+		return out
+	}
+	if ans.k != kNum {
+		out.reason = fmt.Sprintf("answer %q is a %s, not a number", t.answer.src, ans.kindName())
+		return out
+	}
+	out.answer = ans
+	if t.AnswerType == "integer" && !ans.n.IsInt() {
+		out.reason = fmt.Sprintf("answer %s is not an integer (answer type is integer)", ans)
+		return out
+	}
+	if _, ok := formatRat(ans.n); !ok {
+		out.reason = fmt.Sprintf("answer %s has no exact decimal form", ans.n.RatString())
+		return out
+	}
+	if r := t.checkNumber("answer", ans.n, t.answerSign); r != "" {
+		out.reason = r
+		return out
+	}
+	if !base {
+		for k, exact := range t.baseDivs {
+			if now, ok := out.divs[k]; exact && ok && !now {
+				out.reason = fmt.Sprintf("division in %q was exact at base values and is not exact here", k.e.src)
+				return out
+			}
+		}
+		if r := t.nameCollision(vals); r != "" {
+			out.reason = r
+			return out
+		}
+	}
+	return out
+}
+
+// checkNumber applies the sign and size rules to a quantity.
+func (t *Template) checkNumber(what string, x *big.Rat, sign string) string {
+	switch sign {
+	case "positive", "":
+		if x.Sign() <= 0 {
+			return fmt.Sprintf("%s is %s; it must be positive", what, numV(x))
+		}
+	case "nonnegative":
+		if x.Sign() < 0 {
+			return fmt.Sprintf("%s is %s; it must not be negative", what, numV(x))
+		}
+	}
+	if t.maxAbs != nil && new(big.Rat).Abs(x).Cmp(t.maxAbs) > 0 {
+		return fmt.Sprintf("%s %s is larger than the template's limit %s", what, numV(x), numV(t.maxAbs))
+	}
+	return ""
+}
+
+// nameCollision rejects draws in which two names or entities that differ at
+// base values became the same (two people both called Maria).
+func (t *Template) nameCollision(vals map[string]value) string {
+	seen := map[string]string{}
+	for _, v := range t.vars {
+		if v.factor != factorNames {
+			continue
+		}
+		for i, n := range v.names {
+			x := vals[n]
+			if x.k != kStr {
+				continue
+			}
+			if other, ok := seen[x.s]; ok && !t.base[other].equal(v.base[i]) {
+				return fmt.Sprintf("%s and %s are both %q", other, n, x.s)
+			}
+			seen[x.s] = n
+		}
+	}
+	return ""
+}
+
+// finish computes the base assignment and checks it: a template whose base
+// values break a rule is an error. expect, when non-nil, is the answer the
+// source states for the base values.
+func (t *Template) finish(expect *big.Rat) error {
+	t.base = map[string]value{}
+	for _, v := range t.vars {
+		for i, n := range v.names {
+			if i < len(v.base) {
+				t.base[n] = v.base[i]
+			}
+		}
+	}
+	vals := t.baseValues()
+	out := t.evaluate(vals, true)
+	if out.reason != "" {
+		return fmt.Errorf("at base values: %s", out.reason)
+	}
+	t.base = vals
+	t.baseAnswer = out.answer
+	t.baseDivs = out.divs
+	if expect != nil && out.answer.n.Cmp(expect) != 0 {
+		return fmt.Errorf("answer %q gives %s at base values, but the stated answer is %s", t.answer.src, out.answer, numV(expect))
+	}
+	return nil
+}
+
+// BaseQuestion returns the question at base (as-authored) values.
+func (t *Template) BaseQuestion() string {
+	if t.fixed {
+		return t.question.parts[0].lit
+	}
+	return t.render(t.question, t.base, nil)
+}
+
+// BaseAnswer returns the exact answer at base values as a decimal string.
+func (t *Template) BaseAnswer() string {
+	if t.fixed {
+		return t.fixedAnswer
+	}
+	s, _ := formatRat(t.baseAnswer.n)
+	return s
+}
+
+// Supports reports whether variant v can be generated from the template, and
+// if not, why.
+func (t *Template) Supports(v Variant) (bool, string) {
+	if t.fixed && v != VariantBase {
+		return false, fmt.Sprintf("not applicable: %s is a fixed %s item; only base applies", t.ID, t.Format)
+	}
+	var hasNames, hasNumbers bool
+	for _, x := range t.vars {
+		if x.derived != nil {
+			continue
+		}
+		hasNames = hasNames || x.factor == factorNames
+		hasNumbers = hasNumbers || x.factor == factorNumbers
+	}
+	switch v {
+	case VariantNames:
+		if !hasNames {
+			return false, "not applicable: the template has no name or entity variable"
+		}
+	case VariantNumbers:
+		if !hasNumbers {
+			return false, "not applicable: the template has no number variable"
+		}
+	case VariantSymbolic:
+		if !hasNames && !hasNumbers {
+			return false, "not applicable: the template has no variable"
+		}
+	case VariantParaphrase:
+		if t.paraphrase == nil {
+			return false, "not applicable: the template has no paraphrase"
+		}
+	case VariantNoop:
+		if !t.genericNoop && len(t.usableNoops()) == 0 {
+			return false, "not applicable: every no-op clause of the template is flagged for review"
+		}
+	}
+	return true, ""
+}
+
+var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+
+// relationRE is the shape of a relation type: a lowercase slug.
+var relationRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
