@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 )
 
 // SetFormat is the value of the "format" field in a set file's header line.
@@ -103,4 +106,62 @@ func ReadSet(r io.Reader) (*Set, error) {
 		return nil, fmt.Errorf("set has %d instances, header says %d (truncated file?)", len(s.Instances), h.Count)
 	}
 	return s, nil
+}
+
+// WriteFile writes the set to path atomically (a temporary file in the same
+// directory, synced, then renamed). An existing file is an error unless
+// overwrite is true.
+func (s *Set) WriteFile(path string, overwrite bool) (err error) {
+	if !overwrite {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s exists (use --force to overwrite)", path)
+		}
+	}
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing set: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err := s.WriteJSONL(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing set %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing set %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("writing set %s: %w", path, err)
+	}
+	return nil
+}
+
+// Summary is a one-line account of the set: instances per variant, excluded
+// draws, not-applicable variants and flagged clauses.
+func (s *Set) Summary() string {
+	per := map[Variant]int{}
+	for _, in := range s.Instances {
+		per[in.Variant]++
+	}
+	var parts []string
+	for _, v := range s.Options.Variants {
+		parts = append(parts, fmt.Sprintf("%s %d", v, per[v]))
+	}
+	draws, na := 0, 0
+	for _, e := range s.Excluded {
+		if e.Draw == 0 {
+			na++
+		} else {
+			draws++
+		}
+	}
+	return fmt.Sprintf("%d instances from %d templates (%s); %d rejected draws, %d not applicable, %d flagged no-op clauses",
+		len(s.Instances), len(s.Templates), strings.Join(parts, ", "), draws, na, len(s.Flagged))
 }

@@ -1,0 +1,189 @@
+package templates
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// CheckResult is the outcome of checking one template, or one file that
+// failed to load (Template empty).
+type CheckResult struct {
+	File     string         // file the template came from
+	Template string         // template ID; "" when the file did not load
+	Err      error          // nil when the template is valid and generates every applicable variant
+	Draws    int            // symbolic draws tried
+	Valid    int            // of which valid
+	Reasons  map[string]int // rejected draws by reason
+	Flagged  []Flag         // no-op clauses flagged for review
+	NotApply []Exclusion    // variants that do not apply, with the reason
+}
+
+// CheckPath validates every template file at src ("builtin", a directory or a
+// file) one file at a time, so that one bad file does not hide the others.
+// For each template that loads it tries draws re-rolls of names and numbers
+// (seeded by seed) and generates one instance of every variant. The returned
+// error is about src itself (missing, empty directory); problems with the
+// templates are in the results.
+func CheckPath(src string, draws int, seed int64) ([]CheckResult, error) {
+	if draws < 1 {
+		draws = 200
+	}
+	var files []string
+	switch st, err := os.Stat(src); {
+	case src == "builtin":
+		files = []string{"builtin"}
+	case err != nil:
+		return nil, fmt.Errorf("templates: %w", err)
+	case st.IsDir():
+		if files, err = templateFiles(src); err != nil {
+			return nil, err
+		}
+	default:
+		files = []string{src}
+	}
+	var out []CheckResult
+	seen := map[string]string{}
+	for _, f := range files {
+		var ts []*Template
+		var err error
+		if f == "builtin" {
+			ts, err = Builtin()
+		} else {
+			ts, err = LoadFile(f)
+		}
+		if err != nil {
+			out = append(out, CheckResult{File: f, Err: err})
+			continue
+		}
+		for _, t := range ts {
+			r := checkTemplate(t, draws, seed)
+			if prev, ok := seen[t.ID]; ok && r.Err == nil {
+				r.Err = fmt.Errorf("%s:%d: template ID %q is also used in %s", t.Source, t.Line, t.ID, prev)
+			}
+			seen[t.ID] = t.Source
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func checkTemplate(t *Template, draws int, seed int64) CheckResult {
+	r := CheckResult{File: t.Source, Template: t.ID, Reasons: map[string]int{}}
+	if ok, _ := t.Supports(VariantSymbolic); ok {
+		rng := newRand(seed)
+		for i := 0; i < draws; i++ {
+			r.Draws++
+			vals, reason := t.draw(rng, true, true)
+			if reason == "" {
+				reason = t.evaluate(vals, false).reason
+			}
+			if reason == "" {
+				r.Valid++
+			} else {
+				r.Reasons[reason]++
+			}
+		}
+	}
+	set, err := Generate([]*Template{t}, Options{Variants: AllVariants, Instances: 1, Seed: seed, MaxDraws: max(draws, DefaultMaxDraws)})
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	r.Flagged = set.Flagged
+	for _, e := range set.Excluded {
+		if e.Draw == 0 {
+			r.NotApply = append(r.NotApply, e)
+		}
+	}
+	return r
+}
+
+// Describe writes a human-readable account of the template: metadata,
+// variables with their domains and base values, conditions, the answer at
+// base values, the texts and the no-op clauses.
+func (t *Template) Describe() string {
+	var b strings.Builder
+	loc := t.Source
+	if t.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", t.Source, t.Line)
+	}
+	fmt.Fprintf(&b, "id:        %s\n", t.ID)
+	fmt.Fprintf(&b, "title:     %s\n", t.Title)
+	fmt.Fprintf(&b, "source:    %s (%s format)\n", loc, t.Format)
+	fmt.Fprintf(&b, "relation:  %s\nsteps:     %d\nanswer:    %s (%s)\n", t.Relation, t.Steps, t.BaseAnswer(), t.AnswerType)
+	if !t.fixed {
+		fmt.Fprintf(&b, "formula:   %s\n", t.answer.src)
+		b.WriteString("variables:\n")
+		for _, v := range t.vars {
+			base := make([]string, len(v.names))
+			for i, n := range v.names {
+				base[i] = t.renderVar(n, t.base, nil)
+			}
+			fmt.Fprintf(&b, "  %-14s %-8s %-34s base %s\n", strings.Join(v.names, ", "), v.factor, v.desc, strings.Join(base, ", "))
+		}
+		if len(t.conds) > 0 {
+			b.WriteString("conditions:\n")
+			for _, c := range t.conds {
+				fmt.Fprintf(&b, "  %s\n", c.e.src)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "question (base):\n  %s\n", t.BaseQuestion())
+	if t.paraphrase != nil {
+		fmt.Fprintf(&b, "paraphrase (base):\n  %s\n", t.render(t.paraphrase, t.base, nil))
+	}
+	switch {
+	case t.genericNoop:
+		b.WriteString("no-op clauses: drawn from the generic reviewed pool\n")
+	case len(t.noops) > 0:
+		b.WriteString("no-op clauses:\n")
+		for _, c := range t.noops {
+			status := ""
+			if c.flag != "" && c.reviewed {
+				status = fmt.Sprintf("  [flagged %q, reviewed: used]", c.flag)
+			} else if c.flag != "" {
+				status = fmt.Sprintf("  [flagged %q, not reviewed: excluded]", c.flag)
+			}
+			fmt.Fprintf(&b, "  %s%s\n", c.text.source(), status)
+		}
+	}
+	var ok, no []string
+	for _, v := range AllVariants {
+		if yes, why := t.Supports(v); yes {
+			ok = append(ok, string(v))
+		} else {
+			no = append(no, fmt.Sprintf("%s (%s)", v, strings.TrimPrefix(why, "not applicable: ")))
+		}
+	}
+	fmt.Fprintf(&b, "variants:  %s\n", strings.Join(ok, ", "))
+	for _, n := range no {
+		fmt.Fprintf(&b, "  n/a: %s\n", n)
+	}
+	return b.String()
+}
+
+// String is a one-line report: "ok", or "FAIL" with the error.
+func (r CheckResult) String() string {
+	if r.Template == "" {
+		return fmt.Sprintf("FAIL %s", r.Err)
+	}
+	if r.Err != nil {
+		return fmt.Sprintf("FAIL %-16s %v", r.Template, r.Err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "ok   %-16s %s", r.Template, r.File)
+	if r.Draws > 0 {
+		fmt.Fprintf(&b, "; %d of %d symbolic draws valid", r.Valid, r.Draws)
+		if reason, n := mostFrequent(r.Reasons); n > 0 {
+			fmt.Fprintf(&b, " (most rejected: %s, %d)", reason, n)
+		}
+	}
+	for _, f := range r.Flagged {
+		fmt.Fprintf(&b, "; no-op clause at line %d flagged (%q)", f.Line, f.Word)
+	}
+	for _, e := range r.NotApply {
+		fmt.Fprintf(&b, "; %s n/a", e.Variant)
+	}
+	return b.String()
+}
