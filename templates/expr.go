@@ -65,6 +65,11 @@ var initOnly = map[string]bool{
 	"random.randint": true,
 }
 
+// catchPanics turns a panic inside a parser or the evaluator into an error
+// (the default: bad input must never crash the tool). The fuzz tests turn it
+// off so that a panic is seen and fixed instead of hidden.
+var catchPanics = true
+
 // constants are the Python names every expression can read.
 var constants = map[string]value{
 	"True":  boolV(true),
@@ -76,6 +81,9 @@ var constants = map[string]value{
 // enclosing file (the caller adds it).
 func compileExpr(src string) (e *expression, err error) {
 	defer func() {
+		if !catchPanics {
+			return
+		}
 		if r := recover(); r != nil {
 			e, err = nil, fmt.Errorf("cannot parse expression %q", src)
 		}
@@ -255,6 +263,9 @@ type env struct {
 // eval evaluates the expression.
 func (e *expression) eval(en *env) (v value, err error) {
 	defer func() {
+		if !catchPanics {
+			return
+		}
 		if r := recover(); r != nil {
 			v, err = value{}, fmt.Errorf("cannot evaluate %q", e.src)
 		}

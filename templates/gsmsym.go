@@ -61,6 +61,9 @@ var (
 // question_annotated in it, and the line inside the annotation.
 func ParseGSMSymbolic(path string, data []byte) (ts []*Template, err error) {
 	defer func() {
+		if !catchPanics {
+			return
+		}
 		if r := recover(); r != nil {
 			ts, err = nil, fileError(path, 0, "cannot parse GSM-Symbolic template")
 		}

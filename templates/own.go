@@ -27,6 +27,9 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // template is fully checked at its base values. Errors name the file and line.
 func ParseOwn(path string, data []byte) (ts []*Template, err error) {
 	defer func() {
+		if !catchPanics {
+			return
+		}
 		if r := recover(); r != nil {
 			ts, err = nil, fileError(path, 0, "cannot parse template file")
 		}
