@@ -183,8 +183,8 @@ func TestGSM8KErrors(t *testing.T) {
 	cases := map[string]string{
 		`{"question": "q", "answer": "no marker"}`: `x.jsonl:2: answer does not end with "#### N"`,
 		`{"question": "q", "answer": "#### abc"}`:  `x.jsonl:2: answer: "abc" after #### is not a number`,
-		`{"question": "q"`:                          `x.jsonl:2: bad JSON`,
-		`{"answer": "#### 3"}`:                      `x.jsonl:2: a GSM8K row needs "question" and "answer"`,
+		`{"question": "q"`:                         `x.jsonl:2: bad JSON`,
+		`{"answer": "#### 3"}`:                     `x.jsonl:2: a GSM8K row needs "question" and "answer"`,
 	}
 	for line, want := range cases {
 		data := `{"question": "ok", "answer": "#### 1,234"}` + "\n" + line + "\n"
