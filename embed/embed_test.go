@@ -48,10 +48,10 @@ func TestOpenErrors(t *testing.T) {
 	}
 
 	notONNX := map[string][]byte{
-		"text":   []byte("this is not a model\n"),
-		"empty":  nil,
-		"random": []byte{0x08, 0x07, 0x3a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01},
-		"gguf":   append([]byte("GGUF"), make([]byte, 60)...),
+		"text":                []byte("this is not a model\n"),
+		"empty":               nil,
+		"random":              []byte{0x08, 0x07, 0x3a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01},
+		"gguf":                append([]byte("GGUF"), make([]byte, 60)...),
 		"proto without graph": {0x08, 0x08, 0x12, 0x03, 'a', 'b', 'c'},
 	}
 	for name, content := range notONNX {
