@@ -56,6 +56,18 @@ test: headers models
 	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 60m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
+FUZZTIME ?= 10s
+# Bounded fuzz runs of the answer extractor and both template parsers.
+fuzz: headers
+	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./probe/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseOwn$$' -fuzztime $(FUZZTIME) ./templates/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseGSMSymbolic$$' -fuzztime $(FUZZTIME) ./templates/
+
+DEMO_OUT ?= runs/demo
+# The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.
+demo: build models
+	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1
+
 fmt:
 	gofmt -l -w .
 
