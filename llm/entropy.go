@@ -31,62 +31,46 @@ func (d Dist) TopProb() float64 { return math.Exp(-d.LogZ) }
 const entropyChunk = 16384
 
 // Entropy computes the exact Shannon entropy of softmax(logits) in bits with
-// a max-subtracted log-sum-exp and float64 accumulation (compensated), in one pass over
-// the logits after the max:
+// a max-subtracted log-sum-exp and float64 accumulation, in one pass over the
+// logits after the max:
 //
 //	m = max_i l_i,  e_i = exp(l_i − m),  Z = Σ e_i,  S = Σ e_i (l_i − m)
 //	H_nats = ln Z − S/Z,  H_bits = H_nats / ln 2
 //
 // which follows from log p_i = (l_i − m) − ln Z and H = −Σ p_i log p_i
 // (Shannon 1948; the max subtraction is the standard overflow-safe
-// log-sum-exp). Logits of −Inf (masked tokens) contribute p = 0. Sums are
-// accumulated per block of entropyChunk logits and the blocks combined in
-// order, so the value is bit-for-bit reproducible. logits has shape [n_vocab];
-// it must be non-empty and free of NaN and +Inf.
+// log-sum-exp). Logits of −Inf (masked tokens) contribute p = 0, and so do
+// logits more than 700 nats below the max (p < 1e-304). The sums run in the C
+// kernel of entropy_kernel.c (eight Kahan-compensated float64 lanes, our own
+// vectorisable exp), per block of entropyChunk logits, and the blocks are
+// combined in index order, so the value is bit-for-bit reproducible for a
+// given binary whatever the thread count. logits has shape [n_vocab]; it must
+// be non-empty and free of NaN and +Inf.
 func Entropy(logits []float32) (Dist, error) {
 	if len(logits) == 0 {
 		return Dist{}, fmt.Errorf("entropy: empty logits")
 	}
-	m, arg := logits[0], 0
-	for i, l := range logits {
-		if l != l {
-			return Dist{}, fmt.Errorf("entropy: logit %d is NaN", i)
-		}
-		if l > m {
-			m, arg = l, i
-		}
+	m, arg, nan := maxLogit(logits)
+	if nan {
+		return Dist{}, fmt.Errorf("entropy: logits contain NaN")
 	}
 	if math.IsInf(float64(m), 0) {
 		return Dist{}, fmt.Errorf("entropy: largest logit is %v", m)
 	}
-	var z, s float64
-	for start := 0; start < len(logits); start += entropyChunk {
-		cz, cs := chunkSums(logits[start:min(start+entropyChunk, len(logits))], float64(m))
-		z += cz
-		s += cs
+	nb := (len(logits) + entropyChunk - 1) / entropyChunk
+	zs := make([]float64, nb)
+	ss := make([]float64, nb)
+	blockSums(logits, float64(m), zs, ss)
+	var z, s, cz, cs float64
+	for b := range zs {
+		z, cz = neumaier(z, cz, zs[b])
+		s, cs = neumaier(s, cs, ss[b])
 	}
-	return finishDist(z, s, m, arg), nil
+	return finishDist(z+cz, s+cs, m, arg), nil
 }
 
-// chunkSums returns Σ e_i and Σ e_i d_i with d_i = l_i − m, e_i = exp(d_i),
-// accumulated in index order in float64 with Neumaier's compensated
-// summation (Neumaier 1974, an improved Kahan summation), so the rounding
-// error does not grow with the vocabulary size.
-func chunkSums(logits []float32, m float64) (z, s float64) {
-	var cz, cs float64 // running compensations
-	for _, l := range logits {
-		d := float64(l) - m
-		e := math.Exp(d)
-		if e == 0 {
-			continue
-		}
-		z, cz = neumaier(z, cz, e)
-		s, cs = neumaier(s, cs, e*d)
-	}
-	return z + cz, s + cs
-}
-
-// neumaier adds x to the sum with compensation c and returns both updated.
+// neumaier adds x to the sum with compensation c and returns both updated
+// (Neumaier 1974, an improved Kahan summation).
 func neumaier(sum, c, x float64) (float64, float64) {
 	t := sum + x
 	if math.Abs(sum) >= math.Abs(x) {

@@ -1,0 +1,55 @@
+package llm
+
+/*
+#include "helpers.h"
+*/
+import "C"
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// EntropyWorkers is the number of goroutines that compute the blocks of one
+// entropy pass (default: GOMAXPROCS). The result does not depend on it.
+var EntropyWorkers = runtime.GOMAXPROCS(0)
+
+// maxLogit returns the largest logit, its lowest index, and whether a NaN
+// is present.
+func maxLogit(logits []float32) (float32, int, bool) {
+	var arg, nan C.int
+	m := C.fragility_max((*C.float)(unsafe.Pointer(&logits[0])), C.int(len(logits)), &arg, &nan)
+	return float32(m), int(arg), nan != 0
+}
+
+// blockSums fills zs[b], ss[b] with the kernel's sums over block b of
+// entropyChunk logits, spreading blocks over EntropyWorkers goroutines.
+func blockSums(logits []float32, m float64, zs, ss []float64) {
+	nb := len(zs)
+	run := func(b int) {
+		lo := b * entropyChunk
+		hi := min(lo+entropyChunk, len(logits))
+		var z, s C.double
+		C.fragility_entropy_sums((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		zs[b], ss[b] = float64(z), float64(s)
+	}
+	w := min(EntropyWorkers, nb)
+	if w <= 1 {
+		for b := 0; b < nb; b++ {
+			run(b)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k := 0; k < w; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for b := k; b < nb; b += w {
+				run(b)
+			}
+		}(k)
+	}
+	wg.Wait()
+}
