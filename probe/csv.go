@@ -1,0 +1,178 @@
+package probe
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// trialColumns lists, in field order, the json tag and field index of every
+// exported field of Trial; it is the header of results.csv.
+var trialColumns = func() []struct {
+	name  string
+	index int
+} {
+	var cols []struct {
+		name  string
+		index int
+	}
+	rt := reflect.TypeFor[Trial]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			panic("probe: Trial field " + f.Name + " has no json tag") // caught by every test
+		}
+		switch f.Type.Kind() {
+		case reflect.String, reflect.Int, reflect.Int64, reflect.Bool, reflect.Float64:
+		default:
+			panic("probe: Trial field " + f.Name + " has a type results.csv cannot hold")
+		}
+		cols = append(cols, struct {
+			name  string
+			index int
+		}{name, i})
+	}
+	return cols
+}()
+
+// csvHeader returns the column names of results.csv: the json tags of
+// Trial's fields, in field order.
+func csvHeader() []string {
+	h := make([]string, len(trialColumns))
+	for i, c := range trialColumns {
+		h[i] = c.name
+	}
+	return h
+}
+
+// csvRecord returns t as one results.csv record, in csvHeader order. Floats
+// are in shortest round-trip form (strconv 'g', -1), booleans "true"/"false".
+func (t *Trial) csvRecord() []string {
+	v := reflect.ValueOf(t).Elem()
+	rec := make([]string, len(trialColumns))
+	for i, c := range trialColumns {
+		f := v.Field(c.index)
+		switch f.Kind() {
+		case reflect.String:
+			rec[i] = f.String()
+		case reflect.Int, reflect.Int64:
+			rec[i] = strconv.FormatInt(f.Int(), 10)
+		case reflect.Bool:
+			rec[i] = strconv.FormatBool(f.Bool())
+		case reflect.Float64:
+			rec[i] = strconv.FormatFloat(f.Float(), 'g', -1, 64)
+		}
+	}
+	return rec
+}
+
+// trialFromRecord parses one results.csv record in csvHeader order. The
+// error names the column.
+func trialFromRecord(rec []string) (Trial, error) {
+	var t Trial
+	if len(rec) != len(trialColumns) {
+		return t, fmt.Errorf("%d fields, want %d", len(rec), len(trialColumns))
+	}
+	v := reflect.ValueOf(&t).Elem()
+	for i, c := range trialColumns {
+		f := v.Field(c.index)
+		s := rec[i]
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(s)
+		case reflect.Int, reflect.Int64:
+			n, err := strconv.ParseInt(s, 10, f.Type().Bits())
+			if err != nil {
+				return t, fmt.Errorf("column %s: %w", c.name, err)
+			}
+			f.SetInt(n)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				return t, fmt.Errorf("column %s: %w", c.name, err)
+			}
+			f.SetBool(b)
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return t, fmt.Errorf("column %s: %w", c.name, err)
+			}
+			f.SetFloat(x)
+		}
+	}
+	return t, nil
+}
+
+// WriteResultsCSV writes trials as results.csv: a header row of the json tags
+// of Trial's fields in field order, then one row per trial. Floats are written
+// in shortest round-trip form (strconv.FormatFloat(f, 'g', -1, 64), so NaN is
+// "NaN"), integers in decimal, booleans as "true"/"false". With no trials only
+// the header is written. It returns the first write error.
+func WriteResultsCSV(w io.Writer, trials []Trial) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader()); err != nil {
+		return err
+	}
+	for i := range trials {
+		if err := cw.Write(trials[i].csvRecord()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// ReadResultsCSV reads a results.csv written by WriteResultsCSV and returns
+// its trials in file order; writing them again gives the same bytes. The
+// header must hold exactly Trial's columns in order (a file from a version
+// with other columns is refused rather than half read). Errors name the line
+// of the file (lines count from 1 and include newlines inside quoted fields)
+// and the column. A UTF-8 byte-order mark before the header is ignored.
+//
+// encoding/csv reads "\r\n" inside a quoted field back as "\n"; no other
+// byte of a text field changes.
+func ReadResultsCSV(r io.Reader) ([]Trial, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = len(trialColumns)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, errors.New("results.csv: empty file, no header")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("results.csv: %w", err)
+	}
+	want := csvHeader()
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	for i := range want {
+		if header[i] != want[i] {
+			return nil, fmt.Errorf("results.csv line 1: column %d is %q, want %q (header of another version?)", i+1, header[i], want[i])
+		}
+	}
+	var trials []Trial
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return trials, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("results.csv: %w", err) // *csv.ParseError names the line
+		}
+		line, _ := cr.FieldPos(0)
+		t, err := trialFromRecord(rec)
+		if err != nil {
+			return nil, fmt.Errorf("results.csv line %d: %w", line, err)
+		}
+		trials = append(trials, t)
+	}
+}

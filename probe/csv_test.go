@@ -1,0 +1,187 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// csvTrials are trials with every column set, text that needs quoting and
+// floats that only shortest round-trip formatting keeps exact.
+func csvTrials() []Trial {
+	ts := handCase()
+	tenth, fifth := 0.1, 0.2 // variables: constant arithmetic would be exact
+	for i := range ts {
+		t := &ts[i]
+		t.ModelFamily = "m"
+		t.Seed = -42
+		t.Question = `Ava has 3 "red" apples, and 4,000 pears.` + "\nHow many?"
+		t.Expected = "4003"
+		t.Response = "Step 1: 3 + 4,000 = 4003\n\nFinal answer: 4003\n\t“quoted”, 🍎"
+		t.Extracted = "4003"
+		t.Rule = RuleFinalAnswer
+		t.ExpectedAnywhere = i%2 == 0
+		t.StopReason = "eos"
+		t.PromptTokens = 123 + i
+		t.EntropyMean = 1.0 / 3
+		t.EntropyP95 = 1e-300
+		t.BranchingMedian = math.Pow(2, 0.1)
+		t.AnswerEntropyMean = tenth + fifth
+		t.AnswerEntropyP95 = math.Copysign(0, -1)
+		t.AnswerBranching = math.MaxFloat64
+		t.DDCTop, t.DDCRunnerUp = "500", "300"
+		t.DDCMargin = 0.0123456789012345678
+		t.Seconds = 12.5
+	}
+	return ts
+}
+
+func TestResultsCSVRoundTrip(t *testing.T) {
+	in := csvTrials()
+	var buf bytes.Buffer
+	if err := WriteResultsCSV(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	first := buf.String()
+	out, err := ReadResultsCSV(strings.NewReader(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		for i := range in {
+			if !reflect.DeepEqual(in[i], out[i]) {
+				t.Fatalf("row %d differs:\n in %+v\nout %+v", i, in[i], out[i])
+			}
+		}
+		t.Fatalf("%d trials in, %d out", len(in), len(out))
+	}
+	var again bytes.Buffer
+	if err := WriteResultsCSV(&again, out); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != first {
+		t.Fatal("rewriting the read trials changed the file")
+	}
+	// The header is the json tags of Trial in field order.
+	header := strings.SplitN(first, "\n", 2)[0]
+	if !strings.HasPrefix(header, "item_id,model_path,model_name,") || !strings.HasSuffix(header, ",ddc_margin,seconds") {
+		t.Errorf("header %q", header)
+	}
+	if !strings.Contains(first, ",0.30000000000000004,") || !strings.Contains(first, ",0.3333333333333333,") {
+		t.Error("floats are not in shortest round-trip form")
+	}
+}
+
+// TestResultsCSVSummary: the summary computed from the CSV equals the one
+// computed from the trials themselves (the check `fragility report` relies on).
+func TestResultsCSVSummary(t *testing.T) {
+	in := csvTrials()
+	var buf bytes.Buffer
+	if err := WriteResultsCSV(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadResultsCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Params{BootstrapResamples: 100, Seed: 5}
+	s1, err := Summarize(in, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Summarize(out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(s1)
+	j2, _ := json.Marshal(s2)
+	if string(j1) != string(j2) {
+		t.Fatal("summary from results.csv differs from the summary of the trials")
+	}
+	// And the accuracies, recomputed from the CSV rows by hand, equal the summary.
+	for _, v := range s2.Models[0].Variants {
+		k, n := 0, 0
+		for _, x := range out {
+			if x.Variant == v.Variant && x.SkipReason == "" {
+				n++
+				if x.Correct {
+					k++
+				}
+			}
+		}
+		if v.K != k || v.N != n || v.AccuracyPct.Value != 100*float64(k)/float64(n) {
+			t.Errorf("%s: summary %d/%d %v, CSV %d/%d", v.Variant, v.K, v.N, v.AccuracyPct.Value, k, n)
+		}
+	}
+	if Narrative(s1) != Narrative(s2) {
+		t.Fatal("narrative from results.csv differs")
+	}
+}
+
+func TestResultsCSVNaN(t *testing.T) {
+	in := []Trial{{ItemID: "x", EntropyMean: math.NaN(), Seconds: math.Inf(1)}}
+	var buf bytes.Buffer
+	if err := WriteResultsCSV(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadResultsCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(out[0].EntropyMean) || !math.IsInf(out[0].Seconds, 1) {
+		t.Fatalf("%+v", out[0])
+	}
+}
+
+func TestResultsCSVEmptyAndBOM(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteResultsCSV(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ReadResultsCSV(strings.NewReader("\ufeff" + buf.String()))
+	if err != nil || len(out) != 0 {
+		t.Fatalf("%v %v", out, err)
+	}
+}
+
+func TestResultsCSVErrorsNameTheLine(t *testing.T) {
+	var buf bytes.Buffer
+	ts := csvTrials()[:3]
+	if err := WriteResultsCSV(&buf, ts); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	// Records span several lines (question and response hold newlines).
+	perRecord := 1 + strings.Count(ts[0].Question, "\n") + strings.Count(ts[0].Response, "\n")
+	wantLine := 2 + 2*perRecord
+	// Corrupt only the third record's "correct" column.
+	at := strings.Index(good, ts[2].ItemID)
+	old := ",4003,true," + RuleFinalAnswer
+	j := strings.Index(good[at:], old)
+	if !ts[2].Correct || at < 0 || j < 0 {
+		t.Fatal("unexpected layout")
+	}
+	bad := good[:at+j] + ",4003,maybe," + RuleFinalAnswer + good[at+j+len(old):]
+	_, err := ReadResultsCSV(strings.NewReader(bad))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", wantLine)) || !strings.Contains(err.Error(), "column correct") {
+		t.Fatalf("error %v, want one naming line %d and column correct", err, wantLine)
+	}
+	lines := strings.Split(good, "\n")
+	// A header from another version.
+	_, err = ReadResultsCSV(strings.NewReader(strings.Replace(good, "item_id", "id", 1)))
+	if err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("error %v, want one naming line 1", err)
+	}
+	// A short record.
+	_, err = ReadResultsCSV(strings.NewReader(lines[0] + "\na,b,c\n"))
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("error %v, want one naming line 2", err)
+	}
+	if _, err := ReadResultsCSV(strings.NewReader("")); err == nil {
+		t.Fatal("empty file accepted")
+	}
+}

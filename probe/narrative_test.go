@@ -1,0 +1,240 @@
+package probe
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// richTrials is a two-model run: "Robust" answers every variant as it
+// answers base; "Fragile" solves base, half of symbolic and none of noop,
+// with a large answer-entropy rise on noop.
+func richTrials() []Trial {
+	var ts []Trial
+	for _, m := range []struct{ path, name, quant string }{{"models/robust-q8_0.gguf", "Robust", "Q8_0"}, {"models/fragile-q4_k_m.gguf", "Fragile", "Q4_K_M"}} {
+		fragile := m.name == "Fragile"
+		for ti, tpl := range []string{"t1", "t2", "t3", "t4", "t5", "t6"} {
+			for inst := range 4 {
+				baseOK := (ti+inst)%5 != 0
+				for _, v := range []string{"noop", "base", "symbolic"} {
+					ok := baseOK
+					ent := 0.4 + 0.05*float64(ti) + 0.01*float64(inst)
+					margin := 0.12 + 0.01*float64(ti)
+					if fragile {
+						switch v {
+						case "noop":
+							ok = false
+							ent += 0.3 + 0.02*float64(inst)
+						case "symbolic":
+							ok = baseOK && inst%2 == 0
+						}
+					} else if v != "base" {
+						ent += 0.004
+					}
+					if v == "noop" {
+						margin -= 0.05
+					}
+					steps := 2
+					if ti >= 3 {
+						steps = 3
+					}
+					rel := "sum"
+					if ti%2 == 1 {
+						rel = "ratio"
+					}
+					ts = append(ts, Trial{
+						ItemID: m.name + "/" + tpl + "/" + v + "/" + strconv.Itoa(inst), ModelPath: m.path, ModelName: m.name, Quantization: m.quant,
+						TemplateID: tpl, Relation: rel, Steps: steps, Variant: v, Instance: inst,
+						Correct: ok, ExpectedAnywhere: ok || inst == 1, Tokens: 50,
+						AnswerEntropyMean: ent, EntropyMean: 1 + ent/2, DDCTop: "500", DDCRunnerUp: "300", DDCMargin: margin,
+					})
+				}
+			}
+		}
+	}
+	ts[5].SkipReason = "prompt too long"
+	return ts
+}
+
+var reNarrativeNumber = regexp.MustCompile(`[+-]?[0-9]+(?:\.[0-9]+)?`)
+
+// numbersIn returns the numbers in text that are not glued to a preceding
+// letter, digit, point or underscore ("Q8_0", "t3", "q4" are names).
+func numbersIn(text string) []string {
+	var out []string
+	for _, loc := range reNarrativeNumber.FindAllStringIndex(text, -1) {
+		if loc[0] > 0 {
+			c := text[loc[0]-1]
+			if c == '.' || c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') {
+				continue
+			}
+		}
+		out = append(out, strings.TrimPrefix(text[loc[0]:loc[1]], "+"))
+	}
+	return out
+}
+
+// summaryNumbers collects every number in the summary's JSON, formatted with
+// 0 to 4 decimals (and in absolute value), every number written inside its
+// strings, and the lengths of its arrays.
+func summaryNumbers(t *testing.T, s *Summary) map[string]bool {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	addNum := func(x float64) {
+		for d := 0; d <= 4; d++ {
+			set[strconv.FormatFloat(x, 'f', d, 64)] = true
+			set[strconv.FormatFloat(math.Abs(x), 'f', d, 64)] = true
+		}
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case float64:
+			addNum(x)
+		case string:
+			for _, n := range numbersIn(x) {
+				set[n] = true
+			}
+		case []any:
+			addNum(float64(len(x)))
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	addNum(100 * s.Params.Confidence) // "95%"
+	return set
+}
+
+// TestNarrativeNumbersFromSummary: every number in the narrative, outside the
+// fixed opening paragraph and its citation, is a number of the summary.
+func TestNarrativeNumbersFromSummary(t *testing.T) {
+	s, err := Summarize(richTrials(), Params{BootstrapResamples: 300, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Narrative(s)
+	if !strings.Contains(md, narrativeIntro) {
+		t.Fatal("opening paragraph missing")
+	}
+	body := strings.Replace(md, narrativeIntro, "", 1)
+	allowed := summaryNumbers(t, s)
+	nums := numbersIn(body)
+	if len(nums) < 100 {
+		t.Fatalf("only %d numbers in the narrative", len(nums))
+	}
+	for _, n := range nums {
+		if !allowed[n] {
+			t.Errorf("narrative number %s is not in the summary", n)
+		}
+	}
+	if Narrative(s) != md {
+		t.Fatal("narrative is not deterministic")
+	}
+
+	// Changing a summary number changes the narrative accordingly.
+	s.Models[1].Variants[2].DropPP.Value = 77.77
+	if !strings.Contains(Narrative(s), "77.8") {
+		t.Error("narrative does not print the summary's drop")
+	}
+}
+
+// TestNarrativeContent checks the verdicts, labels and statements against
+// the summary.
+func TestNarrativeContent(t *testing.T) {
+	s, err := Summarize(richTrials(), Params{BootstrapResamples: 300, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Narrative(s)
+	robust, fragile := s.Models[0], s.Models[1]
+	if robust.Label != "Robust Q8_0" || fragile.Label != "Fragile Q4_K_M" {
+		t.Fatalf("labels %q %q", robust.Label, fragile.Label)
+	}
+	if robust.Verdict != VerdictComputing || fragile.Verdict != VerdictStrong || fragile.WorstVariant != "noop" {
+		t.Fatalf("verdicts %q, %q (%s)", robust.Verdict, fragile.Verdict, fragile.WorstVariant)
+	}
+	noop := fragile.variant("noop")
+	base := fragile.variant("base")
+	for _, want := range []string{
+		"## Robust Q8_0", "## Fragile Q4_K_M",
+		"**Verdict: computing, not pattern-matching.**",
+		"**Verdict: strong fragility signal.**",
+		// Accuracy with k/n, the drop in pp and the relative drop, labelled.
+		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + strconv.Itoa(base.K) + "/" + strconv.Itoa(base.N) + ")",
+		"a drop of " + fnum(noop.DropPP.Value, 1) + " pp",
+		"relative drop " + fnum(noop.RelativeDropPct.Value, 1) + "% of base accuracy",
+		"| noop | 0.0% (0/" + strconv.Itoa(noop.N) + ")",
+		// The large answer-entropy rise on noop is flagged; the robust model's 0.004-bit shift is not.
+		"answer-token entropy rises by " + fnum(noop.AnswerEntropyShift.Shift.Value, 3) + " bits on noop",
+		"- Robust (no meaningful drop on any variant): Robust Q8_0.",
+		"- Fragile (a fragility signal on at least one variant): Fragile Q4_K_M (strong fragility signal on noop).",
+		"### Difficulty: accuracy by steps", "### Difficulty: accuracy by relation",
+		"B = 300 resamples and seed 11",
+		"1 skipped",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("narrative lacks %q", want)
+		}
+	}
+	rnoop := robust.variant("noop")
+	if rnoop.AnswerEntropyShift.Meaningful || !noop.AnswerEntropyShift.Meaningful {
+		t.Errorf("entropy flags: robust %+v, fragile %+v", rnoop.AnswerEntropyShift, noop.AnswerEntropyShift)
+	}
+	if !rnoop.DDCMarginShift.Meaningful || !strings.Contains(md, "DDC margin falls by 0.050") {
+		t.Errorf("DDC margin shift not reported: %+v", rnoop.DDCMarginShift)
+	}
+	// The robust model section flags no entropy shift.
+	rsec := md[strings.Index(md, "## Robust Q8_0"):strings.Index(md, "## Fragile Q4_K_M")]
+	if strings.Contains(rsec, "entropy rises") || strings.Contains(rsec, "entropy falls") {
+		t.Error("robust model's 0.004-bit entropy shift flagged")
+	}
+}
+
+func TestNarrativeEdgeCases(t *testing.T) {
+	empty, _ := Summarize(nil, Params{})
+	if md := Narrative(empty); !strings.Contains(md, "No trials") {
+		t.Errorf("empty: %s", md)
+	}
+	// Only base: no verdict, no pairs, but accuracy.
+	var ts []Trial
+	for _, x := range richTrials() {
+		if x.Variant == "base" && x.ModelName == "Robust" {
+			ts = append(ts, x)
+		}
+	}
+	s, err := Summarize(ts, Params{BootstrapResamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Narrative(s)
+	if !strings.Contains(md, "No verdict") || strings.Contains(md, "Cross-model") {
+		t.Errorf("base only:\n%s", md)
+	}
+	// No base: stated plainly.
+	ts = ts[:0]
+	for _, x := range richTrials() {
+		if x.Variant == "noop" {
+			ts = append(ts, x)
+		}
+	}
+	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	if md := Narrative(s); !strings.Contains(md, "No base variant") {
+		t.Errorf("no base:\n%s", md)
+	}
+}
