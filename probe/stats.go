@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // BaseVariant is the variant every other variant is compared with.
@@ -377,8 +375,8 @@ type bootStat struct {
 // Cameron, Gelbach & Miller 2008, REStat 90:414–427). A statistic in a
 // resample is the ratio of the resampled sums (e.g. Σ correct / Σ scored).
 // The interval is the percentile interval of the replicates where the
-// statistic is defined (Efron & Tibshirani 1993, §13.3), taken with gonum's
-// stat.Quantile (Empirical) at (1−c)/2 and (1+c)/2.
+// statistic is defined (Efron & Tibshirani 1993, §13.3): their empirical
+// quantiles at (1−c)/2 and (1+c)/2 (see empiricalQuantile).
 //
 // The result is a deterministic function of trials and p. Zero fields of p
 // (B, confidence, thresholds) take the defaults of DefaultParams. It returns
@@ -739,10 +737,26 @@ func percentileInterval(reps []float64, c float64) *Interval {
 	}
 	sort.Float64s(reps)
 	return &Interval{
-		Lo:         stat.Quantile((1-c)/2, stat.Empirical, reps, nil),
-		Hi:         stat.Quantile((1+c)/2, stat.Empirical, reps, nil),
+		Lo:         empiricalQuantile(reps, (1-c)/2),
+		Hi:         empiricalQuantile(reps, (1+c)/2),
 		Replicates: len(reps),
 	}
+}
+
+// empiricalQuantile returns the p-quantile of sorted as the inverse of the
+// empirical distribution function: the ⌈p·n⌉-th smallest value (Hyndman &
+// Fan 1996, "Sample quantiles in statistical packages", definition 1). This
+// is the percentile of Efron & Tibshirani (1993, §13.3): with B = 1000
+// replicates the 95% interval runs from the 25th to the 975th. p·n within
+// 1e-9 of an integer is taken as that integer, so that the rounding of
+// (1 − 0.95)/2 in binary does not move the end by one replicate.
+func empiricalQuantile(sorted []float64, p float64) float64 {
+	k := p * float64(len(sorted))
+	if r := math.Round(k); math.Abs(k-r) < 1e-9 {
+		k = r
+	}
+	i := int(math.Ceil(k))
+	return sorted[min(max(i, 1), len(sorted))-1]
 }
 
 func finite(xs ...float64) bool {

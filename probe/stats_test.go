@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"strconv"
 	"testing"
 )
 
@@ -130,10 +131,34 @@ func TestSummarizeHandCase(t *testing.T) {
 }
 
 // quantileByHand is the empirical quantile as Efron & Tibshirani define the
-// percentile interval: the ⌈p·B⌉-th smallest replicate.
+// percentile interval: the ⌈p·B⌉-th smallest replicate (p·B computed in
+// decimal: 0.025·500 = 12.5, so the 13th).
 func quantileByHand(sorted []float64, p float64) float64 {
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(i, 0)]
+	k, _ := strconv.ParseFloat(strconv.FormatFloat(p*float64(len(sorted)), 'f', 6, 64), 64)
+	return sorted[int(math.Ceil(k))-1]
+}
+
+// TestEmpiricalQuantileTextbook: with B = 1000 sorted replicates 1..1000 the
+// 95% percentile interval is the 25th and the 975th (Efron & Tibshirani
+// 1993, §13.3), although (1 − 0.95)/2·1000 is 25.000000000000021 in binary.
+func TestEmpiricalQuantileTextbook(t *testing.T) {
+	reps := make([]float64, 1000)
+	for i := range reps {
+		reps[i] = float64(i + 1)
+	}
+	iv := percentileInterval(reps, 0.95)
+	if iv.Lo != 25 || iv.Hi != 975 || iv.Replicates != 1000 {
+		t.Fatalf("got %+v, want [25, 975]", iv)
+	}
+	if q := empiricalQuantile([]float64{1, 2, 3}, 0.5); q != 2 {
+		t.Fatalf("median of 1,2,3 = %v", q)
+	}
+	if q := empiricalQuantile([]float64{4, 5}, 0); q != 4 {
+		t.Fatalf("0-quantile = %v", q)
+	}
+	if iv := percentileInterval(nil, 0.95); iv != nil {
+		t.Fatalf("no replicates gave %+v", iv)
+	}
 }
 
 // TestClusterBootstrapByHand recomputes the cluster bootstrap of the hand
