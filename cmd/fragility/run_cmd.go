@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/fragility/fragility/embed"
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/templates"
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "run",
+		Usage: "run the probe: models × templates × variants × instances, then statistics and a narrative",
+		Description: `Plans the full matrix, generates and validates the item set before any model loads, runs
+every item in its own KV state in an order shuffled by --seed, and streams one row per trial to
+DIR/results.csv (and per-token entropies to DIR/traces.jsonl) as it goes. At the end it writes
+summary.json and narrative.md and prints the narrative. Progress goes to stderr.
+
+An interrupted run (Ctrl-C, SIGTERM) keeps every finished trial; --resume DIR finishes it and
+gives the same results as an uninterrupted run.
+
+Examples:
+   fragility run --out runs/demo
+   fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
+   fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
+   fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
+   fragility run --resume runs/q`,
+		Flags: append(modelFlags(), flagTemplate,
+			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
+			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
+			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop"},
+			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
+			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
+			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
+			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
+			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
+			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
+			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
+			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory for the DDC columns (default: the cached default embedder)"},
+			&cli.BoolFlag{Name: "no-ddc", Usage: "skip the DDC classification"},
+			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (100)"},
+			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
+		),
+		Action: runAction,
+	})
+}
+
+func runAction(c *cli.Context) error {
+	cfg := probe.Config{
+		Templates:    c.String("templates"),
+		Instances:    c.Int("instances"),
+		Seed:         int64(c.Uint64(flagSeed.Name)),
+		MaxTokens:    c.Int("max-tokens"),
+		Shots:        c.Int("shots"),
+		Temperature:  c.Float64("temperature"),
+		ChatTemplate: c.String(flagTemplate.Name),
+		BootstrapB:   c.Int("bootstrap"),
+		OutDir:       c.String("out"),
+	}
+	resume := c.String("resume")
+	if resume != "" {
+		if cfg.OutDir != "" && filepath.Clean(cfg.OutDir) != filepath.Clean(resume) {
+			return usageError{"--resume DIR and --out name different directories"}
+		}
+		cfg.OutDir = resume
+	} else {
+		if cfg.OutDir == "" {
+			return usageError{"--out DIR is required (or --resume DIR)"}
+		}
+		vs, err := templates.ParseVariants(c.String("variants"))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg.Variants = vs
+		cfg.Models = c.StringSlice("model")
+		if len(cfg.Models) == 0 {
+			p, err := defaultModelPath("llm")
+			if err != nil {
+				return err
+			}
+			cfg.Models = []string{p}
+		}
+		if c.Int("batch") < 1 {
+			return usageError{"--batch must be at least 1"}
+		}
+	}
+	p := loadParams(c)
+	p.NSeq = c.Int("batch")
+	cfg.Params = p
+
+	opt := probe.Options{Resume: resume != "", Force: c.Bool("force"), Log: os.Stderr,
+		ToolInfo: map[string]string{"name": "fragility", "version": version}}
+	if !c.Bool("no-ddc") {
+		cls, info, closer, err := openClassifier(c.String("embedder"), c.String("ddc-level"))
+		if err != nil {
+			return err
+		}
+		defer closer()
+		opt.Classifier, opt.Embedder = cls, info
+	}
+	var bar *progressbar.ProgressBar
+	if !c.Bool("quiet") {
+		opt.Progress = func(ev probe.Event) {
+			if bar == nil {
+				bar = progressbar.NewOptions(ev.Total,
+					progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription("items"),
+					progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true),
+					progressbar.OptionSetWidth(30),
+					progressbar.OptionThrottle(0),
+					progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
+				)
+			}
+			tps := 0.0
+			if ev.Seconds > 0 {
+				tps = float64(ev.Tokens) / ev.Seconds
+			}
+			bar.Describe(fmt.Sprintf("%s  %.1f tok/s", filepath.Base(ev.Model), tps))
+			bar.Set(ev.Done)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := probe.Run(ctx, cfg, opt)
+	if err != nil {
+		if errors.Is(err, llm.ErrAborted) {
+			fmt.Fprintf(os.Stderr, "\nfragility: interrupted; every finished trial is in %s. Finish with: fragility run --resume %s\n", cfg.OutDir, cfg.OutDir)
+			os.Exit(exitInterrupt)
+		}
+		return err
+	}
+	narr, err := os.ReadFile(filepath.Join(cfg.OutDir, probe.FileNarrative))
+	if err != nil {
+		return err
+	}
+	if !c.Bool("quiet") {
+		fmt.Print(string(narr))
+	}
+	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, cfg.OutDir)
+	if c.Bool("copy") {
+		copyToClipboard(string(narr))
+	}
+	return nil
+}
+
+// openClassifier opens the embedder and DDC classifier for a run.
+func openClassifier(dir, level string) (probe.Classifier, *probe.Embedder, func(), error) {
+	if dir == "" {
+		var err error
+		if dir, err = defaultModelPath("embedder"); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w (or pass --no-ddc)", err)
+		}
+	}
+	lv, err := embed.ParseLevel(level)
+	if err != nil {
+		return nil, nil, nil, usageError{err.Error()}
+	}
+	e, err := embed.Open(dir)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cls, err := embed.NewClassifier(e, lv)
+	if err != nil {
+		e.Close()
+		return nil, nil, nil, err
+	}
+	info := &probe.Embedder{Name: e.Name(), Path: e.ModelPath(), SHA256: e.SHA256(), Level: lv.String()}
+	f := func(texts []string) ([]probe.DDC, error) {
+		rs, err := cls.ClassifyAll(texts)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]probe.DDC, len(rs))
+		for i, r := range rs {
+			out[i] = probe.DDC{Top: r.Top.Code, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
+		}
+		return out, nil
+	}
+	return f, info, func() { e.Close() }, nil
+}

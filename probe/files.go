@@ -1,0 +1,75 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory, fsyncs it and renames it into place, so a reader never sees a
+// half-written file.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := firstErr(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func writeJSONAtomic(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return writeAtomic(path, append(data, '\n'))
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// checkWritable creates dir if needed and proves it is writable by creating
+// and removing a file, so an unwritable or full directory is reported before
+// any model loads.
+func checkWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("output directory %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".probe-write-")
+	if err != nil {
+		return fmt.Errorf("output directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	_, werr := f.Write(make([]byte, 64<<10))
+	serr := f.Sync()
+	f.Close()
+	os.Remove(name)
+	if err := firstErr(werr, serr); err != nil {
+		return fmt.Errorf("output directory %s: cannot write (disk full?): %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fragility/fragility/llm"
+)
+
+// Manifest is manifest.json: everything that can change a logit or a score,
+// so that a run can be reproduced (and `fragility verify` can check it).
+type Manifest struct {
+	Tool              map[string]string `json:"tool"` // version and build of the fragility binary
+	LlamaCommit       string            `json:"llama_cpp_commit"`
+	LlamaModule       string            `json:"llama_cpp_module"`
+	BuildFlags        string            `json:"build_flags"`
+	SystemInfo        string            `json:"llama_system_info"`
+	GOOS              string            `json:"goos"`
+	GOARCH            string            `json:"goarch"`
+	Devices           []llm.Device      `json:"devices"`
+	Config            Config            `json:"config"`
+	Models            []ModelEntry      `json:"models"`
+	Embedder          *Embedder         `json:"embedder,omitempty"`
+	Prompt            PromptInfo        `json:"prompt"`
+	Sampler           string            `json:"sampler"`
+	ExtractionRules   string            `json:"extraction_rules"`
+	Order             string            `json:"order"`
+	Batching          string            `json:"batching"`
+	KVType            string            `json:"kv_cache_type"`
+	SetFile           string            `json:"set_file"`
+	Excluded          int               `json:"excluded_draws"`
+	Flagged           int               `json:"flagged_noop_clauses"`
+	Status            string            `json:"status"` // "running", "interrupted" or "complete"
+	Started           string            `json:"started"`
+	Finished          string            `json:"finished,omitempty"`
+	Resumes           int               `json:"resumes"`
+	EmbedSeconds      float64           `json:"embed_seconds"`
+	GenerationSeconds float64           `json:"generation_seconds"`
+	WallSeconds       float64           `json:"wall_seconds"`
+}
+
+// PromptInfo records the frozen prompt: instruction, exemplars and how each
+// model's chat was rendered.
+type PromptInfo struct {
+	Version     string            `json:"version"`
+	Instruction string            `json:"instruction"`
+	Exemplars   []Exemplar        `json:"exemplars"`
+	Rendering   map[string]string `json:"rendering,omitempty"` // model index -> "model", "named:..." or "fallback-plain: reason"
+}
+
+// ModelEntry is one model of a run.
+type ModelEntry struct {
+	Path     string        `json:"path"`
+	SHA256   string        `json:"sha256"`
+	Size     int64         `json:"size_bytes"`
+	Identity Identity      `json:"identity"`
+	Backend  string        `json:"backend,omitempty"`
+	Metadata *llm.Metadata `json:"metadata,omitempty"`
+}
+
+func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
+	if m.Prompt.Rendering == nil {
+		m.Prompt.Rendering = map[string]string{}
+	}
+	v := r.Template
+	if r.Reason != "" {
+		v += ": " + r.Reason
+	}
+	m.Prompt.Rendering[fmt.Sprint(mi)] = v
+}
+
+// fileIdentity hashes a model file and identifies it from its GGUF metadata.
+func fileIdentity(path string) (ModelEntry, error) {
+	sum, err := sha256File(path)
+	if err != nil {
+		return ModelEntry{}, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return ModelEntry{}, err
+	}
+	id, err := IdentifyFile(path)
+	if err != nil {
+		return ModelEntry{}, err
+	}
+	return ModelEntry{Path: path, SHA256: sum, Size: st.Size(), Identity: id}, nil
+}
+
+// ReadManifest reads manifest.json of a run directory.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, FileManifest)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("%s: no manifest: not a run directory", dir)
+		}
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}

@@ -1,0 +1,566 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/templates"
+)
+
+// File names inside a run directory.
+const (
+	FileManifest  = "manifest.json"
+	FileResults   = "results.csv"
+	FileTraces    = "traces.jsonl"
+	FileSummary   = "summary.json"
+	FileNarrative = "narrative.md"
+	FileSet       = "set.jsonl"
+)
+
+// DDC is the Dewey Decimal reading of one prompt by the embedder.
+type DDC struct {
+	Top      string  `json:"top"`       // class code of the best class, e.g. "500"
+	RunnerUp string  `json:"runner_up"` // class code of the second class
+	Margin   float64 `json:"margin"`    // cosine(top) − cosine(runner-up)
+}
+
+// Classifier reads texts into DDC classes, one result per text in order.
+// The embed package provides one; nil disables the DDC columns.
+type Classifier func(texts []string) ([]DDC, error)
+
+// Config is everything that defines a run. It is stored in the manifest, and
+// `fragility run --resume DIR` continues from the stored Config.
+type Config struct {
+	Models       []string            `json:"models"`    // GGUF paths, never copied or modified
+	Templates    string              `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl
+	Variants     []templates.Variant `json:"variants"`
+	Instances    int                 `json:"instances"`
+	Seed         int64               `json:"seed"`
+	MaxTokens    int                 `json:"max_tokens"`
+	Shots        int                 `json:"shots"`         // few-shot exemplars, 0..MaxShots
+	Temperature  float64             `json:"temperature"`   // 0 = greedy
+	ChatTemplate string              `json:"chat_template"` // "" = the model's own (or the recorded fallback)
+	Params       llm.Params          `json:"params"`        // NSeq = sequences decoded together in one batch
+	BootstrapB   int                 `json:"bootstrap_resamples"`
+	OutDir       string              `json:"-"`
+}
+
+// Embedder describes the embedder in the manifest.
+type Embedder struct {
+	Name   string `json:"name"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Level  string `json:"level"`
+}
+
+// Event is a progress report, sent after every finished batch of trials.
+type Event struct {
+	Model       string  // path of the model being run
+	Done, Total int     // trials finished (resumed ones included) and planned, all models
+	Tokens      int     // tokens generated in this process so far
+	Seconds     float64 // generation wall time in this process so far
+}
+
+// Options are the parts of a run that are not part of its definition.
+type Options struct {
+	Force      bool             // overwrite an existing run directory
+	Resume     bool             // continue the run in OutDir from its manifest
+	Classifier Classifier       // nil: no DDC columns
+	Embedder   *Embedder        // recorded in the manifest when Classifier is set
+	Progress   func(Event)      // may be nil
+	Log        io.Writer        // one-line notices; may be nil
+	ToolInfo   map[string]string // version, build flags... recorded in the manifest
+}
+
+// plannedItem is one item of the plan: an instance for one model.
+type plannedItem struct {
+	model int
+	inst  *templates.Instance
+	id    string
+}
+
+// itemID is the unique ID of an instance run on the model with index mi.
+func itemID(mi int, inst *templates.Instance) string {
+	return fmt.Sprintf("m%d/%s", mi, inst.ID)
+}
+
+// Order returns the run order of n items: a permutation drawn from a PCG
+// generator seeded with (seed, "order") (math/rand/v2 Perm). Every model runs
+// its items in this same order.
+func Order(n int, seed int64) []int {
+	return rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(n)
+}
+
+// Validate checks a Config before anything is loaded.
+func (c *Config) Validate() error {
+	if len(c.Models) == 0 {
+		return errors.New("no model given (--model)")
+	}
+	for _, m := range c.Models {
+		if err := llm.CheckGGUF(m); err != nil {
+			return err
+		}
+	}
+	if c.Instances < 1 {
+		return fmt.Errorf("--instances must be at least 1, got %d", c.Instances)
+	}
+	if c.MaxTokens < 1 {
+		return fmt.Errorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
+	}
+	if c.Shots < 0 || c.Shots > MaxShots {
+		return fmt.Errorf("--shots must be between 0 and %d, got %d", MaxShots, c.Shots)
+	}
+	if c.Temperature < 0 || math.IsNaN(c.Temperature) {
+		return fmt.Errorf("--temperature must be ≥ 0, got %v", c.Temperature)
+	}
+	if c.Params.NSeq < 1 {
+		c.Params.NSeq = 1
+	}
+	if c.BootstrapB < 1 {
+		c.BootstrapB = DefaultBootstrapResamples
+	}
+	return nil
+}
+
+// Run plans, validates and runs a probe, streaming every finished trial to
+// OutDir (results.csv and traces.jsonl, fsynced after every batch), then writes
+// summary.json and narrative.md and returns the summary. The item set is
+// generated and validated before any model loads; so is the output directory.
+// On a cancelled ctx it returns an error wrapping llm.ErrAborted and leaves a
+// valid, resumable run directory.
+func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
+	out := cfg.OutDir
+	if opt.Resume {
+		stored, err := ReadManifest(out)
+		if err != nil {
+			return nil, err
+		}
+		cfg = stored.Config
+		cfg.OutDir = out
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ts, err := templates.Load(cfg.Templates)
+	if err != nil {
+		return nil, err
+	}
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Instances) == 0 {
+		return nil, fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
+	}
+	if err := prepareDir(out, opt.Force, opt.Resume); err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, format+"\n", args...)
+		}
+	}
+
+	man := &Manifest{
+		Tool:            opt.ToolInfo,
+		LlamaCommit:     llm.LlamaCommit,
+		LlamaModule:     llm.OllamaModule,
+		BuildFlags:      llm.BuildFlags,
+		SystemInfo:      llm.SystemInfo(),
+		GOOS:            runtime.GOOS,
+		GOARCH:          runtime.GOARCH,
+		Config:          cfg,
+		Prompt:          PromptInfo{Version: PromptVersion, Instruction: Instruction, Exemplars: Exemplars[:cfg.Shots]},
+		Sampler:         samplerName(cfg),
+		ExtractionRules: ExtractionRulesVersion,
+		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
+		Batching:        fmt.Sprintf("%d sequences per llama_batch, consecutive items of the order", cfg.Params.NSeq),
+		KVType:          "f16 (llama.cpp default)",
+		Status:          "running",
+		Started:         time.Now().UTC().Format(time.RFC3339),
+		SetFile:         FileSet,
+		Excluded:        len(set.Excluded),
+		Flagged:         len(set.Flagged),
+		Embedder:        opt.Embedder,
+	}
+	if opt.Resume {
+		if old, err := ReadManifest(out); err == nil {
+			man.Started = old.Started
+			man.Resumes = old.Resumes + 1
+		}
+	}
+	for _, p := range cfg.Models {
+		mm, err := fileIdentity(p)
+		if err != nil {
+			return nil, err
+		}
+		man.Models = append(man.Models, mm)
+	}
+	if opt.Resume {
+		old, _ := ReadManifest(out)
+		for i := range man.Models {
+			if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
+				return nil, fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
+			}
+		}
+	}
+	if err := writeSet(filepath.Join(out, FileSet), set); err != nil {
+		return nil, err
+	}
+	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
+		return nil, err
+	}
+
+	// DDC reading of every distinct question, once, before any model loads.
+	ddc := map[string]DDC{}
+	if opt.Classifier != nil {
+		var qs []string
+		seen := map[string]bool{}
+		for _, in := range set.Instances {
+			if !seen[in.Question] {
+				seen[in.Question] = true
+				qs = append(qs, in.Question)
+			}
+		}
+		t0 := time.Now()
+		rs, err := opt.Classifier(qs)
+		if err != nil {
+			return nil, fmt.Errorf("DDC classifier: %w", err)
+		}
+		for i, q := range qs {
+			ddc[q] = rs[i]
+		}
+		man.EmbedSeconds = time.Since(t0).Seconds()
+		logf("ddc: %d distinct prompts classified in %.2fs", len(qs), man.EmbedSeconds)
+	}
+
+	done, err := openStreams(out, opt.Resume)
+	if err != nil {
+		return nil, err
+	}
+	defer done.close()
+
+	order := Order(len(set.Instances), cfg.Seed)
+	total := len(order) * len(cfg.Models)
+	finished := len(done.trials)
+	var genTokens int
+	var genSec float64
+	runStart := time.Now()
+	for mi, path := range cfg.Models {
+		var items []plannedItem
+		for _, k := range order {
+			in := &set.Instances[k]
+			items = append(items, plannedItem{model: mi, inst: in, id: itemID(mi, in)})
+		}
+		todo := 0
+		for _, it := range items {
+			if !done.has(it.id) {
+				todo++
+			}
+		}
+		if todo == 0 {
+			continue
+		}
+		m, err := llm.Load(path, cfg.Params)
+		if err != nil {
+			return nil, err
+		}
+		md := m.Metadata()
+		man.Models[mi].Metadata = &md
+		man.Models[mi].Backend = llm.BackendSummary(cfg.Params.GPULayers)
+		man.Devices = llm.Devices()
+		if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
+			m.Close()
+			return nil, err
+		}
+		err = runModel(ctx, m, mi, items, cfg, man, ddc, done, func(n, tok int, sec float64) {
+			finished += n
+			genTokens += tok
+			genSec += sec
+			if opt.Progress != nil {
+				opt.Progress(Event{Model: path, Done: finished, Total: total, Tokens: genTokens, Seconds: time.Since(runStart).Seconds()})
+			}
+		})
+		m.Close()
+		if err != nil {
+			man.Status = "interrupted"
+			man.Finished = time.Now().UTC().Format(time.RFC3339)
+			writeJSONAtomic(filepath.Join(out, FileManifest), man)
+			return nil, err
+		}
+	}
+	man.Status = "complete"
+	man.Finished = time.Now().UTC().Format(time.RFC3339)
+	man.GenerationSeconds = genSec
+	man.WallSeconds = time.Since(runStart).Seconds()
+	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
+		return nil, err
+	}
+	return Report(out)
+}
+
+func samplerName(cfg Config) string {
+	if cfg.Temperature == 0 {
+		return "greedy (argmax over the full vocabulary, lowest id among ties)"
+	}
+	return fmt.Sprintf("temperature %g over the full vocabulary, math/rand/v2 PCG(seed, sequence slot) with seed %d", cfg.Temperature, cfg.Seed)
+}
+
+// prepareDir refuses to overwrite an existing run unless force, and checks
+// that the directory is writable.
+func prepareDir(dir string, force, resume bool) error {
+	if dir == "" {
+		return errors.New("no output directory given (--out)")
+	}
+	if resume {
+		return checkWritable(dir)
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		if !force {
+			return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
+		}
+		for _, name := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet} {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+	return checkWritable(dir)
+}
+
+// runModel runs every not-yet-done item of one model, NSeq at a time.
+func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cfg Config, man *Manifest, ddc map[string]DDC, st *streams, progress func(n, tokens int, sec float64)) error {
+	md := m.Metadata()
+	type prepared struct {
+		it       plannedItem
+		rendered llm.Rendered
+		tokens   []llm.Token
+	}
+	var queue []prepared
+	flush := func() error {
+		if len(queue) == 0 {
+			return nil
+		}
+		prompts := make([][]llm.Token, len(queue))
+		for i, q := range queue {
+			prompts[i] = q.tokens
+		}
+		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+		t0 := time.Now()
+		gens, err := m.GenerateBatch(ctx, prompts, opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", md.Path, err)
+		}
+		wall := time.Since(t0).Seconds()
+		var trials []Trial
+		var traces []Trace
+		ntok := 0
+		for i, q := range queue {
+			g := gens[i]
+			ntok += len(g.Tokens)
+			tr := newTrial(q.it, md, cfg, ddc)
+			tr.PromptTokens = len(q.tokens)
+			fillFromGeneration(&tr, g, wall/float64(len(queue)))
+			trials = append(trials, tr)
+			traces = append(traces, newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue)))
+		}
+		if err := st.append(trials, traces); err != nil {
+			return err
+		}
+		progress(len(queue), ntok, wall)
+		queue = queue[:0]
+		return nil
+	}
+	for _, it := range items {
+		if st.has(it.id) {
+			continue
+		}
+		msgs, err := Messages(it.inst.Question, cfg.Shots)
+		if err != nil {
+			return err
+		}
+		r, err := m.RenderChatWith(msgs, cfg.ChatTemplate)
+		if err != nil {
+			return fmt.Errorf("%s: %w", md.Path, err)
+		}
+		toks, err := m.Tokenize(r.Text, true, true)
+		if err != nil {
+			return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
+		}
+		man.noteRendering(mi, r)
+		if len(toks)+1 >= cfg.Params.NCtx {
+			tr := newTrial(it, md, cfg, ddc)
+			tr.PromptTokens = len(toks)
+			tr.StopReason = "skipped"
+			tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: cfg.Params.NCtx}).Error()
+			if err := st.append([]Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+				return err
+			}
+			progress(1, 0, 0)
+			continue
+		}
+		queue = append(queue, prepared{it: it, rendered: r, tokens: toks})
+		if len(queue) == cfg.Params.NSeq {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// newTrial fills the identity columns of a trial.
+func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc map[string]DDC) Trial {
+	in := it.inst
+	id := IdentifyModel(md.Path, md.Name, md.Quantization)
+	t := Trial{
+		ItemID:       it.id,
+		ModelPath:    md.Path,
+		ModelName:    id.Name,
+		ModelFamily:  id.Family,
+		Quantization: md.Quantization,
+		TemplateID:   in.TemplateID,
+		Relation:     in.Relation,
+		Steps:        in.Steps,
+		Variant:      string(in.Variant),
+		Instance:     in.Index,
+		Seed:         in.Seed,
+		Question:     in.Question,
+		Expected:     in.Answer,
+		Rule:         RuleNone,
+	}
+	if d, ok := ddc[in.Question]; ok {
+		t.DDCTop, t.DDCRunnerUp, t.DDCMargin = d.Top, d.RunnerUp, d.Margin
+	}
+	return t
+}
+
+// fillFromGeneration scores a generation and fills the outcome columns.
+func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64) {
+	t.Response = g.Text
+	t.Tokens = len(g.Tokens)
+	t.StopReason = g.StopReason
+	t.Seconds = seconds
+	ex := Extract(g.Text)
+	t.Rule = ex.Rule
+	t.Extracted = ex.Value
+	t.Correct = ex.Rule != RuleNone && AnswerMatches(ex.Value, t.Expected)
+	t.ExpectedAnywhere = ExpectedAnywhere(g.Text, t.Expected)
+	all := make([]float64, len(g.Tokens))
+	var answer []float64
+	off := 0
+	for i, tok := range g.Tokens {
+		all[i] = tok.EntropyBits
+		start, end := off, off+len(tok.Piece)
+		off = end
+		if ex.Rule != RuleNone && start < ex.End && end > ex.Start {
+			answer = append(answer, tok.EntropyBits)
+		}
+	}
+	if len(answer) == 0 {
+		answer = all
+	}
+	t.EntropyMean, t.EntropyP95, t.BranchingMedian = entropyStats(all)
+	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(answer)
+}
+
+// entropyStats returns the mean and 95th percentile of per-token entropies
+// (bits) and the median branching factor 2^H; zeros for no tokens. Quantiles
+// use linear interpolation between order statistics (Hyndman & Fan 1996,
+// definition 7).
+func entropyStats(h []float64) (mean, p95, medianBranching float64) {
+	if len(h) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), h...)
+	sort.Float64s(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	return sum / float64(len(s)), quantile7(s, 0.95), math.Exp2(quantile7(s, 0.5))
+}
+
+// quantile7 is the q-quantile of sorted data by linear interpolation
+// (Hyndman & Fan 1996, definition 7; R's default).
+func quantile7(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 1 {
+		return sorted[0]
+	}
+	h := q * float64(n-1)
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
+
+// Trace is one line of traces.jsonl: the exact rendered prompt, its token
+// ids, and every generated token with its entropy (bits) and natural
+// log-probability. Floats are written in shortest round-trip form, so
+// `fragility verify` can compare them bit for bit.
+type Trace struct {
+	ItemID         string       `json:"item_id"`
+	Prompt         string       `json:"prompt"`
+	PromptTokenIDs []llm.Token  `json:"prompt_token_ids"`
+	BatchSize      int          `json:"batch_size,omitempty"` // sequences decoded together with this item
+	StopReason     string       `json:"stop_reason,omitempty"`
+	SkipReason     string       `json:"skip_reason,omitempty"`
+	Tokens         []TraceToken `json:"tokens"`
+}
+
+// TraceToken is one generated token in a Trace.
+type TraceToken struct {
+	ID          llm.Token `json:"id"`
+	Piece       string    `json:"piece"`
+	EntropyBits float64   `json:"entropy_bits"`
+	LogProb     float64   `json:"logprob"`
+}
+
+func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, batch int) Trace {
+	tr := Trace{ItemID: id, Prompt: r.Text, PromptTokenIDs: toks, BatchSize: batch, StopReason: g.StopReason}
+	for _, t := range g.Tokens {
+		tr.Tokens = append(tr.Tokens, TraceToken{ID: t.ID, Piece: t.Piece, EntropyBits: t.EntropyBits, LogProb: t.LogProb})
+	}
+	return tr
+}
+
+func writeSet(path string, set *templates.Set) error {
+	var b strings.Builder
+	if err := set.WriteJSONL(&b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return writeAtomic(path, []byte(b.String()))
+}
+
+// ReadTraces reads traces.jsonl of a run directory.
+func ReadTraces(dir string) ([]Trace, error) {
+	path := filepath.Join(dir, FileTraces)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Trace
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var t Trace
+		if err := json.Unmarshal([]byte(line), &t); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
