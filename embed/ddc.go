@@ -63,16 +63,16 @@ func Classes(l Level) ([]Class, error) {
 }
 
 var mainClasses = []Class{
-	{"000", "Computing, information and general works", "computers and programming, data and information, libraries, encyclopedias, reference books, journalism and publishing"},
-	{"100", "Philosophy and psychology", "thinking about knowledge, reality, the mind and right conduct; logic, ethics, the human mind and behaviour"},
-	{"200", "Religion", "faiths, gods and scriptures, worship and prayer, churches and religious communities and their history"},
-	{"300", "Social sciences", "how people live together: society, money and economics, politics and government, law, education, trade, social problems and customs"},
-	{"400", "Language", "languages and linguistics: grammar, words and their meanings, dictionaries, pronunciation, learning and translating languages"},
-	{"500", "Science and mathematics", "pure sciences: arithmetic and mathematics, numbers and counting, physics, chemistry, astronomy, earth science, biology, plants and animals"},
-	{"600", "Technology and applied science", "putting science to use: medicine and health, engineering, farming, cooking and the household, business management, manufacturing and building"},
-	{"700", "Arts and recreation", "architecture, drawing, painting, sculpture, crafts, photography, music, and sports, games and entertainment"},
-	{"800", "Literature", "poetry, plays, novels, stories, essays and speeches, and writing about literature, grouped by language"},
-	{"900", "History and geography", "the past of places and peoples, travel and geography, maps, and the lives of notable people"},
+	{"000", "Computing and information", "computers, software and programming, the internet, libraries, encyclopedias and the news media"},
+	{"100", "Philosophy and psychology", "philosophy, logic, ethics and morality, the mind, emotions and human behaviour"},
+	{"200", "Religion", "religion, God and gods, faith, prayer, worship, churches and holy scriptures"},
+	{"300", "Social sciences", "society, economics, money and trade, politics, government, law, education and customs"},
+	{"400", "Language", "languages, linguistics, grammar, vocabulary, spelling and translation"},
+	{"500", "Science and mathematics", "mathematics, arithmetic and counting, numbers and quantities, physics, chemistry, astronomy, biology, plants and animals"},
+	{"600", "Technology and applied science", "medicine and health, engineering, machines, farming, cooking and food, business management and manufacturing"},
+	{"700", "Arts and recreation", "architecture, painting, sculpture, photography, music, sports, games and entertainment"},
+	{"800", "Literature", "novels, poetry, plays, stories and essays, writers and literary criticism"},
+	{"900", "History and geography", "history, past events, ancient empires, kings, wars and revolutions, geography, countries and travel, biographies"},
 }
 
 var divisions = []Class{

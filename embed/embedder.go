@@ -31,12 +31,11 @@ type Embedder struct {
 	cfg      stConfig
 	dim      int
 
-	tok        *tokenizer.Tokenizer
-	session    *hugot.Session
-	pipe       *pipelines.FeatureExtractionPipeline
-	outIndex   int
-	needsTypes bool
-	closed     bool
+	tok      *tokenizer.Tokenizer
+	session  *hugot.Session
+	pipe     *pipelines.FeatureExtractionPipeline
+	outIndex int
+	closed   bool
 }
 
 // Embedding is the vector of one text with what happened to the text on the
@@ -214,9 +213,7 @@ func (e *Embedder) inspectModel() error {
 	}
 	for _, in := range m.InputsMeta {
 		switch in.Name {
-		case "input_ids", "attention_mask":
-		case "token_type_ids":
-			e.needsTypes = true
+		case "input_ids", "attention_mask", "token_type_ids":
 		default:
 			return fmt.Errorf("unexpected model input %q (want input_ids, attention_mask, token_type_ids)", in.Name)
 		}
@@ -327,8 +324,9 @@ func (e *Embedder) embed(texts []string, truncate bool) ([]Embedding, error) {
 		return nil, errors.New("embed: embedder is closed")
 	}
 	out := make([]Embedding, len(texts))
+	encs := make([]*tokenizer.Encoding, len(texts))
 	for i, t := range texts {
-		r, err := e.embedOne(t, truncate)
+		enc, err := e.prepare(t, truncate, &out[i])
 		if err != nil {
 			var tl *TooLongError
 			if errors.As(err, &tl) {
@@ -337,7 +335,17 @@ func (e *Embedder) embed(texts []string, truncate bool) ([]Embedding, error) {
 			}
 			return nil, fmt.Errorf("embed: text %d: %w", i, err)
 		}
-		out[i] = r
+		encs[i] = enc
+	}
+	// One text per forward pass: the inference engine picks its matrix
+	// kernels by problem size, so a batch would change the low bits of a
+	// text's vector with the company it keeps.
+	for i, enc := range encs {
+		vecs, err := e.run([]*tokenizer.Encoding{enc})
+		if err != nil {
+			return nil, fmt.Errorf("embed: text %d: %w", i, err)
+		}
+		out[i].Vector = vecs[0]
 	}
 	return out, nil
 }
@@ -376,83 +384,114 @@ func (e *Embedder) encode(text string, max int) (enc *tokenizer.Encoding, err er
 	return enc, nil
 }
 
-// embedOne runs the model on one text. The caller holds e.mu.
-func (e *Embedder) embedOne(text string, truncate bool) (res Embedding, err error) {
+// prepare tokenises one text, applies the length limit and fills res's
+// token counts. The caller holds e.mu.
+func (e *Embedder) prepare(text string, truncate bool, res *Embedding) (*tokenizer.Encoding, error) {
 	enc, err := e.encode(text, 0)
 	if err != nil {
-		return res, err
+		return nil, err
 	}
 	res.Tokens = len(enc.Ids)
 	if res.Tokens > e.cfg.maxTokens {
 		if !truncate {
-			return res, &TooLongError{Tokens: res.Tokens, Max: e.cfg.maxTokens}
+			return nil, &TooLongError{Tokens: res.Tokens, Max: e.cfg.maxTokens}
 		}
 		if enc, err = e.encode(text, e.cfg.maxTokens); err != nil {
-			return res, err
+			return nil, err
 		}
 		if len(enc.Ids) > e.cfg.maxTokens {
-			return res, fmt.Errorf("tokenizer truncated to %d tokens, want %d", len(enc.Ids), e.cfg.maxTokens)
+			return nil, fmt.Errorf("tokenizer truncated to %d tokens, want %d", len(enc.Ids), e.cfg.maxTokens)
 		}
 		res.Truncated = true
 	}
 	res.Used = len(enc.Ids)
-	hidden, err := e.forward(text, enc)
+	return enc, nil
+}
+
+// embedOne embeds one text. The caller holds e.mu.
+func (e *Embedder) embedOne(text string, truncate bool) (Embedding, error) {
+	var res Embedding
+	enc, err := e.prepare(text, truncate, &res)
 	if err != nil {
 		return res, err
 	}
-	mask := enc.AttentionMask
-	if len(hidden) != len(mask) {
-		return res, fmt.Errorf("model returned %d token vectors for %d tokens", len(hidden), len(mask))
-	}
-	res.Vector, err = pool(hidden, mask, e.cfg.pooling)
+	vecs, err := e.run([]*tokenizer.Encoding{enc})
 	if err != nil {
 		return res, err
 	}
-	if e.dim == 0 {
-		e.dim = len(res.Vector)
-	}
-	if len(res.Vector) != e.dim {
-		return res, fmt.Errorf("model returned %d dimensions, want %d", len(res.Vector), e.dim)
-	}
-	if e.cfg.normalize {
-		l2Normalize(res.Vector)
-	}
+	res.Vector = vecs[0]
 	return res, nil
 }
 
-// forward runs the network on one encoded text and returns its token
-// embeddings [tokens][dim].
-func (e *Embedder) forward(text string, enc *tokenizer.Encoding) (hidden [][]float32, err error) {
+// run embeds encoded texts that all have the same number of tokens: one
+// forward pass, then pooling and normalisation per text. Embed passes one
+// text at a time.
+func (e *Embedder) run(encs []*tokenizer.Encoding) ([][]float32, error) {
+	hidden, err := e.forward(encs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(encs))
+	for i, enc := range encs {
+		mask := enc.AttentionMask
+		if len(hidden[i]) != len(mask) {
+			return nil, fmt.Errorf("model returned %d token vectors for %d tokens", len(hidden[i]), len(mask))
+		}
+		v, err := pool(hidden[i], mask, e.cfg.pooling)
+		if err != nil {
+			return nil, err
+		}
+		if e.dim == 0 {
+			e.dim = len(v)
+		}
+		if len(v) != e.dim {
+			return nil, fmt.Errorf("model returned %d dimensions, want %d", len(v), e.dim)
+		}
+		if e.cfg.normalize {
+			l2Normalize(v)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// forward runs the network on encoded texts of equal length and returns
+// their token embeddings [texts][tokens][dim].
+func (e *Embedder) forward(encs []*tokenizer.Encoding) (hidden [][][]float32, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("inference: %v", r)
 		}
 	}()
-	n := len(enc.Ids)
-	in := backends.TokenizedInput{
-		Raw:               text,
-		Tokens:            enc.Tokens,
-		TokenIDs:          make([]uint32, n),
-		TypeIDs:           make([]uint32, n),
-		AttentionMask:     make([]uint32, n),
-		MaxAttentionIndex: n - 1,
-	}
-	for i := 0; i < n; i++ {
-		if enc.Ids[i] < 0 || (e.needsTypes && i < len(enc.TypeIds) && enc.TypeIds[i] < 0) {
-			return nil, fmt.Errorf("negative token id at %d", i)
-		}
-		in.TokenIDs[i] = uint32(enc.Ids[i])
-		if i < len(enc.TypeIds) {
-			in.TypeIDs[i] = uint32(enc.TypeIds[i])
-		}
-		in.AttentionMask[i] = 1
-		if i < len(enc.AttentionMask) {
-			in.AttentionMask[i] = uint32(enc.AttentionMask[i])
-		}
-	}
-	batch := backends.NewBatch(1)
-	batch.Input = []backends.TokenizedInput{in}
+	n := len(encs[0].Ids)
+	batch := backends.NewBatch(len(encs))
 	batch.MaxSequenceLength = n
+	for _, enc := range encs {
+		if len(enc.Ids) != n {
+			return nil, fmt.Errorf("internal: batch of unequal lengths %d and %d", n, len(enc.Ids))
+		}
+		in := backends.TokenizedInput{
+			Tokens:            enc.Tokens,
+			TokenIDs:          make([]uint32, n),
+			TypeIDs:           make([]uint32, n),
+			AttentionMask:     make([]uint32, n),
+			MaxAttentionIndex: n - 1,
+		}
+		for i := 0; i < n; i++ {
+			if enc.Ids[i] < 0 {
+				return nil, fmt.Errorf("negative token id at %d", i)
+			}
+			in.TokenIDs[i] = uint32(enc.Ids[i])
+			if i < len(enc.TypeIds) && enc.TypeIds[i] > 0 {
+				in.TypeIDs[i] = uint32(enc.TypeIds[i])
+			}
+			in.AttentionMask[i] = 1
+			if i < len(enc.AttentionMask) {
+				in.AttentionMask[i] = uint32(max(enc.AttentionMask[i], 0))
+			}
+		}
+		batch.Input = append(batch.Input, in)
+	}
 	defer func() { err = errors.Join(err, batch.Destroy()) }()
 	bp := e.pipe.BasePipeline
 	if err := backends.CreateInputTensors(batch, bp.Model, bp.Runtime); err != nil {
@@ -465,10 +504,10 @@ func (e *Embedder) forward(text string, enc *tokenizer.Encoding) (hidden [][]flo
 		return nil, fmt.Errorf("model returned %d outputs", len(batch.OutputValues))
 	}
 	out, ok := batch.OutputValues[e.outIndex].([][][]float32)
-	if !ok || len(out) != 1 {
-		return nil, fmt.Errorf("model output has type %T, want [1][tokens][dim]float32", batch.OutputValues[e.outIndex])
+	if !ok || len(out) != len(encs) {
+		return nil, fmt.Errorf("model output has type %T, want [%d][tokens][dim]float32", batch.OutputValues[e.outIndex], len(encs))
 	}
-	return out[0], nil
+	return out, nil
 }
 
 // pool reduces token embeddings h [tokens][dim] to one vector over the

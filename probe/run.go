@@ -75,12 +75,12 @@ type Event struct {
 
 // Options are the parts of a run that are not part of its definition.
 type Options struct {
-	Force      bool             // overwrite an existing run directory
-	Resume     bool             // continue the run in OutDir from its manifest
-	Classifier Classifier       // nil: no DDC columns
-	Embedder   *Embedder        // recorded in the manifest when Classifier is set
-	Progress   func(Event)      // may be nil
-	Log        io.Writer        // one-line notices; may be nil
+	Force      bool              // overwrite an existing run directory
+	Resume     bool              // continue the run in OutDir from its manifest
+	Classifier Classifier        // nil: no DDC columns
+	Embedder   *Embedder         // recorded in the manifest when Classifier is set
+	Progress   func(Event)       // may be nil
+	Log        io.Writer         // one-line notices; may be nil
 	ToolInfo   map[string]string // version, build flags... recorded in the manifest
 }
 
