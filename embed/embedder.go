@@ -55,6 +55,7 @@ type TooLongError struct {
 	Max    int // the model's limit (MaxTokens)
 }
 
+// Error says which text is too long, by how much, and what to call instead.
 func (e *TooLongError) Error() string {
 	return fmt.Sprintf("embed: text %d has %d tokens, over the model's limit of %d (use EmbedTruncating to embed its first %d)",
 		e.Index, e.Tokens, e.Max, e.Max)
