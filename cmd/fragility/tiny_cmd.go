@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "tiny-model",
+		Usage:     "write a tiny random-weight llama GGUF (about 5 MiB, real WordPiece tokenizer) for tests and GPU checks",
+		ArgsUsage: "OUT.gguf",
+		Description: `Writes a small llama-architecture model with seeded random weights (F16 layers, Q8_0 embedding and output)
+and the 30,522-token WordPiece vocabulary of the default sentence embedder's tokenizer.json
+(llama.cpp tokenizer "bert"). Its text is gibberish, but it loads, tokenizes and generates
+through every llama.cpp code path of a dense transformer, on CPU and GPU. The same seed,
+shape and tokenizer give the same bytes.
+
+Examples:
+   fragility tiny-model tiny.gguf
+   fragility tiny-model --seed 7 --layers 4 --embd 128 tiny7.gguf
+   fragility tiny-model --tokenizer ~/bert/tokenizer.json --json tiny.gguf`,
+		Flags: []cli.Flag{
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the weights"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "WordPiece tokenizer.json (default: the cached default embedder's)"},
+			&cli.IntFlag{Name: "layers", Usage: "transformer blocks (default 2)"},
+			&cli.IntFlag{Name: "embd", Usage: "embedding width (default 64)"},
+			&cli.IntFlag{Name: "heads", Usage: "attention heads (default 2)"},
+			&cli.IntFlag{Name: "kv-heads", Usage: "key/value heads (default 1)"},
+			&cli.IntFlag{Name: "ff", Usage: "feed-forward width (default 256)"},
+			flagJSON,
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError{"expected one OUT.gguf argument"}
+			}
+			tok := c.String("tokenizer")
+			if tok == "" {
+				var err error
+				if tok, err = defaultTokenizer(); err != nil {
+					return err
+				}
+			}
+			info, err := llm.WriteTinyModel(c.Args().First(), llm.TinyOptions{
+				Tokenizer: tok, Seed: c.Uint64("seed"),
+				Layers: c.Int("layers"), Embd: c.Int("embd"), Heads: c.Int("heads"),
+				KVHeads: c.Int("kv-heads"), FF: c.Int("ff"),
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool(flagJSON.Name) {
+				return printJSON(info)
+			}
+			fmt.Printf("%s: %d bytes (%.1f MiB), %d parameters, %d-token vocabulary, sha256 %s\n",
+				info.Path, info.Bytes, float64(info.Bytes)/(1<<20), info.NParams, info.NVocab, info.SHA256)
+			return nil
+		},
+	})
+}
+
+// defaultTokenizer returns the tokenizer.json of the cached default embedder,
+// or an error saying how to fetch it.
+func defaultTokenizer() (string, error) {
+	man, err := models.Load()
+	if err != nil {
+		return "", err
+	}
+	md, err := man.Default("embedder")
+	if err != nil {
+		return "", err
+	}
+	dir, err := md.Path()
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "tokenizer.json")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("default embedder's tokenizer %s is not in the cache: run `make models` (or pass --tokenizer)", p)
+	}
+	return p, nil
+}
