@@ -1,9 +1,22 @@
 package llm
 
 /*
+#cgo linux LDFLAGS: -ldl
 #include <stdlib.h>
+#include <dlfcn.h>
 #include "llama.h"
 #include "ggml-backend.h"
+
+// fragility_dlopen_error tries to load a shared library the way ggml does and
+// returns why it failed, or NULL when it loads.
+static const char *fragility_dlopen_error(const char *path) {
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		return dlerror();
+	}
+	dlclose(h);
+	return NULL;
+}
 */
 import "C"
 
@@ -11,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unsafe"
 )
 
@@ -111,6 +125,36 @@ func BackendSummary(gpuLayers int) string {
 		return "CPU"
 	}
 	d := g[0]
-	return fmt.Sprintf("%s (%s, %d MiB, compute %d.%d), %d layers offloaded", d.Name, d.Description,
-		d.MemoryTotal>>20, d.ComputeMajor, d.ComputeMinor, gpuLayers)
+	layers := fmt.Sprintf("%d layers", gpuLayers)
+	if gpuLayers < 0 {
+		layers = "all layers"
+	}
+	return fmt.Sprintf("%s (%s, %d MiB, compute %d.%d), %s offloaded", d.Name, d.Description,
+		d.MemoryTotal>>20, d.ComputeMajor, d.ComputeMinor, layers)
+}
+
+// GPUProblem explains why no GPU device is available although dir holds a
+// GPU backend library (libggml-cuda.so and the like): ggml loads backends
+// silently, so the reason (a missing libcudart or driver, an incompatible
+// build) would otherwise be lost. It returns "" when a GPU device is
+// registered or dir holds no GPU backend library.
+func GPUProblem(dir string) string {
+	if dir == "" || len(GPUs()) > 0 {
+		return ""
+	}
+	libs, _ := filepath.Glob(filepath.Join(dir, "libggml-*.so"))
+	for _, lib := range libs {
+		base := filepath.Base(lib)
+		if strings.HasPrefix(base, "libggml-base") || strings.HasPrefix(base, "libggml-cpu") {
+			continue
+		}
+		clib := C.CString(lib)
+		msg := C.fragility_dlopen_error(clib)
+		C.free(unsafe.Pointer(clib))
+		if msg != nil {
+			return fmt.Sprintf("%s cannot be loaded: %s", lib, C.GoString(msg))
+		}
+		return fmt.Sprintf("%s loads but reports no usable GPU (is the NVIDIA driver installed and a GPU visible?)", lib)
+	}
+	return ""
 }

@@ -56,8 +56,12 @@ func loadParams(c *cli.Context) llm.Params {
 	dir := llm.LoadBackends(c.String(flagBackend.Name))
 	gpu := c.Int(flagGPULayers.Name)
 	if len(llm.GPUs()) == 0 {
-		if c.IsSet(flagGPULayers.Name) && gpu != 0 {
-			fmt.Fprintf(os.Stderr, "fragility: no GPU backend found in %s; running on CPU\n", dir)
+		if gpu != 0 {
+			if why := llm.GPUProblem(dir); why != "" {
+				fmt.Fprintf(os.Stderr, "fragility: %s; running on CPU\n", why)
+			} else {
+				fmt.Fprintf(os.Stderr, "fragility: no GPU backend in %s (see `make cuda`); running on CPU\n", dir)
+			}
 		}
 		gpu = 0
 	}
