@@ -113,7 +113,7 @@ func Load(path string, p Params) (*Model, error) {
 	defer C.free(unsafe.Pointer(cpath))
 	model := C.llama_model_load_from_file(cpath, mp)
 	if model == nil {
-		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, orUnknown(takeLogTail()))
+		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, loadFailure(takeLogTail()))
 	}
 	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p}
 
@@ -253,14 +253,16 @@ func FileTypeByName(name string) (int, bool) {
 }
 
 // CheckGGUF checks, without llama.cpp, that path is a readable, non-empty
-// regular file that starts with the GGUF magic. Errors name the file.
+// regular file that starts with the GGUF magic, and that its header, metadata,
+// tensor table and size are sound and fit in memory (see validateGGUF).
+// Errors are one line that names the file and the problem.
 func CheckGGUF(path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no such file", path)
 		}
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: cannot read: %w", path, pathErrCause(err))
 	}
 	if st.IsDir() {
 		return fmt.Errorf("%s: is a directory, not a GGUF file", path)
@@ -268,9 +270,12 @@ func CheckGGUF(path string) error {
 	if st.Size() == 0 {
 		return fmt.Errorf("%s: empty file: %w", path, ErrNotGGUF)
 	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s: not a regular file (%v), not a GGUF file", path, st.Mode().Type())
+	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: cannot read: %w", path, pathErrCause(err))
 	}
 	defer fh.Close()
 	magic := make([]byte, 4)
