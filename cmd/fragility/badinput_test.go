@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	gguf "github.com/gpustack/gguf-parser-go"
+)
+
+// cpu are the flags that keep a test on the CPU and quiet about GPUs.
+var cpu = []string{"--gpu-layers", "0", "--threads", "2"}
+
+// logLLM makes llama.cpp print its log: a model load would then add many
+// lines to stderr, which oneErrorLine refuses.
+var logLLM = []string{"FRAGILITY_LLAMA_LOG=1"}
+
+// modelHeader returns the bytes of the default model before its tensor data
+// and the model's size.
+func modelHeader(t *testing.T) ([]byte, int64) {
+	t.Helper()
+	src := defaultLLM(t)
+	f, err := gguf.ParseGGUFFile(src, gguf.SkipLargeMetadata(), gguf.UseMMap())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	st, _ := fh.Stat()
+	h := make([]byte, f.TensorDataStartOffset)
+	if _, err := fh.ReadAt(h, 0); err != nil {
+		t.Fatal(err)
+	}
+	return h, st.Size()
+}
+
+// sparseModel writes header and extends the file with zeros to size.
+func sparseModel(t *testing.T, path string, header []byte, size int64) string {
+	t.Helper()
+	if err := os.WriteFile(path, header, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// valueAt returns the offset of the type field of a metadata key's value.
+func valueAt(t *testing.T, header []byte, key string) int {
+	t.Helper()
+	var k bytes.Buffer
+	binary.Write(&k, binary.LittleEndian, uint64(len(key)))
+	k.WriteString(key)
+	i := bytes.Index(header, k.Bytes())
+	if i < 0 {
+		t.Fatalf("no key %s", key)
+	}
+	return i + k.Len()
+}
+
+// TestBadModelFiles runs `fragility inspect` and `fragility run` on bad model
+// files made here: each must fail with one error line naming the file and
+// the problem, exit 1, load nothing and crash nowhere.
+func TestBadModelFiles(t *testing.T) {
+	header, size := modelHeader(t)
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+
+	os.WriteFile(p("empty.gguf"), nil, 0o644)
+	os.WriteFile(p("garbage.gguf"), bytes.Repeat([]byte("garbage!"), 1000), 0o644)
+	os.Mkdir(p("dir.gguf"), 0o755)
+	os.WriteFile(p("truncated.gguf"), append(bytes.Clone(header), make([]byte, 4096)...), 0o644)
+	arch := valueAt(t, header, "general.architecture")
+	h := bytes.Clone(header)
+	binary.LittleEndian.PutUint32(h[arch:], 0x99) // a value type GGUF does not have
+	sparseModel(t, p("corrupt-metadata.gguf"), h, size)
+	h = bytes.Clone(header)
+	binary.LittleEndian.PutUint32(h[valueAt(t, header, "gemma3.block_count")+4:], 0)
+	sparseModel(t, p("zero-layers.gguf"), h, size)
+	h = bytes.Clone(header)
+	copy(h[arch+12:], "mamba9")
+	sparseModel(t, p("unknown-arch.gguf"), h, size)
+
+	cases := []struct {
+		name, path string
+		env        []string
+		want       string
+	}{
+		{"missing", p("missing.gguf"), nil, "missing.gguf: no such file"},
+		{"directory", p("dir.gguf"), nil, "dir.gguf: is a directory, not a GGUF file"},
+		{"empty", p("empty.gguf"), nil, "empty.gguf: empty file: not a GGUF file"},
+		{"not GGUF", p("garbage.gguf"), nil, `garbage.gguf: not a GGUF file (bad magic "garb")`},
+		{"truncated", p("truncated.gguf"), nil, "truncated.gguf: truncated GGUF (or a corrupt tensor table): its tensors need 246587904 bytes after the header but only 4096 are there"},
+		{"corrupt metadata", p("corrupt-metadata.gguf"), nil, "corrupt-metadata.gguf: corrupt GGUF header or metadata: read metadata kv 0: invalid value type: GGUFMetadataValueType(153)"},
+		{"zero layers", p("zero-layers.gguf"), nil, "zero-layers.gguf: corrupt GGUF metadata: gemma3.block_count is 0"},
+		{"unknown architecture", p("unknown-arch.gguf"), nil, `unknown-arch.gguf: unknown model architecture "mamba9" (general.architecture): llama.cpp ec98e2002 does not support it`},
+		{"too large", defaultLLM(t), []string{"FRAGILITY_MEM_AVAILABLE=50000000"}, "gemma-3-270m-q4_k_m.gguf: too large for this machine: its tensors need 235.2 MiB but only 47.7 MiB of memory is available (FRAGILITY_MEM_AVAILABLE)"},
+	}
+	for _, c := range cases {
+		env := append(append([]string(nil), logLLM...), c.env...)
+		r := fragility(t, env, append(append([]string{"inspect"}, cpu...), c.path)...)
+		oneErrorLine(t, "inspect "+c.name, r, "fragility: "+c.path+": ", c.want)
+	}
+	// The same through `run`: refused before the output directory exists.
+	for _, c := range []int{4, 7, 8} {
+		out := filepath.Join(dir, "run-"+strings.ReplaceAll(cases[c].name, " ", "-"))
+		env := append(append([]string(nil), logLLM...), cases[c].env...)
+		r := fragility(t, env, append([]string{"run", "--no-ddc", "--model", cases[c].path, "--out", out}, cpu...)...)
+		oneErrorLine(t, "run "+cases[c].name, r, cases[c].want)
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("run %s: %s was created", cases[c].name, out)
+		}
+	}
+}
+
+// TestUnreadableModel makes a mode-000 model file. Root reads any file, so
+// when the tests run as root the command runs as user nobody (65534).
+func TestUnreadableModel(t *testing.T) {
+	bin := fragilityBin(t)
+	dir, err := os.MkdirTemp("", "fragility-unreadable-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	p := filepath.Join(dir, "locked.gguf")
+	if err := os.WriteFile(p, []byte("GGUF\x03\x00\x00\x00"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(p, 0o000)
+	cmd := exec.Command(bin, append(append([]string{"inspect"}, cpu...), p)...)
+	cmd.Env = append(os.Environ(), "HOME="+dir)
+	if os.Geteuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	}
+	r := wait(t, cmd, start(t, cmd))
+	oneErrorLine(t, "unreadable", r, "fragility: "+p+": cannot read: permission denied")
+}
+
+// TestBadEmbedder points --embedder at directories that are not a sentence
+// embedder: the run stops before any model loads and before its directory
+// is made.
+func TestBadEmbedder(t *testing.T) {
+	dir := t.TempDir()
+	notONNX := filepath.Join(dir, "not-onnx")
+	os.Mkdir(notONNX, 0o755)
+	os.WriteFile(filepath.Join(notONNX, "model.onnx"), []byte("this is not a protobuf message at all"), 0o644)
+	os.WriteFile(filepath.Join(notONNX, "tokenizer.json"), []byte("{}"), 0o644)
+	noTok := filepath.Join(dir, "no-tokenizer")
+	os.Mkdir(noTok, 0o755)
+	os.WriteFile(filepath.Join(noTok, "model.onnx"), []byte{0x08, 0x07}, 0o644)
+	file := filepath.Join(dir, "model.onnx")
+	os.WriteFile(file, []byte{0x08, 0x07}, 0o644)
+	for _, c := range []struct{ name, path, want string }{
+		{"not ONNX", notONNX, "not an ONNX model"},
+		{"no tokenizer.json", noTok, "no-tokenizer: no tokenizer.json"},
+		{"a file, not a directory", file, "model.onnx: not a directory"},
+		{"missing", filepath.Join(dir, "nowhere"), "nowhere: no such file or directory"},
+	} {
+		out := filepath.Join(dir, "out")
+		r := fragility(t, logLLM, append([]string{"run", "--embedder", c.path, "--out", out}, cpu...)...)
+		oneErrorLine(t, c.name, r, "fragility: embed: ", c.path, c.want)
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: %s was created", c.name, out)
+		}
+	}
+}
+
+// shelf is a valid own-format template the template cases below break.
+const shelf = `id: shelf
+relation: add-subtract
+steps: 2
+variables:
+  name: {pool: names_female, base: Mia}
+  books: {min: 5, max: 40, base: 12}
+  lent: {min: 1, max: 4, base: 3}
+conditions:
+  - lent < books
+answer: (books - lent) * 2
+question: "{name} has {books} books and lends {lent} to a friend. What is twice the number she keeps?"
+`
+
+// TestBadTemplates runs `fragility run --templates BAD`: a clear error with
+// file and line, before any model loads (llama.cpp's log stays empty) and
+// before the output directory is made.
+func TestBadTemplates(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte(shelf), 0o644)
+	if r := fragility(t, nil, "templates", "check", good); r.code != 0 {
+		t.Fatalf("the good template fails its check: %s%s", r.stdout, r.stderr)
+	}
+	for _, c := range []struct{ name, old, new, variants, want string }{
+		{"syntax error", "lent: {min: 1, max: 4, base: 3}", "lent: {min: 1, max: 4, base: 3", "base", "bad.yaml:6: syntax error: did not find expected ',' or '}'"},
+		{"unknown variable", "answer: (books - lent) * 2", "answer: (books - lent) * shelves", "base", `bad.yaml:10: template shelf: answer: unknown variable "shelves"`},
+		{"unknown helper", "answer: (books - lent) * 2", "answer: sqrt(books - lent)", "base", `unknown helper "sqrt"`},
+		{"unknown pool", "pool: names_female", "pool: planets", "base", `bad.yaml:5: template shelf: variable name: unknown pool "planets"`},
+		{"division by zero", "answer: (books - lent) * 2", "answer: books / (lent - 3)", "base", "division by zero"},
+		{"non-integer answer", "answer: (books - lent) * 2", "answer: books / 5", "base", "answer 2.4 is not an integer"},
+		{"unsatisfiable", "  - lent < books", "  - books * lent == 36\n  - books == 12", "base,numbers", "no valid numbers instance"},
+	} {
+		bad := filepath.Join(dir, "bad.yaml")
+		src := strings.Replace(shelf, c.old, c.new, 1)
+		if src == shelf {
+			t.Fatalf("%s: %q not in the template", c.name, c.old)
+		}
+		os.WriteFile(bad, []byte(src), 0o644)
+		out := filepath.Join(dir, "out")
+		r := fragility(t, logLLM, append([]string{"run", "--no-ddc", "--templates", bad, "--variants", c.variants, "--out", out}, cpu...)...)
+		oneErrorLine(t, c.name, r, bad, c.want)
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: %s was created", c.name, out)
+		}
+	}
+}
+
+// TestOutputDirChecks: an existing run directory is not overwritten without
+// --force, and an unwritable or full one is refused before a model loads.
+func TestOutputDirChecks(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing")
+	os.Mkdir(existing, 0o755)
+	keep := filepath.Join(existing, "results.csv")
+	os.WriteFile(keep, []byte("precious\n"), 0o644)
+	r := fragility(t, logLLM, append([]string{"run", "--no-ddc", "--out", existing}, cpu...)...)
+	oneErrorLine(t, "existing directory", r, "output directory "+existing+" already exists and is not empty: use --force to overwrite it or --resume to finish it")
+	if b, _ := os.ReadFile(keep); string(b) != "precious\n" {
+		t.Errorf("existing results.csv changed to %q", b)
+	}
+
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	under := filepath.Join(file, "run")
+	r = fragility(t, logLLM, append([]string{"run", "--no-ddc", "--out", under}, cpu...)...)
+	oneErrorLine(t, "under a file", r, "output directory "+under+": mkdir "+file+": not a directory")
+
+	r = fragility(t, logLLM, append([]string{"run", "--no-ddc", "--resume", filepath.Join(dir, "never-ran")}, cpu...)...)
+	oneErrorLine(t, "resume of nothing", r, "never-ran")
+
+	full := filepath.Join(dir, "full")
+	os.Mkdir(full, 0o755)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", full).CombinedOutput(); err != nil {
+		t.Skipf("full disk: cannot mount a 16 KiB tmpfs to fill (%v: %s)", err, bytes.TrimSpace(out))
+	}
+	defer exec.Command("umount", full).Run()
+	out := filepath.Join(full, "run")
+	r = fragility(t, logLLM, append([]string{"run", "--no-ddc", "--out", out}, cpu...)...)
+	oneErrorLine(t, "full disk", r, "output directory "+out+": cannot write (disk full?): ", "no space left on device")
+}
