@@ -6,14 +6,15 @@ package llm
 import "C"
 
 import (
-	"runtime"
 	"sync"
 	"unsafe"
 )
 
 // EntropyWorkers is the number of goroutines that compute the blocks of one
-// entropy pass (default: GOMAXPROCS). The result does not depend on it.
-var EntropyWorkers = runtime.GOMAXPROCS(0)
+// entropy pass. The default is 1: during generation each pass already runs
+// beside the next llama_decode, and more workers would take cores from
+// llama.cpp's threads. The result does not depend on it.
+var EntropyWorkers = 1
 
 // maxLogit returns the largest logit, its lowest index, and whether a NaN
 // is present.

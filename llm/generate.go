@@ -37,6 +37,9 @@ type GenerateOptions struct {
 	// index (math/rand/v2), so a draw is reproducible.
 	Temperature float64 `json:"temperature"`
 	Seed        uint64  `json:"seed"`
+	// IgnoreEOS keeps generating past end-of-generation tokens, for timing
+	// runs that need exactly MaxTokens tokens (fragility bench).
+	IgnoreEOS bool `json:"ignore_eos,omitempty"`
 }
 
 // TokenRecord is what is recorded for each generated token. Entropy is of the
@@ -59,6 +62,11 @@ type Generation struct {
 	PrefillSec    float64       `json:"prefill_seconds"`
 	DecodeSec     float64       `json:"decode_seconds"` // llama_decode time of the generated tokens
 	EntropySec    float64       `json:"entropy_seconds"`
+	// GenWallSec is the wall time from the end of this batch's last prefill
+	// to the end of generation: every decode after the prompts and every
+	// per-token pass (entropy, record, stop check) of all sequences.
+	GenWallSec float64 `json:"gen_wall_seconds"`
+	entSec        []float64 // per-token entropy pass time
 	stopped       bool
 	pos           int
 	rng           *rand.Rand
@@ -123,7 +131,7 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 
 	gens := make([]*Generation, len(prompts))
 	for s, p := range prompts {
-		g := &Generation{PromptTokens: len(p)}
+		g := &Generation{PromptTokens: len(p), Tokens: make([]TokenRecord, 0, opt.MaxTokens)}
 		if opt.Temperature > 0 {
 			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
 		}
@@ -151,6 +159,18 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			return nil, err
 		}
 	}
+	tGen := time.Now()
+	defer func() {
+		m.passes.Wait() // never leave a pass writing into a result
+		w := time.Since(tGen).Seconds()
+		for _, g := range gens {
+			g.GenWallSec = w
+			g.EntropySec = 0
+			for _, x := range g.entSec {
+				g.EntropySec += x
+			}
+		}
+	}()
 	for {
 		n := 0
 		for s, g := range gens {
@@ -164,6 +184,9 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			n++
 		}
 		if n == 0 {
+			if err := m.waitPasses(); err != nil {
+				return nil, err
+			}
 			break
 		}
 		m.batch.n_tokens = C.int32_t(n)
@@ -185,31 +208,66 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 	return gens, nil
 }
 
-// step reads the logits at batch slot i (-1: the last output), records the
-// chosen token and decides whether g stops.
+// step reads the logits at batch slot i (-1: the last output), chooses the
+// token and decides whether g stops. For greedy decoding only the argmax is
+// needed before the next llama_decode, so the logits are copied and the
+// entropy pass runs in a goroutine, overlapping the next decode; m.passes
+// collects it. Temperature sampling needs the distribution first and runs
+// the pass inline. Either way the numbers are the same: Entropy is
+// deterministic.
 func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	ptr := C.llama_get_logits_ith(m.ctx, C.int32_t(i))
 	if ptr == nil {
 		return fmt.Errorf("generate: llama.cpp returned no logits for batch slot %d", i)
 	}
 	logits := unsafe.Slice((*float32)(unsafe.Pointer(ptr)), m.meta.NVocab)
-	t0 := time.Now()
-	d, err := Entropy(logits)
-	if err != nil {
-		return fmt.Errorf("generate: token %d: %w", len(g.Tokens), err)
-	}
-	g.EntropySec += time.Since(t0).Seconds()
-	tok := d.ArgMax
+	k := len(g.Tokens)
+	var rec TokenRecord
 	if opt.Temperature > 0 {
-		tok = sample(logits, d.Max, opt.Temperature, g.rng)
+		t0 := time.Now()
+		d, err := Entropy(logits)
+		if err != nil {
+			return fmt.Errorf("generate: token %d: %w", k, err)
+		}
+		g.entSec = append(g.entSec, time.Since(t0).Seconds())
+		rec.ID = sample(logits, d.Max, opt.Temperature, g.rng)
+		fillRecord(&rec, d, logits[rec.ID])
+	} else {
+		mx, arg, nan := maxLogit(logits)
+		if nan || math.IsInf(float64(mx), 0) {
+			return fmt.Errorf("generate: token %d: logits contain NaN or an infinite maximum", k)
+		}
+		rec.ID = Token(arg)
+		buf := m.logitBuf()
+		copy(buf, logits)
+		g.entSec = append(g.entSec, 0)
+		m.passes.Add(1)
+		m.passSem <- struct{}{}
+		go func(rec *TokenRecord, id Token, sec *float64) {
+			defer func() { <-m.passSem; m.passes.Done() }()
+			t0 := time.Now()
+			d, err := Entropy(buf)
+			*sec = time.Since(t0).Seconds()
+			if err != nil {
+				m.passErr.CompareAndSwap(nil, &err)
+				return
+			}
+			fillRecord(rec, d, buf[id])
+			m.bufPool.Put(&buf)
+		}(&g.Tokens[:k+1][k], rec.ID, &g.entSec[k])
 	}
-	lp := d.LogProb(logits[tok])
-	rec := TokenRecord{ID: tok, EntropyBits: d.EntropyBits, LogProb: lp, Prob: math.Exp(lp), TopProb: d.TopProb()}
-	eog := m.IsEndOfGeneration(tok)
+	eog := m.IsEndOfGeneration(rec.ID) && !opt.IgnoreEOS
 	if !eog {
-		rec.Piece = m.Piece(tok)
+		rec.Piece = m.Piece(rec.ID)
 	}
-	g.Tokens = append(g.Tokens, rec)
+	g.Tokens = g.Tokens[:k+1]
+	// Only ID and Piece are written here; the pass goroutine writes the
+	// entropy fields of the same element, which does not move: g.Tokens has
+	// capacity MaxTokens from the start.
+	g.Tokens[k].ID, g.Tokens[k].Piece = rec.ID, rec.Piece
+	if opt.Temperature > 0 {
+		g.Tokens[k] = rec
+	}
 	switch {
 	case eog:
 		g.stopped, g.StopReason = true, StopEOS
@@ -231,6 +289,31 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 		g.stopped, g.StopReason = true, StopMaxTokens
 	case g.pos+1 >= m.params.NCtx:
 		g.stopped, g.StopReason = true, StopContextFull
+	}
+	return nil
+}
+
+// fillRecord sets the entropy fields of rec from the distribution d and the
+// raw logit of the chosen token.
+func fillRecord(rec *TokenRecord, d Dist, chosen float32) {
+	lp := d.LogProb(chosen)
+	rec.EntropyBits, rec.LogProb, rec.Prob, rec.TopProb = d.EntropyBits, lp, math.Exp(lp), d.TopProb()
+}
+
+// logitBuf returns a [n_vocab] buffer from the model's pool.
+func (m *Model) logitBuf() []float32 {
+	if b, ok := m.bufPool.Get().(*[]float32); ok {
+		return *b
+	}
+	return make([]float32, m.meta.NVocab)
+}
+
+// waitPasses waits for every entropy pass in flight and returns the first
+// error one of them met.
+func (m *Model) waitPasses() error {
+	m.passes.Wait()
+	if e := m.passErr.Swap(nil); e != nil {
+		return fmt.Errorf("generate: %w", *e)
 	}
 	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -82,6 +84,12 @@ type Model struct {
 	batch  C.struct_llama_batch
 	params Params
 	meta   Metadata
+
+	// Entropy passes that overlap the next llama_decode (see step).
+	passes  sync.WaitGroup
+	passSem chan struct{}
+	passErr atomic.Pointer[error]
+	bufPool sync.Pool
 }
 
 // ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
@@ -115,7 +123,7 @@ func Load(path string, p Params) (*Model, error) {
 	if model == nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, loadFailure(takeLogTail()))
 	}
-	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p}
+	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p, passSem: make(chan struct{}, 2*p.NSeq+2)}
 
 	cp := C.llama_context_default_params()
 	cp.n_ctx = C.uint32_t(p.NCtx * p.NSeq)

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "bench",
+		Usage: "measure the harness's cost on top of llama.cpp (bare decode vs generation with exact entropy vs batched items)",
+		Description: `Measures in one run, as llama-bench does (one warm-up, then --reps repeats, mean ± sd):
+  (a) a bare llama_decode loop: --pp prompt tokens, then --tg single-token decodes, no logits read,
+      no entropy, no sampling;
+  (b) fragility's generation on the same shape, with the exact full-vocabulary entropy and the
+      per-token record of every token;
+  (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
+      instances, seeded order) decoded one at a time and --batch at a time;
+and prints the ratios b/a and c/b, the DDC classifier's share of the time, the threads and the
+build flags.
+
+Examples:
+   fragility bench
+   fragility bench --model my.gguf --threads 8 --pp 512 --tg 128 --reps 5
+   fragility bench --batch 8 --items 16 --json`,
+		Flags: append(modelFlags(), flagJSON,
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (default: the cached default model)"},
+			&cli.IntFlag{Name: "pp", Value: 64, Usage: "prompt tokens of (a) and (b)"},
+			&cli.IntFlag{Name: "tg", Value: 128, Usage: "generated tokens of (a) and (b)"},
+			&cli.IntFlag{Name: "reps", Value: 3, Usage: "repeats of (a) and (b)"},
+			&cli.IntFlag{Name: "batch", Value: 4, Usage: "sequences per llama_batch in (c)"},
+			&cli.IntFlag{Name: "items", Value: 8, Usage: "demo items timed in (c)"},
+			&cli.IntFlag{Name: "shots", Value: 3, Usage: "few-shot exemplars of the items in (c), as make demo uses"},
+			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget of the items in (c)"},
+			&cli.BoolFlag{Name: "no-ddc", Usage: "do not time the DDC classifier"},
+		),
+		Action: func(c *cli.Context) error {
+			path := c.String("model")
+			if path == "" {
+				var err error
+				if path, err = defaultModelPath("llm"); err != nil {
+					return err
+				}
+			}
+			cfg := probe.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
+				Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
+				Seed: int64(c.Uint64(flagSeed.Name))}
+			var cls probe.Classifier
+			if !c.Bool("no-ddc") {
+				f, _, closer, err := openClassifier("", "main")
+				if err != nil {
+					return err
+				}
+				defer closer()
+				cls = f
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+			r, err := probe.Bench(ctx, cfg, cls, logf)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(r)
+			}
+			printBench(r)
+			return nil
+		},
+	})
+}
+
+func printBench(r *probe.BenchResult) {
+	fmt.Printf("model        %s (n_vocab %d)\n", r.Model, r.NVocab)
+	fmt.Printf("threads      %d\nbuild flags  %s\n\n", r.Threads, r.BuildFlags)
+	fmt.Printf("| %-58s | %-22s |\n", "measurement", "value")
+	fmt.Printf("|%s|%s|\n", dashes(60), dashes(24))
+	row := func(k, v string) { fmt.Printf("| %-58s | %-22s |\n", k, v) }
+	row(fmt.Sprintf("(a) bare llama_decode, prompt (pp %d), tokens/s", r.PP), fmt.Sprintf("%.1f ± %.1f", r.BarePP.Mean, r.BarePP.SD))
+	row(fmt.Sprintf("(a) bare llama_decode, generation (tg %d), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.BareTG.Mean, r.BareTG.SD))
+	row(fmt.Sprintf("(b) generation + exact entropy + record (tg %d), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
+	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
+	row("ratio b/a (target ≥ 0.97)", fmt.Sprintf("%.3f", r.RatioBA))
+	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
+	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))
+	row("ratio c/b: batched / one at a time (target ≥ 1.5)", fmt.Sprintf("%.2f", r.RatioCB))
+	if r.DDCSec > 0 {
+		row("DDC classifier on the same items, seconds", fmt.Sprintf("%.2f", r.DDCSec))
+		row("DDC share of a one-at-a-time run (target < 5%)", fmt.Sprintf("%.1f%%", 100*r.DDCShare))
+	}
+	fmt.Printf("\n%d repeats after one warm-up; mean ± sample sd.\n", r.Reps)
+}
+
+func dashes(n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '-'
+	}
+	return string(b)
+}

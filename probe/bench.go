@@ -1,0 +1,220 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/templates"
+)
+
+// BenchConfig defines `fragility bench`.
+type BenchConfig struct {
+	Model     string
+	Params    llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
+	PP, TG    int        // prompt and generated tokens of (a) and (b)
+	Reps      int        // repeats of (a) and (b) after one warm-up each
+	Batch     int        // sequences per llama_batch in (c)
+	Items     int        // probe items of the demo matrix timed in (c)
+	Shots     int        // few-shot exemplars of the items in (c)
+	MaxTokens int        // output budget of the items in (c)
+	Seed      int64
+}
+
+// Rate is a mean and sample standard deviation over repeats.
+type Rate struct {
+	Mean float64   `json:"mean"`
+	SD   float64   `json:"sd"`
+	Runs []float64 `json:"runs"`
+}
+
+func newRate(xs []float64) Rate {
+	r := Rate{Runs: xs}
+	for _, x := range xs {
+		r.Mean += x
+	}
+	r.Mean /= float64(len(xs))
+	if len(xs) > 1 {
+		var ss float64
+		for _, x := range xs {
+			ss += (x - r.Mean) * (x - r.Mean)
+		}
+		r.SD = math.Sqrt(ss / float64(len(xs)-1))
+	}
+	return r
+}
+
+// BenchResult is what `fragility bench` prints. Rates are per second.
+type BenchResult struct {
+	Model      string  `json:"model"`
+	Threads    int     `json:"threads"`
+	BuildFlags string  `json:"build_flags"`
+	SystemInfo string  `json:"llama_system_info"`
+	NVocab     int     `json:"n_vocab"`
+	PP         int     `json:"pp"`
+	TG         int     `json:"tg"`
+	Reps       int     `json:"reps"`
+	BarePP     Rate    `json:"a_bare_prompt_tokens_per_s"`
+	BareTG     Rate    `json:"a_bare_gen_tokens_per_s"`
+	OursTG     Rate    `json:"b_ours_gen_tokens_per_s"`
+	EntropyMs  float64 `json:"b_entropy_ms_per_token"`
+	RatioBA    float64 `json:"ratio_b_over_a"`
+	Items      int     `json:"c_items"`
+	Batch      int     `json:"c_batch"`
+	SingleIPS  float64 `json:"c_single_items_per_s"`
+	BatchedIPS float64 `json:"c_batched_items_per_s"`
+	RatioCB    float64 `json:"ratio_c_over_b"`
+	DDCSec     float64 `json:"ddc_seconds"`
+	DDCShare   float64 `json:"ddc_share_of_single_run"` // DDC time / (DDC time + one-at-a-time generation time)
+}
+
+// Bench measures, in one run and as llama-bench does (a warm-up, then Reps
+// repeats, mean ± sd): (a) a bare llama_decode loop with no logits read and
+// no entropy, (b) Generate with the full-vocabulary entropy and the per-token
+// record on the same prompt length and token count, and (c) the first Items
+// items of the demo matrix (builtin templates × base/symbolic/noop × 2
+// instances, in the seeded order) decoded one at a time and Batch at a time.
+// classify, when not nil, is timed on the same items' questions (the DDC
+// share of a probe run).
+func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(string, ...any)) (*BenchResult, error) {
+	if cfg.PP < 1 || cfg.TG < 1 || cfg.Reps < 1 || cfg.Batch < 1 || cfg.Items < 1 {
+		return nil, fmt.Errorf("bench: pp, tg, reps, batch and items must be ≥ 1")
+	}
+	p := cfg.Params
+	p.NSeq = 1
+	if p.NCtx < cfg.PP+cfg.TG+8 {
+		p.NCtx = cfg.PP + cfg.TG + 8
+	}
+	if cfg.Params.NCtx < 2048 {
+		cfg.Params.NCtx = 2048 // the demo items of (c) with few-shot exemplars
+	}
+	m, err := llm.Load(cfg.Model, p)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	md := m.Metadata()
+	res := &BenchResult{Model: cfg.Model, Threads: m.Params().Threads, BuildFlags: llm.BuildFlags, SystemInfo: llm.SystemInfo(),
+		NVocab: md.NVocab, PP: cfg.PP, TG: cfg.TG, Reps: cfg.Reps, Items: cfg.Items, Batch: cfg.Batch}
+
+	prompt := make([]llm.Token, cfg.PP)
+	bos, _ := m.Tokenize("", true, false)
+	fill, err := m.Tokenize(" the", false, false)
+	if err != nil || len(fill) == 0 {
+		return nil, fmt.Errorf("bench: cannot tokenize the filler text")
+	}
+	for i := range prompt {
+		prompt[i] = fill[0]
+	}
+	if len(bos) > 0 {
+		prompt[0] = bos[0]
+	}
+	opt := llm.GenerateOptions{MaxTokens: cfg.TG + 1, IgnoreEOS: true}
+	logf("bench: warm-up")
+	if _, err := m.BenchDecode(ctx, cfg.PP, cfg.TG); err != nil {
+		return nil, err
+	}
+	if _, err := m.Generate(ctx, prompt, opt); err != nil {
+		return nil, err
+	}
+	var bpp, btg, otg []float64
+	var entSec float64
+	var entTok int
+	for r := 0; r < cfg.Reps; r++ {
+		logf("bench: repeat %d/%d: (a) bare decode, (b) generation with entropy", r+1, cfg.Reps)
+		t, err := m.BenchDecode(ctx, cfg.PP, cfg.TG)
+		if err != nil {
+			return nil, err
+		}
+		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
+		btg = append(btg, float64(t.GenTokens)/t.GenSec)
+		g, err := m.Generate(ctx, prompt, opt)
+		if err != nil {
+			return nil, err
+		}
+		// TG+1 tokens: the first comes from the prefill's logits, the other
+		// TG each cost one llama_decode, as (a)'s TG decodes do, plus the
+		// per-token work (entropy, record, piece) of all TG+1 tokens; the
+		// rate counts TG tokens, so (b) carries one pass more than it is
+		// credited for.
+		otg = append(otg, float64(cfg.TG)/g.GenWallSec)
+		entSec += g.EntropySec
+		entTok += len(g.Tokens)
+	}
+	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
+	res.EntropyMs = 1000 * entSec / float64(entTok)
+	res.RatioBA = res.OursTG.Mean / res.BareTG.Mean
+
+	// (c) probe items, one at a time and batched.
+	ts, err := templates.Builtin()
+	if err != nil {
+		return nil, err
+	}
+	vs := []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop}
+	set, err := templates.Generate(ts, templates.Options{Variants: vs, Instances: 2, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	order := Order(len(set.Instances), cfg.Seed)
+	if cfg.Items > len(order) {
+		cfg.Items = len(order)
+		res.Items = cfg.Items
+	}
+	var prompts [][]llm.Token
+	var questions []string
+	var stop []string
+	for _, k := range order[:cfg.Items] {
+		msgs, err := Messages(set.Instances[k].Question, cfg.Shots)
+		if err != nil {
+			return nil, err
+		}
+		r, err := m.RenderChat(msgs)
+		if err != nil {
+			return nil, err
+		}
+		stop = r.Stop
+		toks, err := m.Tokenize(r.Text, true, true)
+		if err != nil {
+			return nil, err
+		}
+		prompts = append(prompts, toks)
+		questions = append(questions, set.Instances[k].Question)
+	}
+	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop}
+	logf("bench: (c) %d demo items one at a time", cfg.Items)
+	t0 := time.Now()
+	for _, pr := range prompts {
+		if _, err := m.Generate(ctx, pr, iopt); err != nil {
+			return nil, err
+		}
+	}
+	single := time.Since(t0).Seconds()
+	res.SingleIPS = float64(cfg.Items) / single
+	bp := cfg.Params
+	bp.NSeq = cfg.Batch
+	bm, err := llm.Load(cfg.Model, bp)
+	if err != nil {
+		return nil, err
+	}
+	defer bm.Close()
+	logf("bench: (c) %d demo items, %d per batch", cfg.Items, cfg.Batch)
+	t0 = time.Now()
+	for i := 0; i < len(prompts); i += cfg.Batch {
+		if _, err := bm.GenerateBatch(ctx, prompts[i:min(i+cfg.Batch, len(prompts))], iopt); err != nil {
+			return nil, err
+		}
+	}
+	res.BatchedIPS = float64(cfg.Items) / time.Since(t0).Seconds()
+	res.RatioCB = res.BatchedIPS / res.SingleIPS
+	if classify != nil {
+		t0 = time.Now()
+		if _, err := classify(questions); err != nil {
+			return nil, err
+		}
+		res.DDCSec = time.Since(t0).Seconds()
+		res.DDCShare = res.DDCSec / (res.DDCSec + single)
+	}
+	return res, nil
+}
