@@ -55,17 +55,17 @@ type TokenRecord struct {
 
 // Generation is the result of one prompt.
 type Generation struct {
-	PromptTokens  int           `json:"prompt_tokens"`
-	Tokens        []TokenRecord `json:"tokens"`
-	Text          string        `json:"text"` // concatenated pieces, end-of-generation token excluded, cut at a stop string
-	StopReason    string        `json:"stop_reason"`
-	PrefillSec    float64       `json:"prefill_seconds"`
-	DecodeSec     float64       `json:"decode_seconds"` // llama_decode time of the generated tokens
-	EntropySec    float64       `json:"entropy_seconds"`
+	PromptTokens int           `json:"prompt_tokens"`
+	Tokens       []TokenRecord `json:"tokens"`
+	Text         string        `json:"text"` // concatenated pieces, end-of-generation token excluded, cut at a stop string
+	StopReason   string        `json:"stop_reason"`
+	PrefillSec   float64       `json:"prefill_seconds"`
+	DecodeSec    float64       `json:"decode_seconds"` // llama_decode time of the generated tokens
+	EntropySec   float64       `json:"entropy_seconds"`
 	// GenWallSec is the wall time from the end of this batch's last prefill
 	// to the end of generation: every decode after the prompts and every
 	// per-token pass (entropy, record, stop check) of all sequences.
-	GenWallSec float64 `json:"gen_wall_seconds"`
+	GenWallSec    float64   `json:"gen_wall_seconds"`
 	entSec        []float64 // per-token entropy pass time
 	stopped       bool
 	pos           int
