@@ -262,6 +262,9 @@ func Fetch(ctx context.Context, m *Model, dl Downloader, logf func(format string
 		if err := part.Close(); err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
+		if err := os.Chmod(part.Name(), 0o644); err != nil { // CreateTemp makes 0600
+			return fmt.Errorf("models: %w", err)
+		}
 		if sum := hex.EncodeToString(h.Sum(nil)); sum != f.SHA256 {
 			return fmt.Errorf("%s: assembled sha256 %s, want %s", f.Path, sum, f.SHA256)
 		}

@@ -36,7 +36,8 @@ type Manifest struct {
 	Started           string            `json:"started"`
 	Finished          string            `json:"finished,omitempty"`
 	Resumes           int               `json:"resumes"`
-	EmbedSeconds      float64           `json:"embed_seconds"`
+	EmbedSeconds      float64           `json:"embed_seconds"`      // classifier time, spent beside generation
+	EmbedWaitSeconds  float64           `json:"embed_wait_seconds"` // time the run waited for a DDC result
 	GenerationSeconds float64           `json:"generation_seconds"`
 	WallSeconds       float64           `json:"wall_seconds"`
 }

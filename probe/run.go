@@ -223,28 +223,21 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		return nil, err
 	}
 
-	// DDC reading of every distinct question, once, before any model loads.
-	ddc := map[string]DDC{}
-	if opt.Classifier != nil {
-		var qs []string
-		seen := map[string]bool{}
-		for _, in := range set.Instances {
-			if !seen[in.Question] {
-				seen[in.Question] = true
-				qs = append(qs, in.Question)
-			}
+	// DDC reading of every distinct question, once, in a goroutine that runs
+	// beside generation (in run order, so the first items are ready first).
+	order := Order(len(set.Instances), cfg.Seed)
+	var qs []string
+	seen := map[string]bool{}
+	for _, k := range order {
+		if q := set.Instances[k].Question; !seen[q] {
+			seen[q] = true
+			qs = append(qs, q)
 		}
-		t0 := time.Now()
-		rs, err := opt.Classifier(qs)
-		if err != nil {
-			return nil, fmt.Errorf("DDC classifier: %w", err)
-		}
-		for i, q := range qs {
-			ddc[q] = rs[i]
-		}
-		man.EmbedSeconds = time.Since(t0).Seconds()
-		logf("ddc: %d distinct prompts classified in %.2fs", len(qs), man.EmbedSeconds)
 	}
+	ddc := newDDCStore(opt.Classifier, qs)
+	defer func() {
+		man.EmbedSeconds, man.EmbedWaitSeconds = ddc.seconds()
+	}()
 
 	done, err := openStreams(out, opt.Resume)
 	if err != nil {
@@ -252,7 +245,6 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	}
 	defer done.close()
 
-	order := Order(len(set.Instances), cfg.Seed)
 	total := len(order) * len(cfg.Models)
 	finished := len(done.trials)
 	var genTokens int
@@ -303,6 +295,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	}
 	man.Status = "complete"
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
+	man.EmbedSeconds, man.EmbedWaitSeconds = ddc.seconds()
+	if opt.Classifier != nil {
+		logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(qs), man.EmbedSeconds, man.EmbedWaitSeconds)
+	}
 	man.GenerationSeconds = genSec
 	man.WallSeconds = time.Since(runStart).Seconds()
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
@@ -339,7 +335,7 @@ func prepareDir(dir string, force, resume bool) error {
 }
 
 // runModel runs every not-yet-done item of one model, NSeq at a time.
-func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cfg Config, man *Manifest, ddc map[string]DDC, st *streams, progress func(n, tokens int, sec float64)) error {
+func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
 	md := m.Metadata()
 	type prepared struct {
 		it       plannedItem
@@ -368,7 +364,10 @@ func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cf
 		for i, q := range queue {
 			g := gens[i]
 			ntok += len(g.Tokens)
-			tr := newTrial(q.it, md, cfg, ddc)
+			tr, err := newTrial(q.it, md, cfg, ddc)
+			if err != nil {
+				return err
+			}
 			tr.PromptTokens = len(q.tokens)
 			fillFromGeneration(&tr, g, wall/float64(len(queue)))
 			trials = append(trials, tr)
@@ -399,7 +398,10 @@ func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cf
 		}
 		man.noteRendering(mi, r)
 		if len(toks)+1 >= cfg.Params.NCtx {
-			tr := newTrial(it, md, cfg, ddc)
+			tr, err := newTrial(it, md, cfg, ddc)
+			if err != nil {
+				return err
+			}
 			tr.PromptTokens = len(toks)
 			tr.StopReason = "skipped"
 			tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: cfg.Params.NCtx}).Error()
@@ -420,7 +422,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cf
 }
 
 // newTrial fills the identity columns of a trial.
-func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc map[string]DDC) Trial {
+func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial, error) {
 	in := it.inst
 	id := IdentifyModel(md.Path, md.Name, md.Quantization)
 	t := Trial{
@@ -439,10 +441,14 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc map[string]DDC) T
 		Expected:     in.Answer,
 		Rule:         RuleNone,
 	}
-	if d, ok := ddc[in.Question]; ok {
+	d, ok, err := ddc.get(in.Question)
+	if err != nil {
+		return t, err
+	}
+	if ok {
 		t.DDCTop, t.DDCRunnerUp, t.DDCMargin = d.Top, d.RunnerUp, d.Margin
 	}
-	return t
+	return t, nil
 }
 
 // fillFromGeneration scores a generation and fills the outcome columns.

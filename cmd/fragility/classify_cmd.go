@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -84,11 +83,7 @@ func classifyAction(c *cli.Context) error {
 		return err
 	}
 	defer e.Close()
-	var opts []embed.ClassifierOption
-	if uc, err := os.UserCacheDir(); err == nil {
-		opts = append(opts, embed.WithCacheDir(filepath.Join(uc, "fragility", "ddc")))
-	}
-	cls, err := embed.NewClassifier(e, level, opts...)
+	cls, err := embed.NewClassifier(e, level, ddcCacheOptions()...)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/fragility/fragility/embed"
@@ -157,6 +158,15 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
+// ddcCacheOptions keeps DDC class vectors in the user cache directory
+// (fragility/ddc), keyed by the embedder's sha256 and the class texts.
+func ddcCacheOptions() []embed.ClassifierOption {
+	if uc, err := os.UserCacheDir(); err == nil {
+		return []embed.ClassifierOption{embed.WithCacheDir(filepath.Join(uc, "fragility", "ddc"))}
+	}
+	return nil
+}
+
 // openClassifier opens the embedder and DDC classifier for a run.
 func openClassifier(dir, level string) (probe.Classifier, *probe.Embedder, func(), error) {
 	if dir == "" {
@@ -173,13 +183,20 @@ func openClassifier(dir, level string) (probe.Classifier, *probe.Embedder, func(
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cls, err := embed.NewClassifier(e, lv)
-	if err != nil {
-		e.Close()
-		return nil, nil, nil, err
-	}
+	// The class vectors (about 10 s at main level the first time, then read
+	// from the cache) are computed on first use, inside the run's background
+	// DDC goroutine, so they overlap generation too.
+	var (
+		once   sync.Once
+		cls    *embed.Classifier
+		clsErr error
+	)
 	info := &probe.Embedder{Name: e.Name(), Path: e.ModelPath(), SHA256: e.SHA256(), Level: lv.String()}
 	f := func(texts []string) ([]probe.DDC, error) {
+		once.Do(func() { cls, clsErr = embed.NewClassifier(e, lv, ddcCacheOptions()...) })
+		if clsErr != nil {
+			return nil, clsErr
+		}
 		rs, err := cls.ClassifyAll(texts)
 		if err != nil {
 			return nil, err

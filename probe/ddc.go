@@ -1,0 +1,77 @@
+package probe
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ddcStore classifies questions in a background goroutine, one at a time in
+// the given order, so the embedder works beside generation instead of before
+// it; get blocks until a question's result is ready.
+type ddcStore struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	results map[string]DDC
+	err     error
+	enabled bool
+	work    time.Duration // classifier time
+	wait    time.Duration // time callers of get waited
+}
+
+func newDDCStore(classify Classifier, questions []string) *ddcStore {
+	s := &ddcStore{results: map[string]DDC{}, enabled: classify != nil}
+	s.cond = sync.NewCond(&s.mu)
+	if classify == nil {
+		return s
+	}
+	go func() {
+		for _, q := range questions {
+			t0 := time.Now()
+			r, err := classify([]string{q})
+			if err == nil && len(r) != 1 {
+				err = fmt.Errorf("classifier returned %d results for one text", len(r))
+			}
+			s.mu.Lock()
+			s.work += time.Since(t0)
+			if err != nil {
+				s.err = fmt.Errorf("DDC classifier: %w", err)
+				s.cond.Broadcast()
+				s.mu.Unlock()
+				return
+			}
+			s.results[q] = r[0]
+			s.cond.Broadcast()
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+// get returns the DDC reading of q, waiting for it if needed; ok is false
+// when DDC is disabled.
+func (s *ddcStore) get(q string) (DDC, bool, error) {
+	if !s.enabled {
+		return DDC{}, false, nil
+	}
+	t0 := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		if d, ok := s.results[q]; ok {
+			s.wait += time.Since(t0)
+			return d, true, nil
+		}
+		if s.err != nil {
+			return DDC{}, false, s.err
+		}
+		s.cond.Wait()
+	}
+}
+
+// seconds returns the classifier's working time and the time waited for it.
+func (s *ddcStore) seconds() (work, wait float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.work.Seconds(), s.wait.Seconds()
+}
