@@ -24,7 +24,7 @@ import (
 // Load fills in defaults (see Defaults).
 type Params struct {
 	GPULayers int  `json:"gpu_layers"` // layers offloaded to a GPU; -1 = all; 0 = CPU only
-	Threads   int  `json:"threads"`    // CPU threads for generation and batch processing; 0 = physical cores guess
+	Threads   int  `json:"threads"`    // CPU threads for generation and batch processing; 0 = DefaultThreads()
 	NCtx      int  `json:"n_ctx"`      // context length per sequence in tokens; 0 = 2048
 	NBatch    int  `json:"n_batch"`    // logical batch size in tokens; 0 = 512
 	NUBatch   int  `json:"n_ubatch"`   // physical batch size in tokens; 0 = n_batch
@@ -35,10 +35,17 @@ type Params struct {
 	Seed uint64 `json:"seed"`
 }
 
+// DefaultThreads is the default number of llama.cpp threads: every core but
+// one (at least 1). The spare core runs the entropy pass of the previous
+// token, which overlaps the next llama_decode, and the DDC embedder; on a
+// 2-core machine, llama.cpp's spinning threads slow down by several times
+// when they have to share their cores with that work.
+func DefaultThreads() int { return max(1, runtime.NumCPU()-1) }
+
 // Defaults returns p with every zero field replaced by its default.
 func (p Params) Defaults() Params {
 	if p.Threads <= 0 {
-		p.Threads = runtime.NumCPU()
+		p.Threads = DefaultThreads()
 	}
 	if p.NCtx <= 0 {
 		p.NCtx = 2048
