@@ -1,0 +1,181 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/embed"
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/templates"
+)
+
+func defaultPath(t *testing.T, kind string) string {
+	t.Helper()
+	man, err := models.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := man.Default(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := md.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("default %s missing (run `make models`): %v", kind, err)
+	}
+	return p
+}
+
+// TestRunEndToEnd runs the probe on the default model and embedder with a
+// tiny budget and checks that every file agrees with every other.
+func TestRunEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the default model")
+	}
+	e, err := embed.Open(defaultPath(t, "embedder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cls, err := embed.NewClassifier(e, embed.LevelMain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classify := func(texts []string) ([]DDC, error) {
+		rs, err := cls.ClassifyAll(texts)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]DDC, len(rs))
+		for i, r := range rs {
+			out[i] = DDC{Top: r.Top.Code, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
+		}
+		return out, nil
+	}
+	dir := t.TempDir()
+	cfg := Config{
+		Models:    []string{defaultPath(t, "llm")},
+		Templates: "builtin",
+		Variants:  []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
+		Instances: 1,
+		Seed:      3,
+		MaxTokens: 12,
+		Shots:     1,
+		Params:    llm.Params{Threads: 1, NCtx: 1024, NSeq: 2},
+		OutDir:    dir,
+	}
+	sum, err := Run(context.Background(), cfg, Options{Classifier: classify, Embedder: &Embedder{Name: e.Name(), SHA256: e.SHA256()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", f, err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, en := range entries {
+		if strings.Contains(en.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", en.Name())
+		}
+	}
+
+	// Row counts: one per planned item, and one trace per row.
+	ts, _ := templates.Builtin()
+	want := len(ts) * 3
+	f, _ := os.Open(filepath.Join(dir, FileResults))
+	trials, err := ReadResultsCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != want || sum.Trials != want {
+		t.Fatalf("%d rows, summary %d trials, want %d", len(trials), sum.Trials, want)
+	}
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != want {
+		t.Fatalf("%d traces, want %d", len(traces), want)
+	}
+	for i, tr := range traces {
+		if tr.ItemID != trials[i].ItemID || len(tr.Tokens) != trials[i].Tokens || tr.BatchSize < 1 {
+			t.Errorf("trace %d (%s, %d tokens) does not match row %s (%d tokens)", i, tr.ItemID, len(tr.Tokens), trials[i].ItemID, trials[i].Tokens)
+		}
+		if trials[i].DDCTop == "" || trials[i].DDCRunnerUp == "" {
+			t.Errorf("row %s has no DDC reading", trials[i].ItemID)
+		}
+	}
+
+	// Accuracies recomputed from the CSV equal the summary's.
+	raw, _ := os.ReadFile(filepath.Join(dir, FileResults))
+	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	k, n := map[string]int{}, map[string]int{}
+	for _, r := range recs[1:] {
+		if r[col["skip_reason"]] != "" {
+			continue
+		}
+		n[r[col["variant"]]]++
+		if r[col["correct"]] == "true" {
+			k[r[col["variant"]]]++
+		}
+	}
+	var stored Summary
+	data, _ := os.ReadFile(filepath.Join(dir, FileSummary))
+	if err := json.Unmarshal(data, &stored); err != nil {
+		t.Fatal(err)
+	}
+	narr, _ := os.ReadFile(filepath.Join(dir, FileNarrative))
+	for _, v := range stored.Models[0].Variants {
+		if v.K != k[v.Variant] || v.N != n[v.Variant] {
+			t.Errorf("%s: summary %d/%d, CSV %d/%d", v.Variant, v.K, v.N, k[v.Variant], n[v.Variant])
+		}
+		if frac := fmt.Sprintf("%d/%d", v.K, v.N); !strings.Contains(string(narr), frac) {
+			t.Errorf("narrative does not state %s accuracy %s", v.Variant, frac)
+		}
+	}
+
+	// The manifest holds what reproduces the run.
+	man, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Status != "complete" || man.LlamaCommit != llm.LlamaCommit || man.Models[0].SHA256 == "" ||
+		man.Models[0].Metadata == nil || man.Config.Params.NSeq != 2 || man.Embedder == nil || man.ExtractionRules == "" {
+		t.Errorf("manifest incomplete: %+v", man)
+	}
+
+	// report re-renders the same summary and narrative from the files.
+	if _, err := Report(dir); err != nil {
+		t.Fatal(err)
+	}
+	data2, _ := os.ReadFile(filepath.Join(dir, FileSummary))
+	narr2, _ := os.ReadFile(filepath.Join(dir, FileNarrative))
+	if !bytes.Equal(data, data2) || !bytes.Equal(narr, narr2) {
+		t.Error("report did not reproduce summary.json and narrative.md byte for byte")
+	}
+
+	// An existing run directory is not overwritten without Force.
+	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("second run into %s: %v, want a refusal naming --force", dir, err)
+	}
+}
