@@ -104,12 +104,31 @@ func runAction(c *cli.Context) error {
 
 	opt := probe.Options{Resume: resume != "", Force: c.Bool("force"), Log: os.Stderr,
 		ToolInfo: map[string]string{"name": "fragility", "version": version}}
-	if !c.Bool("no-ddc") {
-		cls, info, closer, err := openClassifier(c.String("embedder"), c.String("ddc-level"))
+	useDDC, embedDir, level, embedSHA := !c.Bool("no-ddc"), c.String("embedder"), c.String("ddc-level"), ""
+	if resume != "" {
+		// The run's manifest, not this command line, says whether and how
+		// prompts were classified: the resumed trials must match the others.
+		man, err := probe.ReadManifest(resume)
+		if err != nil {
+			return err
+		}
+		useDDC = man.Embedder != nil
+		if useDDC {
+			level, embedSHA = man.Embedder.Level, man.Embedder.SHA256
+			if embedDir == "" {
+				embedDir = filepath.Dir(man.Embedder.Path)
+			}
+		}
+	}
+	if useDDC {
+		cls, info, closer, err := openClassifier(embedDir, level)
 		if err != nil {
 			return err
 		}
 		defer closer()
+		if embedSHA != "" && info.SHA256 != embedSHA {
+			return fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", info.Path, embedSHA, info.SHA256)
+		}
 		opt.Classifier, opt.Embedder = cls, info
 	}
 	var bar *progressbar.ProgressBar
