@@ -1,0 +1,154 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tempLeft fails if dir holds a temporary file of writeAtomic or checkWritable.
+func tempLeft(t *testing.T, dir string) {
+	t.Helper()
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file %s left in %s", e.Name(), dir)
+		}
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "summary.json")
+	if err := writeAtomic(p, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeAtomic(p, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "two" {
+		t.Errorf("content %q, want two", b)
+	}
+	// A directory in the way: the rename fails, the error names the file,
+	// and the temporary file is removed.
+	blocked := filepath.Join(dir, "manifest.json")
+	os.Mkdir(blocked, 0o755)
+	os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644)
+	err := writeAtomic(blocked, []byte("{}"))
+	if err == nil || !strings.HasPrefix(err.Error(), blocked+": ") {
+		t.Errorf("rename onto a directory: error %v", err)
+	}
+	// No directory to write in at all.
+	if err := writeAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
+		t.Error("missing directory: no error")
+	}
+	tempLeft(t, dir)
+}
+
+func TestPrepareDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := prepareDir(filepath.Join(dir, "new"), false, false); err != nil {
+		t.Fatalf("new directory: %v", err)
+	}
+	tempLeft(t, filepath.Join(dir, "new"))
+	run := filepath.Join(dir, "run")
+	os.Mkdir(run, 0o755)
+	os.WriteFile(filepath.Join(run, FileResults), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(run, "notes.txt"), []byte("mine"), 0o644)
+	err := prepareDir(run, false, false)
+	if err == nil || !strings.Contains(err.Error(), "already exists and is not empty: use --force") {
+		t.Fatalf("existing run without --force: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(run, FileResults)); string(b) != "old" {
+		t.Error("refused run directory was changed")
+	}
+	if err := prepareDir(run, true, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(run, FileResults)); err == nil {
+		t.Error("--force kept the old results.csv")
+	}
+	if b, _ := os.ReadFile(filepath.Join(run, "notes.txt")); string(b) != "mine" {
+		t.Error("--force removed a file that is not the run's")
+	}
+	if err := prepareDir("", false, false); err == nil {
+		t.Error("empty --out: no error")
+	}
+	f := filepath.Join(dir, "file")
+	os.WriteFile(f, nil, 0o644)
+	if err := prepareDir(filepath.Join(f, "run"), false, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("directory under a file: %v", err)
+	}
+}
+
+func trialFor(id string) Trial {
+	return Trial{ItemID: id, ModelPath: "m.gguf", Variant: "base", Expected: "1", Rule: RuleNone, StopReason: "max_tokens", Response: "a, \"quoted\"\nanswer"}
+}
+
+// TestResumeKeepsWholeBatches writes what an interrupted run can leave (a
+// record cut short, a trace line cut short, a batch with one trace missing)
+// and checks that resuming keeps exactly the whole batches in both files.
+func TestResumeKeepsWholeBatches(t *testing.T) {
+	dir := t.TempDir()
+	s, err := openStreams(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Batch 1: a and b; batch 2: c alone (a skipped item); batch 3: d and e.
+	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
+		var trials []Trial
+		var traces []Trace
+		for _, id := range batch {
+			trials = append(trials, trialFor(id))
+			traces = append(traces, Trace{ItemID: id, BatchSize: len(batch), Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}})
+		}
+		if err := s.append(trials, traces); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.close()
+	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
+	res, _ := os.ReadFile(resPath)
+	tr, _ := os.ReadFile(trPath)
+
+	check := func(name string, res, tr []byte, want ...string) {
+		t.Helper()
+		os.WriteFile(resPath, res, 0o644)
+		os.WriteFile(trPath, tr, 0o644)
+		s, err := openStreams(dir, true)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		s.close()
+		var got []string
+		for _, x := range s.trials {
+			got = append(got, x.ItemID)
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: kept %v, want %v", name, got, want)
+		}
+		// Both files were rewritten with exactly those items.
+		f, _ := os.Open(resPath)
+		trials, err := ReadResultsCSV(f)
+		f.Close()
+		traces, terr := ReadTraces(dir)
+		if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {
+			t.Errorf("%s: rewritten files: %d trials (%v), %d traces (%v)", name, len(trials), err, len(traces), terr)
+		}
+		for i := range traces {
+			if traces[i].ItemID != want[i] || trials[i].Response != trialFor(want[i]).Response {
+				t.Errorf("%s: rewritten item %d: %+v", name, i, traces[i])
+			}
+		}
+		tempLeft(t, dir)
+	}
+	all := []string{"a", "b", "c", "d", "e"}
+	check("complete", res, tr, all...)
+	check("record cut short", res[:len(res)-5], tr, "a", "b", "c")
+	check("trace line cut short", res, tr[:len(tr)-10], "a", "b", "c")
+	lines := strings.SplitAfter(string(tr), "\n")
+	check("batch missing a trace", res, []byte(strings.Join(lines[:4], "")), "a", "b", "c")
+	check("first batch incomplete", res, []byte(lines[0]), []string{}...)
+	check("nothing finished", []byte(strings.SplitAfter(string(res), "\n")[0]), nil, []string{}...)
+}
