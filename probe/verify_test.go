@@ -1,0 +1,175 @@
+package probe
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/templates"
+)
+
+// issue6Model returns the path of the cached default LLM, or fails the test
+// saying how to fetch it.
+func issue6Model(t *testing.T) string {
+	t.Helper()
+	man, err := models.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := man.Default("llm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := md.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("default model: %v (run `make models`)", err)
+	}
+	return p
+}
+
+// tinyTemplates copies two built-in templates into a fresh directory.
+func tinyTemplates(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"baker.yaml", "stickers.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "templates", "builtin", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// tinyRun runs the two tiny templates on the given models: base and noop,
+// one instance, 16 tokens, nseq items per batch, no DDC.
+func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run")
+	cfg := Config{Models: modelPaths, Templates: tinyTemplates(t), Variants: variants,
+		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
+		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return out
+}
+
+func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
+	model := issue6Model(t)
+	dir := tinyRun(t, []string{model}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != 4 || traces[0].BatchSize != 2 {
+		t.Fatalf("expected 4 traces in batches of 2, got %d (batch %d)", len(traces), traces[0].BatchSize)
+	}
+
+	res, err := Verify(context.Background(), dir, VerifyOptions{})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if !res.OK() || res.Items != 4 || res.Tokens == 0 {
+		t.Fatalf("fresh run does not verify: %+v first %v", res, res.First)
+	}
+
+	// Flip the last bit of one entropy of the third item.
+	const ti = 2
+	tj := min(5, len(traces[ti].Tokens)-1)
+	orig := traces[ti].Tokens[tj].EntropyBits
+	flipped := math.Float64frombits(math.Float64bits(orig) ^ 1)
+	traces[ti].Tokens[tj].EntropyBits = flipped
+	writeTraces(t, dir, traces)
+
+	res, err = Verify(context.Background(), dir, VerifyOptions{})
+	if err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if res.OK() || res.Divergences != 1 || res.DivergentItems != 1 {
+		t.Fatalf("one flipped bit: %+v", res)
+	}
+	f := res.First
+	if f.Item != traces[ti].ItemID || f.Position != tj || f.Field != DivEntropy {
+		t.Errorf("first divergence %v, want item %s token %d entropy", f, traces[ti].ItemID, tj)
+	}
+	if !strings.Contains(f.Recorded, floatBits(flipped)) || !strings.Contains(f.Replayed, floatBits(orig)) {
+		t.Errorf("values: recorded %s replayed %s, want %s and %s", f.Recorded, f.Replayed, floatBits(flipped), floatBits(orig))
+	}
+
+	// A different recorded build refuses without --force, replays with it.
+	man, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man.BuildFlags = "CGO_CFLAGS=-O0"
+	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(context.Background(), dir, VerifyOptions{})
+	var em *EnvMismatchError
+	if !errors.As(err, &em) || len(em.Differences) != 1 || em.Differences[0].What != "build flags" || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("build flags differ: %v", err)
+	}
+	res, err = Verify(context.Background(), dir, VerifyOptions{Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Differences) != 1 || res.Divergences != 1 {
+		t.Errorf("forced: %+v", res)
+	}
+}
+
+func writeTraces(t *testing.T, dir string, traces []Trace) {
+	t.Helper()
+	var b strings.Builder
+	for _, tr := range traces {
+		line, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileTraces), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBatchGroups(t *testing.T) {
+	q := map[string]string{"a/base/0": "", "b/base/0": "", "c/base/0": ""}
+	tr := func(id string, batch int, skip string) Trace {
+		return Trace{ItemID: id, BatchSize: batch, SkipReason: skip, PromptTokenIDs: []llm.Token{2, 5}}
+	}
+	gs, err := batchGroups([]Trace{tr("m0/c/base/0", 0, "too long"), tr("m0/a/base/0", 2, ""), tr("m0/b/base/0", 2, ""), tr("m1/a/base/0", 1, "")}, 2, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gs) != 3 || !gs[0].skipped || len(gs[1].traces) != 2 || gs[2].model != 1 {
+		t.Errorf("groups: %+v", gs)
+	}
+	for name, c := range map[string][]Trace{
+		"batch cut short":      {tr("m0/a/base/0", 2, "")},
+		"batch across models":  {tr("m0/a/base/0", 2, ""), tr("m1/b/base/0", 2, "")},
+		"unknown model index":  {tr("m3/a/base/0", 1, "")},
+		"unknown instance":     {tr("m0/zzz/base/0", 1, "")},
+		"malformed item id":    {tr("a/base/0", 1, "")},
+		"batch size disagrees": {tr("m0/a/base/0", 2, ""), tr("m0/b/base/0", 1, "")},
+	} {
+		if _, err := batchGroups(c, 2, q); err == nil || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%s: error %v should name the line", name, err)
+		}
+	}
+}
