@@ -1,0 +1,642 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fragility/fragility/llm"
+)
+
+// Files a comparison writes into the run directory.
+const (
+	FileCompareCSV  = "compare.csv"
+	FileCompareMD   = "compare.md"
+	FileCompareJSON = "compare.json"
+)
+
+// CompareOptions are the settings of Compare.
+type CompareOptions struct {
+	// Reference names the reference model: a path as recorded in the
+	// manifest, or its file name. "" picks the file with the most bits per
+	// weight (see BitsPerWeight), the first one among equals.
+	Reference string
+	// Log receives one-line notices; may be nil.
+	Log io.Writer
+	// Progress, when set, is called after every scored item with the items
+	// scored so far and the number to score (items × compared models).
+	Progress func(done, total int)
+}
+
+// Distribution summarises per-token values in the way llama.cpp's
+// llama-perplexity --kl-divergence reports them: the mean with its standard
+// error, and the maximum, the 99.9, 99, 95 and 90th percentiles, the median,
+// the 10, 5, 1 and 0.1th percentiles and the minimum.
+//
+// SE = s/√n with s the sample standard deviation (n − 1 denominator); it
+// treats tokens as independent, which they are not (tokens of one answer are
+// correlated), so it understates the uncertainty, as llama.cpp's does.
+// Percentiles interpolate linearly between order statistics (Hyndman & Fan
+// 1996, definition 7). RMS is √(Σx²/n). All zero when N = 0.
+type Distribution struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	SE     float64 `json:"se"`
+	RMS    float64 `json:"rms"`
+	Max    float64 `json:"max"`
+	P999   float64 `json:"p99_9"`
+	P99    float64 `json:"p99"`
+	P95    float64 `json:"p95"`
+	P90    float64 `json:"p90"`
+	Median float64 `json:"median"`
+	P10    float64 `json:"p10"`
+	P5     float64 `json:"p5"`
+	P1     float64 `json:"p1"`
+	P01    float64 `json:"p0_1"`
+	Min    float64 `json:"min"`
+}
+
+// Describe computes the Distribution of xs (not modified).
+func Describe(xs []float64) Distribution {
+	n := len(xs)
+	if n == 0 {
+		return Distribution{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	var sum, sq float64
+	for _, v := range s {
+		sum += v
+		sq += v * v
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, v := range s {
+		ss += (v - mean) * (v - mean)
+	}
+	d := Distribution{N: n, Mean: mean, RMS: math.Sqrt(sq / float64(n)), Max: s[n-1], Min: s[0]}
+	if n > 1 {
+		d.SE = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
+	}
+	d.P999, d.P99, d.P95, d.P90 = quantile7(s, 0.999), quantile7(s, 0.99), quantile7(s, 0.95), quantile7(s, 0.90)
+	d.Median = quantile7(s, 0.5)
+	d.P10, d.P5, d.P1, d.P01 = quantile7(s, 0.10), quantile7(s, 0.05), quantile7(s, 0.01), quantile7(s, 0.001)
+	return d
+}
+
+// logSumExp returns ln Σ exp(l_i) of a row of logits in float64, max
+// subtracted (the standard overflow-safe form), summed in index order.
+func logSumExp(l []float32) float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = math.Max(m, float64(v))
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	var z float64
+	for _, v := range l {
+		z += math.Exp(float64(v) - m)
+	}
+	return m + math.Log(z)
+}
+
+// KLDivergence returns the Kullback–Leibler divergence
+//
+//	KL(P‖Q) = Σ_i p_i (ln p_i − ln q_i)    (Kullback & Leibler 1951)
+//
+// in nats, between P = softmax(ref) and Q = softmax(q) over the full rows of
+// raw logits (both [n_vocab]), with the log-softmax ln p_i = l_i − ln Σ_j
+// exp(l_j) computed in float64. It is the per-token quantity of llama.cpp's
+// llama-perplexity --kl-divergence.
+//
+// Each term is evaluated in the equivalent form p_i·(d_i − 1 + e^(−d_i)),
+// d_i = ln p_i − ln q_i (equal in sum because Σp = Σq = 1; Bregman form),
+// whose every term is ≥ 0, so rounding never makes KL negative; a token with
+// p_i = 0 contributes q_i, one with q_i = 0 < p_i makes KL = +Inf. Identical
+// rows give exactly 0. Errors: rows of different lengths, empty rows, NaN.
+func KLDivergence(ref, q []float32) (float64, error) {
+	if len(ref) == 0 || len(ref) != len(q) {
+		return 0, fmt.Errorf("kl divergence: rows of %d and %d logits", len(ref), len(q))
+	}
+	za, zb := logSumExp(ref), logSumExp(q)
+	if math.IsNaN(za) || math.IsNaN(zb) || math.IsInf(za, 0) || math.IsInf(zb, 0) {
+		return 0, fmt.Errorf("kl divergence: logits hold NaN or no finite value")
+	}
+	var kl float64
+	for i := range ref {
+		lp := float64(ref[i]) - za
+		lq := float64(q[i]) - zb
+		p := math.Exp(lp)
+		switch {
+		case p == 0:
+			kl += math.Exp(lq)
+		case math.IsInf(lq, -1):
+			return math.Inf(1), nil
+		default:
+			d := lp - lq
+			if d > -30 {
+				kl += p * (math.Expm1(-d) + d)
+			} else { // q ≥ e^30·p: the term is ≈ q, and e^(−d) could overflow
+				kl += math.Exp(lq) - p + p*d
+			}
+		}
+	}
+	return kl, nil
+}
+
+// ModelComparison is one model of a comparison: its agreement with the
+// reference, token by token, and its accuracy and drops from the run.
+type ModelComparison struct {
+	Path          string  `json:"path"`
+	Label         string  `json:"label"` // display name (from the run's summary)
+	Quantization  string  `json:"quantization"`
+	BitsPerWeight float64 `json:"bits_per_weight"` // see BitsPerWeight; 0 when unknown
+	Reference     bool    `json:"reference"`
+	SameFamily    bool    `json:"same_family"` // SameFamily with the reference
+
+	// Token-level agreement with the reference, over every generated token
+	// of the reference (teacher forcing); nil for the reference itself.
+	Agreement *Agreement `json:"agreement,omitempty"`
+
+	Accuracy []VariantAccuracy `json:"accuracy"` // in the summary's variant order
+}
+
+// Agreement is how one model's next-token distributions agree with the
+// reference's on the reference's own tokens.
+type Agreement struct {
+	Items  int `json:"items"`  // items scored
+	Tokens int `json:"tokens"` // tokens scored
+	// KL is KL(ref‖model) in nats per token (KLDivergence).
+	KL Distribution `json:"kl_nats"`
+	// SameTopPct is the percentage of tokens where both models' most likely
+	// token (lowest id among ties) is the same, with its standard error
+	// √(p(1−p)/(n−1)) in percentage points.
+	SameTopPct float64 `json:"same_top_pct"`
+	SameTopSE  float64 `json:"same_top_se_pp"`
+	// DeltaP is p_model(t) − p_ref(t) for the reference's token t (Mean, SE
+	// and RMS as llama.cpp reports "Δp" and "RMS Δp"), as a probability.
+	DeltaP Distribution `json:"delta_p"`
+	// DeltaH is H_model − H_ref of the full next-token distributions, in bits.
+	DeltaH Distribution `json:"delta_entropy_bits"`
+}
+
+// VariantAccuracy is a model's accuracy on one variant and its drop against
+// base, from the run's Summary.
+type VariantAccuracy struct {
+	Variant string   `json:"variant"`
+	K       int      `json:"k"`
+	N       int      `json:"n"`
+	Pct     *float64 `json:"accuracy_pct"` // nil when N = 0
+	DropPP  *float64 `json:"drop_pp"`      // nil for base or without base
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	Dir       string `json:"dir"`
+	Reference int    `json:"reference"` // index into Models
+	// ReferenceRule says how the reference was chosen.
+	ReferenceRule string            `json:"reference_rule"`
+	NVocab        int               `json:"n_vocab"`
+	Variants      []string          `json:"variants"`
+	Models        []ModelComparison `json:"models"` // in the run's model order
+}
+
+// BitsPerWeight returns 8 × tensor bytes / parameters of a model
+// (llama_model_size and llama_model_n_params), the precision rank used to
+// pick the reference; 0 when unknown.
+func BitsPerWeight(md *llm.Metadata) float64 {
+	if md == nil || md.NParams == 0 {
+		return 0
+	}
+	return 8 * float64(md.ModelSizeBytes) / float64(md.NParams)
+}
+
+// Compare compares the models of a finished run in dir with a reference
+// model, the way llama.cpp's llama-perplexity --kl-divergence compares a
+// quantization with its base model: for every item the reference generated
+// tokens for (traces.jsonl), its prompt token ids and generated token ids are
+// fed to the reference and to each other model with llm.Model.Score (teacher
+// forcing, one sequence, a fresh KV state per item), and at every token the
+// two full next-token distributions are compared: KL(ref‖model), same top
+// token, Δp of the reference's token and the entropy difference (see
+// Agreement). Accuracy per variant and drops come from the run's
+// summary.json (recomputed with Report when missing).
+//
+// It writes compare.csv, compare.md and compare.json into dir and returns
+// the comparison. The reference's logits are held for one item at a time:
+// tokens × n_vocab × 4 bytes. Errors name the file or item: fewer than two
+// models, an unknown --reference, models with different vocabularies or
+// prompt token ids (different tokenizers cannot be compared token by token),
+// a model that does not load.
+func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, error) {
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(man.Models) < 2 {
+		return nil, fmt.Errorf("%s: compare needs at least two models, the run has %d", dir, len(man.Models))
+	}
+	logf := func(format string, args ...any) {
+		if opt.Log != nil {
+			fmt.Fprintf(opt.Log, format+"\n", args...)
+		}
+	}
+	sum, err := readSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	ref, rule, err := pickReference(man, opt.Reference)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	cmp := &Comparison{Dir: dir, Reference: ref, ReferenceRule: rule, Variants: sum.Variants}
+	for i, me := range man.Models {
+		mc := ModelComparison{Path: me.Path, Label: filepath.Base(me.Path), BitsPerWeight: BitsPerWeight(me.Metadata),
+			Reference: i == ref, SameFamily: SameFamily(man.Models[ref].Identity, me.Identity)}
+		if me.Metadata != nil {
+			mc.Quantization = me.Metadata.Quantization
+		}
+		if ms := summaryModel(sum, me.Path); ms != nil {
+			mc.Label = ms.Label
+			mc.Quantization = cmpOr(mc.Quantization, ms.Quantization)
+			for _, v := range sum.Variants {
+				va := VariantAccuracy{Variant: v}
+				if vs := ms.variant(v); vs != nil {
+					va.K, va.N = vs.K, vs.N
+					if vs.AccuracyPct != nil {
+						va.Pct = &vs.AccuracyPct.Value
+					}
+					if vs.DropPP != nil {
+						va.DropPP = &vs.DropPP.Value
+					}
+				}
+				mc.Accuracy = append(mc.Accuracy, va)
+			}
+		}
+		if !mc.SameFamily && i != ref {
+			logf("compare: %s and the reference %s do not look like one model family (%s vs %s); comparing anyway",
+				me.Path, man.Models[ref].Path, me.Identity.Family, man.Models[ref].Identity.Family)
+		}
+		cmp.Models = append(cmp.Models, mc)
+	}
+
+	// Items of the reference, and every model's prompt token ids per instance.
+	type item struct {
+		inst   string
+		prompt []llm.Token
+		forced []llm.Token
+	}
+	var items []item
+	prompts := make([]map[string][]llm.Token, len(man.Models))
+	for i := range prompts {
+		prompts[i] = map[string][]llm.Token{}
+	}
+	for ln, t := range traces {
+		mi, inst, err := splitItemID(t.ItemID, len(man.Models))
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", filepath.Join(dir, FileTraces), ln+1, err)
+		}
+		if t.SkipReason != "" {
+			continue
+		}
+		prompts[mi][inst] = t.PromptTokenIDs
+		if mi == ref && len(t.Tokens) > 0 {
+			it := item{inst: inst, prompt: t.PromptTokenIDs}
+			for _, tok := range t.Tokens {
+				it.forced = append(it.forced, tok.ID)
+			}
+			items = append(items, it)
+		}
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%s: the reference %s generated no tokens: nothing to compare", dir, man.Models[ref].Path)
+	}
+
+	params := man.Config.Params
+	params.NSeq = 1
+	refModel, err := llm.Load(man.Models[ref].Path, params)
+	if err != nil {
+		return nil, err
+	}
+	defer refModel.Close()
+	nv := refModel.NVocab()
+	cmp.NVocab = nv
+	total := len(items) * (len(man.Models) - 1)
+	done := 0
+	var refLogits [][]float32 // reused across items: one row per token
+	var refDists []llm.Dist
+	for mi, me := range man.Models {
+		if mi == ref {
+			continue
+		}
+		qm, err := llm.Load(me.Path, params)
+		if err != nil {
+			return nil, err
+		}
+		if qm.NVocab() != nv {
+			qm.Close()
+			return nil, fmt.Errorf("%s: vocabulary of %d tokens, the reference %s has %d: not comparable token by token", me.Path, qm.NVocab(), man.Models[ref].Path, nv)
+		}
+		var kl, dp, dh []float64
+		same := 0
+		for _, it := range items {
+			if p, ok := prompts[mi][it.inst]; ok && !equalTokens(p, it.prompt) {
+				qm.Close()
+				return nil, fmt.Errorf("%s: item %s: its prompt token ids differ from the reference's (different tokenizers): not comparable token by token", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst))
+			}
+			refDists = refDists[:0]
+			err := refModel.Score(ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
+				if step >= len(refLogits) {
+					refLogits = append(refLogits, make([]float32, len(l)))
+				}
+				copy(refLogits[step], l)
+				refDists = append(refDists, d)
+				return nil
+			})
+			if err != nil {
+				qm.Close()
+				return nil, fmt.Errorf("%s: item %s: %w", man.Models[ref].Path, fmt.Sprintf("m%d/%s", ref, it.inst), err)
+			}
+			err = qm.Score(ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
+				k, err := KLDivergence(refLogits[step], l)
+				if err != nil {
+					return fmt.Errorf("token %d: %w", step, err)
+				}
+				kl = append(kl, k)
+				rd := refDists[step]
+				if rd.ArgMax == d.ArgMax {
+					same++
+				}
+				tok := it.forced[step]
+				dp = append(dp, math.Exp(d.LogProb(l[tok]))-math.Exp(rd.LogProb(refLogits[step][tok])))
+				dh = append(dh, d.EntropyBits-rd.EntropyBits)
+				return nil
+			})
+			if err != nil {
+				qm.Close()
+				return nil, fmt.Errorf("%s: item %s: %w", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst), err)
+			}
+			done++
+			if opt.Progress != nil {
+				opt.Progress(done, total)
+			}
+		}
+		qm.Close()
+		n := len(kl)
+		ag := &Agreement{Items: len(items), Tokens: n, KL: Describe(kl), DeltaP: Describe(dp), DeltaH: Describe(dh)}
+		if n > 0 {
+			p := float64(same) / float64(n)
+			ag.SameTopPct = 100 * p
+			if n > 1 {
+				ag.SameTopSE = 100 * math.Sqrt(p*(1-p)/float64(n-1))
+			}
+		}
+		cmp.Models[mi].Agreement = ag
+	}
+	if err := WriteCompareFiles(dir, cmp); err != nil {
+		return nil, err
+	}
+	return cmp, nil
+}
+
+// pickReference returns the index of the reference model and how it was chosen.
+func pickReference(man *Manifest, want string) (int, string, error) {
+	if want != "" {
+		for i, me := range man.Models {
+			if me.Path == want || filepath.Clean(me.Path) == filepath.Clean(want) {
+				return i, "given with --reference", nil
+			}
+		}
+		var hits []int
+		for i, me := range man.Models {
+			if filepath.Base(me.Path) == filepath.Base(want) {
+				hits = append(hits, i)
+			}
+		}
+		if len(hits) == 1 {
+			return hits[0], "given with --reference", nil
+		}
+		var names []string
+		for _, me := range man.Models {
+			names = append(names, me.Path)
+		}
+		return 0, "", fmt.Errorf("reference %s is not one model of the run (models: %s)", want, strings.Join(names, ", "))
+	}
+	best, bpw := 0, -1.0
+	for i, me := range man.Models {
+		if b := BitsPerWeight(me.Metadata); b > bpw {
+			best, bpw = i, b
+		}
+	}
+	if bpw <= 0 {
+		return 0, "the first model (no model metadata recorded to rank precision)", nil
+	}
+	return best, fmt.Sprintf("the file with the most bits per weight (%s)", fnum(bpw, 2)), nil
+}
+
+// readSummary reads summary.json of a run directory, recomputing it from
+// results.csv (Report) when it is missing.
+func readSummary(dir string) (*Summary, error) {
+	path := filepath.Join(dir, FileSummary)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Report(dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &s, nil
+}
+
+func summaryModel(s *Summary, path string) *ModelSummary {
+	for i := range s.Models {
+		if s.Models[i].Path == path {
+			return &s.Models[i]
+		}
+	}
+	return nil
+}
+
+func equalTokens(a, b []llm.Token) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteCompareFiles writes compare.csv, compare.md and compare.json of c
+// into dir, atomically.
+func WriteCompareFiles(dir string, c *Comparison) error {
+	var b bytes.Buffer
+	if err := WriteCompareCSV(&b, c); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, FileCompareCSV), b.Bytes()); err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(dir, FileCompareMD), []byte(CompareNarrative(c))); err != nil {
+		return err
+	}
+	return writeJSONAtomic(filepath.Join(dir, FileCompareJSON), c)
+}
+
+// WriteCompareCSV writes one row per model: identity, bits per weight,
+// whether it is the reference, the agreement statistics (empty for the
+// reference; KL in nats, Δp as a probability, ΔH in bits, same top in %),
+// then accuracy (%) and drop (pp) per variant. Floats are in shortest
+// round-trip form.
+func WriteCompareCSV(w io.Writer, c *Comparison) error {
+	cw := csv.NewWriter(w)
+	head := []string{"model_path", "label", "quantization", "bits_per_weight", "reference", "same_family", "items", "tokens",
+		"kl_mean", "kl_se", "kl_max", "kl_p99_9", "kl_p99", "kl_p95", "kl_p90", "kl_median", "kl_p10", "kl_p5", "kl_p1", "kl_p0_1", "kl_min",
+		"same_top_pct", "same_top_se_pp", "delta_p_mean", "delta_p_se", "delta_p_rms", "delta_entropy_bits_mean", "delta_entropy_bits_se"}
+	for _, v := range c.Variants {
+		head = append(head, "accuracy_pct_"+v, "k_"+v, "n_"+v, "drop_pp_"+v)
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, m := range c.Models {
+		rec := []string{m.Path, m.Label, m.Quantization, g(m.BitsPerWeight), strconv.FormatBool(m.Reference), strconv.FormatBool(m.SameFamily)}
+		if a := m.Agreement; a != nil {
+			k := a.KL
+			rec = append(rec, strconv.Itoa(a.Items), strconv.Itoa(a.Tokens),
+				g(k.Mean), g(k.SE), g(k.Max), g(k.P999), g(k.P99), g(k.P95), g(k.P90), g(k.Median), g(k.P10), g(k.P5), g(k.P1), g(k.P01), g(k.Min),
+				g(a.SameTopPct), g(a.SameTopSE), g(a.DeltaP.Mean), g(a.DeltaP.SE), g(a.DeltaP.RMS), g(a.DeltaH.Mean), g(a.DeltaH.SE))
+		} else {
+			rec = append(rec, make([]string, 22)...)
+		}
+		for _, v := range c.Variants {
+			va := findAccuracy(m.Accuracy, v)
+			acc, drop := "", ""
+			if va.Pct != nil {
+				acc = g(*va.Pct)
+			}
+			if va.DropPP != nil {
+				drop = g(*va.DropPP)
+			}
+			rec = append(rec, acc, strconv.Itoa(va.K), strconv.Itoa(va.N), drop)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func findAccuracy(as []VariantAccuracy, v string) VariantAccuracy {
+	for _, a := range as {
+		if a.Variant == v {
+			return a
+		}
+	}
+	return VariantAccuracy{Variant: v}
+}
+
+// CompareNarrative renders c as a Markdown section: how the reference was
+// chosen and what was measured, the agreement table, the KL percentiles,
+// and accuracy with drops side by side. It uses nothing but c.
+func CompareNarrative(c *Comparison) string {
+	var b strings.Builder
+	r := c.Models[c.Reference]
+	b.WriteString("## Quantization comparison\n\n")
+	fmt.Fprintf(&b, "Reference: `%s` (%s, %s bits per weight), %s.", r.Path, cmpOr(r.Quantization, "unknown type"), fnum(r.BitsPerWeight, 2), c.ReferenceRule)
+	for _, m := range c.Models {
+		if !m.Reference && m.BitsPerWeight > r.BitsPerWeight {
+			fmt.Fprintf(&b, " Note: `%s` has more bits per weight than the reference; if it was requantized from a lower-precision file it cannot be more precise than that file.", filepath.Base(m.Path))
+		}
+	}
+	var items, tokens int
+	for _, m := range c.Models {
+		if m.Agreement != nil {
+			items, tokens = m.Agreement.Items, m.Agreement.Tokens
+			break
+		}
+	}
+	fmt.Fprintf(&b, " Every other file is fed the reference's own prompts and generated tokens (teacher forcing) on %d items, %d tokens, and at each token its next-token distribution over the full vocabulary (%d entries) is compared with the reference's, as llama.cpp's `llama-perplexity --kl-divergence` does.\n\n", items, tokens, c.NVocab)
+	b.WriteString("- KL(ref‖q) = Σ p_ref (ln p_ref − ln q) per token, in nats (log-softmax in float64); 0 means identical distributions.\n")
+	b.WriteString("- Same top: share of tokens where both files' most likely token is the same. Δp: p_q − p_ref of the reference's token (a probability, RMS as well as mean). ΔH: entropy of the file minus the reference's, in bits.\n")
+	b.WriteString("- ± is one standard error over tokens treated as independent (they are not: tokens of one answer are correlated), so it understates the uncertainty.\n\n")
+
+	b.WriteString("| file | type | bits/weight | KL mean ± SE, nats | KL median | KL 99% | KL max | same top, % | Δp mean | RMS Δp | ΔH mean, bits |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, m := range c.Models {
+		a := m.Agreement
+		if a == nil {
+			fmt.Fprintf(&b, "| %s (reference) | %s | %s | — | — | — | — | — | — | — | — |\n", m.Label, m.Quantization, fnum(m.BitsPerWeight, 2))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s | %s | %s | %s | %s ± %s | %s ± %s | %s | %s ± %s |\n", m.Label, m.Quantization, fnum(m.BitsPerWeight, 2),
+			gnum(a.KL.Mean), gnum(a.KL.SE), gnum(a.KL.Median), gnum(a.KL.P99), gnum(a.KL.Max),
+			fnum(a.SameTopPct, 2), fnum(a.SameTopSE, 2), signedG(a.DeltaP.Mean), gnum(a.DeltaP.SE), gnum(a.DeltaP.RMS), signedG(a.DeltaH.Mean), gnum(a.DeltaH.SE))
+	}
+	b.WriteString("\n### KL(ref‖q) percentiles, nats\n\n| file | max | 99.9% | 99% | 95% | 90% | median | 10% | 5% | 1% | 0.1% | min |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, m := range c.Models {
+		if a := m.Agreement; a != nil {
+			k := a.KL
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Label,
+				gnum(k.Max), gnum(k.P999), gnum(k.P99), gnum(k.P95), gnum(k.P90), gnum(k.Median), gnum(k.P10), gnum(k.P5), gnum(k.P1), gnum(k.P01), gnum(k.Min))
+		}
+	}
+	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n) per variant; the drop is base accuracy minus variant accuracy in percentage points (positive: worse than base). Intervals and verdicts are in narrative.md.\n\n| file |")
+	for _, v := range c.Variants {
+		fmt.Fprintf(&b, " %s |", v)
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(c.Variants)) + "\n")
+	for _, m := range c.Models {
+		name := m.Label
+		if m.Reference {
+			name += " (reference)"
+		}
+		fmt.Fprintf(&b, "| %s |", name)
+		for _, v := range c.Variants {
+			va := findAccuracy(m.Accuracy, v)
+			cell := "n/a"
+			if va.Pct != nil {
+				cell = fmt.Sprintf("%s (%d/%d)", fnum(*va.Pct, 1), va.K, va.N)
+			}
+			if va.DropPP != nil {
+				cell += ", drop " + signed(*va.DropPP, 1) + " pp"
+			}
+			fmt.Fprintf(&b, " %s |", cell)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// gnum formats a small statistic with 4 significant digits.
+func gnum(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+func signedG(x float64) string {
+	s := gnum(x)
+	if x > 0 {
+		s = "+" + s
+	}
+	return s
+}
