@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/templates"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:      "compare",
+		Usage:     "compare quantizations of one model: KL divergence per token against a reference, side by side with accuracy and drops",
+		ArgsUsage: "[flags] A.gguf B.gguf [C.gguf ...]",
+		Description: `Runs the same items on every file (as fragility run with several models, without DDC), then
+feeds the reference file's prompts and generated tokens to every other file (teacher forcing)
+and compares, at every token, the two next-token distributions over the full vocabulary:
+KL(ref||q) in nats with mean ± standard error and percentiles (max, 99.9, 99, 95, 90, median,
+10, 5, 1, 0.1, min), the same-top-token rate, Δp of the reference's token (mean, RMS) and the
+entropy difference in bits, the statistics llama.cpp's llama-perplexity --kl-divergence reports.
+Beside them: each file's accuracy per variant and its drops from base.
+
+The reference is the file with the most bits per weight unless --reference names one. Files
+must share a tokenizer (one model family). Results: DIR/compare.csv, DIR/compare.md (printed),
+DIR/compare.json, next to the run's own files. --from DIR compares an existing run instead.
+
+Examples:
+   fragility compare --out runs/cmp gemma-3-270m-F16.gguf gemma-3-270m-Q8_0.gguf gemma-3-270m-Q4_K_M.gguf
+   fragility compare --reference a-Q4_K_M.gguf --instances 1 --max-tokens 64 --out runs/q a-Q4_K_M.gguf a-Q8_0.gguf a-Q4_0.gguf
+   fragility compare --from runs/q --reference a-Q8_0.gguf
+   fragility compare --from runs/q --json | jq '.models[].agreement.kl_nats.mean'
+
+Flags go before the file names.`,
+		Flags: append(modelFlags(), flagTemplate, flagJSON,
+			&cli.StringFlag{Name: "reference", Aliases: []string{"r"}, Usage: "reference file (default: the one with the most bits per weight)"},
+			&cli.StringFlag{Name: "from", Usage: "compare the models of this existing run directory instead of running"},
+			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
+			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop"},
+			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
+			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
+			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
+			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
+			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
+			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no table on stdout"},
+		),
+		Action: compareAction,
+	})
+}
+
+func compareAction(c *cli.Context) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir := c.String("from")
+	quiet := c.Bool("quiet")
+	if dir == "" {
+		if c.NArg() < 2 {
+			return usageError{"expected at least two GGUF files (or --from RUN_DIR)"}
+		}
+		if c.String("out") == "" {
+			return usageError{"--out DIR is required"}
+		}
+		vs, err := templates.ParseVariants(c.String("variants"))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if c.Int("batch") < 1 {
+			return usageError{"--batch must be at least 1"}
+		}
+		p := loadParams(c)
+		p.NSeq = c.Int("batch")
+		cfg := probe.Config{
+			Models:       c.Args().Slice(),
+			Templates:    c.String("templates"),
+			Variants:     vs,
+			Instances:    c.Int("instances"),
+			Seed:         int64(c.Uint64(flagSeed.Name)),
+			MaxTokens:    c.Int("max-tokens"),
+			Shots:        c.Int("shots"),
+			ChatTemplate: c.String(flagTemplate.Name),
+			BootstrapB:   c.Int("bootstrap"),
+			Params:       p,
+			OutDir:       c.String("out"),
+		}
+		opt := probe.Options{Force: c.Bool("force"), Log: os.Stderr,
+			ToolInfo: map[string]string{"name": "fragility", "version": version}}
+		if !quiet {
+			opt.Progress = func(ev probe.Event) {
+				fmt.Fprintf(os.Stderr, "\rrun: %d/%d items (%s)   ", ev.Done, ev.Total, filepath.Base(ev.Model))
+			}
+		}
+		_, err = probe.Run(ctx, cfg, opt)
+		if !quiet {
+			fmt.Fprintln(os.Stderr)
+		}
+		if err != nil {
+			if errors.Is(err, llm.ErrAborted) {
+				fmt.Fprintf(os.Stderr, "fragility: interrupted; finish the run with `fragility run --resume %s`, then `fragility compare --from %s`\n", cfg.OutDir, cfg.OutDir)
+				os.Exit(exitInterrupt)
+			}
+			return err
+		}
+		dir = cfg.OutDir
+	} else {
+		if c.NArg() > 0 {
+			return usageError{"--from RUN_DIR compares that run's models: give no GGUF files"}
+		}
+		llm.LoadBackends(c.String(flagBackend.Name))
+	}
+	return compareRun(ctx, dir, c.String("reference"), c.Bool("json"), quiet)
+}
+
+// compareRun compares the models of the finished run in dir (probe.Compare)
+// and prints compare.md, or the comparison as JSON. The run command can call
+// it after a run of several files of one model family.
+func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) error {
+	opt := probe.CompareOptions{Reference: reference, Log: os.Stderr}
+	if !quiet {
+		opt.Progress = func(done, total int) {
+			fmt.Fprintf(os.Stderr, "\rcompare: %d/%d items scored against the reference", done, total)
+			if done == total {
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+	}
+	cmp, err := probe.Compare(ctx, dir, opt)
+	if err != nil {
+		if errors.Is(err, llm.ErrAborted) {
+			fmt.Fprintln(os.Stderr, "\nfragility: compare interrupted")
+			os.Exit(exitInterrupt)
+		}
+		return err
+	}
+	if asJSON {
+		return printJSON(cmp)
+	}
+	if !quiet {
+		fmt.Print(probe.CompareNarrative(cmp))
+	}
+	fmt.Fprintf(os.Stderr, "fragility: %s, %s and %s in %s\n", probe.FileCompareCSV, probe.FileCompareMD, probe.FileCompareJSON, dir)
+	return nil
+}
+
+// sameFamilyRun reports whether a run's models are at least two files of
+// one model family (probe.SameFamily on their recorded identities), the
+// condition for the run command to follow a run with compareRun.
+func sameFamilyRun(dir string) bool {
+	man, err := probe.ReadManifest(dir)
+	if err != nil || len(man.Models) < 2 {
+		return false
+	}
+	for _, m := range man.Models[1:] {
+		if !probe.SameFamily(man.Models[0].Identity, m.Identity) {
+			return false
+		}
+	}
+	return true
+}

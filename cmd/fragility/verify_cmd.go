@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
+	"github.com/urfave/cli/v2"
+)
+
+// errDiverged marks a verification that ran and found divergences (exit 1).
+var errDiverged = errors.New("the run did not reproduce bit for bit")
+
+func init() {
+	register(&cli.Command{
+		Name:      "verify",
+		Usage:     "re-run a recorded run and check every token and every entropy bit for bit",
+		ArgsUsage: "RUN_DIR",
+		Description: `Replays the run in RUN_DIR from its manifest, set and traces: the same models (checked by
+sha256), the same parameters, the recorded prompt token ids, and the same items decoded
+together in each batch (llama.cpp is not batch-invariant). Every generated token id and the
+float64 bits of every per-token entropy and log-probability must match the recorded ones.
+
+Before anything runs it compares the environment with the manifest: each model's sha256, the
+llama.cpp commit, the build flags, llama.cpp's CPU feature line, the backend. A difference
+refuses the replay unless --force, which lists the differences and goes on.
+
+Exit status: 0 when the run reproduces bit for bit, 1 on any divergence (the first one is
+printed: item, token position, both values with their bits, and a count of all) or error.
+
+Examples:
+   fragility verify runs/demo
+   fragility verify --force runs/demo
+   fragility verify --json runs/demo | jq .first_divergence
+
+Flags go before RUN_DIR.`,
+		Flags: []cli.Flag{flagJSON, flagBackend,
+			&cli.BoolFlag{Name: "force", Usage: "replay even when the environment differs from the recorded one (the differences are listed)"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+		},
+		Action: verifyAction,
+	})
+}
+
+func verifyAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError{"expected one RUN_DIR argument"}
+	}
+	dir := c.Args().First()
+	llm.LoadBackends(c.String(flagBackend.Name))
+	opt := probe.VerifyOptions{Force: c.Bool("force"), Log: os.Stderr}
+	if !c.Bool("quiet") {
+		opt.Progress = func(done, total int) {
+			fmt.Fprintf(os.Stderr, "\rverify: %d/%d items replayed", done, total)
+			if done == total {
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := probe.Verify(ctx, dir, opt)
+	if err != nil {
+		if errors.Is(err, llm.ErrAborted) {
+			fmt.Fprintln(os.Stderr, "\nfragility: verify interrupted")
+			os.Exit(exitInterrupt)
+		}
+		return err
+	}
+	if c.Bool("json") {
+		if err := printJSON(res); err != nil {
+			return err
+		}
+	} else {
+		for _, d := range res.Differences {
+			fmt.Printf("environment differs (--force): %s\n", d)
+		}
+		if res.OK() {
+			fmt.Printf("verified: %s reproduces bit for bit: %d items, %d tokens, every token id, entropy and log-probability identical", dir, res.Items, res.Tokens)
+			if res.Skipped > 0 {
+				fmt.Printf(" (%d items recorded as skipped, not replayed)", res.Skipped)
+			}
+			fmt.Println()
+		} else {
+			fmt.Printf("DIVERGED: %s: %d divergent positions in %d of %d items (%d tokens compared)\nfirst: %s\n",
+				dir, res.Divergences, res.DivergentItems, res.Items, res.Tokens, res.First)
+		}
+	}
+	if !res.OK() {
+		return fmt.Errorf("%s: %w (%d divergences; first: %s)", dir, errDiverged, res.Divergences, res.First)
+	}
+	return nil
+}
