@@ -27,7 +27,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models test test-short demo bench cuda fmt vet clean fuzz
+.PHONY: all build headers models test test-short demo bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -67,6 +67,42 @@ DEMO_OUT ?= runs/demo
 # The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.
 demo: build models
 	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1
+
+# GPU (CUDA), see README "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
+# from the pinned sources with cmake (ninja when present) into bin/lib, where
+# the binary loads it. CUDA_ARCHITECTURES: e.g. 90, "86;89" or native; empty =
+# the compute capabilities nvidia-smi reports. Without nvcc it stops with one line.
+CUDA_ARCHITECTURES ?=
+GGML_SRC = $$($(GO) list -m -f '{{.Dir}}' $(OLLAMA_MODULE))/ml/backend/ggml/ggml
+cuda:
+	@FRAGILITY_BACKEND=cuda third_party/ggml-cuda/build.sh "$(GGML_SRC)" .cuda/build bin/lib "$(CUDA_ARCHITECTURES)"
+
+# .gpu-bundle/: what .ci/gpu-check.sh needs on a GPU machine without Go or
+# network: the ggml sources the CUDA build uses, a portable stripped
+# bin/fragility (baseline x86-64 ggml, its own Go build cache entry) and the
+# tiny model. Carry it (git-ignored) with the working tree.
+GPU_BUNDLE := .gpu-bundle
+GPU_BUNDLE_CFLAGS := -O3
+gpu-bundle: headers
+	@rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/ggml/src
+	@g="$(GGML_SRC)" && cp -r "$$g/LICENSE" "$$g/cmake" "$$g/include" $(GPU_BUNDLE)/ggml/ && \
+	  cp "$$g"/src/CMakeLists.txt "$$g"/src/*.c "$$g"/src/*.cpp "$$g"/src/*.h $(GPU_BUNDLE)/ggml/src/ && \
+	  cp -r "$$g/src/ggml-cuda" $(GPU_BUNDLE)/ggml/src/ && chmod -R u+w $(GPU_BUNDLE)
+	@echo "gpu-bundle: portable build (CGO_CFLAGS=$(GPU_BUNDLE_CFLAGS); the first one compiles llama.cpp: ~5 min on 2 cores)"
+	CGO_CFLAGS="$(GPU_BUNDLE_CFLAGS)" CGO_CXXFLAGS="$(GPU_BUNDLE_CFLAGS)" $(GO) build \
+	  -ldflags "-s -w -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(GPU_BUNDLE_CFLAGS); CGO_CXXFLAGS=$(GPU_BUNDLE_CFLAGS)'" \
+	  -o $(GPU_BUNDLE)/bin/fragility ./cmd/fragility
+	$(GPU_BUNDLE)/bin/fragility tiny-model --seed 1 $(GPU_BUNDLE)/tiny.gguf
+	@echo "fragility $(VERSION), llama.cpp ec98e2002 ($(OLLAMA_MODULE)@v0.17.4), CGO_CFLAGS=$(GPU_BUNDLE_CFLAGS), staged $$(date -u +%Y-%m-%dT%H:%MZ)" > $(GPU_BUNDLE)/VERSION
+	@du -sh $(GPU_BUNDLE)/ggml $(GPU_BUNDLE)/bin/fragility $(GPU_BUNDLE)/tiny.gguf | sed 's/^/gpu-bundle: /'
+	@du -sh $(GPU_BUNDLE) | sed 's/^/gpu-bundle: total /'
+	@# What travels to a lent machine: the working tree that git does not ignore, plus the bundle (limit 64 MiB).
+	@tree=$$( (git ls-files; git ls-files --others --exclude-standard) | sort -u | xargs -d '\n' du -cb 2>/dev/null | tail -1 | cut -f1); \
+	  bundle=$$(du -sb $(GPU_BUNDLE) | cut -f1); total=$$((tree + bundle)); \
+	  echo "gpu-bundle: working tree $$((tree >> 20)) MiB + bundle $$((bundle >> 20)) MiB = $$((total >> 20)) MiB to carry (limit 64 MiB)"; \
+	  if [ $$total -gt $$((64 << 20)) ]; then echo "gpu-bundle: too big to carry; largest untracked files:" >&2; \
+	    git ls-files --others --exclude-standard | xargs -d '\n' du -b 2>/dev/null | sort -rn | head -5 >&2; exit 1; fi
+	@echo "gpu-bundle: run on the GPU machine: .ci/gpu-check.sh (carry $(GPU_BUNDLE))"
 
 fmt:
 	gofmt -l -w .
