@@ -68,10 +68,17 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 		b.WriteString("**No base variant in this run:** drops, pairs and verdicts need one and are not computed.\n\n")
 	case m.Verdict == "" || worst == nil:
 		b.WriteString("**No verdict:** no variant other than base, or no scored trials.\n\n")
+	case m.Verdict == VerdictFloor:
+		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.\n\n",
+			m.Verdict, accText(base), fnum(FloorAccuracyPct, 0))
 	default:
 		fmt.Fprintf(b, "**Verdict: %s.** ", m.Verdict)
-		fmt.Fprintf(b, "Base accuracy %s; on %s (the variant with the most severe verdict) %s: a drop of %s pp %s, relative drop %s%% of base accuracy %s.",
-			accText(base), worst.Variant, accText(worst), fopt(worst.DropPP, 1), ciText(worst.DropPP, 1), fopt(worst.RelativeDropPct, 1), ciText(worst.RelativeDropPct, 1))
+		rel := "relative drop n/a (base accuracy 0)"
+		if worst.RelativeDropPct != nil {
+			rel = fmt.Sprintf("relative drop %s%% of base accuracy %s", fopt(worst.RelativeDropPct, 1), ciText(worst.RelativeDropPct, 1))
+		}
+		fmt.Fprintf(b, "Base accuracy %s; on %s (the variant with the most severe verdict) %s: a drop of %s pp %s, %s.",
+			accText(base), worst.Variant, accText(worst), fopt(worst.DropPP, 1), ciText(worst.DropPP, 1), rel)
 		b.WriteString(" " + verdictReason(worst.DropPP, m.Verdict, p, conf) + "\n\n")
 	}
 
@@ -208,7 +215,7 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 		}
 		return 0
 	})
-	var robust, fragile, unclear, none []string
+	var robust, fragile, unclear, floor, none []string
 	for _, m := range order {
 		base, worst := m.variant(BaseVariant), m.variant(m.WorstVariant)
 		baseText, wv, drop, rel := "n/a", "—", "n/a", "n/a"
@@ -228,6 +235,8 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 			fragile = append(fragile, fmt.Sprintf("%s (%s on %s)", m.Label, m.Verdict, wv))
 		case VerdictInconclusive:
 			unclear = append(unclear, m.Label)
+		case VerdictFloor:
+			floor = append(floor, m.Label)
 		default:
 			none = append(none, m.Label)
 		}
@@ -237,6 +246,9 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 	fmt.Fprintf(b, "- Fragile (a fragility signal on at least one variant): %s.\n", listOr(fragile))
 	if len(unclear) > 0 {
 		fmt.Fprintf(b, "- Inconclusive (a drop the intervals can neither confirm nor rule out): %s.\n", listOr(unclear))
+	}
+	if len(floor) > 0 {
+		fmt.Fprintf(b, "- Not assessable (base accuracy below %s%%): %s.\n", fnum(FloorAccuracyPct, 0), listOr(floor))
 	}
 	if len(none) > 0 {
 		fmt.Fprintf(b, "- No verdict (no base or no other variant): %s.\n", listOr(none))

@@ -63,7 +63,17 @@ const (
 	VerdictInconclusive = "inconclusive"
 	VerdictModerate     = "moderate fragility signal"
 	VerdictStrong       = "strong fragility signal"
+	// VerdictFloor is given instead of the others when the base accuracy is
+	// below FloorAccuracyPct: a model that rarely solves the base problems
+	// has no accuracy left to lose, so a small drop says nothing about
+	// robustness.
+	VerdictFloor = "not assessable: base accuracy at the floor"
 )
+
+// FloorAccuracyPct is the base accuracy, in percent, under which no
+// robustness verdict is given (VerdictFloor). At 10% a drop can be at most
+// 10 pp, the strong-signal threshold itself.
+const FloorAccuracyPct = 10.0
 
 // Params are the settings of the statistics, recorded in the summary.
 type Params struct {
@@ -307,6 +317,8 @@ func ClassifyDrop(drop *Estimate, p Params) string {
 // severity orders verdicts; unknown and "" are lowest.
 func severity(v string) int {
 	switch v {
+	case VerdictFloor:
+		return 1
 	case VerdictComputing:
 		return 1
 	case VerdictInconclusive:
@@ -704,6 +716,10 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 			vs := c.vs
 			if vs.Variant != BaseVariant {
 				vs.Verdict = ClassifyDrop(vs.DropPP, p)
+				if b := cells[mi][0]; vs.Verdict != "" && b != nil && b.vs.Variant == BaseVariant &&
+					b.vs.AccuracyPct != nil && b.vs.AccuracyPct.Value < FloorAccuracyPct {
+					vs.Verdict = VerdictFloor
+				}
 				for _, sh := range []*Shift{vs.AnswerEntropyShift, vs.EntropyShift, vs.DDCMarginShift} {
 					sh.Meaningful = sh.Shift != nil && math.Abs(sh.Shift.Value) >= sh.Threshold && sh.Shift.CI.Excludes0()
 				}
