@@ -63,10 +63,19 @@ fuzz: headers
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOwn$$' -fuzztime $(FUZZTIME) ./templates/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGSMSymbolic$$' -fuzztime $(FUZZTIME) ./templates/
 
+BENCHTIME ?= 20x
+# Go benchmarks (entropy pass per vocabulary size, answer extractor,
+# statistics, embedder) and `fragility bench` on the default model, in one table.
+bench: build models
+	@echo "== Go benchmarks"
+	$(GO) test -run '^$$' -bench 'BenchmarkEntropy|BenchmarkExtract|BenchmarkSummarize|BenchmarkEmbed50Words' -benchtime $(BENCHTIME) ./llm/ ./probe/ ./embed/ | grep -E '^(Benchmark|ok|FAIL)'
+	@echo "== fragility bench (default model)"
+	bin/fragility bench
+
 DEMO_OUT ?= runs/demo
 # The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.
 demo: build models
-	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1
+	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1 --shots 3
 
 # GPU (CUDA), see README "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
 # from the pinned sources with cmake (ninja when present) into bin/lib, where
