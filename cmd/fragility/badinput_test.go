@@ -193,6 +193,10 @@ question: "{name} has {books} books and lends {lent} to a friend. What is twice 
 // file and line, before any model loads (llama.cpp's log stays empty) and
 // before the output directory is made.
 func TestBadTemplates(t *testing.T) {
+	// The control: with logLLM, a model load does write llama.cpp's log.
+	if r := fragility(t, logLLM, append([]string{"inspect"}, cpu...)...); r.code != 0 || !strings.Contains(r.stderr, "llama_model_load") {
+		t.Fatalf("inspect with %v: exit %d, no llama.cpp log on stderr:\n%s", logLLM, r.code, tail(r.stderr))
+	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	os.WriteFile(good, []byte(shelf), 0o644)
