@@ -49,6 +49,7 @@ type EnvMismatchError struct {
 	Differences []EnvDifference
 }
 
+// Error lists every difference on one line and says how to override.
 func (e *EnvMismatchError) Error() string {
 	parts := make([]string, len(e.Differences))
 	for i, d := range e.Differences {
@@ -174,9 +175,6 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 			return nil, &EnvMismatchError{Dir: dir, Differences: diffs}
 		}
 		res.Differences = diffs
-		for _, d := range diffs {
-			logf("verify: --force: %s", d)
-		}
 	}
 	if man.Status != "complete" {
 		logf("verify: the run's status is %q: checking the %s it finished", man.Status, FileTraces)

@@ -87,12 +87,12 @@ func verifyAction(c *cli.Context) error {
 			}
 			fmt.Println()
 		} else {
-			fmt.Printf("DIVERGED: %s: %d divergent positions in %d of %d items (%d tokens compared)\nfirst: %s\n",
+			fmt.Printf("DIVERGED: %s: %d divergent position(s) in %d of %d item(s), %d recorded tokens compared\nfirst: %s\n",
 				dir, res.Divergences, res.DivergentItems, res.Items, res.Tokens, res.First)
 		}
 	}
 	if !res.OK() {
-		return fmt.Errorf("%s: %w (%d divergences; first: %s)", dir, errDiverged, res.Divergences, res.First)
+		return fmt.Errorf("%s: %w (%d divergence(s), the first printed above)", dir, errDiverged, res.Divergences)
 	}
 	return nil
 }
