@@ -59,7 +59,7 @@ test: headers models
 FUZZTIME ?= 10s
 # Bounded fuzz runs of the answer extractor and both template parsers.
 fuzz: headers
-	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./probe/
+	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./probe/answer/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseOwn$$' -fuzztime $(FUZZTIME) ./templates/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseGSMSymbolic$$' -fuzztime $(FUZZTIME) ./templates/
 

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"github.com/fragility/fragility/probe/answer"
 	"testing"
 )
 
@@ -12,7 +13,7 @@ func BenchmarkExtract(b *testing.B) {
 		"The rest, 60 - 36 = 24 loaves, sold at $2 each: 24 * 2 = $48.\n" +
 		"In total she made 144 + 48 = $192.\nFinal answer: 192\n"
 	for i := 0; i < b.N; i++ {
-		if e := Extract(resp); e.Value != "192" {
+		if e := answer.Extract(resp); e.Value != "192" {
 			b.Fatal(e)
 		}
 	}
@@ -31,7 +32,7 @@ func BenchmarkSummarize(b *testing.B) {
 						trials = append(trials, Trial{
 							ItemID: fmt.Sprintf("m%d/t%d/%s/%d", m, t, v, i), ModelPath: fmt.Sprintf("m%d.gguf", m),
 							ModelName: fmt.Sprintf("m%d", m), TemplateID: fmt.Sprintf("t%d", t), Variant: v, Instance: i,
-							Correct: (t+i+m)%3 != 0, Rule: RuleFinalAnswer, Tokens: 40,
+							Correct: (t+i+m)%3 != 0, Rule: answer.RuleFinalAnswer, Tokens: 40,
 							EntropyMean: float64(t%5) / 3, AnswerEntropyMean: float64(i%4) / 5,
 							DDCTop: "500", DDCRunnerUp: "300", DDCMargin: 0.01 * float64(t%7),
 						})

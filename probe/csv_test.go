@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/fragility/fragility/probe/answer"
 	"math"
 	"reflect"
 	"strings"
@@ -23,7 +24,7 @@ func csvTrials() []Trial {
 		t.Expected = "4003"
 		t.Response = "Step 1: 3 + 4,000 = 4003\n\nFinal answer: 4003\n\t“quoted”, 🍎"
 		t.Extracted = "4003"
-		t.Rule = RuleFinalAnswer
+		t.Rule = answer.RuleFinalAnswer
 		t.ExpectedAnywhere = i%2 == 0
 		t.StopReason = "eos"
 		t.PromptTokens = 123 + i
@@ -160,12 +161,12 @@ func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 	wantLine := 2 + 2*perRecord
 	// Corrupt only the third record's "correct" column.
 	at := strings.Index(good, ts[2].ItemID)
-	old := ",4003,true," + RuleFinalAnswer
+	old := ",4003,true," + answer.RuleFinalAnswer
 	j := strings.Index(good[at:], old)
 	if !ts[2].Correct || at < 0 || j < 0 {
 		t.Fatal("unexpected layout")
 	}
-	bad := good[:at+j] + ",4003,maybe," + RuleFinalAnswer + good[at+j+len(old):]
+	bad := good[:at+j] + ",4003,maybe," + answer.RuleFinalAnswer + good[at+j+len(old):]
 	_, err := ReadResultsCSV(strings.NewReader(bad))
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", wantLine)) || !strings.Contains(err.Error(), "column correct") {
 		t.Fatalf("error %v, want one naming line %d and column correct", err, wantLine)

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/fragility/fragility/probe/answer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,7 @@ func TestPrepareDir(t *testing.T) {
 }
 
 func trialFor(id string) Trial {
-	return Trial{ItemID: id, ModelPath: "m.gguf", Variant: "base", Expected: "1", Rule: RuleNone, StopReason: "max_tokens", Response: "a, \"quoted\"\nanswer"}
+	return Trial{ItemID: id, ModelPath: "m.gguf", Variant: "base", Expected: "1", Rule: answer.RuleNone, StopReason: "max_tokens", Response: "a, \"quoted\"\nanswer"}
 }
 
 // TestResumeKeepsWholeBatches writes what an interrupted run can leave (a

@@ -18,9 +18,10 @@ func writeAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
+	perr := f.Chmod(0o644) // CreateTemp makes 0600; results are meant to be shared
 	serr := f.Sync()
 	cerr := f.Close()
-	if err := firstErr(werr, serr, cerr); err != nil {
+	if err := firstErr(werr, perr, serr, cerr); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"github.com/fragility/fragility/probe/answer"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ func TestFloorVerdict(t *testing.T) {
 	var trials []Trial
 	for _, tpl := range []string{"a", "b", "c", "d"} {
 		for _, v := range []string{"base", "symbolic"} {
-			trials = append(trials, Trial{ItemID: tpl + v, ModelPath: "m.gguf", ModelName: "m", TemplateID: tpl, Variant: v, Rule: RuleNone})
+			trials = append(trials, Trial{ItemID: tpl + v, ModelPath: "m.gguf", ModelName: "m", TemplateID: tpl, Variant: v, Rule: answer.RuleNone})
 		}
 	}
 	s, err := Summarize(trials, DefaultParams(1))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fragility/fragility/probe/answer"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -184,7 +185,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		Config:          cfg,
 		Prompt:          PromptInfo{Version: PromptVersion, Instruction: Instruction, Exemplars: Exemplars[:cfg.Shots]},
 		Sampler:         samplerName(cfg),
-		ExtractionRules: ExtractionRulesVersion,
+		ExtractionRules: answer.ExtractionRulesVersion,
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
 		Batching:        fmt.Sprintf("%d sequences per llama_batch, consecutive items of the order", cfg.Params.NSeq),
 		KVType:          "f16 (llama.cpp default)",
@@ -439,7 +440,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		Seed:         in.Seed,
 		Question:     in.Question,
 		Expected:     in.Answer,
-		Rule:         RuleNone,
+		Rule:         answer.RuleNone,
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {
@@ -457,27 +458,27 @@ func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64) {
 	t.Tokens = len(g.Tokens)
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
-	ex := Extract(g.Text)
+	ex := answer.Extract(g.Text)
 	t.Rule = ex.Rule
 	t.Extracted = ex.Value
-	t.Correct = ex.Rule != RuleNone && AnswerMatches(ex.Value, t.Expected)
-	t.ExpectedAnywhere = ExpectedAnywhere(g.Text, t.Expected)
+	t.Correct = ex.Rule != answer.RuleNone && answer.AnswerMatches(ex.Value, t.Expected)
+	t.ExpectedAnywhere = answer.ExpectedAnywhere(g.Text, t.Expected)
 	all := make([]float64, len(g.Tokens))
-	var answer []float64
+	var ans []float64
 	off := 0
 	for i, tok := range g.Tokens {
 		all[i] = tok.EntropyBits
 		start, end := off, off+len(tok.Piece)
 		off = end
-		if ex.Rule != RuleNone && start < ex.End && end > ex.Start {
-			answer = append(answer, tok.EntropyBits)
+		if ex.Rule != answer.RuleNone && start < ex.End && end > ex.Start {
+			ans = append(ans, tok.EntropyBits)
 		}
 	}
-	if len(answer) == 0 {
-		answer = all
+	if len(ans) == 0 {
+		ans = all
 	}
 	t.EntropyMean, t.EntropyP95, t.BranchingMedian = entropyStats(all)
-	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(answer)
+	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(ans)
 }
 
 // entropyStats returns the mean and 95th percentile of per-token entropies

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/fragility/fragility/probe/answer"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -426,7 +427,7 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 	p.RNG = fmt.Sprintf("math/rand/v2 rand.New(rand.NewPCG(%d, %#x)); per resample, IntN(len(templates)) drawn len(templates) times", uint64(p.Seed), BootstrapStream)
 	p.AccuracyInterval = "Wilson score interval (Wilson 1927)"
 	p.Bootstrap = "cluster bootstrap over templates, one resample shared by every model and variant per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ExtractionRules = ExtractionRulesVersion
+	p.ExtractionRules = answer.ExtractionRulesVersion
 
 	s := &Summary{Params: p, Trials: len(trials)}
 
