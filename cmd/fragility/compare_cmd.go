@@ -76,6 +76,9 @@ func compareAction(c *cli.Context) error {
 		if c.Int("batch") < 1 {
 			return usageError{"--batch must be at least 1"}
 		}
+		if ref := c.String("reference"); ref != "" && !namesOneOf(ref, c.Args().Slice()) {
+			return usageError{fmt.Sprintf("--reference %s is not one of the files to compare", ref)}
+		}
 		p := loadParams(c)
 		p.NSeq = c.Int("batch")
 		cfg := probe.Config{
@@ -164,4 +167,14 @@ func sameFamilyRun(dir string) bool {
 		}
 	}
 	return true
+}
+
+// namesOneOf reports whether ref names one of paths, by path or file name.
+func namesOneOf(ref string, paths []string) bool {
+	for _, p := range paths {
+		if filepath.Clean(p) == filepath.Clean(ref) || filepath.Base(p) == filepath.Base(ref) {
+			return true
+		}
+	}
+	return false
 }

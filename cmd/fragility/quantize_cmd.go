@@ -54,8 +54,10 @@ func quantizeAction(c *cli.Context) error {
 		return usageError{fmt.Sprintf("unknown --type %q (known: %s)", typ, strings.Join(llm.QuantizeTypes(), ", "))}
 	}
 	opt := llm.QuantizeOptions{AllowRequantize: c.Bool("allow-requantize"), Threads: c.Int("threads"), Force: c.Bool("force")}
+	printed := false
 	if !c.Bool("quiet") {
 		opt.Progress = func(n int64, el time.Duration) {
+			printed = true
 			fmt.Fprintf(os.Stderr, "\rquantize: %s to %s: %.1f MiB written, %s   ", in, typ, float64(n)/(1<<20), el.Round(time.Second))
 		}
 	}
@@ -63,7 +65,7 @@ func quantizeAction(c *cli.Context) error {
 	defer stop()
 	t0 := time.Now()
 	err := llm.Quantize(ctx, in, out, typ, opt)
-	if opt.Progress != nil {
+	if printed {
 		fmt.Fprintln(os.Stderr)
 	}
 	if err != nil {
