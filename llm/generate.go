@@ -56,6 +56,7 @@ type TokenRecord struct {
 // Generation is the result of one prompt.
 type Generation struct {
 	PromptTokens int           `json:"prompt_tokens"`
+	SharedPrefix int           `json:"shared_prefix_tokens"` // prompt tokens decoded once for the whole batch (0: none)
 	Tokens       []TokenRecord `json:"tokens"`
 	Text         string        `json:"text"` // concatenated pieces, end-of-generation token excluded, cut at a stop string
 	StopReason   string        `json:"stop_reason"`
@@ -129,29 +130,42 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 	}
 	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
 
+	var sharedSec float64
 	gens := make([]*Generation, len(prompts))
+	// A prefix shared by every prompt of the batch (the instruction and the
+	// few-shot exemplars) is decoded once, into sequence 0, and its KV
+	// cells copied to the other sequences (llama_memory_seq_cp); each
+	// prompt then decodes only its own suffix. No sequence sees another's
+	// tokens. The shared length is recorded in each Generation.
+	shared := 0
+	if len(prompts) > 1 {
+		shared = commonPrefix(prompts)
+		if shared < MinSharedPrefix {
+			shared = 0
+		}
+	}
+	if shared > 0 {
+		t0 := time.Now()
+		if err := m.prefill(ctx, prompts[0][:shared], 0, 0, false); err != nil {
+			return nil, fmt.Errorf("generate: prefill of the shared prefix: %w", err)
+		}
+		mem := C.llama_get_memory(m.ctx)
+		for s := 1; s < len(prompts); s++ {
+			C.llama_memory_seq_cp(mem, 0, C.llama_seq_id(s), -1, -1)
+		}
+		sharedSec = time.Since(t0).Seconds() / float64(len(prompts))
+	}
 	for s, p := range prompts {
-		g := &Generation{PromptTokens: len(p), Tokens: make([]TokenRecord, 0, opt.MaxTokens)}
+		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens)}
 		if opt.Temperature > 0 {
 			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
 		}
 		gens[s] = g
 		t0 := time.Now()
-		for start := 0; start < len(p); start += m.params.NBatch {
-			end := min(start+m.params.NBatch, len(p))
-			for i := start; i < end; i++ {
-				last := C.int8_t(0)
-				if i == len(p)-1 {
-					last = 1
-				}
-				C.fragility_batch_set(&m.batch, C.int(i-start), C.llama_token(p[i]), C.llama_pos(i), C.llama_seq_id(s), last)
-			}
-			m.batch.n_tokens = C.int32_t(end - start)
-			if err := m.decode(ctx); err != nil {
-				return nil, fmt.Errorf("generate: prefill of prompt %d: %w", s, err)
-			}
+		if err := m.prefill(ctx, p[shared:], shared, s, true); err != nil {
+			return nil, fmt.Errorf("generate: prefill of prompt %d: %w", s, err)
 		}
-		g.PrefillSec = time.Since(t0).Seconds()
+		g.PrefillSec = time.Since(t0).Seconds() + sharedSec
 		g.pos = len(p)
 		// The logits of this prompt's last token are read now, before the next
 		// prompt's prefill overwrites them.
@@ -206,6 +220,46 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		}
 	}
 	return gens, nil
+}
+
+// MinSharedPrefix is the shortest common prefix, in tokens, that
+// GenerateBatch decodes once for all sequences of a batch.
+const MinSharedPrefix = 16
+
+// commonPrefix returns the length of the longest prefix shared by every
+// prompt, leaving at least one token of each prompt to decode on its own.
+func commonPrefix(prompts [][]Token) int {
+	n := len(prompts[0]) - 1
+	for _, p := range prompts[1:] {
+		n = min(n, len(p)-1)
+		for i := 0; i < n; i++ {
+			if p[i] != prompts[0][i] {
+				n = i
+				break
+			}
+		}
+	}
+	return max(n, 0)
+}
+
+// prefill decodes tokens at positions start.. into sequence seq, in chunks of
+// n_batch; with logits it asks for the last token's logits.
+func (m *Model) prefill(ctx context.Context, tokens []Token, start, seq int, logits bool) error {
+	for lo := 0; lo < len(tokens); lo += m.params.NBatch {
+		hi := min(lo+m.params.NBatch, len(tokens))
+		for i := lo; i < hi; i++ {
+			out := C.int8_t(0)
+			if logits && i == len(tokens)-1 {
+				out = 1
+			}
+			C.fragility_batch_set(&m.batch, C.int(i-lo), C.llama_token(tokens[i]), C.llama_pos(start+i), C.llama_seq_id(seq), out)
+		}
+		m.batch.n_tokens = C.int32_t(hi - lo)
+		if err := m.decode(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // step reads the logits at batch slot i (-1: the last output), chooses the

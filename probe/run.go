@@ -187,7 +187,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
-		Batching:        fmt.Sprintf("%d sequences per llama_batch, consecutive items of the order", cfg.Params.NSeq),
+		Batching:        fmt.Sprintf("%d sequences per llama_batch, consecutive items of the order; a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
 		KVType:          "f16 (llama.cpp default)",
 		Status:          "running",
 		Started:         time.Now().UTC().Format(time.RFC3339),

@@ -44,7 +44,7 @@ Examples:
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
-			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
+			&cli.IntFlag{Name: "batch", Value: 4, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
