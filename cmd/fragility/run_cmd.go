@@ -53,6 +53,7 @@ Examples:
 			&cli.BoolFlag{Name: "no-ddc", Usage: "skip the DDC classification"},
 			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (100)"},
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
+			&cli.BoolFlag{Name: "no-compare", Usage: "with several quantizations of one model, skip the KL comparison after the run"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
 		),
 		Action: runAction,
@@ -173,6 +174,14 @@ func runAction(c *cli.Context) error {
 	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, cfg.OutDir)
 	if c.Bool("copy") {
 		copyToClipboard(string(narr))
+	}
+	// Several quantizations of one model: teacher-force the reference's
+	// tokens through the others and report the KL divergence (compare.md).
+	if !c.Bool("no-compare") && sameFamilyRun(cfg.OutDir) {
+		fmt.Fprintln(os.Stderr, "fragility: the models are one family: comparing their distributions (--no-compare skips this)")
+		if err := compareRun(ctx, cfg.OutDir, "", false, c.Bool("quiet")); err != nil {
+			return err
+		}
 	}
 	return nil
 }
