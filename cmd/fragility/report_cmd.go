@@ -21,8 +21,8 @@ with --json).
 
 Examples:
    fragility report runs/demo
-   fragility report runs/demo --json | jq '.models[0].variants'
-   fragility report runs/demo --copy`,
+   fragility report --json runs/demo | jq '.models[0].variants'
+   fragility report --copy runs/demo`,
 		Flags: []cli.Flag{flagJSON, &cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
