@@ -151,20 +151,53 @@ void fragility_entropy_sums(const float *logits, int n, double m, double *z_out,
 	*s_out = s;
 }
 
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+
 // fragility_max returns the largest logit and its lowest index, and sets
-// *nan when a NaN is present.
+// *nan when a NaN is present. The maximum and the NaN test run over eight
+// lanes; the index is then the first position holding the maximum.
 float fragility_max(const float *logits, int n, int *arg, int *nan) {
 	float m = logits[0];
-	int a = 0, bad = 0;
-	for (int i = 0; i < n; i++) {
+	int bad = 0, i = 0;
+	if (n >= 8) {
+		v8f mv, x;
+		memcpy(&mv, logits, sizeof mv);
+		v8i badv = mv != mv;
+		for (i = 8; i + 8 <= n; i += 8) {
+			memcpy(&x, logits + i, sizeof x);
+			badv |= x != x;
+			v8i gt = x > mv;
+			v8i xi, mi;
+			memcpy(&xi, &x, sizeof xi);
+			memcpy(&mi, &mv, sizeof mi);
+			v8i r = (gt & xi) | (~gt & mi);
+			memcpy(&mv, &r, sizeof mv);
+		}
+		float lanes[8];
+		int32_t blanes[8];
+		memcpy(lanes, &mv, sizeof lanes);
+		memcpy(blanes, &badv, sizeof blanes);
+		m = lanes[0];
+		for (int j = 0; j < 8; j++) {
+			bad |= blanes[j] != 0;
+			if (lanes[j] > m) {
+				m = lanes[j];
+			}
+		}
+	}
+	for (; i < n; i++) { // tail
 		float l = logits[i];
 		bad |= (l != l);
 		if (l > m) {
 			m = l;
-			a = i;
 		}
 	}
-	*arg = a;
+	int a = 0;
+	while (a < n && !(logits[a] == m)) {
+		a++;
+	}
+	*arg = a < n ? a : 0;
 	*nan = bad;
 	return m;
 }
