@@ -314,6 +314,13 @@ func (e *Embedder) embed(texts []string, truncate bool) ([]Embedding, error) {
 	if len(texts) == 0 {
 		return nil, fmt.Errorf("embed: no texts: %w", ErrEmpty)
 	}
+	// Invalid UTF-8 (a binary file, a Latin-1 byte) is read as U+FFFD, as
+	// Python's errors="replace" would, instead of reaching the tokenizer.
+	clean := make([]string, len(texts))
+	for i, t := range texts {
+		clean[i] = strings.ToValidUTF8(t, "\uFFFD")
+	}
+	texts = clean
 	for i, t := range texts {
 		if strings.TrimFunc(t, unicode.IsSpace) == "" {
 			return nil, fmt.Errorf("embed: text %d: %w", i, ErrEmpty)

@@ -163,6 +163,9 @@ func WriteTinyModel(path string, o TinyOptions) (*TinyInfo, error) {
 	if o.Tokenizer == "" {
 		return nil, fmt.Errorf("tiny model: no tokenizer.json given")
 	}
+	if o.Embd < 32 || o.Embd > 4096 || o.Layers < 1 || o.Layers > 64 || o.FF < 1 || o.FF > 16384 || o.Heads < 1 || o.KVHeads < 1 {
+		return nil, fmt.Errorf("tiny model: shape out of range (embedding width 32..4096, 1..64 layers, feed-forward 1..16384, heads ≥ 1): a tiny model is a few MiB")
+	}
 	if o.Embd%32 != 0 {
 		return nil, fmt.Errorf("tiny model: embedding width %d is not a multiple of 32 (the Q8_0 block)", o.Embd)
 	}

@@ -104,6 +104,12 @@ func Order(n int, seed int64) []int {
 	return rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(n)
 }
 
+// MaxBatch is the largest number of sequences decoded together.
+const MaxBatch = 64
+
+// MinContext is the smallest context, in tokens, a run accepts.
+const MinContext = 64
+
 // Validate checks a Config before anything is loaded.
 func (c *Config) Validate() error {
 	if len(c.Models) == 0 {
@@ -128,6 +134,26 @@ func (c *Config) Validate() error {
 	}
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
+	}
+	if c.Params.NSeq > MaxBatch {
+		return fmt.Errorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
+	}
+	if c.Params.NCtx != 0 && c.Params.NCtx < MinContext {
+		return fmt.Errorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)
+	}
+	if c.Params.Threads < 0 || c.Params.NBatch < 0 {
+		return fmt.Errorf("--threads and --n-batch must be positive (0: default), got %d and %d", c.Params.Threads, c.Params.NBatch)
+	}
+	seen := map[string]string{}
+	for _, m := range c.Models {
+		key := m
+		if abs, err := filepath.Abs(m); err == nil {
+			key = abs
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("%s: the same model file is given twice (also as %s)", m, prev)
+		}
+		seen[key] = m
 	}
 	if c.BootstrapB < 1 {
 		c.BootstrapB = DefaultBootstrapResamples

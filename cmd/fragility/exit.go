@@ -1,6 +1,9 @@
 package main
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // Exit codes of the fragility command.
 const (
@@ -17,7 +20,7 @@ func (e usageError) Error() string { return e.msg }
 
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "Required flag") {
 		return exitUsage
 	}
 	return exitFailure

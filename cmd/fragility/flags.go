@@ -14,7 +14,7 @@ import (
 // Flags shared by every command that loads a model. A flag with the same
 // name means the same thing in every command.
 var (
-	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Usage: "CPU threads for llama.cpp (default: all cores but one, which the entropy pass and the embedder use beside it)"}
+	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Usage: "CPU threads for llama.cpp; the default leaves one core for the entropy pass and the embedder, which run beside it"}
 	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
 	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only)"}

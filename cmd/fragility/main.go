@@ -8,6 +8,8 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -23,18 +25,94 @@ var commands []*cli.Command
 func register(c *cli.Command) { commands = append(commands, c) }
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:                 "fragility",
 		Usage:                "measure how fragile a local GGUF model's arithmetic reasoning is",
 		Version:              version,
 		Commands:             commands,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         onUsageError,
 	}
+	var setAll func([]*cli.Command)
+	setAll = func(cs []*cli.Command) {
+		for _, c := range cs {
+			c.OnUsageError = onUsageError
+			setAll(c.Subcommands)
+		}
+	}
+	setAll(app.Commands)
+	return app
+}
+
+// onUsageError turns a flag the CLI library could not parse into one line
+// and exit code 2, instead of the whole help text on stdout.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	return usageError{fmt.Sprintf("%v (see: fragility help %s)", err, c.Command.Name)}
+}
+
+// flagsFirst moves the flags of a command line before its positional
+// arguments, so that `fragility report runs/x --json` means what it says:
+// urfave/cli v2 stops reading flags at the first positional argument. A flag
+// that takes a value keeps the value after it; "--" ends the flags.
+func flagsFirst(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	cmd := app.Command(args[1])
+	start := 2
+	for cmd != nil && len(args) > start {
+		sub := cmd.Command(args[start])
+		if sub == nil {
+			break
+		}
+		cmd, start = sub, start+1
+	}
+	if cmd == nil {
+		return args
+	}
+	isBool := map[string]bool{"help": true, "h": true}
+	for _, f := range cmd.Flags {
+		if _, ok := f.(*cli.BoolFlag); ok {
+			for _, n := range f.Names() {
+				isBool[n] = true
+			}
+		}
+	}
+	var flags, pos []string
+	rest := args[start:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			pos = append(pos, rest[i+1:]...)
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && !isNumber(a) {
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && !isBool[name] && i+1 < len(rest) {
+				flags = append(flags, rest[i+1])
+				i++
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	out := append(append([]string{}, args[:start]...), flags...)
+	if len(pos) > 0 {
+		out = append(append(out, "--"), pos...)
+	}
+	return out
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 func main() {
-	if err := newApp().Run(os.Args); err != nil {
+	app := newApp()
+	if err := app.Run(flagsFirst(app, os.Args)); err != nil {
 		fmt.Fprintf(os.Stderr, "fragility: %v\n", err)
 		os.Exit(exitCode(err))
 	}

@@ -51,7 +51,7 @@ Examples:
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
 			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory for the DDC columns (default: the cached default embedder)"},
 			&cli.BoolFlag{Name: "no-ddc", Usage: "skip the DDC classification"},
-			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (100)"},
+			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (the 99 divisions in use)"},
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
 			&cli.BoolFlag{Name: "no-compare", Usage: "with several quantizations of one model, skip the KL comparison after the run"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
@@ -172,6 +172,9 @@ func runAction(c *cli.Context) error {
 		fmt.Print(string(narr))
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, cfg.OutDir)
+	if sum.Trials > 0 && sum.Skipped == sum.Trials {
+		return fmt.Errorf("%s: every item was skipped (see skip_reason in results.csv; a prompt longer than --n-ctx is the usual cause)", cfg.OutDir)
+	}
 	if c.Bool("copy") {
 		copyToClipboard(string(narr))
 	}

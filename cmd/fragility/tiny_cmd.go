@@ -26,6 +26,7 @@ Examples:
    fragility tiny-model --seed 7 --layers 4 --embd 128 tiny7.gguf
    fragility tiny-model --tokenizer ~/bert/tokenizer.json --json tiny.gguf`,
 		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "force", Usage: "overwrite OUT if it exists"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of the weights"},
 			&cli.StringFlag{Name: "tokenizer", Usage: "WordPiece tokenizer.json (default: the cached default embedder's)"},
 			&cli.IntFlag{Name: "layers", Usage: "transformer blocks (default 2)"},
@@ -38,6 +39,9 @@ Examples:
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError{"expected one OUT.gguf argument"}
+			}
+			if _, err := os.Stat(c.Args().First()); err == nil && !c.Bool("force") {
+				return fmt.Errorf("%s already exists: use --force to overwrite it", c.Args().First())
 			}
 			tok := c.String("tokenizer")
 			if tok == "" {
