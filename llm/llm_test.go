@@ -23,26 +23,12 @@ var (
 func defaultModel(t testing.TB) *Model {
 	t.Helper()
 	loadOnce.Do(func() {
-		man, err := models.Load()
+		p, err := models.DefaultPath("llm")
 		if err != nil {
 			loadErr = err
 			return
 		}
-		md, err := man.Default("llm")
-		if err != nil {
-			loadErr = err
-			return
-		}
-		p, err := md.Path()
-		if err != nil {
-			loadErr = err
-			return
-		}
-		if _, err := os.Stat(p); err != nil {
-			loadErr = err
-			return
-		}
-		shared, loadErr = Load(p, Params{Threads: 2, NCtx: 1024, Seed: 1})
+		shared, loadErr = Load(p, Params{Threads: 1, NCtx: 1024, Seed: 1})
 	})
 	if loadErr != nil {
 		t.Fatalf("default model: %v (run `make models`)", loadErr)

