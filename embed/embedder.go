@@ -1,11 +1,9 @@
 package embed
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/fragility/fragility/models"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,11 +125,11 @@ func Open(dir string, opts ...Option) (e *Embedder, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
-	sum, err := fileSHA256(onnxPath)
+	sum, err := models.SHA256File(onnxPath)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
-	tokSum, err := fileSHA256(tokPath)
+	tokSum, err := models.SHA256File(tokPath)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
@@ -607,18 +605,4 @@ func Cosine(a, b []float32) float64 {
 		return 0
 	}
 	return dot / (math.Sqrt(na) * math.Sqrt(nb))
-}
-
-// fileSHA256 returns the hex sha256 of the file at path.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragility/fragility/models"
 	"os"
 	"path/filepath"
 
@@ -74,7 +75,7 @@ func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
 
 // fileIdentity hashes a model file and identifies it from its GGUF metadata.
 func fileIdentity(path string) (ModelEntry, error) {
-	sum, err := sha256File(path)
+	sum, err := models.SHA256File(path)
 	if err != nil {
 		return ModelEntry{}, err
 	}

@@ -2,9 +2,7 @@ package probe
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -215,18 +213,4 @@ func readCSVPrefix(data []byte) ([]Trial, error) {
 		out = out[:len(out)-1]
 	}
 	return out, nil
-}
-
-// sha256File returns the hex sha256 of a file.
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"github.com/fragility/fragility/models"
 	"io"
 	"math"
 	"os"
@@ -124,7 +125,7 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 		}
 	}
 	for i, me := range man.Models {
-		sum, err := sha256File(me.Path)
+		sum, err := models.SHA256File(me.Path)
 		if err != nil {
 			return nil, fmt.Errorf("model %d: %w", i, err)
 		}

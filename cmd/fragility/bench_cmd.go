@@ -41,12 +41,9 @@ Examples:
 			&cli.BoolFlag{Name: "no-ddc", Usage: "do not time the DDC classifier"},
 		),
 		Action: func(c *cli.Context) error {
-			path := c.String("model")
-			if path == "" {
-				var err error
-				if path, err = defaultModelPath("llm"); err != nil {
-					return err
-				}
+			path, err := modelOrDefault(c)
+			if err != nil {
+				return err
 			}
 			cfg := probe.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
 				Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),

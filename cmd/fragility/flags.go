@@ -32,6 +32,14 @@ func modelFlags() []cli.Flag {
 // fetch it.
 func defaultModelPath(kind string) (string, error) { return models.DefaultPath(kind) }
 
+// modelOrDefault returns the --model flag's value, or the cached default LLM.
+func modelOrDefault(c *cli.Context) (string, error) {
+	if p := c.String("model"); p != "" {
+		return p, nil
+	}
+	return defaultModelPath("llm")
+}
+
 // loadParams builds llm.Params from the shared flags and loads GPU backends
 // first. GPU layers default to all only when a GPU backend was found.
 func loadParams(c *cli.Context) llm.Params {

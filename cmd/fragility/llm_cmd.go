@@ -98,12 +98,9 @@ Examples:
 			&cli.StringSliceFlag{Name: "stop", Usage: "stop string (repeatable)"},
 		),
 		Action: func(c *cli.Context) error {
-			path := c.String("model")
-			if path == "" {
-				var err error
-				if path, err = defaultModelPath("llm"); err != nil {
-					return err
-				}
+			path, err := modelOrDefault(c)
+			if err != nil {
+				return err
 			}
 			if c.Int("max-tokens") <= 0 {
 				return usageError{"--max-tokens must be > 0"}
