@@ -66,11 +66,13 @@ fuzz: headers
 BENCHTIME ?= 20x
 # Go benchmarks (entropy pass per vocabulary size, answer extractor,
 # statistics, embedder) and `fragility bench` on the default model, in one table.
+BENCH_OUT ?= runs/bench
 bench: build models
-	@echo "== Go benchmarks"
-	$(GO) test -run '^$$' -bench 'BenchmarkEntropy|BenchmarkExtract|BenchmarkSummarize|BenchmarkEmbed50Words' -benchtime $(BENCHTIME) ./llm/ ./probe/ ./embed/ | grep -E '^(Benchmark|ok|FAIL)'
-	@echo "== fragility bench (default model)"
-	bin/fragility bench
+	@mkdir -p $(BENCH_OUT)
+	@echo "bench: Go benchmarks (testing.B) -> $(BENCH_OUT)/go-bench.txt"
+	$(GO) test -run '^$$' -bench 'BenchmarkEntropy|BenchmarkExtract|BenchmarkSummarize|BenchmarkEmbed50Words' -benchtime $(BENCHTIME) ./llm/ ./probe/ ./embed/ > $(BENCH_OUT)/go-bench.txt || { cat $(BENCH_OUT)/go-bench.txt; exit 1; }
+	@echo "bench: fragility bench on the default model (about 6 min on 2 cores)"
+	@bin/fragility bench --go-bench $(BENCH_OUT)/go-bench.txt > $(BENCH_OUT)/table.md; s=$$?; cat $(BENCH_OUT)/table.md; exit $$s
 
 DEMO_OUT ?= runs/demo
 # The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.

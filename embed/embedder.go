@@ -70,6 +70,7 @@ type openConfig struct {
 	backend    Backend
 	ortLibrary string
 	maxTokens  int
+	sequential bool
 }
 
 // WithBackend selects the engine that runs the network (default BackendGo).
@@ -79,6 +80,15 @@ func WithBackend(b Backend) Option { return func(c *openConfig) { c.backend = b 
 // WithORTLibrary sets the path of libonnxruntime.so for BackendORT (default:
 // hugot's, /usr/lib/libonnxruntime.so).
 func WithORTLibrary(path string) Option { return func(c *openConfig) { c.ortLibrary = path } }
+
+// WithSequential runs the network of the pure-Go backend in the calling
+// goroutine only, with no worker pool (GoMLX simplego "parallelism=0"):
+// about half the speed on two cores, but it takes one core, not all of
+// them, so an embedder classifying prompts beside llama.cpp's threads does
+// not slow generation down. fragility run uses it on CPU. The vectors are
+// bit-identical to those of the default mode (TestSequentialSameBits).
+// No effect on the ORT backend.
+func WithSequential() Option { return func(c *openConfig) { c.sequential = true } }
 
 // WithMaxTokens lowers the token limit below the model's max_seq_length
 // (counting [CLS] and [SEP]). A value above the configured limit is an error
@@ -150,11 +160,7 @@ func Open(dir string, opts ...Option) (e *Embedder, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("embed: %s backend: %w", emb.backend, err)
 	}
-	emb.pipe, err = hugot.NewPipeline(emb.session, hugot.FeatureExtractionConfig{
-		ModelPath:    dir,
-		OnnxFilename: filepath.Base(onnxPath),
-		Name:         "embed",
-	})
+	emb.pipe, err = newPipeline(emb.session, onnxPath, oc.sequential)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %s: %w", onnxPath, err)
 	}

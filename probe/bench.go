@@ -21,6 +21,9 @@ type BenchConfig struct {
 	Shots     int        // few-shot exemplars of the items in (c)
 	MaxTokens int        // output budget of the items in (c)
 	Seed      int64
+	// EmbedderOpenSec is the time the caller took to open the classifier
+	// passed to Bench (loading the embedder); it counts in the DDC share.
+	EmbedderOpenSec float64
 }
 
 // Rate is a mean and sample standard deviation over repeats.
@@ -66,8 +69,15 @@ type BenchResult struct {
 	SingleIPS  float64 `json:"c_single_items_per_s"`
 	BatchedIPS float64 `json:"c_batched_items_per_s"`
 	RatioCB    float64 `json:"ratio_c_over_b"`
-	DDCSec     float64 `json:"ddc_seconds"`
-	DDCShare   float64 `json:"ddc_share_of_single_run"` // DDC time / (DDC time + one-at-a-time generation time)
+	// The DDC share: the batched items of (c) run again with the DDC
+	// classifier working beside generation, as in `fragility run`.
+	BatchedDDCSec float64 `json:"ddc_batched_run_seconds"`      // wall time of that run, including the wait for the last classification
+	BatchedSec    float64 `json:"c_batched_seconds"`            // wall time of the batched run without DDC
+	EmbedOpenSec  float64 `json:"ddc_embedder_open_seconds"`    // loading the embedder, before the run
+	DDCWorkSec    float64 `json:"ddc_classifier_seconds"`       // the classifier's own working time (beside generation)
+	DDCWaitSec    float64 `json:"ddc_wait_seconds"`             // time the run waited for classifications
+	DDCShare      float64 `json:"ddc_share_of_run_wall_time"`   // (open + with DDC − without) / (open + with DDC)
+	DDCSerial     float64 `json:"ddc_serial_share_of_run_time"` // classifier time / (classifier time + batched run), were it not overlapped
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -76,8 +86,11 @@ type BenchResult struct {
 // record on the same prompt length and token count, and (c) the first Items
 // items of the demo matrix (builtin templates × base/symbolic/noop × 2
 // instances, in the seeded order) decoded one at a time and Batch at a time.
-// classify, when not nil, is timed on the same items' questions (the DDC
-// share of a probe run).
+// (a) and (b) alternate which runs first in each repeat. classify, when not
+// nil, runs beside a second batched pass over the same items as in
+// `fragility run` (a background goroutine, one question at a time); the DDC
+// share is the wall time it adds, embedder loading included
+// (cfg.EmbedderOpenSec), over the wall time of that run.
 func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(string, ...any)) (*BenchResult, error) {
 	if cfg.PP < 1 || cfg.TG < 1 || cfg.Reps < 1 || cfg.Batch < 1 || cfg.Items < 1 {
 		return nil, fmt.Errorf("bench: pp, tg, reps, batch and items must be ≥ 1")
@@ -122,17 +135,19 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	var bpp, btg, otg []float64
 	var entSec float64
 	var entTok int
-	for r := 0; r < cfg.Reps; r++ {
-		logf("bench: repeat %d/%d: (a) bare decode, (b) generation with entropy", r+1, cfg.Reps)
+	bare := func() error {
 		t, err := m.BenchDecode(ctx, cfg.PP, cfg.TG)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
 		btg = append(btg, float64(t.GenTokens)/t.GenSec)
+		return nil
+	}
+	ours := func() error {
 		g, err := m.Generate(ctx, prompt, opt)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		// TG+1 tokens: the first comes from the prefill's logits, the other
 		// TG each cost one llama_decode, as (a)'s TG decodes do, plus the
@@ -142,6 +157,22 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		otg = append(otg, float64(cfg.TG)/g.GenWallSec)
 		entSec += g.EntropySec
 		entTok += len(g.Tokens)
+		return nil
+	}
+	for r := 0; r < cfg.Reps; r++ {
+		// (a) and (b) alternate which goes first (ABBA...), so that a slow
+		// drift of the machine's speed does not favour either.
+		first, second, names := bare, ours, "(a) bare decode, then (b) generation with entropy"
+		if r%2 == 1 {
+			first, second, names = ours, bare, "(b) generation with entropy, then (a) bare decode"
+		}
+		logf("bench: repeat %d/%d: %s", r+1, cfg.Reps, names)
+		if err := first(); err != nil {
+			return nil, err
+		}
+		if err := second(); err != nil {
+			return nil, err
+		}
 	}
 	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
 	res.EntropyMs = 1000 * entSec / float64(entTok)
@@ -199,22 +230,43 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		return nil, err
 	}
 	defer bm.Close()
-	logf("bench: (c) %d demo items, %d per batch", cfg.Items, cfg.Batch)
-	t0 = time.Now()
-	for i := 0; i < len(prompts); i += cfg.Batch {
-		if _, err := bm.GenerateBatch(ctx, prompts[i:min(i+cfg.Batch, len(prompts))], iopt); err != nil {
-			return nil, err
+	batched := func() (float64, error) {
+		t0 := time.Now()
+		for i := 0; i < len(prompts); i += cfg.Batch {
+			if _, err := bm.GenerateBatch(ctx, prompts[i:min(i+cfg.Batch, len(prompts))], iopt); err != nil {
+				return 0, err
+			}
 		}
+		return time.Since(t0).Seconds(), nil
 	}
-	res.BatchedIPS = float64(cfg.Items) / time.Since(t0).Seconds()
+	logf("bench: (c) %d demo items, %d per batch", cfg.Items, cfg.Batch)
+	if res.BatchedSec, err = batched(); err != nil {
+		return nil, err
+	}
+	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
 	if classify != nil {
-		t0 = time.Now()
-		if _, err := classify(questions); err != nil {
+		// The class vectors are read (or, the first time, computed) by
+		// the first classification: done here, outside the timing.
+		if _, err := classify(questions[:1]); err != nil {
 			return nil, err
 		}
-		res.DDCSec = time.Since(t0).Seconds()
-		res.DDCShare = res.DDCSec / (res.DDCSec + single)
+		logf("bench: (c) %d demo items, %d per batch, with the DDC classifier beside generation", cfg.Items, cfg.Batch)
+		t0 := time.Now()
+		ddc := newDDCStore(classify, questions)
+		if _, err := batched(); err != nil {
+			return nil, err
+		}
+		for _, q := range questions {
+			if _, _, err := ddc.get(q); err != nil {
+				return nil, err
+			}
+		}
+		res.BatchedDDCSec = time.Since(t0).Seconds()
+		res.EmbedOpenSec = cfg.EmbedderOpenSec
+		res.DDCWorkSec, res.DDCWaitSec = ddc.seconds()
+		res.DDCShare = (res.EmbedOpenSec + res.BatchedDDCSec - res.BatchedSec) / (res.EmbedOpenSec + res.BatchedDDCSec)
+		res.DDCSerial = res.DDCWorkSec / (res.DDCWorkSec + res.BatchedSec)
 	}
 	return res, nil
 }

@@ -44,7 +44,7 @@ Examples:
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
-			&cli.IntFlag{Name: "batch", Value: 4, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
+			&cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
@@ -122,7 +122,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	if useDDC {
-		cls, info, closer, err := openClassifier(embedDir, level)
+		cls, info, closer, err := openClassifier(embedDir, level, p.GPULayers == 0)
 		if err != nil {
 			return err
 		}
@@ -198,8 +198,11 @@ func ddcCacheOptions() []embed.ClassifierOption {
 	return nil
 }
 
-// openClassifier opens the embedder and DDC classifier for a run.
-func openClassifier(dir, level string) (probe.Classifier, *probe.Embedder, func(), error) {
+// openClassifier opens the sentence embedder in dir (default: the cached
+// default embedder) and returns a DDC classifier at level for probe.Run. With
+// beside (a CPU run), the embedder runs in one goroutine (embed.WithSequential)
+// so that, working beside llama.cpp's threads, it does not slow generation.
+func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Embedder, func(), error) {
 	if dir == "" {
 		var err error
 		if dir, err = defaultModelPath("embedder"); err != nil {
@@ -210,7 +213,11 @@ func openClassifier(dir, level string) (probe.Classifier, *probe.Embedder, func(
 	if err != nil {
 		return nil, nil, nil, usageError{err.Error()}
 	}
-	e, err := embed.Open(dir)
+	var opts []embed.Option
+	if beside {
+		opts = append(opts, embed.WithSequential())
+	}
+	e, err := embed.Open(dir, opts...)
 	if err != nil {
 		return nil, nil, nil, err
 	}
