@@ -14,8 +14,8 @@ import (
 type BenchConfig struct {
 	Model     string
 	Params    llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
-	PP, TG    int        // prompt and generated tokens of (a) and (b)
-	Reps      int        // repeats of (a) and (b) after one warm-up each
+	PP, TG    int        // prompt tokens, and generated tokens of (a) and of (b) in each repeat
+	Reps      int        // repeats of (a) and (b) after one warm-up
 	Batch     int        // sequences per llama_batch in (c)
 	Items     int        // probe items of the demo matrix timed in (c)
 	Shots     int        // few-shot exemplars of the items in (c)
@@ -81,24 +81,29 @@ type BenchResult struct {
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
-// repeats, mean ± sd): (a) a bare llama_decode loop with no logits read and
-// no entropy, (b) Generate with the full-vocabulary entropy and the per-token
-// record on the same prompt length and token count, and (c) the first Items
-// items of the demo matrix (builtin templates × base/symbolic/noop × 2
-// instances, in the seeded order) decoded one at a time and Batch at a time.
-// (a) and (b) alternate which runs first in each repeat. classify, when not
-// nil, runs beside a second batched pass over the same items as in
-// `fragility run` (a background goroutine, one question at a time); the DDC
-// share is the wall time it adds, embedder loading included
-// (cfg.EmbedderOpenSec), over the wall time of that run.
+// repeats, mean ± sd): (a) bare llama_decode calls with no logits read and no
+// entropy (llm.BenchDecode for the prompt rate), (b) the per-token work of
+// Generate (the full-vocabulary entropy pass and the record) on top of the
+// same decodes, with (a) and (b) in alternating blocks of one sequence
+// (llm.BenchInterleaved) so that machine drift cancels in b/a, and (c) the
+// first Items items of the demo matrix (builtin templates × base/symbolic/noop
+// × 2 instances, in the seeded order) decoded one at a time and Batch at a
+// time. classify, when not nil, runs beside a second batched pass over the
+// same items as in `fragility run` (a background goroutine, one question at a
+// time); the DDC share is the wall time it adds, embedder loading included
+// (cfg.EmbedderOpenSec), over the wall time of that run. TG must be a
+// multiple of 2×llm.BenchBlock.
 func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(string, ...any)) (*BenchResult, error) {
 	if cfg.PP < 1 || cfg.TG < 1 || cfg.Reps < 1 || cfg.Batch < 1 || cfg.Items < 1 {
 		return nil, fmt.Errorf("bench: pp, tg, reps, batch and items must be ≥ 1")
 	}
+	if cfg.TG%(2*llm.BenchBlock) != 0 {
+		return nil, fmt.Errorf("bench: --tg %d is not a multiple of %d: (a) and (b) alternate in blocks of %d tokens, ABBA", cfg.TG, 2*llm.BenchBlock, llm.BenchBlock)
+	}
 	p := cfg.Params
 	p.NSeq = 1
-	if p.NCtx < cfg.PP+cfg.TG+8 {
-		p.NCtx = cfg.PP + cfg.TG + 8
+	if need := cfg.PP + 2*cfg.TG + 8; p.NCtx < need {
+		p.NCtx = need
 	}
 	if cfg.Params.NCtx < 2048 {
 		cfg.Params.NCtx = 2048 // the demo items of (c) with few-shot exemplars
@@ -112,71 +117,36 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	res := &BenchResult{Model: cfg.Model, Threads: m.Params().Threads, BuildFlags: llm.BuildFlags, SystemInfo: llm.SystemInfo(),
 		NVocab: md.NVocab, PP: cfg.PP, TG: cfg.TG, Reps: cfg.Reps, Items: cfg.Items, Batch: cfg.Batch}
 
-	prompt := make([]llm.Token, cfg.PP)
-	bos, _ := m.Tokenize("", true, false)
-	fill, err := m.Tokenize(" the", false, false)
-	if err != nil || len(fill) == 0 {
-		return nil, fmt.Errorf("bench: cannot tokenize the filler text")
-	}
-	for i := range prompt {
-		prompt[i] = fill[0]
-	}
-	if len(bos) > 0 {
-		prompt[0] = bos[0]
-	}
-	opt := llm.GenerateOptions{MaxTokens: cfg.TG + 1, IgnoreEOS: true}
 	logf("bench: warm-up")
-	if _, err := m.BenchDecode(ctx, cfg.PP, cfg.TG); err != nil {
+	if _, err := m.BenchDecode(ctx, cfg.PP, 0); err != nil {
 		return nil, err
 	}
-	if _, err := m.Generate(ctx, prompt, opt); err != nil {
+	if _, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG); err != nil {
 		return nil, err
 	}
 	var bpp, btg, otg []float64
-	var entSec float64
-	var entTok int
-	bare := func() error {
-		t, err := m.BenchDecode(ctx, cfg.PP, cfg.TG)
+	var bareSec, oursSec, entSec float64
+	for r := 0; r < cfg.Reps; r++ {
+		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
+		t, err := m.BenchDecode(ctx, cfg.PP, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
-		btg = append(btg, float64(t.GenTokens)/t.GenSec)
-		return nil
-	}
-	ours := func() error {
-		g, err := m.Generate(ctx, prompt, opt)
+		it, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG)
 		if err != nil {
-			return err
-		}
-		// TG+1 tokens: the first comes from the prefill's logits, the other
-		// TG each cost one llama_decode, as (a)'s TG decodes do, plus the
-		// per-token work (entropy, record, piece) of all TG+1 tokens; the
-		// rate counts TG tokens, so (b) carries one pass more than it is
-		// credited for.
-		otg = append(otg, float64(cfg.TG)/g.GenWallSec)
-		entSec += g.EntropySec
-		entTok += len(g.Tokens)
-		return nil
-	}
-	for r := 0; r < cfg.Reps; r++ {
-		// (a) and (b) alternate which goes first (ABBA...), so that a slow
-		// drift of the machine's speed does not favour either.
-		first, second, names := bare, ours, "(a) bare decode, then (b) generation with entropy"
-		if r%2 == 1 {
-			first, second, names = ours, bare, "(b) generation with entropy, then (a) bare decode"
-		}
-		logf("bench: repeat %d/%d: %s", r+1, cfg.Reps, names)
-		if err := first(); err != nil {
 			return nil, err
 		}
-		if err := second(); err != nil {
-			return nil, err
-		}
+		btg = append(btg, float64(it.Tokens)/it.BareSec)
+		otg = append(otg, float64(it.Tokens)/it.OursSec)
+		bareSec += it.BareSec
+		oursSec += it.OursSec
+		entSec += it.EntropySec
 	}
 	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
-	res.EntropyMs = 1000 * entSec / float64(entTok)
-	res.RatioBA = res.OursTG.Mean / res.BareTG.Mean
+	res.EntropyMs = 1000 * entSec / float64(cfg.Reps*cfg.TG)
+	// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
+	res.RatioBA = bareSec / oursSec
 
 	// (c) probe items, one at a time and batched.
 	ts, err := templates.Builtin()

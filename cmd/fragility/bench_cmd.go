@@ -17,26 +17,28 @@ func init() {
 		Name:  "bench",
 		Usage: "measure the harness's cost on top of llama.cpp (bare decode vs generation with exact entropy vs batched items)",
 		Description: `Measures in one run, as llama-bench does (one warm-up, then --reps repeats, mean ± sd):
-  (a) a bare llama_decode loop: --pp prompt tokens, then --tg single-token decodes, no logits read,
-      no entropy, no sampling;
-  (b) fragility's generation on the same shape, with the exact full-vocabulary entropy and the
-      per-token record of every token;
+  (a) bare llama_decode calls: a prompt of --pp tokens, then single-token decodes of random
+      tokens (as llama-bench's test_gen), no logits read, no entropy, no sampling;
+  (b) the same decodes with fragility's per-token work: the token chosen from the logits, the
+      exact full-vocabulary entropy and the per-token record of every token;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
       instances, seeded order) decoded one at a time and --batch at a time;
-and prints the ratios b/a and c/b, the threads and the build flags. (a) and (b) alternate which
-runs first. Unless --no-ddc, the batched items run a second time with the DDC classifier working
-beside generation, as in fragility run: the DDC share is the wall time that adds (loading the
-embedder included) over the run's wall time.
+and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
+share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
+tokens of each), so that the machine's drift, which on a shared machine is larger than the
+difference measured, cancels out of b/a. Unless --no-ddc, the batched items run a second time
+with the DDC classifier working beside generation, as in fragility run: the DDC share is the
+wall time that adds (loading the embedder included) over the run's wall time.
 
 Examples:
    fragility bench
-   fragility bench --model my.gguf --threads 8 --pp 512 --tg 128 --reps 5
+   fragility bench --model my.gguf --threads 8 --pp 512 --tg 256 --reps 5
    fragility bench --batch 16 --items 32 --json`,
 		Flags: append(modelFlags(), flagJSON,
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (default: the cached default model)"},
 			&cli.IntFlag{Name: "pp", Value: 64, Usage: "prompt tokens of (a) and (b)"},
-			&cli.IntFlag{Name: "tg", Value: 128, Usage: "generated tokens of (a) and (b)"},
-			&cli.IntFlag{Name: "reps", Value: 3, Usage: "repeats of (a) and (b)"},
+			&cli.IntFlag{Name: "tg", Value: 128, Usage: "generated tokens of (a) and of (b) per repeat (a multiple of 32)"},
+			&cli.IntFlag{Name: "reps", Value: 5, Usage: "repeats of (a) and (b), as llama-bench -r"},
 			&cli.IntFlag{Name: "batch", Value: 8, Usage: "sequences per llama_batch in (c)"},
 			&cli.IntFlag{Name: "items", Value: 16, Usage: "demo items timed in (c)"},
 			&cli.IntFlag{Name: "shots", Value: 3, Usage: "few-shot exemplars of the items in (c), as make demo uses"},
@@ -98,8 +100,8 @@ func printBench(r *probe.BenchResult, gob []goBenchRow) {
 	fmt.Printf("|%s|%s|\n", dashes(60), dashes(24))
 	row := func(k, v string) { fmt.Printf("| %-58s | %-22s |\n", k, v) }
 	row(fmt.Sprintf("(a) bare llama_decode, prompt (pp %d), tokens/s", r.PP), fmt.Sprintf("%.1f ± %.1f", r.BarePP.Mean, r.BarePP.SD))
-	row(fmt.Sprintf("(a) bare llama_decode, generation (tg %d), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.BareTG.Mean, r.BareTG.SD))
-	row(fmt.Sprintf("(b) generation + exact entropy + record (tg %d), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
+	row(fmt.Sprintf("(a) bare llama_decode, generation (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.BareTG.Mean, r.BareTG.SD))
+	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
 	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
 	row("ratio b/a (target ≥ 0.97)", fmt.Sprintf("%.3f", r.RatioBA))
 	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
@@ -116,7 +118,8 @@ func printBench(r *probe.BenchResult, gob []goBenchRow) {
 	for _, g := range gob {
 		row(goBenchLabel(g.Name), goBenchValue(g))
 	}
-	fmt.Printf("\n(a) and (b): %d repeats after one warm-up, alternating which goes first; mean ± sample sd.\n", r.Reps)
+	fmt.Printf("\n(a) and (b): %d repeats after one warm-up, mean ± sample sd; in each repeat they alternate in blocks of 16\n", r.Reps)
+	fmt.Println("tokens (ABBA) in one sequence; b/a is the ratio of their total times over all repeats.")
 	if r.BatchedDDCSec > 0 {
 		fmt.Println("DDC share: the wall time the classifier adds to the batched run; run-to-run noise is about ±2%, so a value")
 		fmt.Println("near 0 (even below) means the classifier's work was hidden beside generation.")
