@@ -17,10 +17,18 @@ import (
 var EntropyWorkers = 1
 
 // maxLogit returns the largest logit, its lowest index, and whether a NaN
-// is present.
+// is present (vectorised C kernel).
 func maxLogit(logits []float32) (float32, int, bool) {
 	var arg, nan C.int
-	m := C.fragility_max((*C.float)(unsafe.Pointer(&logits[0])), C.int(len(logits)), &arg, &nan)
+	m := C.fragility_max((*C.float)(unsafe.Pointer(&logits[0])), nil, C.int(len(logits)), &arg, &nan)
+	return float32(m), int(arg), nan != 0
+}
+
+// maxLogitCopy is maxLogit that also copies logits into dst (len(dst) ≥
+// len(logits)) in the same pass over memory.
+func maxLogitCopy(dst, logits []float32) (float32, int, bool) {
+	var arg, nan C.int
+	m := C.fragility_max((*C.float)(unsafe.Pointer(&logits[0])), (*C.float)(unsafe.Pointer(&dst[0])), C.int(len(logits)), &arg, &nan)
 	return float32(m), int(arg), nan != 0
 }
 

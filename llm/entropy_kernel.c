@@ -155,49 +155,78 @@ typedef float v8f __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 
 // fragility_max returns the largest logit and its lowest index, and sets
-// *nan when a NaN is present. The maximum and the NaN test run over eight
-// lanes; the index is then the first position holding the maximum.
-float fragility_max(const float *logits, int n, int *arg, int *nan) {
+// *nan when a NaN is present; when dst is not NULL it also copies the n
+// logits to dst, in the same pass over memory. Four accumulators of eight
+// lanes (32 positions per step, so that the compare-and-select chains run in
+// parallel) each keep their maximum and the first index holding it (strict
+// >, so a later equal value does not replace it); the result is the largest
+// of the 32 maxima and, among those equal to it, the smallest index: the
+// first position of the maximum in the whole array, as a scalar scan finds.
+#define MAXACC 4
+float fragility_max(const float *logits, float *dst, int n, int *arg, int *nan) {
 	float m = logits[0];
-	int bad = 0, i = 0;
-	if (n >= 8) {
-		v8f mv, x;
-		memcpy(&mv, logits, sizeof mv);
-		v8i badv = mv != mv;
-		for (i = 8; i + 8 <= n; i += 8) {
-			memcpy(&x, logits + i, sizeof x);
-			badv |= x != x;
-			v8i gt = x > mv;
-			v8i xi, mi;
-			memcpy(&xi, &x, sizeof xi);
-			memcpy(&mi, &mv, sizeof mi);
-			v8i r = (gt & xi) | (~gt & mi);
-			memcpy(&mv, &r, sizeof mv);
+	int a = 0, bad = 0, i = 0;
+	if (n >= 8 * MAXACC) {
+		v8f mv[MAXACC];
+		v8i iv[MAXACC], cur[MAXACC], badv = {0};
+		const v8i step = {8 * MAXACC, 8 * MAXACC, 8 * MAXACC, 8 * MAXACC, 8 * MAXACC, 8 * MAXACC, 8 * MAXACC, 8 * MAXACC};
+		for (int k = 0; k < MAXACC; k++) {
+			memcpy(&mv[k], logits + 8 * k, sizeof mv[k]);
+			if (dst) {
+				memcpy(dst + 8 * k, &mv[k], sizeof mv[k]);
+			}
+			badv |= mv[k] != mv[k];
+			for (int j = 0; j < 8; j++) {
+				iv[k][j] = 8 * k + j;
+			}
+			cur[k] = iv[k];
 		}
-		float lanes[8];
+		for (i = 8 * MAXACC; i + 8 * MAXACC <= n; i += 8 * MAXACC) {
+			for (int k = 0; k < MAXACC; k++) {
+				v8f x;
+				memcpy(&x, logits + i + 8 * k, sizeof x);
+				if (dst) {
+					memcpy(dst + i + 8 * k, &x, sizeof x);
+				}
+				cur[k] += step;
+				badv |= x != x;
+				v8i gt = x > mv[k];
+				v8i xi, mi;
+				memcpy(&xi, &x, sizeof xi);
+				memcpy(&mi, &mv[k], sizeof mi);
+				v8i r = (gt & xi) | (~gt & mi);
+				memcpy(&mv[k], &r, sizeof mv[k]);
+				iv[k] = (gt & cur[k]) | (~gt & iv[k]);
+			}
+		}
 		int32_t blanes[8];
-		memcpy(lanes, &mv, sizeof lanes);
 		memcpy(blanes, &badv, sizeof blanes);
-		m = lanes[0];
-		for (int j = 0; j < 8; j++) {
-			bad |= blanes[j] != 0;
-			if (lanes[j] > m) {
-				m = lanes[j];
+		m = mv[0][0];
+		a = iv[0][0];
+		for (int k = 0; k < MAXACC; k++) {
+			for (int j = 0; j < 8; j++) {
+				bad |= blanes[j] != 0;
+				float v = mv[k][j];
+				int32_t ix = iv[k][j];
+				if (v > m || (v == m && ix < a)) {
+					m = v;
+					a = ix;
+				}
 			}
 		}
 	}
-	for (; i < n; i++) { // tail
+	for (; i < n; i++) { // tail (or all of a short array)
 		float l = logits[i];
+		if (dst) {
+			dst[i] = l;
+		}
 		bad |= (l != l);
 		if (l > m) {
 			m = l;
+			a = i;
 		}
 	}
-	int a = 0;
-	while (a < n && !(logits[a] == m)) {
-		a++;
-	}
-	*arg = a < n ? a : 0;
+	*arg = a;
 	*nan = bad;
 	return m;
 }

@@ -287,13 +287,13 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 		rec.ID = sample(logits, d.Max, opt.Temperature, g.rng)
 		fillRecord(&rec, d, logits[rec.ID])
 	} else {
-		mx, arg, nan := maxLogit(logits)
+		buf := m.logitBuf()
+		mx, arg, nan := maxLogitCopy(buf, logits)
 		if nan || math.IsInf(float64(mx), 0) {
+			m.bufPool.Put(&buf)
 			return fmt.Errorf("generate: token %d: logits contain NaN or an infinite maximum", k)
 		}
 		rec.ID = Token(arg)
-		buf := m.logitBuf()
-		copy(buf, logits)
 		g.entSec = append(g.entSec, 0)
 		m.passes.Add(1)
 		m.passSem <- struct{}{}
