@@ -93,10 +93,10 @@ type Model struct {
 	meta   Metadata
 
 	// Entropy passes that overlap the next llama_decode (see step).
-	passes  sync.WaitGroup
-	passSem chan struct{}
-	passErr atomic.Pointer[error]
-	bufPool sync.Pool
+	passes   sync.WaitGroup
+	passJobs chan passJob // queue of the pass worker (passWorker)
+	passErr  atomic.Pointer[error]
+	bufPool  sync.Pool
 }
 
 // ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
@@ -130,7 +130,7 @@ func Load(path string, p Params) (*Model, error) {
 	if model == nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, loadFailure(takeLogTail()))
 	}
-	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p, passSem: make(chan struct{}, 2*p.NSeq+2)}
+	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p, passJobs: make(chan passJob, 2*p.NSeq+2)}
 
 	cp := C.llama_context_default_params()
 	cp.n_ctx = C.uint32_t(p.NCtx * p.NSeq)
@@ -153,6 +153,7 @@ func Load(path string, p Params) (*Model, error) {
 	}
 	m.batch = C.llama_batch_init(C.int32_t(max(p.NBatch, p.NSeq)), 0, C.int32_t(p.NSeq))
 	m.meta = m.readMetadata(path, sum, size)
+	go m.passWorker()
 	return m, nil
 }
 
@@ -167,6 +168,11 @@ func orUnknown(s string) string {
 func (m *Model) Close() error {
 	if m == nil {
 		return nil
+	}
+	if m.passJobs != nil {
+		m.passes.Wait()
+		close(m.passJobs)
+		m.passJobs = nil
 	}
 	if m.ctx != nil {
 		C.llama_batch_free(m.batch)
