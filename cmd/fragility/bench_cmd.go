@@ -96,9 +96,9 @@ Examples:
 func printBench(r *probe.BenchResult, gob []goBenchRow) {
 	fmt.Printf("model        %s (n_vocab %d)\n", r.Model, r.NVocab)
 	fmt.Printf("threads      %d\nbuild flags  %s\n\n", r.Threads, r.BuildFlags)
-	fmt.Printf("| %-58s | %-22s |\n", "measurement", "value")
-	fmt.Printf("|%s|%s|\n", dashes(60), dashes(24))
-	row := func(k, v string) { fmt.Printf("| %-58s | %-22s |\n", k, v) }
+	fmt.Printf("| %-58s | %-26s |\n", "measurement", "value")
+	fmt.Printf("|%s|%s|\n", dashes(60), dashes(28))
+	row := func(k, v string) { fmt.Printf("| %-58s | %-26s |\n", k, v) }
 	row(fmt.Sprintf("(a) bare llama_decode, prompt (pp %d), tokens/s", r.PP), fmt.Sprintf("%.1f ± %.1f", r.BarePP.Mean, r.BarePP.SD))
 	row(fmt.Sprintf("(a) bare llama_decode, generation (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.BareTG.Mean, r.BareTG.SD))
 	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
