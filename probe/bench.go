@@ -71,13 +71,13 @@ type BenchResult struct {
 	RatioCB    float64 `json:"ratio_c_over_b"`
 	// The DDC share: the batched items of (c) run again with the DDC
 	// classifier working beside generation, as in `fragility run`.
-	BatchedDDCSec float64 `json:"ddc_batched_run_seconds"`      // wall time of that run, including the wait for the last classification
-	BatchedSec    float64 `json:"c_batched_seconds"`            // wall time of the batched run without DDC
-	EmbedOpenSec  float64 `json:"ddc_embedder_open_seconds"`    // loading the embedder, before the run
-	DDCWorkSec    float64 `json:"ddc_classifier_seconds"`       // the classifier's own working time (beside generation)
-	DDCWaitSec    float64 `json:"ddc_wait_seconds"`             // time the run waited for classifications
-	DDCShare      float64 `json:"ddc_share_of_run_wall_time"`   // (open + with DDC − without) / (open + with DDC)
-	DDCSerial     float64 `json:"ddc_serial_share_of_run_time"` // classifier time / (classifier time + batched run), were it not overlapped
+	BatchedDDCSec float64 `json:"ddc_batched_run_seconds,omitempty"`      // wall time of that run, including the wait for the last classification
+	BatchedSec    float64 `json:"c_batched_seconds"`                      // wall time of the batched run without DDC
+	EmbedOpenSec  float64 `json:"ddc_embedder_open_seconds,omitempty"`    // loading the embedder, before the run
+	DDCWorkSec    float64 `json:"ddc_classifier_seconds,omitempty"`       // the classifier's own working time (beside generation)
+	DDCWaitSec    float64 `json:"ddc_wait_seconds,omitempty"`             // time the run waited for classifications
+	DDCShare      float64 `json:"ddc_share_of_run_wall_time,omitempty"`   // (open + with DDC − without) / (open + with DDC)
+	DDCSerial     float64 `json:"ddc_serial_share_of_run_time,omitempty"` // classifier time / (classifier time + batched run), were it not overlapped
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -102,12 +102,10 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	}
 	p := cfg.Params
 	p.NSeq = 1
-	if need := cfg.PP + 2*cfg.TG + 8; p.NCtx < need {
-		p.NCtx = need
-	}
-	if cfg.Params.NCtx < 2048 {
-		cfg.Params.NCtx = 2048 // the demo items of (c) with few-shot exemplars
-	}
+	// The demo items of (c), with few-shot exemplars, need up to 2048
+	// tokens; (a) and (b) need pp + 2·tg.
+	cfg.Params.NCtx = max(cfg.Params.NCtx, 2048)
+	p.NCtx = max(p.NCtx, 2048, cfg.PP+2*cfg.TG+8)
 	m, err := llm.Load(cfg.Model, p)
 	if err != nil {
 		return nil, err

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/urfave/cli/v2"
 )
@@ -47,6 +49,26 @@ Examples:
 			&cli.StringFlag{Name: "go-bench", Usage: "also put the results in this `go test -bench` output file in the table (make bench does)"},
 		),
 		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError{fmt.Sprintf("bench takes no arguments, got %q (the model is --model FILE)", c.Args().First())}
+			}
+			for _, f := range []struct {
+				name string
+				min  int
+			}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagNBatch.Name, 1}} {
+				if v := c.Int(f.name); v < f.min {
+					return usageError{fmt.Sprintf("--%s must be at least %d, got %d", f.name, f.min, v)}
+				}
+			}
+			if v := c.Int("batch"); v > probe.MaxBatch {
+				return usageError{fmt.Sprintf("--batch must be at most %d, got %d", probe.MaxBatch, v)}
+			}
+			if v := c.Int("shots"); v > 3 {
+				return usageError{fmt.Sprintf("--shots must be 0..3, got %d", v)}
+			}
+			if v := c.Int("tg"); v%(2*llm.BenchBlock) != 0 {
+				return usageError{fmt.Sprintf("--tg %d is not a multiple of %d: (a) and (b) alternate in blocks of %d tokens, ABBA", v, 2*llm.BenchBlock, llm.BenchBlock)}
+			}
 			path, err := modelOrDefault(c)
 			if err != nil {
 				return err
@@ -77,6 +99,10 @@ Examples:
 			logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 			r, err := probe.Bench(ctx, cfg, cls, logf)
 			if err != nil {
+				if errors.Is(err, llm.ErrAborted) {
+					fmt.Fprintln(os.Stderr, "fragility: bench interrupted; nothing printed")
+					os.Exit(exitInterrupt)
+				}
 				return err
 			}
 			if c.Bool("json") {

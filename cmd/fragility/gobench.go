@@ -39,6 +39,9 @@ func readGoBench(path string) ([]goBenchRow, error) {
 	}
 	rows := make([]goBenchRow, len(all))
 	for _, b := range all {
+		if b.Measured&parse.NsPerOp == 0 || !(b.NsPerOp > 0) || b.N < 1 {
+			return nil, fmt.Errorf("--go-bench %s: result %d (%s) has no positive ns/op and iteration count: not `go test -bench` output", path, b.Ord+1, b.Name)
+		}
 		rows[b.Ord] = goBenchRow{Name: b.Name, Iters: b.N, NsPerOp: b.NsPerOp, MBPerS: b.MBPerS}
 	}
 	return rows, nil
