@@ -39,34 +39,14 @@ func (m *Model) BenchDecode(ctx context.Context, pp, tg int) (DecodeTiming, erro
 		return DecodeTiming{}, fmt.Errorf("bench: pp=%d tg=%d do not fit n_ctx=%d", pp, tg, m.params.NCtx)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	first := func() C.llama_token {
-		if t := C.llama_vocab_bos(m.vocab); t >= 0 {
-			return t
-		}
-		return C.llama_token(rng.IntN(m.meta.NVocab))
-	}
+	prompt := m.benchPrompt(rng, pp)
 	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
 	t0 := time.Now()
-	for start := 0; start < pp; start += m.params.NBatch {
-		end := min(start+m.params.NBatch, pp)
-		for i := start; i < end; i++ {
-			last := C.int8_t(0)
-			if i == pp-1 {
-				last = 1
-			}
-			tok := C.llama_token(rng.IntN(m.meta.NVocab))
-			if i == 0 {
-				tok = first()
-			}
-			C.fragility_batch_set(&m.batch, C.int(i-start), tok, C.llama_pos(i), 0, last)
-		}
-		m.batch.n_tokens = C.int32_t(end - start)
-		if err := m.decode(ctx); err != nil {
-			return DecodeTiming{}, err
-		}
+	if err := m.prefill(ctx, prompt, 0, 0, true); err != nil {
+		return DecodeTiming{}, err
 	}
 	t1 := time.Now()
-	tok := first()
+	tok := C.llama_token(m.benchPrompt(rng, 1)[0])
 	for i := 0; i < tg; i++ {
 		C.fragility_batch_set(&m.batch, 0, tok, C.llama_pos(pp+i), 0, 1)
 		m.batch.n_tokens = 1
@@ -115,13 +95,7 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 		return InterleavedTiming{}, fmt.Errorf("bench: pp=%d + 2×tg=%d do not fit n_ctx=%d", pp, tg, m.params.NCtx)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	prompt := make([]Token, pp)
-	for i := range prompt {
-		prompt[i] = Token(rng.IntN(m.meta.NVocab))
-	}
-	if t := C.llama_vocab_bos(m.vocab); t >= 0 {
-		prompt[0] = Token(t)
-	}
+	prompt := m.benchPrompt(rng, pp)
 	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
 	if err := m.prefill(ctx, prompt, 0, 0, true); err != nil {
 		return InterleavedTiming{}, err
@@ -170,4 +144,21 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 		res.EntropySec += s
 	}
 	return res, nil
+}
+
+// benchPrompt returns n timing tokens drawn as llama-bench draws them: BOS
+// first (a random token when the model has none), then tokens uniform over
+// [0, n_vocab) from rng.
+func (m *Model) benchPrompt(rng *rand.Rand, n int) []Token {
+	toks := make([]Token, n)
+	for i := range toks {
+		if i == 0 {
+			if t := C.llama_vocab_bos(m.vocab); t >= 0 {
+				toks[i] = Token(t)
+				continue
+			}
+		}
+		toks[i] = Token(rng.IntN(m.meta.NVocab))
+	}
+	return toks
 }
