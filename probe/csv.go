@@ -77,12 +77,29 @@ func (t *Trial) csvRecord() []string {
 // trialFromRecord parses one results.csv record in csvHeader order. The
 // error names the column.
 func trialFromRecord(rec []string) (Trial, error) {
-	var t Trial
 	if len(rec) != len(trialColumns) {
-		return t, fmt.Errorf("%d fields, want %d", len(rec), len(trialColumns))
+		return Trial{}, fmt.Errorf("%d fields, want %d", len(rec), len(trialColumns))
 	}
+	return trialFromColumns(rec, identityColumns())
+}
+
+// identityColumns maps record field i to trialColumns[i].
+func identityColumns() []int {
+	cols := make([]int, len(trialColumns))
+	for i := range cols {
+		cols[i] = i
+	}
+	return cols
+}
+
+// trialFromColumns parses one record whose field i holds the column
+// trialColumns[cols[i]]; columns not named in cols keep their zero value.
+// The error names the column.
+func trialFromColumns(rec []string, cols []int) (Trial, error) {
+	var t Trial
 	v := reflect.ValueOf(&t).Elem()
-	for i, c := range trialColumns {
+	for i, ci := range cols {
+		c := trialColumns[ci]
 		f := v.Field(c.index)
 		s := rec[i]
 		switch f.Kind() {
@@ -111,6 +128,31 @@ func trialFromRecord(rec []string) (Trial, error) {
 	return t, nil
 }
 
+// headerColumns maps a results.csv header to indices of trialColumns. The
+// header may lack columns that later versions added (they read as zero
+// values: an older run directory can be re-rendered), in any order, but an
+// unknown or repeated column is an error.
+func headerColumns(header []string) ([]int, error) {
+	byName := make(map[string]int, len(trialColumns))
+	for i, c := range trialColumns {
+		byName[c.name] = i
+	}
+	cols := make([]int, len(header))
+	seen := make(map[string]bool, len(header))
+	for i, h := range header {
+		ci, ok := byName[h]
+		if !ok {
+			return nil, fmt.Errorf("column %d is %q, which this version does not know (file from another version?)", i+1, h)
+		}
+		if seen[h] {
+			return nil, fmt.Errorf("column %q appears twice", h)
+		}
+		seen[h] = true
+		cols[i] = ci
+	}
+	return cols, nil
+}
+
 // WriteResultsCSV writes trials as results.csv: a header row of the json tags
 // of Trial's fields in field order, then one row per trial. Floats are written
 // in shortest round-trip form (strconv.FormatFloat(f, 'g', -1, 64), so NaN is
@@ -131,9 +173,10 @@ func WriteResultsCSV(w io.Writer, trials []Trial) error {
 }
 
 // ReadResultsCSV reads a results.csv written by WriteResultsCSV and returns
-// its trials in file order; writing them again gives the same bytes. The
-// header must hold exactly Trial's columns in order (a file from a version
-// with other columns is refused rather than half read). Errors name the line
+// its trials in file order; writing a current-version file again gives the
+// same bytes. Columns are matched by name: a file from an older version that
+// lacks columns added since reads them as zero values, but a column this
+// version does not know is refused rather than half read. Errors name the line
 // of the file (lines count from 1 and include newlines inside quoted fields)
 // and the column. A UTF-8 byte-order mark before the header is ignored.
 //
@@ -141,7 +184,6 @@ func WriteResultsCSV(w io.Writer, trials []Trial) error {
 // byte of a text field changes.
 func ReadResultsCSV(r io.Reader) ([]Trial, error) {
 	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = len(trialColumns)
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -150,14 +192,12 @@ func ReadResultsCSV(r io.Reader) ([]Trial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results.csv: %w", err)
 	}
-	want := csvHeader()
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
-	for i := range want {
-		if header[i] != want[i] {
-			return nil, fmt.Errorf("results.csv line 1: column %d is %q, want %q (header of another version?)", i+1, header[i], want[i])
-		}
+	cols, err := headerColumns(header)
+	if err != nil {
+		return nil, fmt.Errorf("results.csv line 1: %w", err)
 	}
 	var trials []Trial
 	for {
@@ -169,7 +209,7 @@ func ReadResultsCSV(r io.Reader) ([]Trial, error) {
 			return nil, fmt.Errorf("results.csv: %w", err) // *csv.ParseError names the line
 		}
 		line, _ := cr.FieldPos(0)
-		t, err := trialFromRecord(rec)
+		t, err := trialFromColumns(rec, cols)
 		if err != nil {
 			return nil, fmt.Errorf("results.csv line %d: %w", line, err)
 		}

@@ -2,11 +2,13 @@ package probe
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"github.com/fragility/fragility/probe/answer"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +22,7 @@ func csvTrials() []Trial {
 		t := &ts[i]
 		t.ModelFamily = "m"
 		t.Seed = -42
+		t.Level = "p1"
 		t.Question = `Ava has 3 "red" apples, and 4,000 pears.` + "\nHow many?"
 		t.Expected = "4003"
 		t.Response = "Step 1: 3 + 4,000 = 4003\n\nFinal answer: 4003\n\t“quoted”, 🍎"
@@ -176,6 +179,29 @@ func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 	_, err = ReadResultsCSV(strings.NewReader(strings.Replace(good, "item_id", "id", 1)))
 	if err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("error %v, want one naming line 1", err)
+	}
+	// A file from an older version, without the level column: it reads,
+	// with Level empty, and every other field as written.
+	older := ts[0]
+	older.Level = ""
+	var ob bytes.Buffer
+	cw := csv.NewWriter(&ob)
+	rec := older.csvRecord()
+	for i, name := range csvHeader() {
+		if name == "level" {
+			cw.Write(slices.Delete(csvHeader(), i, i+1))
+			cw.Write(slices.Delete(rec, i, i+1))
+		}
+	}
+	cw.Flush()
+	got, err := ReadResultsCSV(&ob)
+	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], older) {
+		t.Fatalf("older file without level: %v %+v", err, got)
+	}
+	// A repeated column.
+	_, err = ReadResultsCSV(strings.NewReader(strings.Replace(good, "model_name,", "model_path,", 1)))
+	if err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("error %v, want one naming a repeated column", err)
 	}
 	// A short record.
 	_, err = ReadResultsCSV(strings.NewReader(lines[0] + "\na,b,c\n"))

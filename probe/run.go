@@ -461,6 +461,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		TemplateID:   in.TemplateID,
 		Relation:     in.Relation,
 		Steps:        in.Steps,
+		Level:        in.Level,
 		Variant:      string(in.Variant),
 		Instance:     in.Index,
 		Seed:         in.Seed,

@@ -19,6 +19,7 @@ type Trial struct {
 	TemplateID string `json:"template"`
 	Relation   string `json:"relation"`
 	Steps      int    `json:"steps"`
+	Level      string `json:"level"` // difficulty level ("symbolic", "p1", "p2"); "" when the template has none
 	Variant    string `json:"variant"`
 	Instance   int    `json:"instance"`
 	Seed       int64  `json:"seed"`

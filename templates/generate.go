@@ -83,6 +83,7 @@ type Instance struct {
 	TemplateID string            `json:"template"`
 	Relation   string            `json:"relation"`
 	Steps      int               `json:"steps"`
+	Level      string            `json:"level,omitempty"` // difficulty level (Template.Level); "" when the template has none
 	Variant    Variant           `json:"variant"`
 	Index      int               `json:"index"`
 	Seed       int64             `json:"seed"`     // per-instance seed derived from the set seed
@@ -209,7 +210,7 @@ func newRand(seed int64) *rand.Rand {
 
 func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, error) {
 	inst := &Instance{
-		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps,
+		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps, Level: t.Level,
 		Variant: v, Index: idx, Seed: seed,
 	}
 	if t.fixed {

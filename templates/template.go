@@ -17,6 +17,7 @@ type Template struct {
 	Title      string // short human title
 	Relation   string // relation type for stratification, e.g. "two-rate-sale"
 	Steps      int    // number of reasoning steps (GSM8K/GSM-Symbolic: calculator annotations in the solution)
+	Level      string // difficulty level: "symbolic", "p1" or "p2" for GSM-Symbolic imports; "" for own templates and GSM8K rows
 	Source     string // file path, or "builtin" (with the file name: "builtin/baker.yaml")
 	Line       int    // 1-based line in Source where the template starts; 0 when not known
 	Format     string // "own", "gsm-symbolic" or "gsm8k"
