@@ -136,16 +136,28 @@ func (t *Template) Describe() string {
 	switch {
 	case t.genericNoop:
 		b.WriteString("no-op clauses: drawn from the generic reviewed pool\n")
+		for _, f := range t.flags() {
+			fmt.Fprintf(&b, "  excluded here: %s  [%s]\n", f.Clause, f.Reason)
+		}
 	case len(t.noops) > 0:
 		b.WriteString("no-op clauses:\n")
 		for _, c := range t.noops {
-			status := ""
-			if c.flag != "" && c.reviewed {
-				status = fmt.Sprintf("  [flagged %q, reviewed: used]", c.flag)
-			} else if c.flag != "" {
-				status = fmt.Sprintf("  [flagged %q, not reviewed: excluded]", c.flag)
+			var status []string
+			if c.kind == NoopSeeming && c.reviewed {
+				status = append(status, "reviewed: "+c.reason)
 			}
-			fmt.Fprintf(&b, "  %s%s\n", c.text.source(), status)
+			if why := c.why(); why != "" {
+				use := "excluded"
+				if c.usable() {
+					use = "used"
+				}
+				status = append(status, fmt.Sprintf("%s: %s", use, why))
+			}
+			note := ""
+			if len(status) > 0 {
+				note = "  [" + strings.Join(status, "; ") + "]"
+			}
+			fmt.Fprintf(&b, "  %-10s %s%s\n", c.kind, c.text.source(), note)
 		}
 	}
 	var ok, no []string
@@ -180,7 +192,16 @@ func (r CheckResult) String() string {
 		}
 	}
 	for _, f := range r.Flagged {
-		fmt.Fprintf(&b, "; no-op clause at line %d flagged (%q)", f.Line, f.Word)
+		switch {
+		case f.Used:
+			// flagged and reviewed: in use, nothing to report
+		case f.Source == "generic":
+			fmt.Fprintf(&b, "; generic no-op clause %d excluded (%s)", f.Line, f.Reason)
+		case f.Word != "" && f.Reason == "":
+			fmt.Fprintf(&b, "; no-op clause at line %d flagged (%q)", f.Line, f.Word)
+		default:
+			fmt.Fprintf(&b, "; no-op clause at line %d excluded (%s)", f.Line, f.Reason)
+		}
 	}
 	for _, e := range r.NotApply {
 		fmt.Fprintf(&b, "; %s n/a", e.Variant)

@@ -3,7 +3,6 @@ package templates
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -22,11 +21,24 @@ const (
 	VariantNumbers    Variant = "numbers"    // numbers re-rolled (answer recomputed), names at base
 	VariantSymbolic   Variant = "symbolic"   // names and numbers re-rolled
 	VariantParaphrase Variant = "paraphrase" // the template's paraphrase at base values
-	VariantNoop       Variant = "noop"       // base plus one irrelevant clause; same answer
+	VariantNoop       Variant = "noop"       // base plus one plainly irrelevant clause; same answer
+	// VariantNoopSeeming is base plus one clause of the GSM-NoOp kind: it looks
+	// relevant and mentions a quantity of the same kind, but a person has
+	// reviewed that it does not change the answer; same answer.
+	VariantNoopSeeming Variant = "noop-seeming"
 )
 
 // AllVariants lists every variant in canonical order.
-var AllVariants = []Variant{VariantBase, VariantNames, VariantNumbers, VariantSymbolic, VariantParaphrase, VariantNoop}
+var AllVariants = []Variant{VariantBase, VariantNames, VariantNumbers, VariantSymbolic, VariantParaphrase, VariantNoop, VariantNoopSeeming}
+
+// variantList is AllVariants as a comma-separated list, for messages.
+func variantList() string {
+	names := make([]string, len(AllVariants))
+	for i, v := range AllVariants {
+		names[i] = string(v)
+	}
+	return strings.Join(names, ", ")
+}
 
 // ParseVariants reads a comma-separated list such as "base,symbolic,noop".
 // Spaces around names are ignored and duplicates dropped; an unknown name is an
@@ -44,14 +56,14 @@ func ParseVariants(csv string) ([]Variant, error) {
 			known = known || k == v
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown variant %q (known: base, names, numbers, symbolic, paraphrase, noop)", name)
+			return nil, fmt.Errorf("unknown variant %q (known: %s)", name, variantList())
 		}
 		if !contains(out, v) {
 			out = append(out, v)
 		}
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no variant given (known: base, names, numbers, symbolic, paraphrase, noop)")
+		return nil, fmt.Errorf("no variant given (known: %s)", variantList())
 	}
 	return out, nil
 }
@@ -90,8 +102,11 @@ type Instance struct {
 	Question   string            `json:"question"` // the full text of the problem
 	Answer     string            `json:"answer"`   // exact expected answer, decimal: "39", "12.5", "-3"
 	Values     map[string]string `json:"values"`   // every variable as filled (derived values too)
-	NoopClause string            `json:"noop_clause,omitempty"`
+	NoopClause string            `json:"noop_clause,omitempty"` // the inserted clause as rendered
+	NoopKind   NoopKind          `json:"noop_kind,omitempty"`   // "irrelevant" (noop) or "seeming" (noop-seeming)
 	NoopSource string            `json:"noop_source,omitempty"` // "template" or "generic"
+	NoopLine   int               `json:"noop_line,omitempty"`   // the clause's line in the template file; for the generic pool, its 1-based position
+	NoopReason string            `json:"noop_reason,omitempty"` // noop-seeming: the reviewed reason why the answer is unchanged
 	NoopValues map[string]string `json:"noop_values,omitempty"` // the clause's own variables
 }
 
@@ -106,16 +121,21 @@ type Exclusion struct {
 	Values   map[string]string `json:"values,omitempty"`
 }
 
-// Flag is a no-op clause flagged for review because it contains a word that
-// can change the asked quantity. Used is true only when the template marks
-// the clause reviewed.
+// Flag is a no-op clause that is flagged or excluded for a template: it
+// contains a word that can change the asked quantity (Word; used only when
+// the template marks it reviewed), it is a noop-seeming clause not yet
+// reviewed, or it is an irrelevant clause that shares a unit or counted word
+// with the question (never used with that template). Reason says which.
 type Flag struct {
-	Template string `json:"template"`
-	Line     int    `json:"line"`
-	Clause   string `json:"clause"`
-	Word     string `json:"word"`
-	Reviewed bool   `json:"reviewed"`
-	Used     bool   `json:"used"`
+	Template string   `json:"template"`
+	Source   string   `json:"source,omitempty"` // "template" (its own clause) or "generic" (the generic pool)
+	Line     int      `json:"line"`             // line in the template file; for the generic pool, the 1-based position
+	Clause   string   `json:"clause"`
+	Kind     NoopKind `json:"kind,omitempty"`
+	Word     string   `json:"word"`
+	Reason   string   `json:"reason,omitempty"`
+	Reviewed bool     `json:"reviewed"`
+	Used     bool     `json:"used"`
 }
 
 // TemplateInfo describes a template of a set in its header.
@@ -173,11 +193,7 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 		}
 		seen[t.ID] = t.Source
 		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source})
-		for _, c := range t.noops {
-			if c.flag != "" {
-				set.Flagged = append(set.Flagged, Flag{t.ID, c.line, c.text.source(), c.flag, c.reviewed, c.reviewed})
-			}
-		}
+		set.Flagged = append(set.Flagged, t.flags()...)
 		for idx := 0; idx < opt.Instances; idx++ {
 			for _, v := range vs {
 				if ok, why := t.Supports(v); !ok {
@@ -209,13 +225,20 @@ func newRand(seed int64) *rand.Rand {
 }
 
 func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, error) {
+	inst, _, err := t.instantiateValues(v, idx, seed, maxDraws, set)
+	return inst, err
+}
+
+// instantiateValues is instantiate that also returns the values drawn
+// (derived values included; nil for a fixed item), for the review aid.
+func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, map[string]value, error) {
 	inst := &Instance{
 		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps, Level: t.Level,
 		Variant: v, Index: idx, Seed: seed,
 	}
 	if t.fixed {
 		inst.Question, inst.Answer, inst.Values = t.BaseQuestion(), t.fixedAnswer, map[string]string{}
-		return inst, nil
+		return inst, nil, nil
 	}
 	r := newRand(seed)
 	vals := t.baseValues()
@@ -247,7 +270,7 @@ func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set
 		}
 		if !found {
 			reason, n := mostFrequent(counts)
-			return nil, fmt.Errorf("template %s (%s): no valid %s instance in %d draws; most frequent reason (%d times): %s",
+			return nil, nil, fmt.Errorf("template %s (%s): no valid %s instance in %d draws; most frequent reason (%d times): %s",
 				t.ID, t.Source, v, maxDraws, n, reason)
 		}
 	}
@@ -257,10 +280,10 @@ func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set
 	switch v {
 	case VariantParaphrase:
 		inst.Question = t.render(t.paraphrase, vals, nil)
-	case VariantNoop:
-		clauses, source := t.usableNoops(), "template"
-		if t.genericNoop {
-			clauses, source = genericClauses(), "generic"
+	case VariantNoop, VariantNoopSeeming:
+		clauses, source := t.noopPool(v)
+		if len(clauses) == 0 {
+			return nil, nil, fmt.Errorf("template %s (%s): %s", t.ID, t.Source, t.noNoopReason(v))
 		}
 		var err error
 		for d := 1; d <= maxDraws; d++ {
@@ -289,15 +312,15 @@ func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set
 				}
 			}
 			inst.NoopClause = t.render(c.text, all, extra)
-			inst.NoopSource = source
+			inst.NoopKind, inst.NoopSource, inst.NoopLine, inst.NoopReason = c.kind, source, c.line, c.reason
 			inst.Question = insertNoop(inst.Question, inst.NoopClause)
 			break
 		}
 		if inst.NoopClause == "" {
-			return nil, fmt.Errorf("template %s (%s): no usable no-op clause in %d draws: %v", t.ID, t.Source, maxDraws, err)
+			return nil, nil, fmt.Errorf("template %s (%s): no usable no-op clause in %d draws: %v", t.ID, t.Source, maxDraws, err)
 		}
 	}
-	return inst, nil
+	return inst, vals, nil
 }
 
 func mostFrequent(counts map[string]int) (string, int) {
@@ -318,11 +341,16 @@ func mostFrequent(counts map[string]int) (string, int) {
 // draw re-rolls the variables of the chosen factors in declaration order,
 // keeping the others at base and recomputing derived values as it goes (a
 // later domain may read them). reason is non-empty when the draw failed or
-// equals the base values.
+// equals the base values; when both factors are re-rolled (symbolic), a draw
+// that leaves either one at its base values is rejected too, so that a
+// symbolic instance always changes both names and numbers (where the
+// template has both).
 func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, string) {
 	vals := t.baseValues()
 	en := &env{vars: vals, rng: r}
 	changed := false
+	changedBy := map[factor]bool{}
+	has := map[factor]bool{}
 	for _, x := range t.vars {
 		if x.derived != nil {
 			v, err := x.derived.eval(en)
@@ -335,17 +363,28 @@ func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, st
 		if !(names && x.factor == factorNames || numbers && x.factor == factorNumbers) {
 			continue
 		}
+		has[x.factor] = true
 		got, err := drawVar(x, en)
 		if err != nil {
 			return vals, fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
 		}
 		for i, n := range x.names {
 			vals[n] = got[i]
-			changed = changed || !got[i].equal(t.base[n])
+			if !got[i].equal(t.base[n]) {
+				changed = true
+				changedBy[x.factor] = true
+			}
 		}
 	}
 	if !changed {
 		return vals, "draw equals the base values"
+	}
+	if names && numbers {
+		for _, f := range []factor{factorNames, factorNumbers} {
+			if has[f] && !changedBy[f] {
+				return vals, fmt.Sprintf("symbolic draw leaves the %s at their base values", f)
+			}
+		}
 	}
 	return vals, ""
 }
@@ -439,7 +478,7 @@ func genericClauses() []*noopClause {
 			if err != nil {
 				panic(fmt.Sprintf("templates: generic no-op clause %d: %v", i, err)) // a bug in this package, caught by tests
 			}
-			c := &noopClause{text: tx, reviewed: true, flag: flagWord(s), line: i + 1}
+			c := &noopClause{text: tx, kind: NoopIrrelevant, reviewed: true, flag: flagWord(s), line: i + 1}
 			for _, ph := range tx.placeholders() {
 				e, err := compileExpr(genericNoopVars[ph])
 				if err != nil {

@@ -550,6 +550,7 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 		return nil, p.errorf(n, "%s: %d names but only %d values to draw from", what, len(x.names), len(items))
 	}
 	if items != nil {
+		x.choices = items
 		dom := &domain{name: x.desc, items: items, n: int64(len(items))}
 		x.sampler = func(en *env) ([]value, error) { return dom.distinct(en.rng, len(x.names)) }
 	} else {
@@ -653,9 +654,11 @@ func inclusiveRange(name string, lo, hi, step *expression, en *env) (*domain, er
 	return progression(name, l, new(big.Rat).Add(h, s), s)
 }
 
-// parseNoop reads one no-op clause: {text, variables, reviewed}.
+// parseNoop reads one no-op clause: {text, variables, kind, reviewed,
+// reason}. kind is irrelevant (the default) or seeming; a reviewed seeming
+// clause must give a one-line reason why the answer is unchanged.
 func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClause, error) {
-	f, order, err := p.fields(n, "noop clause", "text", "variables", "reviewed")
+	f, order, err := p.fields(n, "noop clause", "text", "variables", "kind", "reviewed", "reason")
 	if err != nil {
 		return nil, err
 	}
@@ -675,9 +678,24 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 	if st == "" || !strings.ContainsAny(st[len(st)-1:], ".!") {
 		return nil, p.errorf(f["text"], "noop text must be a sentence ending in '.' or '!'")
 	}
-	c := &noopClause{text: tx, line: n.Line, flag: flagWord(tx.literal())}
+	c := &noopClause{text: tx, line: n.Line, flag: flagWord(tx.literal()), kind: NoopIrrelevant}
+	if f["kind"] != nil {
+		k, err := p.scalar(f["kind"], "noop kind")
+		if err != nil {
+			return nil, err
+		}
+		switch NoopKind(k) {
+		case NoopIrrelevant, NoopSeeming:
+			c.kind = NoopKind(k)
+		default:
+			return nil, p.errorf(f["kind"], "noop kind %q: irrelevant (the default) or seeming", k)
+		}
+	}
 	if f["reviewed"] != nil {
-		r, _ := p.scalar(f["reviewed"], "reviewed")
+		r, err := p.scalar(f["reviewed"], "reviewed")
+		if err != nil {
+			return nil, err
+		}
 		switch r {
 		case "true":
 			c.reviewed = true
@@ -685,6 +703,19 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 		default:
 			return nil, p.errorf(f["reviewed"], "reviewed %q: true or false", r)
 		}
+	}
+	if f["reason"] != nil {
+		r, err := p.scalar(f["reason"], "noop reason")
+		if err != nil {
+			return nil, err
+		}
+		c.reason = strings.TrimSpace(r)
+		if c.reason == "" || strings.ContainsAny(c.reason, "\n\r") {
+			return nil, p.errorf(f["reason"], "noop reason must be one non-empty line")
+		}
+	}
+	if c.kind == NoopSeeming && c.reviewed && c.reason == "" {
+		return nil, p.errorf(n, "a reviewed noop-seeming clause needs a reason: one line saying why the answer is unchanged")
 	}
 	own := map[string]bool{}
 	if f["variables"] != nil {

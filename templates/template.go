@@ -31,6 +31,9 @@ type Template struct {
 	paraphrase  *text
 	noops       []*noopClause
 	genericNoop bool // noop draws from the generic clause pool (imported templates)
+	// genericClash: position in the generic pool → why that clause shares a
+	// unit or counted word with this template's question (excluded here).
+	genericClash map[int]string
 	maxAbs      *big.Rat
 	answerSign  string // "positive", "nonnegative" or "any"
 
@@ -67,6 +70,7 @@ type variable struct {
 	names    []string
 	draw     *expression // sampled: evaluated with an rng (a domain is sampled once)
 	sampler  func(en *env) ([]value, error)
+	choices  []value // own format: the pool or choices drawn from; nil otherwise
 	derived  *expression // derived: computed, never drawn
 	factor   factor
 	numeric  bool
@@ -367,6 +371,7 @@ func (t *Template) finish(expect *big.Rat) error {
 	t.base = vals
 	t.baseAnswer = out.answer
 	t.baseDivs = out.divs
+	t.checkNoopUnits()
 	if expect != nil && out.answer.n.Cmp(expect) != 0 {
 		return fmt.Errorf("answer %q gives %s at base values, but the stated answer is %s", t.answer.src, out.answer, numV(expect))
 	}
@@ -421,9 +426,9 @@ func (t *Template) Supports(v Variant) (bool, string) {
 		if t.paraphrase == nil {
 			return false, "not applicable: the template has no paraphrase"
 		}
-	case VariantNoop:
-		if !t.genericNoop && len(t.usableNoops()) == 0 {
-			return false, "not applicable: every no-op clause of the template is flagged for review"
+	case VariantNoop, VariantNoopSeeming:
+		if pool, _ := t.noopPool(v); len(pool) == 0 {
+			return false, "not applicable: " + t.noNoopReason(v)
 		}
 	}
 	return true, ""

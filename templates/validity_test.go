@@ -153,7 +153,7 @@ question: "Share {a} among {b}. How much each?"
 }
 
 func TestNoopFlagging(t *testing.T) {
-	src := strings.Replace(good, `  - text: "Her cat is {age} years old."`, `  - text: "Two of the cards were lost."
+	src := strings.Replace(good, `  - text: "Her cat is {age} years old."`, `  - text: "Two of her pens were lost."
     reviewed: REVIEWED
   - text: "Her cat is {age} years old."`, 1)
 	for _, reviewed := range []string{"false", "true"} {

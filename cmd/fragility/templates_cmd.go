@@ -21,7 +21,7 @@ var flagTemplates = &cli.StringFlag{
 func init() {
 	register(&cli.Command{
 		Name:  "templates",
-		Usage: "list, show and check word-problem templates",
+		Usage: "list, show, review and check word-problem templates",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "list",
@@ -42,6 +42,24 @@ func init() {
    fragility templates show gsms-0001 --templates ./gsm_symbolic_style`,
 				Flags:  []cli.Flag{flagTemplates},
 				Action: templatesShow,
+			},
+			{
+				Name:      "review",
+				Usage:     "print base and one draw of every variant, with the answer and its arithmetic spelled out",
+				ArgsUsage: "ID...",
+				Description: `For each template: its base instance and one instance of every other variant (index 0 of the
+set --seed would generate), each with the question, the values that differ from base, every
+derived value and the answer expression with the values substituted, then each operation with
+its result. No-op instances show the clause, its kind and, for noop-seeming clauses, the
+reviewed reason why the answer is unchanged. Meant for checking a template by eye in a minute.
+
+Examples:
+   fragility templates review baker
+   fragility templates review baker stickers --seed 7
+   fragility templates review --all > review.txt`,
+				Flags: []cli.Flag{flagTemplates, flagSeed,
+					&cli.BoolFlag{Name: "all", Usage: "review every template"}},
+				Action: templatesReview,
 			},
 			{
 				Name:      "check",
@@ -77,7 +95,7 @@ Examples:
    fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl`,
 		Flags: []cli.Flag{
 			flagTemplates,
-			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop", Usage: "comma-separated variants"},
+			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop,noop-seeming", Usage: "comma-separated variants"},
 			&cli.IntFlag{Name: "instances", Value: 10, Usage: "instances per template and variant"},
 			flagSeed,
 			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: default 1000)"},
@@ -137,6 +155,41 @@ func templatesShow(c *cli.Context) error {
 		return err
 	}
 	fmt.Print(t.Describe())
+	return nil
+}
+
+func templatesReview(c *cli.Context) error {
+	if c.NArg() == 0 && !c.Bool("all") {
+		return usageError{"templates review needs one or more template IDs, or --all (see `fragility templates list`)"}
+	}
+	if c.NArg() > 0 && c.Bool("all") {
+		return usageError{"templates review takes template IDs or --all, not both"}
+	}
+	ts, err := templates.Load(c.String(flagTemplates.Name))
+	if err != nil {
+		return err
+	}
+	pick := ts
+	if !c.Bool("all") {
+		pick = nil
+		for _, id := range c.Args().Slice() {
+			t, err := templates.Find(ts, id)
+			if err != nil {
+				return err
+			}
+			pick = append(pick, t)
+		}
+	}
+	for i, t := range pick {
+		out, err := t.Review(int64(c.Uint64(flagSeed.Name)))
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Println()
+		}
+		fmt.Print(out)
+	}
 	return nil
 }
 

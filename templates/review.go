@@ -1,0 +1,385 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/expr-lang/expr/ast"
+)
+
+// Review returns the review aid for t: the base instance and one instance of
+// every other variant (index 0 of a set generated with seed), each with its
+// question, its answer and the arithmetic spelled out: the values that
+// differ from base, every derived value and the answer expression with the
+// instance's values substituted, then each operation with its result, in the
+// order a worked solution would do them. It is meant to let a person check a
+// template in a minute: that the story is plausible at every draw, the
+// numbers fit the story and the answer follows from the text.
+func (t *Template) Review(seed int64) (string, error) {
+	var b strings.Builder
+	loc := t.Source
+	if t.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", t.Source, t.Line)
+	}
+	fmt.Fprintf(&b, "%s: %s\n", t.ID, t.Title)
+	fmt.Fprintf(&b, "  %s · relation %s · %d steps · %s answer · seed %d\n", loc, t.Relation, t.Steps, t.AnswerType, seed)
+	if !t.fixed {
+		fmt.Fprintf(&b, "  answer = %s   (%d operations)\n", t.answer.src, t.Operations())
+		if len(t.conds) > 0 {
+			srcs := make([]string, len(t.conds))
+			for i, c := range t.conds {
+				srcs[i] = c.e.src
+			}
+			fmt.Fprintf(&b, "  conditions: %s\n", strings.Join(srcs, "; "))
+		}
+	}
+	set := &Set{}
+	var baseVals map[string]value
+	for _, v := range AllVariants {
+		fmt.Fprintf(&b, "\n[%s]", v)
+		if ok, why := t.Supports(v); !ok {
+			fmt.Fprintf(&b, " %s\n", why)
+			continue
+		}
+		inst, vals, err := t.instantiateValues(v, 0, deriveSeed(seed, t.ID, v, 0), DefaultMaxDraws, set)
+		if err != nil {
+			return "", err
+		}
+		if v == VariantBase {
+			baseVals = vals
+		}
+		same := vals != nil && baseVals != nil && v != VariantBase && t.sameValues(vals, baseVals)
+		if v != VariantBase && vals != nil {
+			if ch := t.changes(vals, baseVals); ch != "" {
+				fmt.Fprintf(&b, " changed: %s", ch)
+			} else {
+				b.WriteString(" values as base")
+			}
+		}
+		b.WriteString("\n")
+		writeWrapped(&b, inst.Question, "  Q: ", "     ", 100)
+		if inst.NoopClause != "" {
+			fmt.Fprintf(&b, "  clause (%s, %s line %d): %s\n", inst.NoopKind, inst.NoopSource, inst.NoopLine, inst.NoopClause)
+			if inst.NoopReason != "" {
+				fmt.Fprintf(&b, "  why the answer is unchanged: %s\n", inst.NoopReason)
+			}
+		}
+		switch {
+		case vals == nil:
+		case same:
+			b.WriteString("  arithmetic as base\n")
+		default:
+			t.writeArithmetic(&b, vals)
+		}
+		fmt.Fprintf(&b, "  answer: %s\n", inst.Answer)
+	}
+	return b.String(), nil
+}
+
+// sameValues reports whether two assignments give the same arithmetic:
+// equal on every number (names may differ).
+func (t *Template) sameValues(a, b map[string]value) bool {
+	for k, v := range a {
+		if (v.k == kNum || b[k].k == kNum) && !v.equal(b[k]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// changes lists the drawn variables whose value differs from base, as
+// "name old → new".
+func (t *Template) changes(vals, base map[string]value) string {
+	var out []string
+	for _, x := range t.vars {
+		if x.derived != nil {
+			continue
+		}
+		for _, n := range x.names {
+			if !vals[n].equal(base[n]) {
+				out = append(out, fmt.Sprintf("%s %s → %s", n, t.renderVar(n, base, nil), t.renderVar(n, vals, nil)))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// writeArithmetic writes the drawn values, each derived value and the answer
+// with the values substituted and every operation with its result, then the
+// conditions with their values.
+func (t *Template) writeArithmetic(b *strings.Builder, vals map[string]value) {
+	var drawn []string
+	for _, x := range t.vars {
+		if x.derived != nil {
+			continue
+		}
+		for _, n := range x.names {
+			drawn = append(drawn, n+"="+t.renderVar(n, vals, nil))
+		}
+	}
+	writeWrapped(b, strings.Join(drawn, ", "), "  values: ", "          ", 100)
+	en := &env{vars: vals}
+	for _, x := range t.vars {
+		if x.derived == nil {
+			continue
+		}
+		n := x.names[0]
+		sub, steps := x.derived.explain(en)
+		fmt.Fprintf(b, "  %s = %s = %s", n, x.derived.src, sub)
+		if len(steps) == 1 {
+			fmt.Fprintf(b, " = %s\n", vals[n])
+			continue
+		}
+		b.WriteString("\n")
+		for _, s := range steps {
+			fmt.Fprintf(b, "      %s\n", s)
+		}
+	}
+	sub, steps := t.answer.explain(en)
+	fmt.Fprintf(b, "  answer = %s\n", sub)
+	for _, s := range steps {
+		fmt.Fprintf(b, "      %s\n", s)
+	}
+	for _, c := range t.conds {
+		sub, _ := c.e.explain(en)
+		ok, err := c.e.evalBool(en)
+		verdict := "holds"
+		if err != nil || !ok {
+			verdict = "FAILS"
+		}
+		fmt.Fprintf(b, "  condition %s: %s (%s)\n", c.e.src, sub, verdict)
+	}
+}
+
+// writeWrapped writes s in lines of at most width runes, the first prefixed
+// by first and the others by rest.
+func writeWrapped(b *strings.Builder, s, first, rest string, width int) {
+	line, prefix := "", first
+	for _, w := range strings.Fields(s) {
+		if line != "" && len([]rune(prefix+line+" "+w)) > width {
+			b.WriteString(prefix + line + "\n")
+			line, prefix = "", rest
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	b.WriteString(prefix + line + "\n")
+}
+
+// Operations counts the arithmetic operations a worked solution performs:
+// every operator and helper call in the answer expression and in each
+// derived value it reads (directly or through other derived values), each
+// derived value counted once. Steps in our own templates are authored to
+// match it within one.
+func (t *Template) Operations() int {
+	if t.fixed {
+		return 0
+	}
+	seen := map[string]bool{}
+	var count func(e *expression) int
+	count = func(e *expression) int {
+		n := countOps(e.tree)
+		for _, v := range e.vars {
+			x := t.variable(v)
+			if x == nil || x.derived == nil || seen[v] {
+				continue
+			}
+			seen[v] = true
+			n += count(x.derived)
+		}
+		return n
+	}
+	return count(t.answer)
+}
+
+func countOps(n ast.Node) int {
+	switch n := n.(type) {
+	case *ast.BinaryNode:
+		c := countOps(n.Left) + countOps(n.Right)
+		switch n.Operator {
+		case "+", "-", "*", "/", "%", "**":
+			c++
+		}
+		return c
+	case *ast.UnaryNode:
+		return countOps(n.Node)
+	case *ast.CallNode:
+		c := 1
+		for _, a := range n.Arguments {
+			c += countOps(a)
+		}
+		return c
+	case *ast.BuiltinNode:
+		c := 1
+		for _, a := range n.Arguments {
+			c += countOps(a)
+		}
+		return c
+	case *ast.ArrayNode:
+		c := 0
+		for _, a := range n.Nodes {
+			c += countOps(a)
+		}
+		return c
+	}
+	return 0
+}
+
+// explain renders the expression with the values of en substituted, and
+// lists each operation with its operands' values and its result, innermost
+// first ("36 * 4 = 144"). A part that cannot be evaluated is shown as
+// written.
+func (e *expression) explain(en *env) (string, []string) {
+	var steps []string
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.BinaryNode:
+			walk(n.Left)
+			walk(n.Right)
+			l, errL := e.node(n.Left, en)
+			r, errR := e.node(n.Right, en)
+			v, err := e.node(n, en)
+			if errL != nil || errR != nil || err != nil {
+				return
+			}
+			steps = append(steps, fmt.Sprintf("%s %s %s = %s", l, e.opText(n), r, v))
+		case *ast.UnaryNode:
+			walk(n.Node)
+		case *ast.CallNode, *ast.BuiltinNode:
+			var args []ast.Node
+			if c, ok := n.(*ast.CallNode); ok {
+				args = c.Arguments
+			} else {
+				args = n.(*ast.BuiltinNode).Arguments
+			}
+			parts := make([]string, len(args))
+			for i, a := range args {
+				walk(a)
+				v, err := e.node(a, en)
+				if err != nil {
+					return
+				}
+				parts[i] = v.String()
+			}
+			v, err := e.node(n, en)
+			if err != nil {
+				return
+			}
+			steps = append(steps, fmt.Sprintf("%s(%s) = %s", e.callName(n), strings.Join(parts, ", "), v))
+		}
+	}
+	walk(e.tree)
+	return e.substitute(e.tree, en, 0), steps
+}
+
+// opText is the Python spelling of a binary operator node.
+func (e *expression) opText(n *ast.BinaryNode) string {
+	if n.Operator == "/" && e.floor[n.Location().From] {
+		return "//"
+	}
+	switch n.Operator {
+	case "&&":
+		return "and"
+	case "||":
+		return "or"
+	}
+	return n.Operator
+}
+
+func (e *expression) callName(n ast.Node) string {
+	switch n := n.(type) {
+	case *ast.CallNode:
+		name, _ := calleeName(n.Callee)
+		return name
+	case *ast.BuiltinNode:
+		return n.Name
+	}
+	return "?"
+}
+
+// precedence of Python's binary operators (higher binds tighter).
+func precedence(op string) int {
+	switch op {
+	case "or", "||":
+		return 1
+	case "and", "&&":
+		return 2
+	case "==", "!=", "<", ">", "<=", ">=", "in":
+		return 4
+	case "+", "-":
+		return 5
+	case "*", "/", "%":
+		return 6
+	case "**":
+		return 8
+	}
+	return 9
+}
+
+// substitute writes n with every variable replaced by its value, adding
+// parentheses only where Python's precedence needs them. outer is the
+// precedence of the enclosing operator (0 at the top).
+func (e *expression) substitute(n ast.Node, en *env, outer int) string {
+	switch n := n.(type) {
+	case *ast.IdentifierNode:
+		if v, ok := en.vars[n.Value]; ok {
+			return v.String()
+		}
+		return n.Value
+	case *ast.IntegerNode, *ast.FloatNode:
+		v, err := e.node(n, en)
+		if err != nil {
+			return n.String()
+		}
+		return v.String()
+	case *ast.StringNode:
+		return fmt.Sprintf("%q", n.Value)
+	case *ast.BoolNode:
+		if n.Value {
+			return "True"
+		}
+		return "False"
+	case *ast.UnaryNode:
+		op := n.Operator
+		if op == "!" || op == "not" {
+			return "not " + e.substitute(n.Node, en, 3)
+		}
+		return op + e.substitute(n.Node, en, 7)
+	case *ast.BinaryNode:
+		p := precedence(n.Operator)
+		right := p + 1 // left-associative: an equal-precedence right operand needs parentheses
+		if n.Operator == "**" {
+			right = p
+		}
+		s := e.substitute(n.Left, en, p) + " " + e.opText(n) + " " + e.substitute(n.Right, en, right)
+		if p < outer {
+			return "(" + s + ")"
+		}
+		return s
+	case *ast.ArrayNode:
+		parts := make([]string, len(n.Nodes))
+		for i, a := range n.Nodes {
+			parts[i] = e.substitute(a, en, 0)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *ast.CallNode, *ast.BuiltinNode:
+		var args []ast.Node
+		if c, ok := n.(*ast.CallNode); ok {
+			args = c.Arguments
+		} else {
+			args = n.(*ast.BuiltinNode).Arguments
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			parts[i] = e.substitute(a, en, 0)
+		}
+		return e.callName(n) + "(" + strings.Join(parts, ", ") + ")"
+	}
+	if v, err := e.node(n, en); err == nil {
+		return v.String()
+	}
+	return n.String()
+}
