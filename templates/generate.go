@@ -98,10 +98,10 @@ type Instance struct {
 	Level      string            `json:"level,omitempty"` // difficulty level (Template.Level); "" when the template has none
 	Variant    Variant           `json:"variant"`
 	Index      int               `json:"index"`
-	Seed       int64             `json:"seed"`     // per-instance seed derived from the set seed
-	Question   string            `json:"question"` // the full text of the problem
-	Answer     string            `json:"answer"`   // exact expected answer, decimal: "39", "12.5", "-3"
-	Values     map[string]string `json:"values"`   // every variable as filled (derived values too)
+	Seed       int64             `json:"seed"`                  // per-instance seed derived from the set seed
+	Question   string            `json:"question"`              // the full text of the problem
+	Answer     string            `json:"answer"`                // exact expected answer, decimal: "39", "12.5", "-3"
+	Values     map[string]string `json:"values"`                // every variable as filled (derived values too)
 	NoopClause string            `json:"noop_clause,omitempty"` // the inserted clause as rendered
 	NoopKind   NoopKind          `json:"noop_kind,omitempty"`   // "irrelevant" (noop) or "seeming" (noop-seeming)
 	NoopSource string            `json:"noop_source,omitempty"` // "template" or "generic"

@@ -34,8 +34,8 @@ type Template struct {
 	// genericClash: position in the generic pool → why that clause shares a
 	// unit or counted word with this template's question (excluded here).
 	genericClash map[int]string
-	maxAbs      *big.Rat
-	answerSign  string // "positive", "nonnegative" or "any"
+	maxAbs       *big.Rat
+	answerSign   string // "positive", "nonnegative" or "any"
 
 	fixed       bool   // a GSM8K row: only base applies
 	fixedAnswer string // its answer, exact decimal
@@ -70,7 +70,7 @@ type variable struct {
 	names    []string
 	draw     *expression // sampled: evaluated with an rng (a domain is sampled once)
 	sampler  func(en *env) ([]value, error)
-	choices  []value // own format: the pool or choices drawn from; nil otherwise
+	choices  []value     // own format: the pool or choices drawn from; nil otherwise
 	derived  *expression // derived: computed, never drawn
 	factor   factor
 	numeric  bool
