@@ -296,7 +296,7 @@ func TestAnswersRederived(t *testing.T) {
 			return y2, isInt(y1) && isInt(y2)
 		},
 		"boat-current": func(v func(string) *big.Rat) (*big.Rat, bool) {
-			down, up := q(v("d"), add(v("b"), v("c"))), q(v("d"), sub(v("b"), v("c")))
+			down, up := q(mul(v("d"), n(60)), add(v("b"), v("c"))), q(mul(v("d"), n(60)), sub(v("b"), v("c")))
 			return add(down, up), isInt(down) && isInt(up)
 		},
 		"piggy-bank": func(v func(string) *big.Rat) (*big.Rat, bool) {

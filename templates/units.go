@@ -15,13 +15,19 @@ import (
 // with two rules, applied to the question and paraphrase as every draw can
 // render them (entity placeholders stand for every value they can take):
 //
-//  1. unit dimension: a unit word of the clause (minutes, km, dollars, %, ...;
-//     see unitDims) has the dimension (time, distance, money, ...) of a unit
-//     word of the question;
-//  2. counted word: a word that follows a number in the clause ("3 stalls"),
+//  1. unit dimension: a quantity of the clause is in a unit (minutes, km,
+//     dollars, %, ...; see unitDims) whose dimension (time, distance, money,
+//     ...) a unit word anywhere in the question has;
+//  2. counted word: a word that a number of the clause counts ("3 stalls"),
 //     or a value of the clause's own variables ("a neighbor's {pet}"), is a
-//     word the question counts (the words after its numbers and after "how
-//     many"), compared singular to singular.
+//     word the question counts, compared singular to singular.
+//
+// A clause's quantity words are the words a number counts: the first two
+// words after it that are not function words (countStop), within three
+// tokens and the sentence, and a currency sign just before it. A unit word
+// with no number ("the week before", "that day") is not a quantity and does
+// not exclude the clause. The question's counted words are found the same
+// way, plus the words after "how many".
 //
 // Noop-seeming clauses are exempt: sharing the quantity's kind is their
 // point, and a person reviews each one.
@@ -172,6 +178,9 @@ func counted(ts []token) map[string]bool {
 		if !start {
 			continue
 		}
+		if tk.num && i > 0 && ts[i-1].word != "" && strings.ContainsAny(ts[i-1].word, "$€£¥₹") {
+			out[ts[i-1].word] = true
+		}
 		got := 0
 		for j := i + 1; j < len(ts) && j <= i+3 && got < 2; j++ {
 			if ts[j].punct {
@@ -294,17 +303,6 @@ func (q questionWords) unitClash(c *noopClause, numeric func(string) bool, value
 		return ""
 	}
 	ts := tokens(c.text, numeric, values)
-	cd := dims(ts)
-	names := make([]string, 0, len(cd))
-	for d := range cd {
-		names = append(names, d)
-	}
-	sort.Strings(names)
-	for _, d := range names {
-		if qw, ok := q.dims[d]; ok {
-			return fmt.Sprintf("shares a unit of %s with the question (%q in the clause, %q in the question)", d, cd[d], qw)
-		}
-	}
 	var words []string
 	for w := range counted(ts) {
 		words = append(words, w)
@@ -320,13 +318,13 @@ func (q questionWords) unitClash(c *noopClause, numeric func(string) bool, value
 	}
 	sort.Strings(words)
 	for _, w := range slices.Compact(words) {
+		if d, ok := unitDims[w]; ok {
+			if qw, shared := q.dims[d]; shared {
+				return fmt.Sprintf("gives a quantity in a unit of %s, as the question does (%q in the clause, %q in the question)", d, w, qw)
+			}
+		}
 		if q.counted[w] {
 			return fmt.Sprintf("mentions %q, which the question counts", w)
-		}
-		if d, ok := unitDims[w]; ok {
-			if _, shared := q.dims[d]; shared {
-				return fmt.Sprintf("shares a unit of %s with the question (%q)", d, w)
-			}
 		}
 	}
 	return ""
