@@ -39,7 +39,7 @@ Examples:
 		Flags: append(modelFlags(), flagTemplate,
 			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
 			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
-			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop"},
+			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
 			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},

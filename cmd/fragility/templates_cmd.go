@@ -208,6 +208,7 @@ func templatesCheck(c *cli.Context) error {
 			failed++
 		}
 	}
+	fmt.Printf("%d checked: %d ok, %d FAIL\n", len(results), len(results)-failed, failed)
 	if failed > 0 {
 		return fmt.Errorf("%d of %d template checks failed", failed, len(results))
 	}
