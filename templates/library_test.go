@@ -669,3 +669,29 @@ func TestSingular(t *testing.T) {
 		}
 	}
 }
+
+func TestTokensSymbols(t *testing.T) {
+	tx, _ := parseText("It cost €5 and 20% more, or £3.50.")
+	ts := tokens(tx, func(string) bool { return false }, func(string) []string { return nil })
+	got := counted(ts)
+	for _, w := range []string{"€", "%", "£"} {
+		if !got[w] {
+			t.Errorf("%q not read as a quantity word: %v", w, got)
+		}
+	}
+	if d := dims(ts); d["money"] == "" || d["percent"] == "" {
+		t.Errorf("dims %v", d)
+	}
+	x := mustOwn(t, `
+id: sym
+relation: add-subtract
+steps: 1
+variables:
+  a: {min: 1, max: 9, base: 2}
+answer: a + 1
+question: "A pen costs €{a}. How much do a pen and €1 more cost?"
+`)[0]
+	if sk := x.Skeleton(); sk != "a w N . how much do a w and N more w ?" {
+		t.Errorf("skeleton %q", sk)
+	}
+}

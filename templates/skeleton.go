@@ -61,7 +61,7 @@ func (t *Template) Skeleton() string {
 				push(m[:1])
 			case m[0] >= '0' && m[0] <= '9', numberWords[lw]:
 				push("N")
-			case strings.ContainsAny(m[:1], "$€£¥₹%"):
+			case strings.ContainsAny(m, "$€£¥₹%"):
 			case skeletonKeep[lw]:
 				push(lw)
 			default:
