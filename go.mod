@@ -4,7 +4,6 @@ go 1.26
 
 require (
 	github.com/atotto/clipboard v0.1.4
-	github.com/expr-lang/expr v1.17.8
 	github.com/gpustack/gguf-parser-go v0.28.1
 	github.com/knights-analytics/hugot v0.6.1
 	github.com/ollama/ollama v0.17.4

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/templates"
 )
 
 // Manifest is manifest.json: everything that can change a logit or a score,
@@ -33,7 +34,8 @@ type Manifest struct {
 	SetFile           string            `json:"set_file"`
 	Excluded          int               `json:"excluded_draws"`
 	Flagged           int               `json:"flagged_noop_clauses"`
-	Status            string            `json:"status"` // "running", "interrupted" or "complete"
+	Skipped           []templates.Skip  `json:"skipped_templates,omitempty"` // templates left out of the set, with the reason
+	Status            string            `json:"status"`                      // "running", "interrupted" or "complete"
 	Started           string            `json:"started"`
 	Finished          string            `json:"finished,omitempty"`
 	Resumes           int               `json:"resumes"`
@@ -47,8 +49,10 @@ type Manifest struct {
 // model's chat was rendered.
 type PromptInfo struct {
 	Version     string            `json:"version"`
+	Preset      string            `json:"preset,omitempty"` // "fragility" or "gsm-symbolic" (--prompt)
 	Instruction string            `json:"instruction"`
 	Exemplars   []Exemplar        `json:"exemplars"`
+	Stop        []string          `json:"stop,omitempty"`      // stop strings the preset adds
 	Rendering   map[string]string `json:"rendering,omitempty"` // model index -> "model", "named:..." or "fallback-plain: reason"
 }
 

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fragility/fragility/llm"
 )
@@ -61,4 +63,143 @@ func Messages(question string, shots int) ([]llm.Message, error) {
 			llm.Message{Role: "assistant", Content: ex.Solution})
 	}
 	return append(msgs, llm.Message{Role: "user", Content: userTurn(question)}), nil
+}
+
+// Prompt presets: how an item's problem becomes the model's prompt.
+const (
+	// PromptFragility is this project's prompt: Instruction, up to MaxShots
+	// of Exemplars as earlier chat turns, the problem as the last user turn,
+	// rendered with the model's chat template.
+	PromptFragility = "fragility"
+	// PromptGSMSymbolic is the evaluation protocol of GSM-Symbolic
+	// (Mirzadeh et al. 2025, §3 and appendix): the instruction line, then
+	// 8 worked problems as "Q: ...\nA: Let's think step by step. ... The
+	// final answer is N.", then "Q: <problem>\nA: Let's think step by
+	// step." as one completion prompt (no chat template), greedy decoding,
+	// generation stopped at the next "Q:". The authors used 8 GSM8K training
+	// problems; GSMSymbolicExemplars are our own problems in the same shape,
+	// so no benchmark item can leak into the prompt.
+	PromptGSMSymbolic = "gsm-symbolic"
+)
+
+// GSMSymbolicPromptVersion names GSMSymbolicInstruction and
+// GSMSymbolicExemplars; it is recorded in the manifest.
+const GSMSymbolicPromptVersion = "gsm-symbolic-8shot-1"
+
+// GSMSymbolicInstruction is the instruction line of the GSM-Symbolic
+// protocol.
+const GSMSymbolicInstruction = "As an expert problem solver, solve step by step the following mathematical questions."
+
+// GSMSymbolicExemplars are the 8 shots of the gsm-symbolic preset: our own
+// problems (not GSM8K's), written in the protocol's Q:/A: shape. Solution is
+// the text after "A: " up to and including "The final answer is N.".
+var GSMSymbolicExemplars = []Exemplar{
+	{Question: "A library has 48 chairs. It buys 6 new tables that come with 4 chairs each. How many chairs does the library have now?",
+		Solution: "Let's think step by step. The new tables come with 6 * 4 = 24 chairs. The library now has 48 + 24 = 72 chairs. The final answer is 72."},
+	{Question: "Tomas saves $15 every week. How many weeks does he need to save to buy a bike that costs $120?",
+		Solution: "Let's think step by step. Each week adds $15, so he needs 120 / 15 = 8 weeks. The final answer is 8."},
+	{Question: "A baker makes 5 trays of 12 buns. She sells 38 buns in the morning. How many buns are left?",
+		Solution: "Let's think step by step. She makes 5 * 12 = 60 buns. After selling 38, she has 60 - 38 = 22 buns left. The final answer is 22."},
+	{Question: "A train travels at 80 kilometers per hour for 3 hours, then at 60 kilometers per hour for 2 hours. How far does it travel in total?",
+		Solution: "Let's think step by step. In the first part it travels 80 * 3 = 240 km. In the second part it travels 60 * 2 = 120 km. In total it travels 240 + 120 = 360 km. The final answer is 360."},
+	{Question: "Priya has 3 times as many stamps as Leo. Leo has 14 stamps. How many stamps do they have together?",
+		Solution: "Let's think step by step. Priya has 3 * 14 = 42 stamps. Together they have 42 + 14 = 56 stamps. The final answer is 56."},
+	{Question: "A farmer picks 84 apples and sets a quarter of them aside for juice. He packs the rest into bags of 9 apples. How many bags does he fill?",
+		Solution: "Let's think step by step. A quarter of 84 is 84 / 4 = 21 apples for juice. That leaves 84 - 21 = 63 apples, which fill 63 / 9 = 7 bags. The final answer is 7."},
+	{Question: "A phone plan costs $25 a month plus $0.10 for each text message. In May, Ana sent 130 text messages. How much did she pay for May?",
+		Solution: "Let's think step by step. The texts cost 130 * 0.10 = $13. With the monthly fee she paid 25 + 13 = $38. The final answer is 38."},
+	{Question: "Four friends share a $64 pizza order equally, and each of them also gives a $3 tip. How much does each friend pay?",
+		Solution: "Let's think step by step. Each friend's share of the order is 64 / 4 = $16. With the tip each pays 16 + 3 = $19. The final answer is 19."},
+}
+
+// GSMSymbolicStop ends a gsm-symbolic generation where the model starts the
+// next question.
+var GSMSymbolicStop = []string{"\nQ:"}
+
+// ParsePrompt checks a --prompt value; "" is PromptFragility.
+func ParsePrompt(s string) (string, error) {
+	switch s {
+	case "", PromptFragility:
+		return PromptFragility, nil
+	case PromptGSMSymbolic:
+		return PromptGSMSymbolic, nil
+	}
+	return "", fmt.Errorf("unknown prompt %q (known: %s, %s)", s, PromptFragility, PromptGSMSymbolic)
+}
+
+// MaxShotsFor is the largest --shots for a prompt preset.
+func MaxShotsFor(preset string) int {
+	if preset == PromptGSMSymbolic {
+		return len(GSMSymbolicExemplars)
+	}
+	return MaxShots
+}
+
+// DefaultShotsFor is --shots when it is not given: 8 for gsm-symbolic (the
+// protocol), 0 for this project's prompt.
+func DefaultShotsFor(preset string) int {
+	if preset == PromptGSMSymbolic {
+		return len(GSMSymbolicExemplars)
+	}
+	return 0
+}
+
+// GSMSymbolicPrompt is the completion prompt of the gsm-symbolic preset for
+// one problem with the first shots exemplars.
+func GSMSymbolicPrompt(question string, shots int) (string, error) {
+	if shots < 0 || shots > len(GSMSymbolicExemplars) {
+		return "", fmt.Errorf("shots must be between 0 and %d, got %d", len(GSMSymbolicExemplars), shots)
+	}
+	var b strings.Builder
+	b.WriteString(GSMSymbolicInstruction)
+	b.WriteString("\n\n")
+	for _, ex := range GSMSymbolicExemplars[:shots] {
+		fmt.Fprintf(&b, "Q: %s\nA: %s\n\n", ex.Question, ex.Solution)
+	}
+	fmt.Fprintf(&b, "Q: %s\nA: Let's think step by step.", question)
+	return b.String(), nil
+}
+
+// RenderItem renders one problem's prompt for model m under cfg's preset:
+// PromptFragility through the chat template (cfg.ChatTemplate, or the
+// model's own); PromptGSMSymbolic as raw completion text (Template "raw"),
+// or, when cfg.ChatTemplate names a template, as one user turn rendered with
+// it. Stop strings the preset needs are in the result.
+func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error) {
+	preset, err := ParsePrompt(cfg.Prompt)
+	if err != nil {
+		return llm.Rendered{}, err
+	}
+	if preset == PromptGSMSymbolic {
+		text, err := GSMSymbolicPrompt(question, cfg.Shots)
+		if err != nil {
+			return llm.Rendered{}, err
+		}
+		if cfg.ChatTemplate == "" {
+			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
+		}
+		r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
+		if err != nil {
+			return r, err
+		}
+		r.Stop = append(r.Stop, GSMSymbolicStop...)
+		return r, nil
+	}
+	msgs, err := Messages(question, cfg.Shots)
+	if err != nil {
+		return llm.Rendered{}, err
+	}
+	return m.RenderChatWith(msgs, cfg.ChatTemplate)
+}
+
+// promptInfo is the manifest's record of the frozen prompt.
+func promptInfo(cfg Config) PromptInfo {
+	preset, _ := ParsePrompt(cfg.Prompt)
+	if preset == PromptGSMSymbolic {
+		shots := min(max(cfg.Shots, 0), len(GSMSymbolicExemplars))
+		return PromptInfo{Version: GSMSymbolicPromptVersion, Preset: preset, Instruction: GSMSymbolicInstruction,
+			Exemplars: GSMSymbolicExemplars[:shots], Stop: GSMSymbolicStop}
+	}
+	shots := min(max(cfg.Shots, 0), MaxShots)
+	return PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, Exemplars: Exemplars[:shots]}
 }

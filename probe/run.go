@@ -50,10 +50,12 @@ type Config struct {
 	Instances    int                 `json:"instances"`
 	Seed         int64               `json:"seed"`
 	MaxTokens    int                 `json:"max_tokens"`
-	Shots        int                 `json:"shots"`         // few-shot exemplars, 0..MaxShots
-	Temperature  float64             `json:"temperature"`   // 0 = greedy
-	ChatTemplate string              `json:"chat_template"` // "" = the model's own (or the recorded fallback)
-	Params       llm.Params          `json:"params"`        // NSeq = sequences decoded together in one batch
+	Shots        int                 `json:"shots"`            // few-shot exemplars, 0..MaxShotsFor(Prompt)
+	Prompt       string              `json:"prompt,omitempty"` // prompt preset: "fragility" ("" in older manifests) or "gsm-symbolic"
+	Level        string              `json:"level,omitempty"`  // GSM-Symbolic difficulty level of the templates read; "" infers it from folder names
+	Temperature  float64             `json:"temperature"`      // 0 = greedy
+	ChatTemplate string              `json:"chat_template"`    // "" = the model's own (or the recorded fallback)
+	Params       llm.Params          `json:"params"`           // NSeq = sequences decoded together in one batch
 	BootstrapB   int                 `json:"bootstrap_resamples"`
 	OutDir       string              `json:"-"`
 }
@@ -126,8 +128,15 @@ func (c *Config) Validate() error {
 	if c.MaxTokens < 1 {
 		return fmt.Errorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
 	}
-	if c.Shots < 0 || c.Shots > MaxShots {
-		return fmt.Errorf("--shots must be between 0 and %d, got %d", MaxShots, c.Shots)
+	preset, err := ParsePrompt(c.Prompt)
+	if err != nil {
+		return fmt.Errorf("--prompt: %w", err)
+	}
+	if c.Shots < 0 || c.Shots > MaxShotsFor(preset) {
+		return fmt.Errorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
+	}
+	if _, err := templates.ParseLevel(c.Level); err != nil {
+		return fmt.Errorf("--level: %w", err)
 	}
 	if c.Temperature < 0 || math.IsNaN(c.Temperature) {
 		return fmt.Errorf("--temperature must be ≥ 0, got %v", c.Temperature)
@@ -180,15 +189,24 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ts, err := templates.Load(cfg.Templates)
+	// A folder may hold templates that are refused or cannot be drawn (a
+	// downloaded GSM-Symbolic folder): they are left out, each with a
+	// one-line reason, and listed in the set file and the manifest.
+	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return nil, err
 	}
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+	st, statErr := os.Stat(cfg.Templates)
+	folder := statErr == nil && st.IsDir()
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder})
 	if err != nil {
 		return nil, err
 	}
+	set.Skipped = append(skipped, set.Skipped...)
 	if len(set.Instances) == 0 {
+		if len(set.Skipped) > 0 {
+			return nil, fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
+		}
 		return nil, fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
 	}
 	if err := prepareDir(out, opt.Force, opt.Resume); err != nil {
@@ -198,6 +216,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		if opt.Log != nil {
 			fmt.Fprintf(opt.Log, format+"\n", args...)
 		}
+	}
+	for _, sk := range set.Skipped {
+		logf("%s", sk)
 	}
 
 	man := &Manifest{
@@ -209,7 +230,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		GOOS:            runtime.GOOS,
 		GOARCH:          runtime.GOARCH,
 		Config:          cfg,
-		Prompt:          PromptInfo{Version: PromptVersion, Instruction: Instruction, Exemplars: Exemplars[:cfg.Shots]},
+		Prompt:          promptInfo(cfg),
+		Skipped:         set.Skipped,
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
@@ -411,11 +433,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cf
 		if st.has(it.id) {
 			continue
 		}
-		msgs, err := Messages(it.inst.Question, cfg.Shots)
-		if err != nil {
-			return err
-		}
-		r, err := m.RenderChatWith(msgs, cfg.ChatTemplate)
+		r, err := RenderItem(m, cfg, it.inst.Question)
 		if err != nil {
 			return fmt.Errorf("%s: %w", md.Path, err)
 		}

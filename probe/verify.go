@@ -318,11 +318,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 	var stop []string
 	for i, t := range g.traces {
 		_, inst, _ := splitItemID(t.ItemID, math.MaxInt)
-		msgs, err := Messages(questions[inst], cfg.Shots)
-		if err != nil {
-			return err
-		}
-		r, err := m.RenderChatWith(msgs, cfg.ChatTemplate)
+		r, err := RenderItem(m, cfg, questions[inst])
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)
 		}

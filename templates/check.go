@@ -11,7 +11,9 @@ import (
 type CheckResult struct {
 	File     string         // file the template came from
 	Template string         // template ID; "" when the file did not load
+	Level    string         // GSM-Symbolic difficulty level; "" for other formats
 	Err      error          // nil when the template is valid and generates every applicable variant
+	Warnings []string       // deviations recorded at import (Template.Warnings); the template is usable
 	Draws    int            // symbolic draws tried
 	Valid    int            // of which valid
 	Reasons  map[string]int // rejected draws by reason
@@ -26,6 +28,14 @@ type CheckResult struct {
 // error is about src itself (missing, empty directory); problems with the
 // templates are in the results.
 func CheckPath(src string, draws int, seed int64) ([]CheckResult, error) {
+	return CheckPathWith(src, draws, seed, LoadOptions{})
+}
+
+// CheckPathWith is CheckPath with load options (the GSM-Symbolic level).
+func CheckPathWith(src string, draws int, seed int64, o LoadOptions) ([]CheckResult, error) {
+	if _, err := ParseLevel(o.Level); err != nil {
+		return nil, err
+	}
 	if draws < 1 {
 		draws = 200
 	}
@@ -50,7 +60,7 @@ func CheckPath(src string, draws int, seed int64) ([]CheckResult, error) {
 		if f == "builtin" {
 			ts, err = Builtin()
 		} else {
-			ts, err = LoadFile(f)
+			ts, err = LoadFileWith(f, o)
 		}
 		if err != nil {
 			out = append(out, CheckResult{File: f, Err: err})
@@ -69,7 +79,7 @@ func CheckPath(src string, draws int, seed int64) ([]CheckResult, error) {
 }
 
 func checkTemplate(t *Template, draws int, seed int64) CheckResult {
-	r := CheckResult{File: t.Source, Template: t.ID, Reasons: map[string]int{}}
+	r := CheckResult{File: t.Source, Template: t.ID, Level: t.Level, Warnings: t.Warnings, Reasons: map[string]int{}}
 	if ok, _ := t.Supports(VariantSymbolic); ok {
 		rng := newRand(seed)
 		for i := 0; i < draws; i++ {
@@ -111,6 +121,13 @@ func (t *Template) Describe() string {
 	fmt.Fprintf(&b, "id:        %s\n", t.ID)
 	fmt.Fprintf(&b, "title:     %s\n", t.Title)
 	fmt.Fprintf(&b, "source:    %s (%s format)\n", loc, t.Format)
+	if t.Level != "" {
+		fmt.Fprintf(&b, "level:     %s", t.Level)
+		if t.IDOrig != "" {
+			fmt.Fprintf(&b, " (GSM8K id_orig %s)", t.IDOrig)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "relation:  %s\nsteps:     %d\nanswer:    %s (%s)\n", t.Relation, t.Steps, t.BaseAnswer(), t.AnswerType)
 	if !t.fixed {
 		fmt.Fprintf(&b, "formula:   %s\n", t.answer.src)
@@ -121,6 +138,9 @@ func (t *Template) Describe() string {
 				base[i] = t.renderVar(n, t.base, nil)
 			}
 			fmt.Fprintf(&b, "  %-14s %-8s %-34s base %s\n", strings.Join(v.names, ", "), v.factor, v.desc, strings.Join(base, ", "))
+			if v.solve != nil {
+				fmt.Fprintf(&b, "  %-14s solved from the condition at line %d: %s = %s\n", "", v.solveLine, v.names[0], v.solve.src)
+			}
 		}
 		if len(t.conds) > 0 {
 			b.WriteString("conditions:\n")
@@ -172,10 +192,29 @@ func (t *Template) Describe() string {
 	for _, n := range no {
 		fmt.Fprintf(&b, "  n/a: %s\n", n)
 	}
+	if len(t.Warnings) > 0 {
+		b.WriteString("warnings:\n")
+		for _, w := range t.Warnings {
+			fmt.Fprintf(&b, "  %s\n", w)
+		}
+	}
 	return b.String()
 }
 
-// String is a one-line report: "ok", or "FAIL" with the error.
+// Status is the first word of the report: "ok", "warn" (imported, with
+// recorded deviations) or "FAIL" (refused).
+func (r CheckResult) Status() string {
+	switch {
+	case r.Err != nil:
+		return "FAIL"
+	case len(r.Warnings) > 0:
+		return "warn"
+	}
+	return "ok"
+}
+
+// String is a one-line report: "ok", "warn" with the recorded deviations
+// after the draw statistics, or "FAIL" with the error.
 func (r CheckResult) String() string {
 	if r.Template == "" {
 		return fmt.Sprintf("FAIL %s", r.Err)
@@ -184,7 +223,7 @@ func (r CheckResult) String() string {
 		return fmt.Sprintf("FAIL %-16s %v", r.Template, r.Err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "ok   %-16s %s", r.Template, r.File)
+	fmt.Fprintf(&b, "%-4s %-16s %s", r.Status(), r.Template, r.File)
 	if r.Draws > 0 {
 		fmt.Fprintf(&b, "; %d of %d symbolic draws valid", r.Valid, r.Draws)
 		if reason, n := mostFrequent(r.Reasons); n > 0 {
@@ -206,5 +245,18 @@ func (r CheckResult) String() string {
 	for _, e := range r.NotApply {
 		fmt.Fprintf(&b, "; %s n/a", e.Variant)
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "; %s", w)
+	}
 	return b.String()
+}
+
+// CheckSummary is the count line of a check: how many templates were ok,
+// imported with warnings, or refused.
+func CheckSummary(rs []CheckResult) string {
+	n := map[string]int{}
+	for _, r := range rs {
+		n[r.Status()]++
+	}
+	return fmt.Sprintf("%d checked: %d ok, %d warn, %d FAIL", len(rs), n["ok"], n["warn"], n["FAIL"])
 }

@@ -9,7 +9,8 @@
 //     built-in templates returned by Builtin;
 //   - files in the GSM-Symbolic annotated syntax (Mirzadeh et al.,
 //     "GSM-Symbolic", arXiv:2410.05229, ICLR 2025): inline {var,base}
-//     placeholders with #init, #conditions and #answer blocks;
+//     placeholders with #init, #conditions and #answer blocks, at the
+//     levels symbolic, p1 and p2;
 //   - GSM8K-format JSONL rows (question, answer ending in "#### N"), which are
 //     fixed items: only the base variant applies to them.
 //
@@ -21,7 +22,13 @@
 // in the Set with their reason.
 //
 // Expressions (conditions, answers, derived values) use Python syntax and
-// semantics for arithmetic (/, //, %, **, int, round) and are parsed with
-// github.com/expr-lang/expr; evaluation is this package's own, over exact
-// rationals, so no floating-point rounding enters an answer.
+// semantics for arithmetic (/, //, %, **, int, round) and are parsed by this
+// package's parser for the subset of Python expressions annotations use;
+// evaluation is over exact rationals, so no floating-point rounding enters
+// an answer.
+//
+// GSM-Symbolic files carry a difficulty level (symbolic, p1, p2; from
+// LoadOptions.Level or the folder's name), recorded on every template and
+// instance; ParseGSMSymbolicLevel describes how each level's base instance
+// is made and which deviations are recorded as warnings.
 package templates

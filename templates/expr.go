@@ -6,23 +6,19 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
-
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/file"
-	"github.com/expr-lang/expr/parser"
 )
 
-// expression is a compiled Python-style expression. Parsing is done by
-// github.com/expr-lang/expr's parser; evaluation is ours, over exact
-// rationals, with Python's semantics for //, %, int() and round().
+// expression is a compiled Python-style expression. Parsing is done by this
+// package's parser for a subset of Python 3 expression syntax (pyparse.go);
+// evaluation is over exact rationals, with Python's semantics for //, %,
+// int() and round().
 type expression struct {
 	src   string
-	tree  ast.Node
-	floor map[int]bool // rune offsets of '/' tokens written as '//' in src
-	vars  []string     // identifiers read (not called), first-use order
-	calls []string     // helper names called, first-use order
+	tree  pnode
+	ndivs int      // number of / and // operators (indexed by pBin.div)
+	vars  []string // identifiers read (not called), first-use order
+	calls []string // helper names called, first-use order
 }
 
 // helpers lists every function an expression may call, with a one-line
@@ -42,19 +38,30 @@ var helpers = map[string]string{
 	"len":               "length of a list",
 	"divides":           "divides(a, b): b divides a exactly",
 	"is_int":            "x is an integer value",
-	"fix_floats":        "the same exact value",
+	"fix_floats":        "the same exact value (a number, list or domain): exact arithmetic has no float error to fix",
+	"Fraction":          "Fraction(a[, b]): the exact fraction a/b; a may be a text such as \"3/4\"",
 	"range":             "range(a, b[, step]): a ≤ v < b (init only)",
 	"frange":            "frange(a, b[, step]): decimal range, b exclusive (init only)",
 	"arange":            "like frange (init only)",
 	"np.arange":         "like frange (init only)",
 	"numbers_within":    "numbers_within(a, b): integers a..b inclusive (init only)",
-	"np.random.randint": "np.random.randint(a, b): one integer a ≤ v < b (init only)",
+	"np.random.randint": "np.random.randint([a,] b[, size]): integers a ≤ v < b (a defaults to 0); with size, the domain a ≤ v < b to sample from (init only)",
 	"sample":            "sample(x[, k]): one value, or k distinct values, of a domain, list or pool (init only)",
 	"sample_sequential": "sample_sequential(x, k): k distinct values (init only)",
 	"list":              "a domain as a list",
 	"shuffle_list":      "the same list (order does not matter to sampling)",
 	"random.choice":     "like sample(x) (init only)",
+	"np.random.choice":  "like sample(x) (init only)",
+	"random.sample":     "like sample(x, k) (init only)",
 	"random.randint":    "random.randint(a, b): one integer a ≤ v ≤ b (init only)",
+	"str":               "the value as it is written in text",
+	"pow":               "pow(a, b): a ** b",
+	"math.gcd":          "greatest common divisor of integers",
+	"math.lcm":          "least common multiple of integers",
+	"math.sqrt":         "exact square root (an error when it is irrational)",
+	"sorted":            "a list in ascending order",
+	"any":               "some element of a list is true",
+	"all":               "every element of a list is true",
 }
 
 // initOnly are the helpers that draw at random: allowed in #init lines and
@@ -62,7 +69,7 @@ var helpers = map[string]string{
 var initOnly = map[string]bool{
 	"range": true, "frange": true, "arange": true, "np.arange": true, "numbers_within": true,
 	"np.random.randint": true, "sample": true, "sample_sequential": true, "random.choice": true,
-	"random.randint": true,
+	"np.random.choice": true, "random.sample": true, "random.randint": true,
 }
 
 // catchPanics turns a panic inside a parser or the evaluator into an error
@@ -78,7 +85,8 @@ var constants = map[string]value{
 
 // compileExpr parses src (Python syntax) into an expression. Errors are one
 // line and name what is wrong; they never include the source position of the
-// enclosing file (the caller adds it).
+// enclosing file (the caller adds it). An expression wrapped in braces as a
+// whole ("{a + b}", the answer_annotated style) is the expression inside.
 func compileExpr(src string) (e *expression, err error) {
 	defer func() {
 		if !catchPanics {
@@ -94,152 +102,103 @@ func compileExpr(src string) (e *expression, err error) {
 	if len(src) > 4096 {
 		return nil, errors.New("expression longer than 4096 bytes")
 	}
-	pre, floors, err := pythonToExpr(src)
-	if err != nil {
-		return nil, fmt.Errorf("expression %q: %w", src, err)
-	}
-	tree, perr := parser.Parse(pre)
+	tree, ndivs, perr := parsePython(src)
 	if perr != nil {
-		var fe *file.Error
-		if errors.As(perr, &fe) {
-			return nil, fmt.Errorf("syntax error in expression %q at column %d: %s", src, fe.Column+1, fe.Message)
+		var se *pySyntaxError
+		if errors.As(perr, &se) {
+			return nil, fmt.Errorf("syntax error in expression %q at column %d: %s", src, se.at+1, se.msg)
 		}
-		return nil, fmt.Errorf("syntax error in expression %q: %v", src, perr)
+		return nil, fmt.Errorf("expression %q: %v", src, perr)
 	}
-	e = &expression{src: src, tree: tree.Node, floor: floors}
-	if err := e.scan(tree.Node, false); err != nil {
+	if l, ok := tree.(*pList); ok && l.kind == '{' && len(l.elts) == 1 {
+		tree = l.elts[0]
+	}
+	e = &expression{src: src, tree: tree, ndivs: ndivs}
+	if err := e.scan(tree); err != nil {
 		return nil, fmt.Errorf("expression %q: %w", src, err)
 	}
 	return e, nil
 }
 
-// pythonToExpr rewrites the two Python tokens expr's lexer reads differently:
-// "//" (a comment in expr, floor division in Python) becomes " /" and its
-// position is remembered; "#" starts a comment and ends the expression. The
-// Python XOR operator "^" (power in expr) is refused.
-func pythonToExpr(src string) (string, map[int]bool, error) {
-	rs := []rune(src)
-	out := make([]rune, 0, len(rs))
-	floors := map[int]bool{}
-	var quote rune
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		if quote != 0 {
-			out = append(out, c)
-			if c == '\\' && i+1 < len(rs) {
-				i++
-				out = append(out, rs[i])
-			} else if c == quote {
-				quote = 0
-			}
-			continue
-		}
-		switch {
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return string(out), floors, nil
-		case c == '^':
-			return "", nil, errors.New(`"^" is XOR in Python; write ** for a power`)
-		case c == '/' && i+1 < len(rs) && rs[i+1] == '/':
-			out = append(out, ' ', '/')
-			floors[len(out)-1] = true
-			i++
-			continue
-		case c == '/' && i+1 < len(rs) && rs[i+1] == '*':
-			return "", nil, errors.New(`"/*" is not Python`)
-		}
-		out = append(out, c)
-	}
-	return string(out), floors, nil
-}
-
-var binaryOps = map[string]bool{
-	"+": true, "-": true, "*": true, "/": true, "%": true, "**": true,
-	"==": true, "!=": true, "<": true, ">": true, "<=": true, ">=": true,
-	"and": true, "or": true, "&&": true, "||": true, "in": true,
-}
-
-// scan checks that every node is of a supported kind and collects the
+// scan checks that every call names a known helper and collects the
 // identifiers read and the helpers called.
-func (e *expression) scan(n ast.Node, callee bool) error {
+func (e *expression) scan(n pnode) error {
 	switch n := n.(type) {
-	case *ast.IntegerNode, *ast.FloatNode, *ast.StringNode, *ast.BoolNode:
+	case *pNum, *pStr:
 		return nil
-	case *ast.IdentifierNode:
-		if !slices.Contains(e.vars, n.Value) {
-			e.vars = append(e.vars, n.Value)
+	case *pName:
+		if !slices.Contains(e.vars, n.name) {
+			e.vars = append(e.vars, n.name)
 		}
 		return nil
-	case *ast.UnaryNode:
-		switch n.Operator {
-		case "-", "+", "not", "!":
-			return e.scan(n.Node, false)
+	case *pList:
+		if n.kind == '{' {
+			return errors.New("sets are not supported")
 		}
-		return fmt.Errorf("unsupported operator %q", n.Operator)
-	case *ast.BinaryNode:
-		if !binaryOps[n.Operator] {
-			return fmt.Errorf("unsupported operator %q", n.Operator)
-		}
-		if err := e.scan(n.Left, false); err != nil {
-			return err
-		}
-		return e.scan(n.Right, false)
-	case *ast.ArrayNode:
-		for _, a := range n.Nodes {
-			if err := e.scan(a, false); err != nil {
+		for _, a := range n.elts {
+			if err := e.scan(a); err != nil {
 				return err
 			}
 		}
 		return nil
-	case *ast.CallNode:
-		name, ok := calleeName(n.Callee)
-		if !ok {
-			return errors.New("unsupported call")
-		}
-		return e.scanCall(name, n.Arguments)
-	case *ast.BuiltinNode:
-		return e.scanCall(n.Name, n.Arguments)
-	}
-	return fmt.Errorf("unsupported syntax %q", n.String())
-}
-
-func (e *expression) scanCall(name string, args []ast.Node) error {
-	if _, ok := helpers[name]; !ok {
-		return fmt.Errorf("unknown helper %q", name)
-	}
-	if !slices.Contains(e.calls, name) {
-		e.calls = append(e.calls, name)
-	}
-	for _, a := range args {
-		if a == nil {
-			return fmt.Errorf("bad argument to %s", name)
-		}
-		if err := e.scan(a, false); err != nil {
+	case *pBin:
+		if err := e.scan(n.l); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// calleeName turns a callee (an identifier or a dotted member chain such as
-// np.random.randint) into its dotted name.
-func calleeName(n ast.Node) (string, bool) {
-	switch n := n.(type) {
-	case *ast.IdentifierNode:
-		return n.Value, true
-	case *ast.MemberNode:
-		prop, ok := n.Property.(*ast.StringNode)
-		if !ok || n.Optional {
-			return "", false
+		return e.scan(n.r)
+	case *pUnary:
+		return e.scan(n.x)
+	case *pBool:
+		if err := e.scan(n.l); err != nil {
+			return err
 		}
-		head, ok := calleeName(n.Node)
-		if !ok {
-			return "", false
+		return e.scan(n.r)
+	case *pCmp:
+		if err := e.scan(n.first); err != nil {
+			return err
 		}
-		return head + "." + prop.Value, true
+		for _, r := range n.rest {
+			if err := e.scan(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *pIf:
+		for _, x := range []pnode{n.test, n.body, n.orelse} {
+			if err := e.scan(x); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *pCall:
+		if _, ok := helpers[n.name]; !ok {
+			return fmt.Errorf("unknown helper %q", n.name)
+		}
+		if !slices.Contains(e.calls, n.name) {
+			e.calls = append(e.calls, n.name)
+		}
+		for _, a := range n.args {
+			if err := e.scan(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *pIndex:
+		if err := e.scan(n.x); err != nil {
+			return err
+		}
+		return e.scan(n.i)
+	case *pSlice:
+		for _, x := range []pnode{n.x, n.lo, n.hi, n.stride} {
+			if x != nil {
+				if err := e.scan(x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
-	return "", false
+	return errors.New("unsupported syntax")
 }
 
 // usesInitHelpers reports whether the expression draws at random.
@@ -254,10 +213,11 @@ func (e *expression) usesInitHelpers() bool {
 
 // env is what an evaluation sees.
 type env struct {
-	vars  map[string]value
-	rng   *rand.Rand                               // non-nil only while drawing (#init, variable specs)
-	divs  func(e *expression, pos int, exact bool) // optional: records each / and //
-	pools map[string][]string                      // named pools; nil means the package pools
+	vars    map[string]value
+	rng     *rand.Rand                               // non-nil only while drawing (#init, variable specs)
+	domains bool                                     // with rng nil: sampling helpers give the domain they would draw from
+	divs    func(e *expression, idx int, exact bool) // optional: records each / and // (idx: pBin.div)
+	pools   map[string][]value                       // named pools; nil means the package pools
 }
 
 // eval evaluates the expression.
@@ -300,40 +260,43 @@ func (e *expression) evalBool(en *env) (bool, error) {
 	return false, fmt.Errorf("condition %q is a %s, not true or false", e.src, v.kindName())
 }
 
-func (e *expression) node(n ast.Node, en *env) (value, error) {
+func (e *expression) node(n pnode, en *env) (value, error) {
 	switch n := n.(type) {
-	case *ast.IntegerNode:
-		return intV(int64(n.Value)), nil
-	case *ast.FloatNode:
-		// The shortest decimal that round-trips is the literal as written
-		// for every literal of up to 15 significant digits.
-		r, ok := new(big.Rat).SetString(strconv.FormatFloat(n.Value, 'g', -1, 64))
-		if !ok {
-			return value{}, fmt.Errorf("bad number %v", n.Value)
-		}
-		return numV(r), nil
-	case *ast.StringNode:
-		return strV(n.Value), nil
-	case *ast.BoolNode:
-		return boolV(n.Value), nil
-	case *ast.IdentifierNode:
-		if v, ok := en.vars[n.Value]; ok {
+	case *pNum:
+		return numV(new(big.Rat).Set(n.r)), nil
+	case *pStr:
+		return strV(n.s), nil
+	case *pName:
+		if v, ok := en.vars[n.name]; ok {
 			return v, nil
 		}
-		if v, ok := constants[n.Value]; ok {
+		if v, ok := constants[n.name]; ok {
 			return v, nil
 		}
-		if items, ok := lookupPool(en.pools, n.Value); ok {
-			return value{k: kDomain, dom: poolDomain(n.Value, items)}, nil
+		if items, ok := lookupPool(en.pools, n.name); ok {
+			return value{k: kDomain, dom: &domain{name: n.name, items: items, n: int64(len(items))}}, nil
 		}
-		return value{}, fmt.Errorf("unknown variable or pool %q", n.Value)
-	case *ast.UnaryNode:
-		v, err := e.node(n.Node, en)
+		return value{}, fmt.Errorf("unknown variable or pool %q", n.name)
+	case *pList:
+		if n.kind == '{' {
+			return value{}, errors.New("sets are not supported")
+		}
+		l := make([]value, 0, len(n.elts))
+		for _, a := range n.elts {
+			v, err := e.node(a, en)
+			if err != nil {
+				return value{}, err
+			}
+			l = append(l, v)
+		}
+		return value{k: kList, l: l, tuple: n.kind == '('}, nil
+	case *pUnary:
+		v, err := e.node(n.x, en)
 		if err != nil {
 			return value{}, err
 		}
-		switch n.Operator {
-		case "not", "!":
+		switch n.op {
+		case "not":
 			b, err := truth(v)
 			return boolV(!b), err
 		case "-":
@@ -345,117 +308,345 @@ func (e *expression) node(n ast.Node, en *env) (value, error) {
 			if v.k != kNum {
 				return value{}, fmt.Errorf("unary + on a %s", v.kindName())
 			}
-			return v, nil
+			return numV(v.n), nil
 		}
-	case *ast.BinaryNode:
-		return e.binary(n, en)
-	case *ast.ArrayNode:
-		l := make([]value, 0, len(n.Nodes))
-		for _, a := range n.Nodes {
-			v, err := e.node(a, en)
+	case *pBool: // short-circuit; the value is an operand, as in Python
+		l, err := e.node(n.l, en)
+		if err != nil {
+			return value{}, err
+		}
+		lb, err := truth(l)
+		if err != nil {
+			return value{}, err
+		}
+		if n.op == "and" && !lb || n.op == "or" && lb {
+			return l, nil
+		}
+		return e.node(n.r, en)
+	case *pCmp:
+		l, err := e.node(n.first, en)
+		if err != nil {
+			return value{}, err
+		}
+		for i, op := range n.ops {
+			r, err := e.node(n.rest[i], en)
 			if err != nil {
 				return value{}, err
 			}
-			l = append(l, v)
+			ok, err := compare(op, l, r)
+			if err != nil {
+				return value{}, err
+			}
+			if !ok {
+				return boolV(false), nil
+			}
+			l = r
 		}
-		return value{k: kList, l: l}, nil
-	case *ast.CallNode:
-		name, _ := calleeName(n.Callee)
-		return e.call(name, n.Arguments, en)
-	case *ast.BuiltinNode:
-		return e.call(n.Name, n.Arguments, en)
+		return boolV(true), nil
+	case *pIf:
+		c, err := e.node(n.test, en)
+		if err != nil {
+			return value{}, err
+		}
+		b, err := truth(c)
+		if err != nil {
+			return value{}, err
+		}
+		if b {
+			return e.node(n.body, en)
+		}
+		return e.node(n.orelse, en)
+	case *pBin:
+		return e.binary(n, en)
+	case *pCall:
+		return e.call(n.name, n.args, en)
+	case *pIndex:
+		x, err := e.node(n.x, en)
+		if err != nil {
+			return value{}, err
+		}
+		i, err := e.node(n.i, en)
+		if err != nil {
+			return value{}, err
+		}
+		return index(x, i)
+	case *pSlice:
+		x, err := e.node(n.x, en)
+		if err != nil {
+			return value{}, err
+		}
+		var bounds [3]*big.Rat
+		for j, b := range []pnode{n.lo, n.hi, n.stride} {
+			if b == nil {
+				continue
+			}
+			v, err := e.node(b, en)
+			if err != nil {
+				return value{}, err
+			}
+			if v.k != kNum || !v.n.IsInt() {
+				return value{}, fmt.Errorf("a slice bound must be an integer, not a %s", v.kindName())
+			}
+			bounds[j] = v.n
+		}
+		return slice(x, bounds)
 	}
-	return value{}, fmt.Errorf("unsupported syntax %q", n.String())
+	return value{}, errors.New("unsupported syntax")
 }
 
+// truth is Python's truth value: zero, empty texts and empty lists are false.
 func truth(v value) (bool, error) {
 	switch v.k {
 	case kBool:
 		return v.b, nil
 	case kNum:
 		return v.n.Sign() != 0, nil
+	case kStr:
+		return v.s != "", nil
+	case kList:
+		return len(v.l) > 0, nil
 	}
 	return false, fmt.Errorf("a %s is not true or false", v.kindName())
 }
 
-func (e *expression) binary(n *ast.BinaryNode, en *env) (value, error) {
-	l, err := e.node(n.Left, en)
-	if err != nil {
-		return value{}, err
-	}
-	switch n.Operator {
-	case "and", "&&", "or", "||": // short-circuit, as Python does
-		lb, err := truth(l)
-		if err != nil {
-			return value{}, err
-		}
-		isAnd := n.Operator == "and" || n.Operator == "&&"
-		if isAnd && !lb || !isAnd && lb {
-			return boolV(lb), nil
-		}
-		r, err := e.node(n.Right, en)
-		if err != nil {
-			return value{}, err
-		}
-		rb, err := truth(r)
-		return boolV(rb), err
-	}
-	r, err := e.node(n.Right, en)
-	if err != nil {
-		return value{}, err
-	}
-	switch n.Operator {
+// compare applies one comparison operator.
+func compare(op string, l, r value) (bool, error) {
+	switch op {
 	case "==":
-		return boolV(l.equal(r)), nil
+		return l.equal(r), nil
 	case "!=":
-		return boolV(!l.equal(r)), nil
-	case "in":
+		return !l.equal(r), nil
+	case "in", "not in":
+		var in bool
 		switch r.k {
 		case kList:
-			return boolV(slices.ContainsFunc(r.l, l.equal)), nil
+			in = slices.ContainsFunc(r.l, l.equal)
 		case kDomain:
-			return boolV(r.dom.contains(l)), nil
+			in = r.dom.contains(l)
+		case kStr:
+			if l.k != kStr {
+				return false, fmt.Errorf("%q with a text needs a text on the left, not a %s", op, l.kindName())
+			}
+			in = strings.Contains(r.s, l.s)
+		default:
+			return false, fmt.Errorf("%q needs a list, not a %s", op, r.kindName())
 		}
-		return value{}, fmt.Errorf("\"in\" needs a list, not a %s", r.kindName())
+		return in == (op == "in"), nil
+	}
+	var c int
+	switch {
+	case l.k == kNum && r.k == kNum:
+		c = l.n.Cmp(r.n)
+	case l.k == kStr && r.k == kStr:
+		c = strings.Compare(l.s, r.s)
+	default:
+		return false, fmt.Errorf("%q needs numbers, got %s and %s", op, l.kindName(), r.kindName())
+	}
+	switch op {
+	case "<":
+		return c < 0, nil
+	case ">":
+		return c > 0, nil
+	case "<=":
+		return c <= 0, nil
+	case ">=":
+		return c >= 0, nil
+	}
+	return false, fmt.Errorf("unsupported operator %q", op)
+}
+
+// asList returns the elements of a list, or of a domain given by items (a
+// pool), for list arithmetic.
+func asList(v value) ([]value, bool) {
+	switch v.k {
+	case kList:
+		return v.l, true
+	case kDomain:
+		if v.dom.items != nil {
+			return v.dom.items, true
+		}
+		if l, err := v.dom.list(); err == nil {
+			return l, true
+		}
+	}
+	return nil, false
+}
+
+// index is x[i]: an element of a list, tuple or text, or a part of a worded
+// number (0: its surface form, 1: its value; a worded number behaves as the
+// pair (form, value) that it was drawn from).
+func index(x, i value) (value, error) {
+	if i.k != kNum || !i.n.IsInt() || i.n.Num().BitLen() > 31 {
+		return value{}, fmt.Errorf("an index must be a small integer, not %s", i)
+	}
+	k := int(i.n.Num().Int64())
+	var n int
+	switch x.k {
+	case kList:
+		n = len(x.l)
+	case kStr:
+		n = len([]rune(x.s))
+	case kNum:
+		if x.form == "" {
+			return value{}, errors.New("cannot index a number")
+		}
+		n = 2
+	case kDomain:
+		n = int(min(x.dom.n, 1<<31-1))
+	default:
+		return value{}, fmt.Errorf("cannot index a %s", x.kindName())
+	}
+	if k < 0 {
+		k += n
+	}
+	if k < 0 || k >= n {
+		return value{}, fmt.Errorf("index %s out of range (length %d)", i, n)
+	}
+	switch x.k {
+	case kList:
+		return x.l[k], nil
+	case kStr:
+		return strV(string([]rune(x.s)[k])), nil
+	case kNum:
+		if k == 0 {
+			return strV(x.form), nil
+		}
+		return numV(x.n), nil
+	}
+	return x.dom.at(int64(k)), nil
+}
+
+// slice is x[lo:hi:step] with Python's rules for omitted and negative bounds.
+func slice(x value, b [3]*big.Rat) (value, error) {
+	var items []value
+	switch x.k {
+	case kList:
+		items = x.l
+	case kDomain:
+		l, err := x.dom.list()
+		if err != nil {
+			return value{}, err
+		}
+		items = l
+	case kStr:
+		for _, r := range x.s {
+			items = append(items, strV(string(r)))
+		}
+	default:
+		return value{}, fmt.Errorf("cannot slice a %s", x.kindName())
+	}
+	n := len(items)
+	step := 1
+	if b[2] != nil {
+		if b[2].Num().BitLen() > 31 || b[2].Sign() == 0 {
+			return value{}, errors.New("bad slice step")
+		}
+		step = int(b[2].Num().Int64())
+	}
+	clamp := func(r *big.Rat, def int) int {
+		if r == nil {
+			return def
+		}
+		if r.Num().BitLen() > 31 {
+			if r.Sign() < 0 {
+				return -1
+			}
+			return n
+		}
+		k := int(r.Num().Int64())
+		if k < 0 {
+			k += n
+		}
+		if step > 0 {
+			return max(0, min(k, n))
+		}
+		return max(-1, min(k, n-1))
+	}
+	var out []value
+	if step > 0 {
+		for i := clamp(b[0], 0); i < clamp(b[1], n); i += step {
+			out = append(out, items[i])
+		}
+	} else {
+		for i := clamp(b[0], n-1); i > clamp(b[1], -1); i += step {
+			out = append(out, items[i])
+		}
+	}
+	if x.k == kStr {
+		var sb strings.Builder
+		for _, v := range out {
+			sb.WriteString(v.s)
+		}
+		return strV(sb.String()), nil
+	}
+	return value{k: kList, l: out, tuple: x.tuple}, nil
+}
+
+func (e *expression) binary(n *pBin, en *env) (value, error) {
+	l, err := e.node(n.l, en)
+	if err != nil {
+		return value{}, err
+	}
+	r, err := e.node(n.r, en)
+	if err != nil {
+		return value{}, err
+	}
+	// Lists and texts: concatenation and repetition, as in Python.
+	switch n.op {
 	case "+":
 		if l.k == kStr && r.k == kStr {
 			return strV(l.s + r.s), nil
 		}
+		ll, lok := asList(l)
+		rl, rok := asList(r)
+		if lok && rok {
+			if len(ll)+len(rl) > maxList {
+				return value{}, fmt.Errorf("list longer than %d values", maxList)
+			}
+			return value{k: kList, l: slices.Concat(ll, rl)}, nil
+		}
+	case "*":
+		lst, cnt := l, r
+		if r.k == kList || r.k == kDomain {
+			lst, cnt = r, l
+		}
+		if items, ok := asList(lst); ok && lst.k != kNum {
+			if cnt.k != kNum || !cnt.n.IsInt() {
+				return value{}, fmt.Errorf("a list can be repeated by an integer, not a %s", cnt.kindName())
+			}
+			if cnt.n.Sign() > 0 && (cnt.n.Num().BitLen() > 31 || int64(len(items))*cnt.n.Num().Int64() > maxList) {
+				return value{}, fmt.Errorf("list longer than %d values", maxList)
+			}
+			var out []value
+			for i := int64(0); i < cnt.n.Num().Int64(); i++ {
+				out = append(out, items...)
+			}
+			return value{k: kList, l: out}, nil
+		}
 	}
 	if l.k != kNum || r.k != kNum {
-		return value{}, fmt.Errorf("%q needs numbers, got %s and %s", n.Operator, l.kindName(), r.kindName())
+		return value{}, fmt.Errorf("%q needs numbers, got %s and %s", n.op, l.kindName(), r.kindName())
 	}
 	a, b := l.n, r.n
 	out := new(big.Rat)
-	switch n.Operator {
-	case "<":
-		return boolV(a.Cmp(b) < 0), nil
-	case ">":
-		return boolV(a.Cmp(b) > 0), nil
-	case "<=":
-		return boolV(a.Cmp(b) <= 0), nil
-	case ">=":
-		return boolV(a.Cmp(b) >= 0), nil
+	switch n.op {
 	case "+":
 		out.Add(a, b)
 	case "-":
 		out.Sub(a, b)
 	case "*":
 		out.Mul(a, b)
-	case "/":
+	case "/", "//":
 		if b.Sign() == 0 {
 			return value{}, fmt.Errorf("division by zero in %q", e.src)
 		}
 		out.Quo(a, b)
-		floor := e.floor[n.Location().From]
-		if floor {
-			exact := out.IsInt()
+		exact := out.IsInt()
+		if n.op == "//" {
 			out.SetInt(floorRat(out))
-			if en.divs != nil {
-				en.divs(e, n.Location().From, exact)
-			}
-		} else if en.divs != nil {
-			en.divs(e, n.Location().From, out.IsInt())
+		}
+		if en.divs != nil {
+			en.divs(e, n.div, exact)
 		}
 	case "%":
 		if b.Sign() == 0 {
@@ -482,7 +673,7 @@ func (e *expression) binary(n *ast.BinaryNode, en *env) (value, error) {
 		}
 		out.SetFrac(num, den)
 	default:
-		return value{}, fmt.Errorf("unsupported operator %q", n.Operator)
+		return value{}, fmt.Errorf("unsupported operator %q", n.op)
 	}
 	if err := checkSize(out); err != nil {
 		return value{}, fmt.Errorf("%w in %q", err, e.src)
@@ -490,7 +681,7 @@ func (e *expression) binary(n *ast.BinaryNode, en *env) (value, error) {
 	return numV(out), nil
 }
 
-func (e *expression) args(args []ast.Node, en *env) ([]value, error) {
+func (e *expression) args(args []pnode, en *env) ([]value, error) {
 	vs := make([]value, len(args))
 	for i, a := range args {
 		v, err := e.node(a, en)
@@ -519,8 +710,8 @@ func nums(name string, vs []value, min, max int) ([]*big.Rat, error) {
 	return out, nil
 }
 
-func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, error) {
-	if initOnly[name] && en.rng == nil {
+func (e *expression) call(name string, argNodes []pnode, en *env) (value, error) {
+	if initOnly[name] && en.rng == nil && !en.domains {
 		return value{}, fmt.Errorf("%s draws at random and is allowed only in #init lines", name)
 	}
 	vs, err := e.args(argNodes, en)
@@ -528,7 +719,128 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 		return value{}, err
 	}
 	switch name {
-	case "int", "float", "fix_floats", "abs", "floor", "ceil", "math.floor", "math.ceil", "is_int":
+	case "fix_floats":
+		if len(vs) != 1 {
+			return value{}, fmt.Errorf("fix_floats takes one argument, got %d", len(vs))
+		}
+		switch vs[0].k {
+		case kNum, kList, kDomain:
+			return vs[0], nil
+		}
+		return value{}, fmt.Errorf("fix_floats needs a number or a list, not a %s", vs[0].kindName())
+	case "pow":
+		a, err := nums(name, vs, 2, 2)
+		if err != nil {
+			return value{}, err
+		}
+		return e.binary(&pBin{op: "**", l: &pNum{r: a[0]}, r: &pNum{r: a[1]}, div: -1}, en)
+	case "math.gcd", "math.lcm":
+		a, err := nums(name, vs, 1, 8)
+		if err != nil {
+			return value{}, err
+		}
+		acc := new(big.Int)
+		for i, x := range a {
+			if !x.IsInt() {
+				return value{}, fmt.Errorf("%s needs integers, got %s", name, x.RatString())
+			}
+			n := new(big.Int).Abs(x.Num())
+			switch {
+			case i == 0:
+				acc.Set(n)
+			case name == "math.gcd":
+				acc.GCD(nil, nil, acc, n)
+			case acc.Sign() == 0 || n.Sign() == 0:
+				acc.SetInt64(0)
+			default:
+				g := new(big.Int).GCD(nil, nil, acc, n)
+				acc.Mul(acc, n).Quo(acc, g)
+			}
+		}
+		r := new(big.Rat).SetInt(acc)
+		return numV(r), checkSize(r)
+	case "math.sqrt":
+		a, err := nums(name, vs, 1, 1)
+		if err != nil {
+			return value{}, err
+		}
+		if a[0].Sign() < 0 {
+			return value{}, errors.New("math.sqrt of a negative number")
+		}
+		num, den := new(big.Int).Sqrt(a[0].Num()), new(big.Int).Sqrt(a[0].Denom())
+		r := new(big.Rat).SetFrac(num, den)
+		if new(big.Rat).Mul(r, r).Cmp(a[0]) != 0 {
+			return value{}, fmt.Errorf("math.sqrt(%s) is irrational", a[0].RatString())
+		}
+		return numV(r), nil
+	case "sorted", "any", "all":
+		if len(vs) != 1 {
+			return value{}, fmt.Errorf("%s takes one list", name)
+		}
+		items, ok := asList(vs[0])
+		if !ok {
+			return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
+		}
+		if name == "sorted" {
+			out := slices.Clone(items)
+			var cmpErr error
+			slices.SortStableFunc(out, func(x, y value) int {
+				if x.k == kNum && y.k == kNum {
+					return x.n.Cmp(y.n)
+				}
+				if x.k == kStr && y.k == kStr {
+					return strings.Compare(x.s, y.s)
+				}
+				cmpErr = errors.New("sorted needs numbers or texts of one kind")
+				return 0
+			})
+			return value{k: kList, l: out}, cmpErr
+		}
+		for _, it := range items {
+			b, err := truth(it)
+			if err != nil {
+				return value{}, err
+			}
+			if name == "any" && b {
+				return boolV(true), nil
+			}
+			if name == "all" && !b {
+				return boolV(false), nil
+			}
+		}
+		return boolV(name == "all"), nil
+	case "str":
+		if len(vs) != 1 {
+			return value{}, fmt.Errorf("str takes one argument, got %d", len(vs))
+		}
+		return strV(vs[0].String()), nil
+	case "Fraction":
+		if len(vs) == 1 && vs[0].k == kStr {
+			r, ok := parseFraction(vs[0].s)
+			if !ok {
+				return value{}, fmt.Errorf("Fraction(%q): not a number", vs[0].s)
+			}
+			return numV(r), nil
+		}
+		a, err := nums(name, vs, 1, 2)
+		if err != nil {
+			return value{}, err
+		}
+		if len(a) == 1 {
+			return numV(a[0]), nil
+		}
+		if a[1].Sign() == 0 {
+			return value{}, fmt.Errorf("division by zero in %q", e.src)
+		}
+		return numV(new(big.Rat).Quo(a[0], a[1])), nil
+	case "int", "float", "abs", "floor", "ceil", "math.floor", "math.ceil", "is_int":
+		if name == "int" && len(vs) == 1 && vs[0].k == kStr {
+			r, ok := parseNumber(vs[0].s)
+			if !ok || !r.IsInt() {
+				return value{}, fmt.Errorf("int(%q): not an integer", vs[0].s)
+			}
+			return numV(r), nil
+		}
 		a, err := nums(name, vs, 1, 1)
 		if err != nil {
 			return value{}, err
@@ -584,10 +896,16 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 			}
 		}
 		if name == "len" {
-			if len(vs) != 1 || vs[0].k != kList && vs[0].k != kDomain {
-				return value{}, errors.New("len needs one list")
+			if len(vs) != 1 {
+				return value{}, errors.New("len takes one argument")
 			}
-			return intV(int64(len(items))), nil
+			switch vs[0].k {
+			case kList, kDomain:
+				return intV(int64(len(items))), nil
+			case kStr:
+				return intV(int64(len([]rune(vs[0].s)))), nil
+			}
+			return value{}, fmt.Errorf("len of a %s", vs[0].kindName())
 		}
 		ns, err := nums(name, items, 0, 1<<20)
 		if err != nil {
@@ -616,7 +934,7 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 		}
 		switch vs[0].k {
 		case kList:
-			return vs[0], nil
+			return value{k: kList, l: vs[0].l}, nil
 		case kDomain:
 			l, err := vs[0].dom.list()
 			return value{k: kList, l: l}, err
@@ -653,21 +971,41 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 		}
 		return value{k: kDomain, dom: d}, nil
 	case "np.random.randint", "random.randint":
-		a, err := nums(name, vs, 2, 2)
+		maxArgs := 3
+		if name == "random.randint" {
+			maxArgs = 2
+		}
+		a, err := nums(name, vs, 1, maxArgs)
 		if err != nil {
 			return value{}, err
 		}
-		hi := a[1]
+		if name == "random.randint" && len(a) != 2 {
+			return value{}, errors.New("random.randint takes 2 arguments")
+		}
+		lo, hi := new(big.Rat), a[0]
+		if len(a) >= 2 {
+			lo, hi = a[0], a[1]
+		}
+		if !lo.IsInt() || !hi.IsInt() {
+			return value{}, fmt.Errorf("%s needs integers", name)
+		}
 		if name == "random.randint" {
 			hi = new(big.Rat).Add(hi, big.NewRat(1, 1))
 		}
-		d, err := progression(name, a[0], hi, big.NewRat(1, 1))
+		d, err := progression(name, lo, hi, big.NewRat(1, 1))
 		if err != nil {
 			return value{}, err
 		}
+		if len(a) == 3 || en.rng == nil {
+			// np.random.randint(a, b, size) is size uniform draws from
+			// a ≤ v < b; drawing one of them is a uniform draw from that
+			// domain, which is what the caller samples.
+			return value{k: kDomain, dom: d}, nil
+		}
 		return d.at(en.rng.Int64N(d.n)), nil
-	case "sample", "sample_sequential", "random.choice":
-		if len(vs) < 1 || len(vs) > 2 || name == "sample_sequential" && len(vs) != 2 || name == "random.choice" && len(vs) != 1 {
+	case "sample", "sample_sequential", "random.choice", "np.random.choice", "random.sample":
+		one := name == "random.choice"
+		if len(vs) < 1 || len(vs) > 2 || (name == "sample_sequential" || name == "random.sample") && len(vs) != 2 || one && len(vs) != 1 {
 			return value{}, fmt.Errorf("%s: wrong number of arguments (%d)", name, len(vs))
 		}
 		d, err := asDomain(vs[0])
@@ -675,6 +1013,9 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 			return value{}, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(vs) == 1 {
+			if en.rng == nil { // the domain itself (base values, solving)
+				return value{k: kDomain, dom: d}, nil
+			}
 			return d.at(en.rng.Int64N(d.n)), nil
 		}
 		k, err := nums(name, vs[1:], 1, 1)
@@ -683,6 +1024,12 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 		}
 		if !k[0].IsInt() || k[0].Sign() <= 0 || k[0].Num().BitLen() > 10 {
 			return value{}, fmt.Errorf("%s: bad count %s", name, k[0].RatString())
+		}
+		if en.rng == nil {
+			if int64(k[0].Num().Int64()) > d.n {
+				return value{}, fmt.Errorf("cannot draw %s distinct values from %s (%d values)", k[0].RatString(), d.name, d.n)
+			}
+			return value{k: kDomain, dom: d}, nil
 		}
 		l, err := d.distinct(en.rng, int(k[0].Num().Int64()))
 		return value{k: kList, l: l}, err
@@ -693,6 +1040,9 @@ func (e *expression) call(name string, argNodes []ast.Node, en *env) (value, err
 func asDomain(v value) (*domain, error) {
 	switch v.k {
 	case kDomain:
+		if v.dom.n == 0 {
+			return nil, fmt.Errorf("%s is empty", v.dom.name)
+		}
 		return v.dom, nil
 	case kList:
 		if len(v.l) == 0 {

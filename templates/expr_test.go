@@ -115,7 +115,21 @@ func TestExpressionErrors(t *testing.T) {
 		{"(1 + ", "syntax error"},
 		{"'a' * 2", "needs numbers"},
 		{"", "empty expression"},
-		{"x.y", "unsupported syntax"},
+		{"x.y", "attribute access .y is not supported"},
+		{"a if b", `needs "else B"`},
+		{"lambda: 1", "lambda is not supported"},
+		{"[x for x in y]", "comprehensions are not supported"},
+		{"f(x=1)", "keyword argument"},
+		{"{1: 2}", "dictionaries are not supported"},
+		{"{1, 2}", "sets are not supported"},
+		{"a = 1", `"=" assigns`},
+		{"a | b", "bitwise operator"},
+		{"a is b", `"is" is not supported`},
+		{"007", "leading zeros"},
+		{"'abc", "unterminated string"},
+		{"(1, 2)[5]", "index 5 out of range"},
+		{"[1] * 1.5", "repeated by an integer"},
+		{"Fraction(1, 0)", "division by zero"},
 	}
 	for _, c := range cases {
 		_, err := evalStr(t, c.src, map[string]value{"x": intV(1)})

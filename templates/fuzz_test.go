@@ -52,6 +52,8 @@ func FuzzParseGSMSymbolic(f *testing.F) {
 		dir = filepath.Join(d, "samples", "gsm_symbolic_style")
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	own, _ := filepath.Glob(filepath.Join("testdata", "gsmsym", "*", "*.json"))
+	files = append(files, own...)
 	for _, p := range files {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
@@ -59,6 +61,7 @@ func FuzzParseGSMSymbolic(f *testing.F) {
 	}
 	f.Add([]byte(`{"question": "Ada has 3 cats.", "answer": "#### 3", "question_annotated": "{n,Ada} has {c,3} cats.\n\n#init:\n- n = sample(names)\n- $c = range(1, 9)\n\n#answer: c"}`))
 	f.Add([]byte(`{"question": "x", "answer": "#### 2", "question_annotated": "x\n#init:\n- a, b = sample_sequential(colors, 2)\n#conditions:\n- divides(4, 2) or is_int(1/3)\n#answer = 4 // 2 % 5"}`))
+	f.Add([]byte(`{"question": "q", "answer": "#### 6", "question_annotated": "{a,two} and {f,half} of {b,Twelve} {c,(5, 5)}.\n#init:\n- $a = [2] * 3\n- $f = sample(fraction_alnum[:3] + multi_times)\n- $b = np.random.randint(2, 20, 5)\n- $c = sample([(\"x\", 1), (\"y\", 2)])\n- k = 1 if a > 1 else 2\n#conditions:\n- b == a * 6\n- 0 < a < b\n#answer: {int(b * f[1]) + k - 1}"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ts, err := ParseGSMSymbolic("f.json", data)
 		if err != nil {

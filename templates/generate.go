@@ -87,6 +87,9 @@ type Options struct {
 	Instances int       `json:"instances"` // instances per template and variant, indices 0..Instances-1; must be ≥ 1
 	Seed      int64     `json:"seed"`      // set seed; each instance's seed is derived from it
 	MaxDraws  int       `json:"max_draws"` // draws per instance before failing; 0 means DefaultMaxDraws
+	// SkipFailing leaves out (with a Skip in Set.Skipped) a template for
+	// which an instance cannot be generated, instead of failing the set.
+	SkipFailing bool `json:"skip_failing,omitempty"`
 }
 
 // Instance is one seeded draw of a template in one variant.
@@ -104,6 +107,8 @@ type Instance struct {
 	Values     map[string]string `json:"values"`                // every variable as filled (derived values too)
 	NoopClause string            `json:"noop_clause,omitempty"` // the inserted clause as rendered
 	NoopKind   NoopKind          `json:"noop_kind,omitempty"`   // "irrelevant" (noop) or "seeming" (noop-seeming)
+	Numbers    map[string]string `json:"numbers,omitempty"`     // exact value of every number variable: a decimal, or "p/q" when it has none ("frac": "1/2" where values says "half")
+	IDOrig     string            `json:"id_orig,omitempty"`     // GSM-Symbolic: the original GSM8K question's id (Template.IDOrig)
 	NoopSource string            `json:"noop_source,omitempty"` // "template" or "generic"
 	NoopLine   int               `json:"noop_line,omitempty"`   // the clause's line in the template file; for the generic pool, its 1-based position
 	NoopReason string            `json:"noop_reason,omitempty"` // noop-seeming: the reviewed reason why the answer is unchanged
@@ -146,6 +151,8 @@ type TemplateInfo struct {
 	Steps    int    `json:"steps"`
 	Format   string `json:"format"`
 	Source   string `json:"source"`
+	Level    string `json:"level,omitempty"`   // GSM-Symbolic difficulty level
+	IDOrig   string `json:"id_orig,omitempty"` // GSM-Symbolic: the original GSM8K question's id
 }
 
 // Set is a generated item set: instances in template, index, variant order,
@@ -157,6 +164,7 @@ type Set struct {
 	Instances []Instance
 	Excluded  []Exclusion
 	Flagged   []Flag
+	Skipped   []Skip // templates left out: refused when loaded (added by the caller) or failing with SkipFailing
 }
 
 // Generate instantiates every template in every requested variant for indices
@@ -192,8 +200,10 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 			return nil, fmt.Errorf("template ID %q appears twice (%s and %s)", t.ID, prev, t.Source)
 		}
 		seen[t.ID] = t.Source
-		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source})
+		nTemplates, nInstances, nExcluded, nFlagged := len(set.Templates), len(set.Instances), len(set.Excluded), len(set.Flagged)
+		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.Level, t.IDOrig})
 		set.Flagged = append(set.Flagged, t.flags()...)
+	instances:
 		for idx := 0; idx < opt.Instances; idx++ {
 			for _, v := range vs {
 				if ok, why := t.Supports(v); !ok {
@@ -202,7 +212,13 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 				}
 				inst, err := t.instantiate(v, idx, deriveSeed(opt.Seed, t.ID, v, idx), opt.MaxDraws, set)
 				if err != nil {
-					return nil, err
+					if !opt.SkipFailing {
+						return nil, err
+					}
+					set.Templates, set.Instances = set.Templates[:nTemplates], set.Instances[:nInstances]
+					set.Excluded, set.Flagged = set.Excluded[:nExcluded], set.Flagged[:nFlagged]
+					set.Skipped = append(set.Skipped, Skip{Source: t.Source, Template: t.ID, Reason: err.Error()})
+					break instances
 				}
 				set.Instances = append(set.Instances, *inst)
 			}
@@ -234,7 +250,7 @@ func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set
 func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, map[string]value, error) {
 	inst := &Instance{
 		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps, Level: t.Level,
-		Variant: v, Index: idx, Seed: seed,
+		IDOrig: t.IDOrig, Variant: v, Index: idx, Seed: seed,
 	}
 	if t.fixed {
 		inst.Question, inst.Answer, inst.Values = t.BaseQuestion(), t.fixedAnswer, map[string]string{}
@@ -275,8 +291,12 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 		}
 	}
 	inst.Values = t.renderValues(vals)
+	inst.Numbers = t.numberValues(vals)
 	inst.Answer, _ = formatRat(ans.n)
 	inst.Question = t.render(t.question, vals, nil)
+	if v == VariantBase || v == VariantNoop || v == VariantNoopSeeming {
+		inst.Question = t.BaseQuestion() // the original question for a GSM-Symbolic template of level symbolic
+	}
 	switch v {
 	case VariantParaphrase:
 		inst.Question = t.render(t.paraphrase, vals, nil)
@@ -351,7 +371,15 @@ func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, st
 	changed := false
 	changedBy := map[factor]bool{}
 	has := map[factor]bool{}
-	for _, x := range t.vars {
+	done := map[*variable]bool{}
+	order := t.drawOrder()
+	redrawn := func(x *variable) bool {
+		return names && x.factor == factorNames || numbers && x.factor == factorNumbers
+	}
+	for i, x := range order {
+		if done[x] {
+			continue
+		}
 		if x.derived != nil {
 			v, err := x.derived.eval(en)
 			if err != nil {
@@ -360,17 +388,66 @@ func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, st
 			vals[x.names[0]] = v
 			continue
 		}
-		if !(names && x.factor == factorNames || numbers && x.factor == factorNumbers) {
+		if !redrawn(x) {
 			continue
 		}
 		has[x.factor] = true
-		got, err := drawVar(x, en)
-		if err != nil {
-			return vals, fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
+		if x.solve != nil {
+			v, reason := x.solveValue(en)
+			if reason != "" {
+				return vals, reason
+			}
+			vals[x.names[0]] = v
+			if !sameAsBase(v, t.base[x.names[0]]) {
+				changed = true
+				changedBy[x.factor] = true
+			}
+			continue
 		}
-		for i, n := range x.names {
-			vals[n] = got[i]
-			if !got[i].equal(t.base[n]) {
+		tries := 1
+		var pending map[string]*variable
+		if t.filterDraws && (len(x.local) > 0 || len(x.dependents) > 0 || len(x.pending) > 0) {
+			tries = localTries
+			if len(x.pending) > 0 {
+				pending = map[string]*variable{}
+				for _, y := range order[i+1:] {
+					if y.derived == nil && y.solve == nil && !redrawn(y) || done[y] || y.solve != nil && !numbers {
+						continue // keeps its value
+					}
+					for _, n := range y.names {
+						pending[n] = y
+					}
+				}
+			}
+		}
+		reason := ""
+		for try := 0; try < tries; try++ {
+			got, err := drawVar(x, en)
+			if err != nil {
+				return vals, fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
+			}
+			for i, n := range x.names {
+				vals[n] = got[i]
+			}
+			if tries == 1 {
+				break
+			}
+			reason = t.computeDependents(x, vals, en, numbers)
+			if reason == "" && pending != nil {
+				reason = t.feasible(x, vals, pending)
+			}
+			if reason == "" {
+				for _, d := range x.dependents {
+					done[d] = d.solve != nil && numbers
+				}
+				break
+			}
+		}
+		if reason != "" {
+			return vals, reason
+		}
+		for _, n := range x.names {
+			if !sameAsBase(vals[n], t.base[n]) {
 				changed = true
 				changedBy[x.factor] = true
 			}
@@ -404,6 +481,14 @@ func drawVar(x *variable, en *env) ([]value, error) {
 		if err != nil {
 			return nil, err
 		}
+		if v.k == kList && !v.tuple && len(x.names) == 1 {
+			// "$r = [0.25, 0.5]": one value drawn from the list
+			d, err := asDomain(v)
+			if err != nil {
+				return nil, err
+			}
+			v = value{k: kDomain, dom: d}
+		}
 		if v.k == kDomain {
 			if v.dom.n == 0 {
 				return nil, fmt.Errorf("%s is empty", v.dom.name)
@@ -420,6 +505,9 @@ func drawVar(x *variable, en *env) ([]value, error) {
 	}
 	if len(got) != len(x.names) {
 		return nil, fmt.Errorf("%d names but %d values", len(x.names), len(got))
+	}
+	for i := range got {
+		got[i] = asWorded(got[i]) // ("six-sided", 6) is the number 6 written "six-sided"
 	}
 	for _, g := range got {
 		if x.numeric && g.k != kNum || !x.numeric && g.k == kNum && x.factor == factorNames {
@@ -450,6 +538,26 @@ func drawClause(c *noopClause, vals map[string]value, r *rand.Rand) (map[string]
 		}
 	}
 	return out, nil
+}
+
+// numberValues writes the exact value of every number variable.
+func (t *Template) numberValues(vals map[string]value) map[string]string {
+	out := map[string]string{}
+	for _, x := range t.vars {
+		for _, n := range x.names {
+			if v, ok := vals[n]; ok && v.k == kNum {
+				if s, ok := formatRat(v.n); ok {
+					out[n] = s
+				} else {
+					out[n] = v.n.RatString()
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // renderValues writes every variable's value as it appears in text.

@@ -8,17 +8,20 @@ import (
 	"math/big"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // gsmsFile is one GSM-Symbolic annotated template file.
 type gsmsFile struct {
-	Question          *string `json:"question"`
-	Answer            *string `json:"answer"`
-	IDOrig            any     `json:"id_orig"`
-	IDShuffled        any     `json:"id_shuffled"`
-	QuestionAnnotated *string `json:"question_annotated"`
-	AnswerAnnotated   *string `json:"answer_annotated"`
+	Question          *string         `json:"question"`
+	Answer            *string         `json:"answer"`
+	IDOrig            json.RawMessage `json:"id_orig"`
+	IDShuffled        json.RawMessage `json:"id_shuffled"`
+	QuestionAnnotated *string         `json:"question_annotated"`
+	AnswerAnnotated   *string         `json:"answer_annotated"`
 }
 
 // jsonError turns an encoding/json error into one located by line.
@@ -46,20 +49,72 @@ func lineAt(data []byte, off int64) int {
 }
 
 var (
-	gsmsPlaceholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*),([^{}]*)\}`)
+	gsmsPlaceholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)(?:,([^{}]*))?\}`)
 	gsmsAnswerRE      = regexp.MustCompile(`^#answer\s*[:=]\s*(.*)$`)
 	gsmsFinalRE       = regexp.MustCompile(`####\s*\{([^{}]*)\}\s*$`)
 	finalAnswerRE     = regexp.MustCompile(`####\s*([^\n]*?)\s*$`)
 )
 
-// ParseGSMSymbolic parses one template in the GSM-Symbolic annotated syntax
-// (a JSON object with question, answer, question_annotated, answer_annotated;
-// see README.md). path is used in errors, as Source, and for the template ID
-// ("gsms-" + file name without extension). The template is checked at its
-// base values: it must reproduce the original question text exactly and the
-// original "#### N" answer. Errors name the file, the line of
+// The difficulty levels of GSM-Symbolic (Mirzadeh et al. 2025, §4.4):
+// "symbolic" templates restate a GSM8K question; "p1" and "p2" add one and
+// two clauses to it.
+const (
+	LevelSymbolic = "symbolic"
+	LevelP1       = "p1"
+	LevelP2       = "p2"
+)
+
+// ParseLevel checks a difficulty level given by a user: "symbolic", "p1" or
+// "p2" (any case), or "" for "infer it from the folder name".
+func ParseLevel(s string) (string, error) {
+	switch l := strings.ToLower(strings.TrimSpace(s)); l {
+	case "", LevelSymbolic, LevelP1, LevelP2:
+		return l, nil
+	}
+	return "", fmt.Errorf("unknown level %q (known: symbolic, p1, p2)", s)
+}
+
+// LevelFromPath infers the difficulty level of a GSM-Symbolic file from the
+// name of the folder that holds it ("symbolic", "p1" or "p2", any case, as in
+// the templates folder of apple/ml-gsm-symbolic); "" when the name is none of
+// these.
+func LevelFromPath(path string) string {
+	l, err := ParseLevel(filepath.Base(filepath.Dir(path)))
+	if err != nil {
+		return ""
+	}
+	return l
+}
+
+// ParseGSMSymbolic parses one template in the GSM-Symbolic annotated syntax,
+// at the level inferred from its folder's name (symbolic when the name says
+// nothing); see ParseGSMSymbolicLevel.
+func ParseGSMSymbolic(path string, data []byte) ([]*Template, error) {
+	return ParseGSMSymbolicLevel(path, data, "")
+}
+
+// ParseGSMSymbolicLevel parses one template in the GSM-Symbolic annotated
+// syntax (a JSON object with question, answer, question_annotated and
+// optionally answer_annotated and id_orig; see README.md). path is used in
+// errors, as Source, and for the template ID: "gsms-" + file name without
+// extension, with the level after "gsms-" for p1 and p2 ("gsms-p1-rolls").
+// level is "symbolic", "p1", "p2", or "" to infer it from the folder's name
+// (LevelFromPath; symbolic when that says nothing).
+//
+// At level symbolic the question and answer fields are the GSM8K original:
+// the base instance is that question verbatim, and the #answer expression at
+// the base values must give its "#### N" (a template that does not is
+// refused). At levels p1 and p2 those fields hold the original the clauses
+// were added to, so the base instance is the annotation at its base values
+// and its answer is #answer there, validated like any draw.
+//
+// Deviations that do not make the template wrong are recorded in
+// Template.Warnings: annotated text that differs from the original question
+// (byte offset and both snippets), base values outside a condition
+// (conditions constrain new draws only), a placeholder written in different
+// words in different places. Errors name the file, the line of
 // question_annotated in it, and the line inside the annotation.
-func ParseGSMSymbolic(path string, data []byte) (ts []*Template, err error) {
+func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Template, err error) {
 	defer func() {
 		if !catchPanics {
 			return
@@ -68,41 +123,118 @@ func ParseGSMSymbolic(path string, data []byte) (ts []*Template, err error) {
 			ts, err = nil, fileError(path, 0, "cannot parse GSM-Symbolic template")
 		}
 	}()
+	lv, err := ParseLevel(level)
+	if err != nil {
+		return nil, fileError(path, 0, "%v", err)
+	}
+	if lv == "" {
+		if lv = LevelFromPath(path); lv == "" {
+			lv = LevelSymbolic
+		}
+	}
 	var f gsmsFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, jsonError(path, data, err)
 	}
-	if f.QuestionAnnotated == nil || f.Question == nil || f.Answer == nil {
-		return nil, fileError(path, 1, "a GSM-Symbolic template needs question, answer and question_annotated")
+	if f.QuestionAnnotated == nil {
+		return nil, fileError(path, 1, "a GSM-Symbolic template needs question_annotated")
+	}
+	if lv == LevelSymbolic && (f.Question == nil || f.Answer == nil) {
+		return nil, fileError(path, 1, "a GSM-Symbolic template of level symbolic needs question, answer and question_annotated")
 	}
 	fileLine := 1
 	if i := bytes.Index(data, []byte(`"question_annotated"`)); i >= 0 {
 		fileLine = lineAt(data, int64(i))
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	id := "gsms-" + sanitizeID(stem)
+	if lv != LevelSymbolic {
+		id = "gsms-" + lv + "-" + sanitizeID(stem)
+	}
 	g := &gsmsParser{path: path, fileLine: fileLine}
 	t := &Template{
-		ID: "gsms-" + sanitizeID(stem), Source: path, Line: fileLine, Format: "gsm-symbolic",
-		Relation: "gsm-symbolic", genericNoop: true,
+		ID: id, Source: path, Line: fileLine, Format: "gsm-symbolic", Level: lv, IDOrig: jsonID(f.IDOrig),
+		Relation: "gsm-symbolic", genericNoop: true, lenientBase: true, filterDraws: true,
 	}
 	g.t = t
-	t.Title = shorten(*f.Question, 60)
-	t.Steps = max(1, strings.Count(*f.Answer, "<<"))
+	if f.Question != nil && lv == LevelSymbolic {
+		t.Title = shorten(*f.Question, 60)
+	}
+	// Steps: the calculator annotations of the annotated solution; else
+	// those of the original's, plus one step per clause a level adds
+	// (p1 one, p2 two), as an estimate.
+	added := map[string]int{LevelSymbolic: 0, LevelP1: 1, LevelP2: 2}[lv]
+	switch {
+	case f.AnswerAnnotated != nil && strings.Contains(*f.AnswerAnnotated, "<<"):
+		t.Steps = strings.Count(*f.AnswerAnnotated, "<<")
+	case f.Answer != nil:
+		t.Steps = max(1, strings.Count(*f.Answer, "<<")) + added
+	default:
+		t.Steps = 1 + added
+	}
+	t.maxAbs = big.NewRat(1000000, 1)
 
-	// The original answer.
-	m := finalAnswerRE.FindStringSubmatch(*f.Answer)
-	if m == nil {
-		return nil, fileError(path, 1, "answer does not end with \"#### N\"")
+	// The original answer (level symbolic).
+	var expect *big.Rat
+	if lv == LevelSymbolic {
+		m := finalAnswerRE.FindStringSubmatch(*f.Answer)
+		if m == nil {
+			return nil, fileError(path, 1, "answer does not end with \"#### N\"")
+		}
+		var ok bool
+		if expect, ok = parseNumber(m[1]); !ok {
+			return nil, fileError(path, 1, "answer: %q after #### is not a number", m[1])
+		}
+		t.setAnswerKind(expect)
+	} else {
+		t.AnswerType, t.answerSign = "decimal", "any" // set from the base answer below
 	}
-	expect, ok := parseNumber(m[1])
-	if !ok {
-		return nil, fileError(path, 1, "answer: %q after #### is not a number", m[1])
+
+	if err := g.parse(*f.QuestionAnnotated); err != nil {
+		return nil, err
 	}
+	if t.Title == "" {
+		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
+	}
+	if err := t.finish(expect); err != nil {
+		return nil, g.errorf(g.answerLine, "%v", err)
+	}
+	if lv != LevelSymbolic {
+		if t.baseAnswer.n.Sign() < 0 {
+			return nil, g.errorf(g.answerLine, "answer %q gives %s at base values; a word problem's answer is not negative", t.answer.src, t.baseAnswer)
+		}
+		t.setAnswerKind(t.baseAnswer.n)
+		if out := t.evaluate(t.baseValues(), true); out.reason != "" {
+			return nil, g.errorf(g.answerLine, "at base values: %s", out.reason)
+		}
+	}
+	t.Warnings = append(g.warnings, t.Warnings...)
+
+	if lv == LevelSymbolic {
+		// The base instance is the original question, verbatim; the
+		// annotation's own rendering of the base values is compared with it.
+		t.origQuestion = *f.Question
+		if got := t.render(t.question, t.base, nil); got != *f.Question {
+			t.Warnings = append(t.Warnings, textDiff(got, *f.Question))
+		}
+	}
+	if f.AnswerAnnotated != nil {
+		if err := g.checkAnswerAnnotated(*f.AnswerAnnotated, data); err != nil {
+			return nil, err
+		}
+	}
+	return []*Template{t}, nil
+}
+
+// setAnswerKind sets the answer type, sign and size limit from a reference
+// answer: integer when it is one, the same sign, at most 100 times as large
+// (and never less than a million).
+func (t *Template) setAnswerKind(ref *big.Rat) {
 	t.AnswerType = "decimal"
-	if expect.IsInt() {
+	if ref.IsInt() {
 		t.AnswerType = "integer"
 	}
-	switch expect.Sign() {
+	switch ref.Sign() {
 	case 1:
 		t.answerSign = "positive"
 	case 0:
@@ -110,46 +242,121 @@ func ParseGSMSymbolic(path string, data []byte) (ts []*Template, err error) {
 	default:
 		t.answerSign = "any"
 	}
-	limit := new(big.Rat).Mul(new(big.Rat).Abs(expect), big.NewRat(100, 1))
+	limit := new(big.Rat).Mul(new(big.Rat).Abs(ref), big.NewRat(100, 1))
 	t.maxAbs = big.NewRat(1000000, 1)
 	if limit.Cmp(t.maxAbs) > 0 {
 		t.maxAbs = limit
 	}
+}
 
-	if err := g.parse(*f.QuestionAnnotated); err != nil {
-		return nil, err
-	}
-	if err := t.finish(expect); err != nil {
-		return nil, g.errorf(g.answerLine, "%v", err)
-	}
-	if got := t.BaseQuestion(); got != *f.Question {
-		i := 0
-		for i < len(got) && i < len(*f.Question) && got[i] == (*f.Question)[i] {
-			i++
-		}
-		return nil, g.errorf(1, "at base values the annotation gives %q where question has %q (byte %d)",
-			shorten(got[i:], 30), shorten((*f.Question)[i:], 30), i)
-	}
-	if f.AnswerAnnotated != nil {
-		if m := gsmsFinalRE.FindStringSubmatch(*f.AnswerAnnotated); m != nil {
-			e, err := compileExpr(m[1])
-			if err != nil {
-				return nil, fileError(path, lineAt(data, int64(bytes.Index(data, []byte(`"answer_annotated"`)))), "answer_annotated: %v", err)
-			}
-			v, err := e.evalNum(&env{vars: t.baseValues()})
-			if err != nil || v.Cmp(expect) != 0 {
-				got := "an error"
-				if err == nil {
-					got = numV(v).String()
-				} else {
-					got = err.Error()
-				}
-				return nil, fileError(path, lineAt(data, int64(bytes.Index(data, []byte(`"answer_annotated"`)))),
-					"answer_annotated: #### {%s} gives %s at base values, want %s", m[1], got, numV(expect))
+// checkAnswerAnnotated compares the final "#### {expr}" of answer_annotated
+// with the #answer value at base values. At level symbolic #answer already
+// agrees with the original answer, so a disagreement is recorded as a
+// warning; at p1 and p2 nothing else tells which of the two is right, so the
+// template is refused.
+func (g *gsmsParser) checkAnswerAnnotated(ann string, data []byte) error {
+	t := g.t
+	line := lineAt(data, int64(bytes.Index(data, []byte(`"answer_annotated"`))))
+	var got value
+	var err error
+	src := ""
+	if m := gsmsFinalRE.FindStringSubmatch(ann); m != nil {
+		src = m[1]
+		var e *expression
+		if e, err = compileExpr(src); err == nil {
+			got, err = e.eval(&env{vars: t.baseValues()})
+			if err == nil && got.k != kNum {
+				err = fmt.Errorf("it is a %s", got.kindName())
 			}
 		}
+	} else if m := finalAnswerRE.FindStringSubmatch(ann); m != nil {
+		src = m[1]
+		r, ok := parseQuantity(m[1])
+		if !ok {
+			return nil // no final answer to compare
+		}
+		got = numV(r)
+	} else {
+		return nil
 	}
-	return []*Template{t}, nil
+	if err != nil {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("answer_annotated: cannot evaluate #### {%s} at base values: %v", src, err))
+		return nil
+	}
+	if got.n.Cmp(t.baseAnswer.n) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("answer_annotated: #### {%s} gives %s at base values, but #answer %q gives %s", src, numV(got.n), t.answer.src, t.baseAnswer)
+	if t.Level == LevelSymbolic {
+		t.Warnings = append(t.Warnings, msg+" (the original answer; #answer is used)")
+		return nil
+	}
+	return fileError(g.path, line, "%s", msg)
+}
+
+// jsonID renders an id_orig field (a number or a text); "" when absent.
+func jsonID(raw json.RawMessage) string {
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// textDiff describes how the annotation at base values (got) differs from
+// the original question: at the first difference that is not only in white
+// space, the byte offset in the original and a snippet of each; or that the
+// two differ only in white space (runs of spaces, as in "day.  She").
+func textDiff(got, orig string) string {
+	i, j := 0, 0
+	firstSpace := -1
+	for i < len(got) && j < len(orig) {
+		gs, os := isSpace(got[i]), isSpace(orig[j])
+		if gs && os {
+			si, sj := i, j
+			for i < len(got) && isSpace(got[i]) {
+				i++
+			}
+			for j < len(orig) && isSpace(orig[j]) {
+				j++
+			}
+			if got[si:i] != orig[sj:j] && firstSpace < 0 {
+				firstSpace = sj
+			}
+			continue
+		}
+		if got[i] != orig[j] {
+			break
+		}
+		i++
+		j++
+	}
+	// Trailing white space only.
+	if strings.TrimSpace(got[i:]) == "" && strings.TrimSpace(orig[j:]) == "" {
+		if firstSpace < 0 {
+			firstSpace = j
+		}
+		return fmt.Sprintf("text differs from the original question only in white space (first at byte %d)", firstSpace)
+	}
+	return fmt.Sprintf("text differs from the original question at byte %d: annotation %q, original %q (the base instance is the original)",
+		j, snippet(got, i), snippet(orig, j))
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// snippet is up to 30 characters of s from byte i.
+func snippet(s string, i int) string {
+	if i > len(s) {
+		i = len(s)
+	}
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return shorten(s[i:], 30)
 }
 
 type gsmsParser struct {
@@ -157,10 +364,18 @@ type gsmsParser struct {
 	fileLine   int
 	t          *Template
 	answerLine int
+	warnings   []string
+	occ        map[string][]occurrence // placeholders by variable
 }
 
 func (g *gsmsParser) errorf(line int, format string, args ...any) error {
 	return fileError(g.path, g.fileLine, "question_annotated line %d: %s", line, fmt.Sprintf(format, args...))
+}
+
+// occurrence is one placeholder in the annotated text.
+type occurrence struct {
+	base string // verbatim base text
+	line int
 }
 
 // parse reads the annotated question: text with {var,base} placeholders, then
@@ -185,20 +400,27 @@ func (g *gsmsParser) parse(ann string) error {
 
 	// Text and placeholders with their verbatim base text.
 	tx := &text{}
-	baseText := map[string]string{}
-	phLine := map[string]int{}
+	occ := map[string][]occurrence{}
+	bare := map[string][]int{} // {name} without a base text: lines
+	g.occ = occ
 	last := 0
 	for _, m := range gsmsPlaceholderRE.FindAllStringSubmatchIndex(body, -1) {
 		if m[0] > last {
 			tx.parts = append(tx.parts, textPart{lit: body[last:m[0]]})
 		}
-		name, bt := body[m[2]:m[3]], strings.TrimSpace(body[m[4]:m[5]])
+		name := body[m[2]:m[3]]
 		line := strings.Count(body[:m[0]], "\n") + 1
-		if prev, ok := baseText[name]; ok && prev != bt {
-			return g.errorf(line, "{%s} has two base values, %q and %q", name, prev, bt)
+		if m[4] < 0 {
+			// "{name}" without a base text: the value of a computed
+			// variable (or literal braces, when no #init line declares it)
+			tx.parts = append(tx.parts, textPart{ph: name, gsms: true, lit: body[m[0]:m[1]]})
+			bare[name] = append(bare[name], line)
+			last = m[1]
+			continue
 		}
-		baseText[name], phLine[name] = bt, line
-		tx.parts = append(tx.parts, textPart{ph: name})
+		bt := strings.TrimSpace(body[m[4]:m[5]])
+		occ[name] = append(occ[name], occurrence{bt, line})
+		tx.parts = append(tx.parts, textPart{ph: name, base: bt, gsms: true})
 		last = m[1]
 	}
 	if last < len(body) {
@@ -245,7 +467,7 @@ func (g *gsmsParser) parse(ann string) error {
 		item := strings.TrimSpace(strings.TrimPrefix(l, "-"))
 		switch block {
 		case "init":
-			x, err := g.initLine(item, ln, declared, baseText, baseEnv)
+			x, err := g.initLine(item, ln, declared, occ, baseEnv)
 			if err != nil {
 				return err
 			}
@@ -272,9 +494,84 @@ func (g *gsmsParser) parse(ann string) error {
 		return err
 	}
 	t.answer, t.answerLine = e, g.answerLine
-	for name := range baseText {
+	for name, os := range occ {
 		if !declared[name] {
-			return g.errorf(phLine[name], "placeholder {%s,...} has no #init line", name)
+			return g.errorf(os[0].line, "placeholder {%s,...} has no #init line", name)
+		}
+	}
+	for i, p := range tx.parts {
+		if p.ph == "" || p.lit == "" {
+			continue
+		}
+		x := t.variable(p.ph)
+		switch {
+		case x == nil:
+			tx.parts[i] = textPart{lit: p.lit} // not a variable: literal text
+		case x.derived == nil && len(occ[p.ph]) == 0:
+			return g.errorf(bare[p.ph][0], "{%s} has no base text: write {%s,BASE} where the question first states it", p.ph, p.ph)
+		default:
+			tx.parts[i].lit = ""
+		}
+	}
+	if err := t.plan(); err != nil {
+		return g.errorf(g.answerLine, "%v", err)
+	}
+	return g.unstatedBases(baseEnv)
+}
+
+// unstatedBases gives a base value to each drawn variable that the text never
+// states: the value its equality condition fixes at base values, or (when no
+// condition fixes it) its domain's first value, noted in a warning.
+func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
+	t := g.t
+	for _, x := range t.order {
+		if x.derived != nil {
+			if _, ok := baseEnv[x.names[0]]; ok {
+				continue
+			}
+			v, err := x.derived.eval(&env{vars: baseEnv})
+			if err != nil {
+				return g.errorf(x.line, "%s at base values: %v", x.names[0], err)
+			}
+			if err := g.setDerived(x, v, g.occ); err != nil {
+				return err
+			}
+			baseEnv[x.names[0]] = v
+			continue
+		}
+		if len(x.base) == len(x.names) {
+			continue
+		}
+		if x.solve != nil {
+			v, err := x.solve.eval(&env{vars: baseEnv})
+			if err != nil {
+				return g.errorf(x.line, "%s at base values (from condition line %d): %v", x.names[0], x.solveLine, err)
+			}
+			if v.k != kNum {
+				return g.errorf(x.line, "%s at base values is a %s", x.names[0], v.kindName())
+			}
+			x.base = []value{v}
+			baseEnv[x.names[0]] = v
+			continue
+		}
+		d, err := x.domainAt(&env{vars: baseEnv})
+		if err != nil {
+			return g.errorf(x.line, "%s: %v", strings.Join(x.names, ", "), err)
+		}
+		x.base = nil
+		for i, nm := range x.names {
+			v := asWorded(d.at(int64(min(int64(i), d.n-1))))
+			x.base = append(x.base, v)
+			baseEnv[nm] = v
+		}
+		// An unused variable is harmless; one that a condition reads makes
+		// the conditions depend on a value the question never shows.
+		for _, c := range t.conds {
+			if slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(c.e.vars, n) }) {
+				g.warnings = append(g.warnings, fmt.Sprintf("%s is never stated in the question, and no condition fixes it, but condition %q (line %d) reads it; its base value is taken as %s",
+					strings.Join(x.names, ", "), c.e.src, c.line, x.base[0]))
+				break
+			}
 		}
 	}
 	return nil
@@ -287,10 +584,13 @@ func (g *gsmsParser) reads(e *expression, ln int, declared map[string]bool, init
 		if declared[v] || constants[v].k != 0 {
 			continue
 		}
-		if _, ok := pools[v]; ok && init {
+		if _, ok := poolValues(v); ok && init {
 			continue
 		}
 		if init {
+			if looksLikePool(v) {
+				return g.errorf(ln, "unknown pool %q (known: %s)", v, strings.Join(PoolNames(), ", "))
+			}
 			return g.errorf(ln, "unknown variable or pool %q", v)
 		}
 		return g.errorf(ln, "unknown variable %q", v)
@@ -305,9 +605,23 @@ func (g *gsmsParser) reads(e *expression, ln int, declared map[string]bool, init
 	return nil
 }
 
-// initLine reads "- $x = range(2, 20)", "- a, b = sample_sequential(names, 2)"
-// or a derived "- total = a + b".
-func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, baseText map[string]string, baseEnv map[string]value) (*variable, error) {
+// looksLikePool reports whether an unknown name is probably meant as a pool
+// (it shares a word with a known pool's name: "fraction_words", "names_x").
+func looksLikePool(name string) bool {
+	for _, p := range PoolNames() {
+		for _, w := range strings.Split(p, "_") {
+			if len(w) >= 4 && strings.Contains(name, strings.TrimSuffix(w, "s")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initLine reads "- $x = range(2, 20)", "- a, b = sample_sequential(names, 2)",
+// "- $frac = sample(fraction_alnum)", "- $r = [0.25, 0.5]" (a list or pool:
+// one value is drawn from it) or a derived "- total = a + b".
+func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) (*variable, error) {
 	lhs, rhs, ok := strings.Cut(item, "=")
 	if !ok || strings.TrimSpace(rhs) == "" || strings.HasPrefix(rhs, "=") {
 		return nil, g.errorf(ln, "an #init line is \"- name = expression\"")
@@ -323,8 +637,11 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, bas
 		if !identRE.MatchString(nm) {
 			return nil, g.errorf(ln, "bad variable name %q", strings.TrimSpace(part))
 		}
-		if declared[nm] {
+		if declared[nm] || slices.Contains(x.names, nm) {
 			return nil, g.errorf(ln, "variable %s assigned twice", nm)
+		}
+		if _, ok := helpers[nm]; ok {
+			return nil, g.errorf(ln, "variable name %s is a helper's name", nm)
 		}
 		x.names = append(x.names, nm)
 	}
@@ -336,38 +653,40 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, bas
 		return nil, err
 	}
 	x.desc = e.src
-	if !e.usesInitHelpers() {
+	drawn := e.usesInitHelpers()
+	if !drawn && len(x.names) == 1 {
+		// A list or a pool on the right is drawn from ("$r = [0.25, 0.5]").
+		if v, err := e.eval(&env{vars: baseEnv}); err == nil && (v.k == kList || v.k == kDomain) {
+			drawn = true
+		}
+	}
+	if !drawn {
 		// A derived value, or a literal.
 		if len(x.names) != 1 {
 			return nil, g.errorf(ln, "several names need a sampling helper such as sample_sequential")
 		}
+		nm := x.names[0]
+		x.derived, x.factor = e, factorNone
+		declared[nm] = true
+		for _, r := range e.vars {
+			if _, ok := baseEnv[r]; !ok && declared[r] && r != nm {
+				// It reads a variable the text never states: computed
+				// once that one has its base value (unstatedBases).
+				x.numeric, x.sign = true, "any"
+				if os, ok := occ[nm]; ok {
+					x.baseText = []string{os[0].base}
+				}
+				return x, nil
+			}
+		}
 		v, err := e.eval(&env{vars: baseEnv})
 		if err != nil {
-			return nil, g.errorf(ln, "%s at base values: %v", x.names[0], err)
+			return nil, g.errorf(ln, "%s at base values: %v", nm, err)
 		}
-		if v.k != kNum && v.k != kStr {
-			return nil, g.errorf(ln, "%s is a %s; an #init line gives a number or a text", x.names[0], v.kindName())
+		if err := g.setDerived(x, v, occ); err != nil {
+			return nil, err
 		}
-		x.derived, x.factor, x.numeric = e, factorNone, v.k == kNum
-		x.sign = "any"
-		if v.k == kNum {
-			switch v.n.Sign() {
-			case 1:
-				x.sign = "positive"
-			case 0:
-				x.sign = "nonnegative"
-			}
-		}
-		if bt, ok := baseText[x.names[0]]; ok {
-			x.baseText = []string{bt}
-			if v.String() != bt {
-				if r, ok := parseNumber(bt); !ok || v.k != kNum || r.Cmp(v.n) != 0 {
-					return nil, g.errorf(ln, "%s computes to %s at base values but the text says %q", x.names[0], v, bt)
-				}
-			}
-		}
-		baseEnv[x.names[0]] = v
-		declared[x.names[0]] = true
+		baseEnv[nm] = v
 		return x, nil
 	}
 	x.draw = e
@@ -382,27 +701,123 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, bas
 	if x.numeric {
 		x.factor = factorNumbers
 	}
+	dom, _ := x.domainAt(&env{vars: baseEnv}) // nil when the domain depends on the draw itself
+	stated := 0
 	for _, nm := range x.names {
-		bt, ok := baseText[nm]
+		if _, ok := occ[nm]; ok {
+			stated++
+		}
+	}
+	if stated != 0 && stated != len(x.names) {
+		for _, nm := range x.names {
+			if _, ok := occ[nm]; !ok {
+				return nil, g.errorf(ln, "%s has no base value: no {%s,...} placeholder in the question", nm, nm)
+			}
+		}
+	}
+	for _, nm := range x.names {
+		declared[nm] = true
+		os, ok := occ[nm]
 		if !ok {
-			return nil, g.errorf(ln, "%s has no base value: no {%s,...} placeholder in the question", nm, nm)
+			continue // never stated: its base value comes from a condition (unstatedBases)
 		}
 		var bv value
 		if x.numeric {
-			r, ok := parseNumber(bt)
-			if !ok {
-				return nil, g.errorf(ln, "base value %q of %s is not a number", bt, nm)
+			for i, o := range os {
+				v, ok := baseNumber(o.base, dom)
+				if !ok {
+					return nil, g.errorf(ln, "base value %q of %s is not a number", o.base, nm)
+				}
+				if i == 0 {
+					bv = v
+				} else if !v.equal(bv) {
+					return nil, g.errorf(o.line, "{%s} has two base values, %q (%s) and %q (%s)", nm, os[0].base, numV(bv.n), o.base, numV(v.n))
+				}
 			}
-			bv = numV(r)
 		} else {
-			bv = strV(bt)
+			bv = strV(os[0].base)
+			var forms []string
+			for _, o := range os {
+				if !slices.ContainsFunc(forms, func(f string) bool { return strings.EqualFold(f, o.base) }) {
+					forms = append(forms, o.base)
+				}
+			}
+			if len(forms) > 1 {
+				g.warnings = append(g.warnings, fmt.Sprintf("{%s} is written %s at base values; it is one variable (a draw shows one value in every place)",
+					nm, quoteJoin(forms)))
+			}
+		}
+		if x.numeric && len(x.names) == 1 {
+			if _, ok := parseNumber(os[0].base); ok {
+				x.minDecimals = decimalPlaces(strings.TrimSpace(os[0].base))
+			}
 		}
 		x.base = append(x.base, bv)
-		x.baseText = append(x.baseText, bt)
+		x.baseText = append(x.baseText, os[0].base)
 		baseEnv[nm] = bv
-		declared[nm] = true
 	}
 	return x, nil
+}
+
+// setDerived records the base value v of a derived variable: its kind and
+// sign, and checks it against the text where the question states it.
+func (g *gsmsParser) setDerived(x *variable, v value, occ map[string][]occurrence) error {
+	nm := x.names[0]
+	if v.k != kNum && v.k != kStr {
+		return g.errorf(x.line, "%s is a %s; an #init line gives a number or a text", nm, v.kindName())
+	}
+	x.numeric = v.k == kNum
+	x.sign = "any"
+	if v.k == kNum {
+		switch v.n.Sign() {
+		case 1:
+			x.sign = "positive"
+		case 0:
+			x.sign = "nonnegative"
+		}
+	}
+	if os, ok := occ[nm]; ok {
+		x.baseText = []string{os[0].base}
+		for _, o := range os {
+			if v.String() == o.base {
+				continue
+			}
+			if r, ok := parseQuantity(o.base); !ok || v.k != kNum || r.Cmp(v.n) != 0 {
+				return g.errorf(x.line, "%s computes to %s at base values but the text says %q", nm, v, o.base)
+			}
+		}
+	}
+	return nil
+}
+
+// baseNumber reads the base text of a number variable: the entry of its
+// domain written that way (any case: "six-sided" in a list of (form, value)
+// pairs, "half" in a fraction pool), or else a number in digits or words.
+func baseNumber(bt string, dom *domain) (value, bool) {
+	if dom != nil && dom.items != nil {
+		for _, it := range dom.items {
+			w := asWorded(it)
+			if w.k == kNum && strings.EqualFold(w.String(), bt) {
+				return wordedV(w.n, bt), true
+			}
+		}
+	}
+	r, ok := parseQuantity(bt)
+	if !ok {
+		return value{}, false
+	}
+	return numV(r), true
+}
+
+func quoteJoin(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	if len(q) == 2 {
+		return q[0] + " and " + q[1]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 func sanitizeID(s string) string {

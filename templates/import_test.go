@@ -65,26 +65,53 @@ func TestGSMSymbolicErrors(t *testing.T) {
 		{"unknown variable", `- g < b*p`, `- g < b*q`, `question_annotated line 10: unknown variable "q"`},
 		{"answer mismatch", `#answer: b*p - g`, `#answer: b*p + g`, `gives 57 at base values, but the stated answer is 39`},
 		{"division by zero", `#answer: b*p - g`, `#answer: b*p - g + g/(p-8)`, `division by zero`},
-		{"question mismatch", `A {place,shop} has`, `A {place,store} has`, `has two base values`},
-		{"text differs", `It gives {g,9} pencils`, `It donates {g,9} pencils`, `at base values the annotation gives`},
-		{"condition false at base", `- g < b*p`, `- g > b*p`, `condition "g > b*p" (line 10) is false`},
+		{"two base numbers", `{b,6} boxes`, `{b,6} boxes ({b,7} in all)`, `{b} has two base values, "6" (6) and "7" (7)`},
 		{"no answer", `\n\n#answer: b*p - g`, ``, `no #answer line`},
 		{"unknown block", `#conditions:`, `#constraints:`, `unknown block "#constraints:"`},
 		{"empty range", `range(1, 50)`, `range(50, 1)`, `is empty`},
 		{"bad json", `"id_orig": 9000,`, `"id_orig": 9000,,`, `0000.json:4: JSON syntax error`},
-		{"no base", `{b,6} boxes`, `6 boxes`, `b has no base value`},
+		{"answer reads an unstated variable", `{b,6} boxes`, `6 boxes`, `the answer reads b, which the question never states`},
 	}
 	for _, c := range cases {
 		if !strings.Contains(data, c.old) {
 			t.Fatalf("%s: %q not in sample", c.name, c.old)
 		}
-		_, err := ParseGSMSymbolic("0000.json", []byte(strings.Replace(data, c.old, c.new, 1)))
+		_, err := ParseGSMSymbolicLevel("0000.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
 			continue
 		}
 		if !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %q, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestGSMSymbolicWarnings: deviations that do not make a template wrong are
+// recorded as warnings, and the base instance stays the original question.
+func TestGSMSymbolicWarnings(t *testing.T) {
+	data := string(sample0(t))
+	cases := []struct{ name, old, new, want string }{
+		{"one placeholder in two words", `A {place,shop} has`, `A {place,store} has`, `{place} is written "store" and "shop" at base values`},
+		{"text differs", `It gives {g,9} pencils`, `It donates {g,9} pencils`, `text differs from the original question at byte`},
+		{"condition false at base", `- g < b*p`, `- g != 9`, `base values are outside condition "g != 9" (line 10)`},
+	}
+	var raw struct{ Question string }
+	json.Unmarshal([]byte(data), &raw)
+	for _, c := range cases {
+		ts, err := ParseGSMSymbolicLevel("0000.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
+		if err != nil {
+			t.Errorf("%s: refused: %v", c.name, err)
+			continue
+		}
+		if w := strings.Join(ts[0].Warnings, "; "); !strings.Contains(w, c.want) {
+			t.Errorf("%s: warnings %q, want %q", c.name, w, c.want)
+		}
+		if ts[0].BaseQuestion() != raw.Question {
+			t.Errorf("%s: base question %q is not the original", c.name, ts[0].BaseQuestion())
+		}
+		if _, err := Generate(ts, Options{Variants: AllVariants, Instances: 3, Seed: 2}); err != nil {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

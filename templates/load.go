@@ -41,6 +41,31 @@ func Builtin() ([]*Template, error) {
 // maxFileSize bounds a template file read by Load.
 const maxFileSize = 256 << 20
 
+// LoadOptions control how template files are read.
+type LoadOptions struct {
+	// Level is the GSM-Symbolic difficulty level of the files read
+	// ("symbolic", "p1" or "p2"); "" infers it from each file's folder name
+	// (LevelFromPath), and symbolic when that says nothing. Other formats
+	// ignore it.
+	Level string
+}
+
+// Skip is a template (or a file) left out of a set: refused when loaded, or
+// unable to generate an instance.
+type Skip struct {
+	Source   string `json:"source"`             // the file
+	Template string `json:"template,omitempty"` // the template ID; "" when the file did not load
+	Reason   string `json:"reason"`
+}
+
+// String is the one-line log form of a skip.
+func (s Skip) String() string {
+	if s.Template != "" {
+		return fmt.Sprintf("skipped template %s: %s", s.Template, s.Reason)
+	}
+	return fmt.Sprintf("skipped %s: %s", s.Source, s.Reason)
+}
+
 // Load reads templates from src: "builtin"; a directory (every .yaml, .yml,
 // .json and .jsonl file in it, not recursive, in name order); or one file. A
 // .yaml/.yml file is in the own format; a .json file is a GSM-Symbolic
@@ -49,6 +74,14 @@ const maxFileSize = 256 << 20
 // at its base values; the first problem is returned as an error naming the
 // file and line. Template IDs must be unique across everything loaded.
 func Load(src string) ([]*Template, error) {
+	return LoadWith(src, LoadOptions{})
+}
+
+// LoadWith is Load with options.
+func LoadWith(src string, o LoadOptions) ([]*Template, error) {
+	if _, err := ParseLevel(o.Level); err != nil {
+		return nil, err
+	}
 	if src == "builtin" {
 		return Builtin()
 	}
@@ -57,7 +90,7 @@ func Load(src string) ([]*Template, error) {
 		return nil, fmt.Errorf("templates: %w", err)
 	}
 	if !st.IsDir() {
-		ts, err := LoadFile(src)
+		ts, err := LoadFileWith(src, o)
 		if err != nil {
 			return nil, err
 		}
@@ -69,13 +102,55 @@ func Load(src string) ([]*Template, error) {
 	}
 	var out []*Template
 	for _, f := range files {
-		ts, err := LoadFile(f)
+		ts, err := LoadFileWith(f, o)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ts...)
 	}
 	return out, uniqueIDs(out)
+}
+
+// LoadSkipping is LoadWith for a directory that may hold refused templates
+// (a downloaded GSM-Symbolic folder): a file that does not load, or a
+// template whose ID was already loaded, is left out and reported as a Skip
+// instead of stopping. "builtin" and a single file load as LoadWith does. It
+// fails when src cannot be read or nothing in it loads.
+func LoadSkipping(src string, o LoadOptions) ([]*Template, []Skip, error) {
+	if _, err := ParseLevel(o.Level); err != nil {
+		return nil, nil, err
+	}
+	st, err := os.Stat(src)
+	if src == "builtin" || err != nil || !st.IsDir() {
+		ts, err := LoadWith(src, o)
+		return ts, nil, err
+	}
+	files, err := templateFiles(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []*Template
+	var skips []Skip
+	seen := map[string]string{}
+	for _, f := range files {
+		ts, err := LoadFileWith(f, o)
+		if err != nil {
+			skips = append(skips, Skip{Source: f, Reason: err.Error()})
+			continue
+		}
+		for _, t := range ts {
+			if prev, ok := seen[t.ID]; ok {
+				skips = append(skips, Skip{Source: f, Template: t.ID, Reason: fmt.Sprintf("template ID %q is also used in %s", t.ID, prev)})
+				continue
+			}
+			seen[t.ID] = t.Source
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil, skips, fmt.Errorf("%s: no template loads (%d refused; first: %s)", src, len(skips), skips[0].Reason)
+	}
+	return out, skips, nil
 }
 
 // templateFiles lists the template files of a directory in name order.
@@ -109,6 +184,11 @@ func knownExt(name string) bool {
 // LoadFile reads the templates of one file, choosing the parser by extension
 // and content as Load describes.
 func LoadFile(name string) ([]*Template, error) {
+	return LoadFileWith(name, LoadOptions{})
+}
+
+// LoadFileWith is LoadFile with options.
+func LoadFileWith(name string, o LoadOptions) ([]*Template, error) {
 	st, err := os.Stat(name)
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
@@ -120,11 +200,16 @@ func LoadFile(name string) ([]*Template, error) {
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
 	}
-	return ParseFile(name, data)
+	return ParseFileWith(name, data, o)
 }
 
 // ParseFile parses data as the template file name (by its extension).
 func ParseFile(name string, data []byte) ([]*Template, error) {
+	return ParseFileWith(name, data, LoadOptions{})
+}
+
+// ParseFileWith is ParseFile with options.
+func ParseFileWith(name string, data []byte, o LoadOptions) ([]*Template, error) {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml":
 		return ParseOwn(name, data)
@@ -132,7 +217,7 @@ func ParseFile(name string, data []byte) ([]*Template, error) {
 		var probe map[string]json.RawMessage
 		if json.Unmarshal(data, &probe) == nil {
 			if _, ok := probe["question_annotated"]; ok {
-				return ParseGSMSymbolic(name, data)
+				return ParseGSMSymbolicLevel(name, data, o.Level)
 			}
 		}
 		return ParseOwn(name, data)

@@ -458,14 +458,15 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 		if err != nil {
 			return nil, err
 		}
-		pl, ok := pools[name]
+		pl, ok := poolValues(name)
 		if !ok {
 			return nil, p.errorf(f["pool"], "%s: unknown pool %q (known: %s)", what, name, strings.Join(PoolNames(), ", "))
 		}
-		for _, s := range pl {
-			items = append(items, strV(s))
-		}
+		items = pl
 		x.factor, x.desc = factorNames, "pool "+name
+		if len(pl) > 0 && pl[0].k == kNum {
+			x.factor = factorNumbers // a number pool: "half", "twice", ...
+		}
 	case f["choices"] != nil:
 		cn := f["choices"]
 		if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {

@@ -3,8 +3,6 @@ package templates
 import (
 	"fmt"
 	"strings"
-
-	"github.com/expr-lang/expr/ast"
 )
 
 // Review returns the review aid for t: the base instance and one instance of
@@ -194,37 +192,39 @@ func (t *Template) Operations() int {
 	return count(t.answer)
 }
 
-func countOps(n ast.Node) int {
+func countOps(n pnode) int {
+	c := 0
 	switch n := n.(type) {
-	case *ast.BinaryNode:
-		c := countOps(n.Left) + countOps(n.Right)
-		switch n.Operator {
-		case "+", "-", "*", "/", "%", "**":
-			c++
-		}
-		return c
-	case *ast.UnaryNode:
-		return countOps(n.Node)
-	case *ast.CallNode:
-		c := 1
-		for _, a := range n.Arguments {
-			c += countOps(a)
-		}
-		return c
-	case *ast.BuiltinNode:
-		c := 1
-		for _, a := range n.Arguments {
-			c += countOps(a)
-		}
-		return c
-	case *ast.ArrayNode:
-		c := 0
-		for _, a := range n.Nodes {
-			c += countOps(a)
-		}
-		return c
+	case *pBin:
+		return 1 + countOps(n.l) + countOps(n.r)
+	case *pCall:
+		c = 1
 	}
-	return 0
+	// Everything else counts the operations inside it.
+	switch n := n.(type) {
+	case *pUnary:
+		return countOps(n.x)
+	case *pBool:
+		return countOps(n.l) + countOps(n.r)
+	case *pCmp:
+		c = countOps(n.first)
+		for _, r := range n.rest {
+			c += countOps(r)
+		}
+	case *pIf:
+		c = countOps(n.test) + countOps(n.body) + countOps(n.orelse)
+	case *pCall:
+		for _, a := range n.args {
+			c += countOps(a)
+		}
+	case *pList:
+		for _, a := range n.elts {
+			c += countOps(a)
+		}
+	case *pIndex:
+		c = countOps(n.x) + countOps(n.i)
+	}
+	return c
 }
 
 // explain renders the expression with the values of en substituted, and
@@ -233,30 +233,43 @@ func countOps(n ast.Node) int {
 // written.
 func (e *expression) explain(en *env) (string, []string) {
 	var steps []string
-	var walk func(n ast.Node)
-	walk = func(n ast.Node) {
+	var walk func(n pnode)
+	step := func(n, l, r pnode, op string) {
+		lv, errL := e.node(l, en)
+		rv, errR := e.node(r, en)
+		v, err := e.node(n, en)
+		if errL != nil || errR != nil || err != nil {
+			return
+		}
+		steps = append(steps, fmt.Sprintf("%s %s %s = %s", lv, op, rv, v))
+	}
+	walk = func(n pnode) {
 		switch n := n.(type) {
-		case *ast.BinaryNode:
-			walk(n.Left)
-			walk(n.Right)
-			l, errL := e.node(n.Left, en)
-			r, errR := e.node(n.Right, en)
-			v, err := e.node(n, en)
-			if errL != nil || errR != nil || err != nil {
-				return
+		case *pBin:
+			walk(n.l)
+			walk(n.r)
+			step(n, n.l, n.r, n.op)
+		case *pBool:
+			walk(n.l)
+			walk(n.r)
+			step(n, n.l, n.r, n.op)
+		case *pCmp:
+			walk(n.first)
+			for _, r := range n.rest {
+				walk(r)
 			}
-			steps = append(steps, fmt.Sprintf("%s %s %s = %s", l, e.opText(n), r, v))
-		case *ast.UnaryNode:
-			walk(n.Node)
-		case *ast.CallNode, *ast.BuiltinNode:
-			var args []ast.Node
-			if c, ok := n.(*ast.CallNode); ok {
-				args = c.Arguments
-			} else {
-				args = n.(*ast.BuiltinNode).Arguments
+			if len(n.ops) == 1 {
+				step(n, n.first, n.rest[0], n.ops[0])
 			}
-			parts := make([]string, len(args))
-			for i, a := range args {
+		case *pUnary:
+			walk(n.x)
+		case *pIf:
+			walk(n.test)
+			walk(n.body)
+			walk(n.orelse)
+		case *pCall:
+			parts := make([]string, len(n.args))
+			for i, a := range n.args {
 				walk(a)
 				v, err := e.node(a, en)
 				if err != nil {
@@ -268,50 +281,25 @@ func (e *expression) explain(en *env) (string, []string) {
 			if err != nil {
 				return
 			}
-			steps = append(steps, fmt.Sprintf("%s(%s) = %s", e.callName(n), strings.Join(parts, ", "), v))
+			steps = append(steps, fmt.Sprintf("%s(%s) = %s", n.name, strings.Join(parts, ", "), v))
 		}
 	}
 	walk(e.tree)
 	return e.substitute(e.tree, en, 0), steps
 }
 
-// opText is the Python spelling of a binary operator node.
-func (e *expression) opText(n *ast.BinaryNode) string {
-	if n.Operator == "/" && e.floor[n.Location().From] {
-		return "//"
-	}
-	switch n.Operator {
-	case "&&":
-		return "and"
-	case "||":
-		return "or"
-	}
-	return n.Operator
-}
-
-func (e *expression) callName(n ast.Node) string {
-	switch n := n.(type) {
-	case *ast.CallNode:
-		name, _ := calleeName(n.Callee)
-		return name
-	case *ast.BuiltinNode:
-		return n.Name
-	}
-	return "?"
-}
-
 // precedence of Python's binary operators (higher binds tighter).
 func precedence(op string) int {
 	switch op {
-	case "or", "||":
+	case "or":
 		return 1
-	case "and", "&&":
+	case "and":
 		return 2
-	case "==", "!=", "<", ">", "<=", ">=", "in":
+	case "==", "!=", "<", ">", "<=", ">=", "in", "not in":
 		return 4
 	case "+", "-":
 		return 5
-	case "*", "/", "%":
+	case "*", "/", "//", "%":
 		return 6
 	case "**":
 		return 8
@@ -322,64 +310,64 @@ func precedence(op string) int {
 // substitute writes n with every variable replaced by its value, adding
 // parentheses only where Python's precedence needs them. outer is the
 // precedence of the enclosing operator (0 at the top).
-func (e *expression) substitute(n ast.Node, en *env, outer int) string {
-	switch n := n.(type) {
-	case *ast.IdentifierNode:
-		if v, ok := en.vars[n.Value]; ok {
-			return v.String()
-		}
-		return n.Value
-	case *ast.IntegerNode, *ast.FloatNode:
-		v, err := e.node(n, en)
-		if err != nil {
-			return n.String()
-		}
-		return v.String()
-	case *ast.StringNode:
-		return fmt.Sprintf("%q", n.Value)
-	case *ast.BoolNode:
-		if n.Value {
-			return "True"
-		}
-		return "False"
-	case *ast.UnaryNode:
-		op := n.Operator
-		if op == "!" || op == "not" {
-			return "not " + e.substitute(n.Node, en, 3)
-		}
-		return op + e.substitute(n.Node, en, 7)
-	case *ast.BinaryNode:
-		p := precedence(n.Operator)
-		right := p + 1 // left-associative: an equal-precedence right operand needs parentheses
-		if n.Operator == "**" {
-			right = p
-		}
-		s := e.substitute(n.Left, en, p) + " " + e.opText(n) + " " + e.substitute(n.Right, en, right)
+func (e *expression) substitute(n pnode, en *env, outer int) string {
+	wrap := func(p int, s string) string {
 		if p < outer {
 			return "(" + s + ")"
 		}
 		return s
-	case *ast.ArrayNode:
-		parts := make([]string, len(n.Nodes))
-		for i, a := range n.Nodes {
+	}
+	switch n := n.(type) {
+	case *pName:
+		if v, ok := en.vars[n.name]; ok {
+			return v.String()
+		}
+		return n.name
+	case *pNum:
+		return numV(n.r).String()
+	case *pStr:
+		return fmt.Sprintf("%q", n.s)
+	case *pUnary:
+		if n.op == "not" {
+			return wrap(3, "not "+e.substitute(n.x, en, 3))
+		}
+		return n.op + e.substitute(n.x, en, 7)
+	case *pBin:
+		p := precedence(n.op)
+		right := p + 1 // left-associative: an equal-precedence right operand needs parentheses
+		if n.op == "**" {
+			right = p
+		}
+		return wrap(p, e.substitute(n.l, en, p)+" "+n.op+" "+e.substitute(n.r, en, right))
+	case *pBool:
+		p := precedence(n.op)
+		return wrap(p, e.substitute(n.l, en, p)+" "+n.op+" "+e.substitute(n.r, en, p+1))
+	case *pCmp:
+		s := e.substitute(n.first, en, 5)
+		for i, op := range n.ops {
+			s += " " + op + " " + e.substitute(n.rest[i], en, 5)
+		}
+		return wrap(4, s)
+	case *pIf:
+		return wrap(0, e.substitute(n.body, en, 1)+" if "+e.substitute(n.test, en, 1)+" else "+e.substitute(n.orelse, en, 0))
+	case *pList:
+		parts := make([]string, len(n.elts))
+		for i, a := range n.elts {
 			parts[i] = e.substitute(a, en, 0)
+		}
+		if n.kind == '(' {
+			return "(" + strings.Join(parts, ", ") + ")"
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
-	case *ast.CallNode, *ast.BuiltinNode:
-		var args []ast.Node
-		if c, ok := n.(*ast.CallNode); ok {
-			args = c.Arguments
-		} else {
-			args = n.(*ast.BuiltinNode).Arguments
-		}
-		parts := make([]string, len(args))
-		for i, a := range args {
+	case *pCall:
+		parts := make([]string, len(n.args))
+		for i, a := range n.args {
 			parts[i] = e.substitute(a, en, 0)
 		}
-		return e.callName(n) + "(" + strings.Join(parts, ", ") + ")"
+		return n.name + "(" + strings.Join(parts, ", ") + ")"
 	}
 	if v, err := e.node(n, en); err == nil {
 		return v.String()
 	}
-	return n.String()
+	return pyString(n)
 }

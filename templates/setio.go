@@ -28,6 +28,7 @@ type setHeader struct {
 	Templates []TemplateInfo `json:"templates"`
 	Excluded  []Exclusion    `json:"excluded"`
 	Flagged   []Flag         `json:"flagged"`
+	Skipped   []Skip         `json:"skipped,omitempty"` // templates left out, with the reason
 }
 
 // WriteJSONL writes the set as JSON Lines: a header line (format, version,
@@ -38,7 +39,7 @@ func (s *Set) WriteJSONL(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	h := setHeader{SetFormat, SetVersion, s.Seed, s.Options, len(s.Instances), s.Templates, s.Excluded, s.Flagged}
+	h := setHeader{SetFormat, SetVersion, s.Seed, s.Options, len(s.Instances), s.Templates, s.Excluded, s.Flagged, s.Skipped}
 	if h.Excluded == nil {
 		h.Excluded = []Exclusion{}
 	}
@@ -83,7 +84,7 @@ func ReadSet(r io.Reader) (*Set, error) {
 			if h.Version != SetVersion {
 				return nil, fmt.Errorf("set line 1: unsupported set version %d (this build reads %d)", h.Version, SetVersion)
 			}
-			s.Seed, s.Options, s.Templates, s.Excluded, s.Flagged = h.Seed, h.Options, h.Templates, h.Excluded, h.Flagged
+			s.Seed, s.Options, s.Templates, s.Excluded, s.Flagged, s.Skipped = h.Seed, h.Options, h.Templates, h.Excluded, h.Flagged, h.Skipped
 			continue
 		}
 		var in Instance
@@ -162,6 +163,10 @@ func (s *Set) Summary() string {
 			draws++
 		}
 	}
-	return fmt.Sprintf("%d instances from %d templates (%s); %d rejected draws, %d not applicable, %d flagged no-op clauses",
-		len(s.Instances), len(s.Templates), strings.Join(parts, ", "), draws, na, len(s.Flagged))
+	skipped := ""
+	if len(s.Skipped) > 0 {
+		skipped = fmt.Sprintf("; %d templates skipped", len(s.Skipped))
+	}
+	return fmt.Sprintf("%d instances from %d templates (%s); %d rejected draws, %d not applicable, %d flagged no-op clauses%s",
+		len(s.Instances), len(s.Templates), strings.Join(parts, ", "), draws, na, len(s.Flagged), skipped)
 }

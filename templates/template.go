@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Template is a parametric word problem: variables with domains and base
@@ -18,12 +20,20 @@ type Template struct {
 	Relation   string // relation type for stratification, e.g. "two-rate-sale"
 	Steps      int    // number of reasoning steps (GSM8K/GSM-Symbolic: calculator annotations in the solution)
 	Level      string // difficulty level: "symbolic", "p1" or "p2" for GSM-Symbolic imports; "" for own templates and GSM8K rows
+	IDOrig     string // GSM-Symbolic: id_orig, the GSM8K test question the template was made from; "" when not given
 	Source     string // file path, or "builtin" (with the file name: "builtin/baker.yaml")
 	Line       int    // 1-based line in Source where the template starts; 0 when not known
 	Format     string // "own", "gsm-symbolic" or "gsm8k"
 	AnswerType string // "integer" or "decimal"
 
-	vars        []*variable // draw order; derived values are variables with expr set
+	// Warnings are deviations recorded at import that do not make the
+	// template wrong (the check command prints them after "warn"): text that
+	// differs from the original question, base values outside a condition,
+	// one placeholder written in different words.
+	Warnings []string
+
+	vars        []*variable // declaration order; derived values are variables with expr set
+	order       []*variable // draw order: each after what it reads (nil: vars)
 	conds       []*condition
 	answer      *expression
 	answerLine  int
@@ -36,6 +46,11 @@ type Template struct {
 	genericClash map[int]string
 	maxAbs       *big.Rat
 	answerSign   string // "positive", "nonnegative" or "any"
+
+	lenientBase  bool                // base values outside a condition give a warning, not an error (GSM-Symbolic)
+	baseBroken   map[*condition]bool // conditions the base values break (lenientBase)
+	filterDraws  bool                // apply conditions while drawing, in dependency order (GSM-Symbolic)
+	origQuestion string              // GSM-Symbolic level symbolic: the original question, which is the base instance
 
 	fixed       bool   // a GSM8K row: only base applies
 	fixedAnswer string // its answer, exact decimal
@@ -67,19 +82,25 @@ func (f factor) String() string {
 // variable is one init line or variable spec: one or more names drawn
 // together (without repeats), or a derived value computed from earlier ones.
 type variable struct {
-	names    []string
-	draw     *expression // sampled: evaluated with an rng (a domain is sampled once)
-	sampler  func(en *env) ([]value, error)
-	choices  []value     // own format: the pool or choices drawn from; nil otherwise
-	derived  *expression // derived: computed, never drawn
-	factor   factor
-	numeric  bool
-	base     []value
-	baseText []string // verbatim base text in the question (GSM-Symbolic); "" means format
-	decimals int      // -1: shortest exact decimal; otherwise fixed places
-	sign     string   // derived numbers: "positive", "nonnegative" or "any"
-	line     int
-	desc     string // domain as written, for templates show
+	names       []string
+	draw        *expression // sampled: evaluated with an rng (a domain is sampled once)
+	sampler     func(en *env) ([]value, error)
+	choices     []value     // own format: the pool or choices drawn from; nil otherwise
+	derived     *expression // derived: computed, never drawn
+	solve       *expression // drawn variable fixed by an equality condition: computed from the others, kept when in its domain
+	solveLine   int         // line of that condition
+	dependents  []*variable // computed variables this drawn one completes (drawn in dependency order; see planLocal)
+	local       []*conjunct // condition parts this drawn one completes
+	pending     []*conjunct // condition parts it takes part in that a later one completes
+	factor      factor
+	numeric     bool
+	base        []value
+	baseText    []string // verbatim base text in the question (GSM-Symbolic); "" means format
+	decimals    int      // -1: shortest exact decimal; otherwise fixed places
+	minDecimals int      // GSM-Symbolic: decimal places of the base text ("1.50": 2); drawn values get as many when exact
+	sign        string   // derived numbers: "positive", "nonnegative" or "any"
+	line        int
+	desc        string // domain as written, for templates show
 }
 
 type condition struct {
@@ -98,13 +119,20 @@ type text struct {
 }
 
 type textPart struct {
-	lit string
-	ph  string // variable name; "" for a literal
+	lit  string
+	ph   string // variable name; "" for a literal
+	base string // GSM-Symbolic: this placeholder's verbatim base text
+	gsms bool   // GSM-Symbolic placeholder: base text per place, case follows the text
 }
 
 // render fills the placeholders. A value equal to its base value is written
 // with the verbatim base text when there is one, so that the base instance of
 // an imported template reproduces the original question exactly.
+//
+// A GSM-Symbolic placeholder keeps its own base text (one variable may be
+// written "Oats" in one place and "oats" in another), and a drawn value takes
+// the case of the place: capitalised where the base text is, or at the start
+// of a sentence.
 func (t *Template) render(tx *text, vals map[string]value, extra map[string]*variable) string {
 	var b strings.Builder
 	for _, p := range tx.parts {
@@ -112,9 +140,137 @@ func (t *Template) render(tx *text, vals map[string]value, extra map[string]*var
 			b.WriteString(p.lit)
 			continue
 		}
-		b.WriteString(t.renderVar(p.ph, vals, extra))
+		s := t.renderVar(p.ph, vals, extra)
+		if p.gsms {
+			if base, ok := t.base[p.ph]; ok && p.base != "" && sameAsBase(vals[p.ph], base) {
+				s = p.base
+			} else {
+				if startsUpper(p.base) && !isNumeric(vals[p.ph]) {
+					s = capitalize(s)
+				}
+				if prev := b.String(); !sentenceStart(prev) {
+					if fixed := fixArticle(prev, s); fixed != prev {
+						b.Reset()
+						b.WriteString(fixed)
+					}
+				}
+			}
+			if sentenceStart(b.String()) {
+				s = capitalize(s)
+			}
+		}
+		b.WriteString(s)
 	}
 	return b.String()
+}
+
+// sameAsBase reports whether a drawn value is its variable's base value:
+// numbers by exact value, texts in any case ("dad" is the base "Dad"). A
+// worded number drawn from a pool is the base only in the same words: the
+// base text "three" and the drawn "three times" are different texts.
+func sameAsBase(v, base value) bool {
+	if v.k == kStr && base.k == kStr {
+		return strings.EqualFold(v.s, base.s)
+	}
+	if v.k == kNum && v.form != "" && !strings.EqualFold(v.form, base.form) {
+		return false
+	}
+	return v.equal(base)
+}
+
+// fixArticle makes an article "a"/"an" that ends prev agree with the drawn
+// text that follows it ("a 8-sided die" becomes "an 8-sided die").
+func fixArticle(prev, next string) string {
+	var art string
+	switch {
+	case strings.HasSuffix(prev, " a ") || prev == "a " || strings.HasSuffix(prev, " A ") || prev == "A ":
+		art = prev[len(prev)-2 : len(prev)-1]
+	case strings.HasSuffix(prev, " an ") || prev == "an " || strings.HasSuffix(prev, " An ") || prev == "An ":
+		art = prev[len(prev)-3 : len(prev)-1]
+	default:
+		return prev
+	}
+	want := "a"
+	if anBefore(next) {
+		want = "an"
+	}
+	if startsUpper(art) {
+		want = capitalize(want)
+	}
+	return prev[:len(prev)-len(art)-1] + want + " "
+}
+
+// anBefore reports whether "an" (not "a") goes before s, by the sound of
+// its first word: a vowel letter (not "uni-", "use", "one"), a silent h
+// ("hour", "honest"), or a number said with a vowel sound (8, 11, 18, 80-89,
+// 800-899, 8000...).
+func anBefore(s string) bool {
+	w := strings.ToLower(strings.TrimLeft(s, "\"'("))
+	if w == "" {
+		return false
+	}
+	if c := w[0]; c >= '0' && c <= '9' {
+		digits := strings.FieldsFunc(w, func(r rune) bool { return !(r >= '0' && r <= '9' || r == ',') })[0]
+		digits = strings.ReplaceAll(digits, ",", "")
+		if digits[0] == '8' {
+			return true
+		}
+		// 11 and 18, alone or leading a group of thousands (11,000; 18,500)
+		for _, p := range []string{"11", "18"} {
+			if strings.HasPrefix(digits, p) && (len(digits)-2)%3 == 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range []string{"uni", "use", "usu", "uti", "ure", "one", "once", "eu", "ewe"} {
+		if strings.HasPrefix(w, p) {
+			return false
+		}
+	}
+	for _, p := range []string{"hour", "honest", "honor", "honour", "heir"} {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return strings.ContainsRune("aeiou", rune(w[0]))
+}
+
+func isNumeric(v value) bool { return v.k == kNum && v.form == "" }
+
+func startsUpper(s string) bool {
+	for _, r := range s {
+		return unicode.IsUpper(r)
+	}
+	return false
+}
+
+// capitalize upper-cases the first letter of s when s starts with a letter.
+func capitalize(s string) string {
+	for i, r := range s {
+		if unicode.IsLower(r) {
+			return s[:i] + string(unicode.ToUpper(r)) + s[i+utf8.RuneLen(r):]
+		}
+		return s
+	}
+	return s
+}
+
+// sentenceStart reports whether text written so far ends where a sentence
+// begins: nothing yet, or ". ", "! ", "? " or a line break.
+func sentenceStart(prev string) bool {
+	p := strings.TrimRight(prev, " ")
+	if p == "" {
+		return true
+	}
+	if len(p) == len(prev) && !strings.HasSuffix(p, "\n") {
+		return false // no space before the placeholder
+	}
+	switch p[len(p)-1] {
+	case '.', '!', '?', '\n':
+		return true
+	}
+	return false
 }
 
 func (t *Template) renderVar(name string, vals map[string]value, extra map[string]*variable) string {
@@ -125,14 +281,28 @@ func (t *Template) renderVar(name string, vals map[string]value, extra map[strin
 	}
 	if vr != nil {
 		i := indexOf(vr.names, name)
-		if i < len(vr.baseText) && vr.baseText[i] != "" && i < len(vr.base) && v.equal(vr.base[i]) {
+		if i < len(vr.baseText) && vr.baseText[i] != "" && i < len(vr.base) && sameAsBase(v, vr.base[i]) {
 			return vr.baseText[i]
 		}
 		if v.k == kNum && vr.decimals >= 0 {
 			return formatFixed(v.n, vr.decimals)
 		}
+		if v.k == kNum && v.form == "" && vr.minDecimals > 0 {
+			// as many decimal places as the base text ("$1.50"), when exact
+			if s, ok := formatRat(v.n); ok && decimalPlaces(s) <= vr.minDecimals {
+				return formatFixed(v.n, vr.minDecimals)
+			}
+		}
 	}
 	return v.String()
+}
+
+// decimalPlaces counts the digits after the point of a decimal string.
+func decimalPlaces(s string) int {
+	if _, frac, ok := strings.Cut(s, "."); ok {
+		return len(frac)
+	}
+	return 0
 }
 
 func indexOf(names []string, n string) int {
@@ -245,7 +415,7 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 		}
 		out.divs[k] = exact
 	}}
-	for _, v := range t.vars {
+	for _, v := range t.drawOrder() {
 		if v.derived == nil {
 			continue
 		}
@@ -264,6 +434,12 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 	}
 	condEnv := &env{vars: vals} // conditions are not subject to the exact-division rule
 	for _, c := range t.conds {
+		if base && t.lenientBase {
+			break // finish records conditions that the base values break
+		}
+		if !base && t.exempt(c, vals) {
+			continue
+		}
 		ok, err := c.e.evalBool(condEnv)
 		if err != nil {
 			out.reason = fmt.Sprintf("condition %q (line %d): %v", c.e.src, c.line, err)
@@ -363,6 +539,9 @@ func (t *Template) finish(expect *big.Rat) error {
 			}
 		}
 	}
+	if err := t.statedCheck(); err != nil {
+		return err
+	}
 	vals := t.baseValues()
 	out := t.evaluate(vals, true)
 	if out.reason != "" {
@@ -375,13 +554,45 @@ func (t *Template) finish(expect *big.Rat) error {
 	if expect != nil && out.answer.n.Cmp(expect) != 0 {
 		return fmt.Errorf("answer %q gives %s at base values, but the stated answer is %s", t.answer.src, out.answer, numV(expect))
 	}
+	if t.lenientBase {
+		en := &env{vars: vals}
+		for _, c := range t.conds {
+			ok, err := c.e.evalBool(en)
+			switch {
+			case err != nil:
+				if t.baseBroken == nil {
+					t.baseBroken = map[*condition]bool{}
+				}
+				t.baseBroken[c] = true
+				t.Warnings = append(t.Warnings, fmt.Sprintf("condition %q (line %d) cannot be evaluated at base values (%v); conditions constrain new draws only", c.e.src, c.line, err))
+			case !ok:
+				if t.baseBroken == nil {
+					t.baseBroken = map[*condition]bool{}
+				}
+				t.baseBroken[c] = true
+				t.Warnings = append(t.Warnings, fmt.Sprintf("base values are outside condition %q (line %d); conditions constrain new draws only", c.e.src, c.line))
+			}
+		}
+	}
 	return nil
 }
 
-// BaseQuestion returns the question at base (as-authored) values.
+// drawOrder is the order in which variables are drawn and computed.
+func (t *Template) drawOrder() []*variable {
+	if t.order != nil {
+		return t.order
+	}
+	return t.vars
+}
+
+// BaseQuestion returns the question at base (as-authored) values: for a
+// GSM-Symbolic template of level symbolic, the original question verbatim.
 func (t *Template) BaseQuestion() string {
 	if t.fixed {
 		return t.question.parts[0].lit
+	}
+	if t.origQuestion != "" {
+		return t.origQuestion
 	}
 	return t.render(t.question, t.base, nil)
 }

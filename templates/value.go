@@ -20,18 +20,39 @@ const (
 // value is one expression value. Numbers are exact rationals; nothing in this
 // package computes with floating point.
 type value struct {
-	k   kind
-	n   *big.Rat
-	s   string
-	b   bool
-	l   []value
-	dom *domain
+	k     kind
+	n     *big.Rat
+	s     string
+	b     bool
+	l     []value
+	dom   *domain
+	form  string // kNum: the surface form of a worded number ("half", "twice", "six-sided"); "" for a plain number
+	tuple bool   // kList: written as a tuple (a, b)
 }
 
 func numV(r *big.Rat) value { return value{k: kNum, n: r} }
-func intV(i int64) value    { return value{k: kNum, n: new(big.Rat).SetInt64(i)} }
-func strV(s string) value   { return value{k: kStr, s: s} }
-func boolV(b bool) value    { return value{k: kBool, b: b} }
+
+// wordedV is a worded number: arithmetic uses r, text shows form.
+func wordedV(r *big.Rat, form string) value { return value{k: kNum, n: r, form: form} }
+
+// asWorded turns a pair (form, number) — a tuple drawn from a list such as
+// [("six-sided", 6), ...] — into a worded number; other values are returned
+// unchanged.
+func asWorded(v value) value {
+	if v.k != kList || len(v.l) != 2 || v.l[1].k != kNum {
+		return v
+	}
+	switch f := v.l[0]; f.k {
+	case kStr:
+		return wordedV(v.l[1].n, f.s)
+	case kNum:
+		return wordedV(v.l[1].n, f.String())
+	}
+	return v
+}
+func intV(i int64) value  { return value{k: kNum, n: new(big.Rat).SetInt64(i)} }
+func strV(s string) value { return value{k: kStr, s: s} }
+func boolV(b bool) value  { return value{k: kBool, b: b} }
 
 func (v value) kindName() string {
 	switch v.k {
@@ -80,6 +101,9 @@ func (v value) equal(w value) bool {
 func (v value) String() string {
 	switch v.k {
 	case kNum:
+		if v.form != "" {
+			return v.form
+		}
 		if s, ok := formatRat(v.n); ok {
 			return s
 		}
@@ -95,6 +119,12 @@ func (v value) String() string {
 		parts := make([]string, len(v.l))
 		for i, e := range v.l {
 			parts[i] = e.String()
+		}
+		if v.tuple {
+			if len(parts) == 1 {
+				return "(" + parts[0] + ",)"
+			}
+			return "(" + strings.Join(parts, ", ") + ")"
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case kDomain:

@@ -46,7 +46,7 @@ Flags go before the file names.`,
 			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
 			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
-			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
+			flagShots, flagPrompt, flagLevel,
 			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
@@ -88,11 +88,13 @@ func compareAction(c *cli.Context) error {
 			Instances:    c.Int("instances"),
 			Seed:         int64(c.Uint64(flagSeed.Name)),
 			MaxTokens:    c.Int("max-tokens"),
-			Shots:        c.Int("shots"),
 			ChatTemplate: c.String(flagTemplate.Name),
 			BootstrapB:   c.Int("bootstrap"),
 			Params:       p,
 			OutDir:       c.String("out"),
+		}
+		if err := promptFlags(c, &cfg); err != nil {
+			return err
 		}
 		opt := probe.Options{Force: c.Bool("force"), Log: os.Stderr,
 			ToolInfo: map[string]string{"name": "fragility", "version": version}}

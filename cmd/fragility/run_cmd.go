@@ -35,14 +35,16 @@ Examples:
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
    fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
+   fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --resume runs/q`,
 		Flags: append(modelFlags(), flagTemplate,
 			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
 			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
+			flagLevel, flagPrompt,
 			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
 			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
-			&cli.IntFlag{Name: "shots", Value: 0, Usage: fmt.Sprintf("few-shot exemplars (our own problems), 0..%d", probe.MaxShots)},
+			flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			&cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
@@ -66,7 +68,6 @@ func runAction(c *cli.Context) error {
 		Instances:    c.Int("instances"),
 		Seed:         int64(c.Uint64(flagSeed.Name)),
 		MaxTokens:    c.Int("max-tokens"),
-		Shots:        c.Int("shots"),
 		Temperature:  c.Float64("temperature"),
 		ChatTemplate: c.String(flagTemplate.Name),
 		BootstrapB:   c.Int("bootstrap"),
@@ -87,6 +88,9 @@ func runAction(c *cli.Context) error {
 			return usageError{err.Error()}
 		}
 		cfg.Variants = vs
+		if err := promptFlags(c, &cfg); err != nil {
+			return err
+		}
 		cfg.Models = c.StringSlice("model")
 		if len(cfg.Models) == 0 {
 			p, err := defaultModelPath("llm")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -16,6 +17,56 @@ var flagTemplates = &cli.StringFlag{
 	Name:  "templates",
 	Value: "builtin",
 	Usage: "templates: builtin, a directory, an own-format .yaml/.json file, a GSM-Symbolic .json file or a GSM8K .jsonl file",
+}
+
+// flagLevel is the GSM-Symbolic difficulty level of the templates read.
+var flagLevel = &cli.StringFlag{
+	Name:  "level",
+	Usage: "GSM-Symbolic difficulty level of the files read: symbolic, p1 or p2 (default: the folder's name, else symbolic)",
+}
+
+// flagPrompt chooses the prompt preset of run and compare.
+var flagPrompt = &cli.StringFlag{
+	Name:  "prompt",
+	Value: probe.PromptFragility,
+	Usage: "prompt preset: fragility (our instruction, chat turns) or gsm-symbolic (the GSM-Symbolic protocol: its instruction line, 8-shot Q:/A: completion, stop at the next Q:; our own shots)",
+}
+
+// flagShots is the number of worked examples put before each problem.
+var flagShots = &cli.IntFlag{
+	Name:  "shots",
+	Usage: fmt.Sprintf("few-shot exemplars (our own problems): 0..%d with --prompt fragility (default 0), 0..%d with --prompt gsm-symbolic (default %d)", probe.MaxShots, probe.MaxShotsFor(probe.PromptGSMSymbolic), probe.DefaultShotsFor(probe.PromptGSMSymbolic)),
+}
+
+// promptFlags reads --prompt, --shots and --level into cfg.
+func promptFlags(c *cli.Context, cfg *probe.Config) error {
+	preset, err := probe.ParsePrompt(c.String(flagPrompt.Name))
+	if err != nil {
+		return usageError{"--prompt: " + err.Error()}
+	}
+	cfg.Prompt = preset
+	cfg.Shots = probe.DefaultShotsFor(preset)
+	if c.IsSet(flagShots.Name) {
+		cfg.Shots = c.Int(flagShots.Name)
+	}
+	if cfg.Shots < 0 || cfg.Shots > probe.MaxShotsFor(preset) {
+		return usageError{fmt.Sprintf("--shots must be between 0 and %d with --prompt %s, got %d", probe.MaxShotsFor(preset), preset, cfg.Shots)}
+	}
+	o, err := loadOptions(c)
+	if err != nil {
+		return err
+	}
+	cfg.Level = o.Level
+	return nil
+}
+
+// loadOptions reads --level.
+func loadOptions(c *cli.Context) (templates.LoadOptions, error) {
+	lv, err := templates.ParseLevel(c.String(flagLevel.Name))
+	if err != nil {
+		return templates.LoadOptions{}, usageError{"--level: " + err.Error()}
+	}
+	return templates.LoadOptions{Level: lv}, nil
 }
 
 func init() {
@@ -30,7 +81,7 @@ func init() {
    fragility templates list
    fragility templates list --templates ./my-templates
    fragility templates list --templates gsm8k_test.jsonl --json`,
-				Flags:  []cli.Flag{flagTemplates, flagJSON},
+				Flags:  []cli.Flag{flagTemplates, flagLevel, flagJSON},
 				Action: templatesList,
 			},
 			{
@@ -40,7 +91,7 @@ func init() {
 				Description: `Examples:
    fragility templates show baker
    fragility templates show gsms-0001 --templates ./gsm_symbolic_style`,
-				Flags:  []cli.Flag{flagTemplates},
+				Flags:  []cli.Flag{flagTemplates, flagLevel},
 				Action: templatesShow,
 			},
 			{
@@ -67,15 +118,22 @@ Examples:
 				ArgsUsage: "DIR|FILE",
 				Description: `Loads every template file separately (own format, GSM-Symbolic, GSM8K), checks the base
 values, tries re-rolls of names and numbers, and generates one instance of every variant.
-Exits 1 when any template fails; each failure names the file, the line and what is wrong.
+Prints one line per template: "ok", "warn" (imported; the recorded deviations follow, such as
+annotated text that differs from the original question) or "FAIL" (refused, with the file, the
+line and what is wrong), then a count line. Exits 1 when any template fails.
+
+GSM-Symbolic files take their difficulty level (symbolic, p1, p2) from --level or from the name
+of their folder, as in the templates folder of apple/ml-gsm-symbolic.
 
 Examples:
    fragility templates check ./my-templates
    fragility templates check ./gsm_symbolic_style/0001.json --draws 1000
+   fragility templates check ~/ml-gsm-symbolic/templates/p1
+   fragility templates check --level p2 ./renamed-folder
    fragility templates check builtin`,
 				Flags: []cli.Flag{
 					&cli.IntFlag{Name: "draws", Value: 200, Usage: "symbolic re-rolls to try per template"},
-					flagSeed,
+					flagSeed, flagLevel,
 				},
 				Action: templatesCheck,
 			},
@@ -88,13 +146,15 @@ Examples:
 no-op clauses) and one instance per line. base is always generated for every index, so that
 each variant instance pairs with the base instance of the same template and index.
 The same templates, variants, instances and seed give a byte-identical file.
+A template in a folder that is refused when loaded, or that cannot generate an instance, is
+left out with a one-line reason on stderr (and in the header's "skipped" list).
 
 Examples:
    fragility generate-set --variants base,symbolic,noop --instances 50 --seed 1 --out set.jsonl
    fragility generate-set --templates ./gsm_symbolic_style --instances 10 --out - | head -3
    fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl`,
 		Flags: []cli.Flag{
-			flagTemplates,
+			flagTemplates, flagLevel,
 			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop,noop-seeming", Usage: "comma-separated variants"},
 			&cli.IntFlag{Name: "instances", Value: 10, Usage: "instances per template and variant"},
 			flagSeed,
@@ -107,7 +167,11 @@ Examples:
 }
 
 func templatesList(c *cli.Context) error {
-	ts, err := templates.Load(c.String(flagTemplates.Name))
+	o, err := loadOptions(c)
+	if err != nil {
+		return err
+	}
+	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
 	if err != nil {
 		return err
 	}
@@ -120,10 +184,13 @@ func templatesList(c *cli.Context) error {
 		Source   string   `json:"source"`
 		Answer   string   `json:"base_answer"`
 		Variants []string `json:"variants"`
+		Level    string   `json:"level,omitempty"`
+		IDOrig   string   `json:"id_orig,omitempty"`
+		Warnings []string `json:"warnings,omitempty"`
 	}
 	rows := make([]row, 0, len(ts))
 	for _, t := range ts {
-		r := row{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.BaseAnswer(), nil}
+		r := row{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.BaseAnswer(), nil, t.Level, t.IDOrig, t.Warnings}
 		for _, v := range templates.AllVariants {
 			if ok, _ := t.Supports(v); ok {
 				r.Variants = append(r.Variants, string(v))
@@ -146,7 +213,11 @@ func templatesShow(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError{"templates show needs one template ID (see `fragility templates list`)"}
 	}
-	ts, err := templates.Load(c.String(flagTemplates.Name))
+	o, err := loadOptions(c)
+	if err != nil {
+		return err
+	}
+	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
 	if err != nil {
 		return err
 	}
@@ -197,7 +268,11 @@ func templatesCheck(c *cli.Context) error {
 	if c.NArg() != 1 {
 		return usageError{"templates check needs one DIR or FILE (or builtin)"}
 	}
-	results, err := templates.CheckPath(c.Args().First(), c.Int("draws"), int64(c.Uint64(flagSeed.Name)))
+	o, err := loadOptions(c)
+	if err != nil {
+		return err
+	}
+	results, err := templates.CheckPathWith(c.Args().First(), c.Int("draws"), int64(c.Uint64(flagSeed.Name)), o)
 	if err != nil {
 		return err
 	}
@@ -208,7 +283,7 @@ func templatesCheck(c *cli.Context) error {
 			failed++
 		}
 	}
-	fmt.Printf("%d checked: %d ok, %d FAIL\n", len(results), len(results)-failed, failed)
+	fmt.Println(templates.CheckSummary(results))
 	if failed > 0 {
 		return fmt.Errorf("%d of %d template checks failed", failed, len(results))
 	}
@@ -226,15 +301,29 @@ func generateSet(c *cli.Context) error {
 	if c.Int("max-draws") < 0 {
 		return usageError{"--max-draws must not be negative"}
 	}
-	ts, err := templates.Load(c.String(flagTemplates.Name))
+	o, err := loadOptions(c)
 	if err != nil {
 		return err
 	}
+	ts, skipped, err := templates.LoadSkipping(c.String(flagTemplates.Name), o)
+	if err != nil {
+		return err
+	}
+	src := c.String(flagTemplates.Name)
+	st, statErr := os.Stat(src)
 	set, err := templates.Generate(ts, templates.Options{
 		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"),
+		SkipFailing: statErr == nil && st.IsDir(), // a folder: leave out what cannot be drawn
 	})
 	if err != nil {
 		return err
+	}
+	set.Skipped = append(skipped, set.Skipped...)
+	for _, s := range set.Skipped {
+		fmt.Fprintf(os.Stderr, "fragility: %s\n", s)
+	}
+	if len(set.Instances) == 0 {
+		return fmt.Errorf("templates %s: no instance could be generated", src)
 	}
 	out := c.String("out")
 	if out == "-" {

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyFixtures copies our GSM-Symbolic fixtures of one level into dir/level.
+func copyFixtures(t *testing.T, dir, level string) string {
+	t.Helper()
+	dst := filepath.Join(dir, level)
+	os.MkdirAll(dst, 0o755)
+	src := filepath.Join("..", "..", "templates", "testdata", "gsmsym", level)
+	files, _ := filepath.Glob(filepath.Join(src, "*.json"))
+	if len(files) == 0 {
+		t.Fatalf("no fixtures in %s", src)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644)
+	}
+	return dst
+}
+
+// TestTemplatesCheckContract: one line per template starting with ok, warn
+// or FAIL, then a count line; exit 1 when one failed; generate-set on the
+// same folder leaves the refused template out with a one-line reason.
+func TestTemplatesCheckContract(t *testing.T) {
+	dir := t.TempDir()
+	sym := copyFixtures(t, dir, "symbolic")
+	b, _ := os.ReadFile(filepath.Join(sym, "rolls.json"))
+	os.WriteFile(filepath.Join(sym, "wrong.json"), []byte(strings.Replace(string(b), "#answer: n - k", "#answer: n + k", 1)), 0o644)
+
+	r := fragility(t, nil, "templates", "check", sym)
+	if r.code != exitFailure {
+		t.Fatalf("exit %d, want %d:\n%s%s", r.code, exitFailure, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 5 || lines[4] != "4 checked: 2 ok, 1 warn, 1 FAIL" {
+		t.Fatalf("output:\n%s", r.stdout)
+	}
+	for _, l := range lines[:4] {
+		word := strings.Fields(l)[0]
+		if word != "ok" && word != "warn" && word != "FAIL" {
+			t.Errorf("line starts with %q: %s", word, l)
+		}
+		if word == "FAIL" && !strings.Contains(l, "wrong.json") {
+			t.Errorf("FAIL line does not name the file: %s", l)
+		}
+		if word == "warn" && !strings.Contains(l, "text differs from the original question") {
+			t.Errorf("warn line without its deviation: %s", l)
+		}
+	}
+
+	out := filepath.Join(dir, "set.jsonl")
+	r = fragility(t, nil, "generate-set", "--templates", sym, "--variants", "base,symbolic", "--instances", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("generate-set: exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "fragility: skipped "+filepath.Join(sym, "wrong.json")) || strings.Count(r.stderr, "skipped ") != 1 {
+		t.Errorf("skip not logged once:\n%s", r.stderr)
+	}
+	set, _ := os.ReadFile(out)
+	header := strings.SplitN(string(set), "\n", 2)[0]
+	if !strings.Contains(header, `"skipped":[{"source":`) || strings.Contains(string(set), `"template":"gsms-wrong"`) {
+		t.Errorf("set header does not list the skip, or the set holds the refused template")
+	}
+
+	// The level: from the folder's name, or --level; a bad one is wrong usage.
+	p1 := copyFixtures(t, dir, "p1")
+	r = fragility(t, nil, "generate-set", "--templates", p1, "--variants", "base", "--instances", "1", "--out", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, `"level":"p1"`) || !strings.Contains(r.stdout, `"id_orig":"9001"`) {
+		t.Errorf("p1 level not in the set: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, nil, "templates", "check", "--level", "p2", p1)
+	if r.code != 0 || !strings.Contains(r.stdout, "gsms-p2-rolls") {
+		t.Errorf("--level p2: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, nil, "templates", "check", "--level", "p9", p1)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown level "p9"`) {
+		t.Errorf("--level p9: exit %d\n%s", r.code, r.stderr)
+	}
+	r = fragility(t, nil, "run", "--prompt", "cot", "--out", filepath.Join(dir, "run"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown prompt "cot"`) {
+		t.Errorf("--prompt cot: exit %d\n%s", r.code, r.stderr)
+	}
+	r = fragility(t, nil, "run", "--prompt", "gsm-symbolic", "--shots", "9", "--out", filepath.Join(dir, "run"))
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--shots must be between 0 and 8 with --prompt gsm-symbolic") {
+		t.Errorf("--shots 9: exit %d\n%s", r.code, r.stderr)
+	}
+}

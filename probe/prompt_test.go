@@ -1,0 +1,151 @@
+package probe
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/templates"
+)
+
+// TestGSMSymbolicPrompt: the preset is the protocol's shape: the instruction
+// line, 8 shots as "Q: ...\nA: Let's think step by step. ... The final answer
+// is N.", then the problem and "A: Let's think step by step.".
+func TestGSMSymbolicPrompt(t *testing.T) {
+	p, err := GSMSymbolicPrompt("How many?", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p, GSMSymbolicInstruction+"\n\nQ: ") || !strings.HasSuffix(p, "\n\nQ: How many?\nA: Let's think step by step.") {
+		t.Errorf("prompt shape: %q", p)
+	}
+	if n := strings.Count(p, "\nA: Let's think step by step. "); n != 8 {
+		t.Errorf("%d worked shots, want 8", n)
+	}
+	if strings.Count(p, "Q: ") != 9 {
+		t.Errorf("%d questions, want 9", strings.Count(p, "Q: "))
+	}
+	p0, _ := GSMSymbolicPrompt("How many?", 0)
+	if p0 != GSMSymbolicInstruction+"\n\nQ: How many?\nA: Let's think step by step." {
+		t.Errorf("0-shot: %q", p0)
+	}
+	if _, err := GSMSymbolicPrompt("x", 9); err == nil {
+		t.Error("9 shots accepted")
+	}
+	// Each shot's final answer is right (checked by hand) and is what our
+	// extractor reads from it.
+	want := []string{"72", "8", "22", "360", "56", "7", "38", "19"}
+	final := regexp.MustCompile(`The final answer is (\S+)\.$`)
+	for i, ex := range GSMSymbolicExemplars {
+		m := final.FindStringSubmatch(ex.Solution)
+		if m == nil || m[1] != want[i] || !strings.HasPrefix(ex.Solution, "Let's think step by step. ") {
+			t.Errorf("shot %d: %q", i+1, ex.Solution)
+		}
+		if got := answer.Extract(ex.Solution); got.Value != want[i] {
+			t.Errorf("shot %d: extractor read %q", i+1, got.Value)
+		}
+	}
+	for _, s := range []string{"", "fragility", "gsm-symbolic"} {
+		if _, err := ParsePrompt(s); err != nil {
+			t.Errorf("%q: %v", s, err)
+		}
+	}
+	if _, err := ParsePrompt("gsm8k"); err == nil || !strings.Contains(err.Error(), `unknown prompt "gsm8k"`) {
+		t.Errorf("unknown preset: %v", err)
+	}
+	if MaxShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptFragility) != 0 {
+		t.Error("shot limits")
+	}
+	info := promptInfo(Config{Prompt: PromptGSMSymbolic, Shots: 8})
+	if info.Preset != PromptGSMSymbolic || info.Instruction != GSMSymbolicInstruction || len(info.Exemplars) != 8 || info.Stop[0] != "\nQ:" {
+		t.Errorf("manifest record: %+v", info)
+	}
+}
+
+// TestGSMSymbolicShotsAreOurs: no shot question is a GSM8K test question
+// (the authors used GSM8K training problems; ours are written for this
+// project).
+func TestGSMSymbolicShotsAreOurs(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "data", "gsm8k_test.jsonl")
+	if d := os.Getenv("FRAGILITY_SHARED"); d != "" {
+		path = filepath.Join(d, "data", "gsm8k_test.jsonl")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("%s not found (GSM8K is not part of this repository)", path)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var row struct{ Question string }
+		json.Unmarshal(sc.Bytes(), &row)
+		for _, ex := range GSMSymbolicExemplars {
+			if strings.EqualFold(strings.TrimSpace(row.Question), ex.Question) {
+				t.Errorf("shot %q is a GSM8K test question", ex.Question)
+			}
+		}
+	}
+}
+
+// TestRunGSMSymbolicPreset runs the default model with the gsm-symbolic
+// preset on our P1 fixture: the prompt is the raw Q:/A: text, the manifest
+// records the preset, the level reaches results.csv, and generation stops
+// before the model writes the next "Q:".
+func TestRunGSMSymbolicPreset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the default model")
+	}
+	dir := t.TempDir()
+	cfg := Config{
+		Models:    []string{defaultPath(t, "llm")},
+		Templates: filepath.Join("..", "templates", "testdata", "gsmsym", "p1"),
+		Variants:  []templates.Variant{templates.VariantBase},
+		Instances: 1,
+		Seed:      1,
+		MaxTokens: 200,
+		Shots:     8,
+		Prompt:    PromptGSMSymbolic,
+		Params:    llm.Params{Threads: 2, NCtx: 2048, NSeq: 1},
+		OutDir:    dir,
+	}
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if man.Prompt.Preset != PromptGSMSymbolic || man.Prompt.Version != GSMSymbolicPromptVersion || man.Prompt.Rendering["0"] != "raw" || man.Config.Prompt != PromptGSMSymbolic {
+		t.Errorf("manifest prompt: %+v, config prompt %q", man.Prompt, man.Config.Prompt)
+	}
+	f, _ := os.Open(filepath.Join(dir, FileResults))
+	trials, err := ReadResultsCSV(f)
+	f.Close()
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("%d trials: %v", len(trials), err)
+	}
+	tr := trials[0]
+	if tr.Level != "p1" || tr.Expected != "10" {
+		t.Errorf("level %q expected %q", tr.Level, tr.Expected)
+	}
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := GSMSymbolicPrompt(tr.Question, 8)
+	if traces[0].Prompt != want {
+		t.Errorf("rendered prompt is not the raw preset text:\n%q", traces[0].Prompt)
+	}
+	if strings.Contains(tr.Response, "\nQ:") {
+		t.Errorf("generation did not stop at the next question: %q", tr.Response)
+	}
+	t.Logf("stop %s, %d tokens, extracted %q by %s (expected %s): %q", tr.StopReason, tr.Tokens, tr.Extracted, tr.Rule, tr.Expected, tr.Response)
+}
