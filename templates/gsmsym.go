@@ -193,11 +193,11 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 	if err := g.parse(*f.QuestionAnnotated); err != nil {
 		return nil, err
 	}
-	if t.Title == "" {
-		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
-	}
 	if err := t.finish(expect); err != nil {
 		return nil, g.errorf(g.answerLine, "%v", err)
+	}
+	if t.Title == "" {
+		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
 	}
 	if lv != LevelSymbolic {
 		if t.baseAnswer.n.Sign() < 0 {

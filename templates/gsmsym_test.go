@@ -334,6 +334,9 @@ func TestLevels(t *testing.T) {
 		if tp.Level != c.level || tp.ID != c.id || tp.IDOrig != "9001" || tp.BaseAnswer() != c.answer || tp.Steps != c.steps {
 			t.Errorf("%s: level %q id %q id_orig %q answer %s steps %d", c.id, tp.Level, tp.ID, tp.IDOrig, tp.BaseAnswer(), tp.Steps)
 		}
+		if !strings.HasPrefix(tp.Title, "Nadia bakes 12 rolls") {
+			t.Errorf("%s: title %q", c.id, tp.Title)
+		}
 		if !strings.Contains(tp.BaseQuestion(), c.clause) {
 			t.Errorf("%s: base question %q lacks %q", c.id, tp.BaseQuestion(), c.clause)
 		}

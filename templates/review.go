@@ -241,7 +241,7 @@ func (e *expression) explain(en *env) (string, []string) {
 		if errL != nil || errR != nil || err != nil {
 			return
 		}
-		steps = append(steps, fmt.Sprintf("%s %s %s = %s", lv, op, rv, v))
+		steps = append(steps, fmt.Sprintf("%s %s %s = %s", arith(lv), op, arith(rv), arith(v)))
 	}
 	walk = func(n pnode) {
 		switch n := n.(type) {
@@ -275,17 +275,26 @@ func (e *expression) explain(en *env) (string, []string) {
 				if err != nil {
 					return
 				}
-				parts[i] = v.String()
+				parts[i] = arith(v)
 			}
 			v, err := e.node(n, en)
 			if err != nil {
 				return
 			}
-			steps = append(steps, fmt.Sprintf("%s(%s) = %s", n.name, strings.Join(parts, ", "), v))
+			steps = append(steps, fmt.Sprintf("%s(%s) = %s", n.name, strings.Join(parts, ", "), arith(v)))
 		}
 	}
 	walk(e.tree)
 	return e.substitute(e.tree, en, 0), steps
+}
+
+// arith writes a value as arithmetic uses it: a worded number ("half") as
+// its number ("1/2"), exact.
+func arith(v value) string {
+	if v.k == kNum {
+		return numV(v.n).String()
+	}
+	return v.String()
 }
 
 // precedence of Python's binary operators (higher binds tighter).
@@ -320,7 +329,7 @@ func (e *expression) substitute(n pnode, en *env, outer int) string {
 	switch n := n.(type) {
 	case *pName:
 		if v, ok := en.vars[n.name]; ok {
-			return v.String()
+			return arith(v)
 		}
 		return n.name
 	case *pNum:

@@ -108,7 +108,7 @@ Examples:
    fragility templates review baker
    fragility templates review baker stickers --seed 7
    fragility templates review --all > review.txt`,
-				Flags: []cli.Flag{flagTemplates, flagSeed,
+				Flags: []cli.Flag{flagTemplates, flagLevel, flagSeed,
 					&cli.BoolFlag{Name: "all", Usage: "review every template"}},
 				Action: templatesReview,
 			},
@@ -236,7 +236,11 @@ func templatesReview(c *cli.Context) error {
 	if c.NArg() > 0 && c.Bool("all") {
 		return usageError{"templates review takes template IDs or --all, not both"}
 	}
-	ts, err := templates.Load(c.String(flagTemplates.Name))
+	o, err := loadOptions(c)
+	if err != nil {
+		return err
+	}
+	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
 	if err != nil {
 		return err
 	}
