@@ -7,6 +7,7 @@
 #   make models   fetch the default models into the cache (see models/README.md)
 #   make cuda     build ggml's CUDA backend as a shared library next to the binary (bin/lib)
 #   make bench    Go benchmarks and `fragility bench` on the default model
+#   make test-slurm   the sharded run on a real one-node Slurm cluster (see README "Running on a cluster")
 
 SHELL := /bin/bash
 GO ?= go
@@ -27,7 +28,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models test test-short demo bench cuda gpu-bundle fmt vet clean fuzz
+.PHONY: all build headers models test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -55,6 +56,11 @@ test: headers models
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 60m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+# The sharded run on a real one-node Slurm cluster alone (installs Debian's
+# slurm-wlm and munge when missing and root; skips with the reason otherwise).
+test-slurm: headers models
+	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 30m -run '^TestSlurmArray$$' -v ./cmd/fragility/
 
 FUZZTIME ?= 10s
 # Bounded fuzz runs of the answer extractor and both template parsers.

@@ -14,35 +14,44 @@ import (
 // Manifest is manifest.json: everything that can change a logit or a score,
 // so that a run can be reproduced (and `fragility verify` can check it).
 type Manifest struct {
-	Tool              map[string]string `json:"tool"` // version and build of the fragility binary
-	LlamaCommit       string            `json:"llama_cpp_commit"`
-	LlamaModule       string            `json:"llama_cpp_module"`
-	BuildFlags        string            `json:"build_flags"`
-	SystemInfo        string            `json:"llama_system_info"`
-	GOOS              string            `json:"goos"`
-	GOARCH            string            `json:"goarch"`
-	Devices           []llm.Device      `json:"devices"`
-	Config            Config            `json:"config"`
-	Models            []ModelEntry      `json:"models"`
-	Embedder          *Embedder         `json:"embedder,omitempty"`
-	Prompt            PromptInfo        `json:"prompt"`
-	Sampler           string            `json:"sampler"`
-	ExtractionRules   string            `json:"extraction_rules"`
-	Order             string            `json:"order"`
-	Batching          string            `json:"batching"`
-	KVType            string            `json:"kv_cache_type"`
-	SetFile           string            `json:"set_file"`
-	Excluded          int               `json:"excluded_draws"`
-	Flagged           int               `json:"flagged_noop_clauses"`
-	Skipped           []templates.Skip  `json:"skipped_templates,omitempty"` // templates left out of the set, with the reason
-	Status            string            `json:"status"`                      // "running", "interrupted" or "complete"
-	Started           string            `json:"started"`
-	Finished          string            `json:"finished,omitempty"`
-	Resumes           int               `json:"resumes"`
-	EmbedSeconds      float64           `json:"embed_seconds"`      // classifier time, spent beside generation
-	EmbedWaitSeconds  float64           `json:"embed_wait_seconds"` // time the run waited for a DDC result
-	GenerationSeconds float64           `json:"generation_seconds"`
-	WallSeconds       float64           `json:"wall_seconds"`
+	Tool            map[string]string `json:"tool"` // version and build of the fragility binary
+	LlamaCommit     string            `json:"llama_cpp_commit"`
+	LlamaModule     string            `json:"llama_cpp_module"`
+	BuildFlags      string            `json:"build_flags"`
+	SystemInfo      string            `json:"llama_system_info"`
+	GOOS            string            `json:"goos"`
+	GOARCH          string            `json:"goarch"`
+	Devices         []llm.Device      `json:"devices"`
+	Config          Config            `json:"config"`
+	Models          []ModelEntry      `json:"models"`
+	Embedder        *Embedder         `json:"embedder,omitempty"`
+	Prompt          PromptInfo        `json:"prompt"`
+	Sampler         string            `json:"sampler"`
+	ExtractionRules string            `json:"extraction_rules"`
+	Order           string            `json:"order"`
+	Batching        string            `json:"batching"`
+	KVType          string            `json:"kv_cache_type"`
+	SetFile         string            `json:"set_file"`
+	Excluded        int               `json:"excluded_draws"`
+	Flagged         int               `json:"flagged_noop_clauses"`
+	Skipped         []templates.Skip  `json:"skipped_templates,omitempty"` // templates left out of the set, with the reason
+	// PlanSHA256 identifies the full plan (see PlanSHA256): the same in a
+	// whole run, in each of its shards and in their merge.
+	PlanSHA256 string     `json:"plan_sha256,omitempty"`
+	Shard      *ShardInfo `json:"shard,omitempty"` // set in a shard run (--shard K/N)
+	// MergedFrom lists the shards a merged run was made of (fragility merge).
+	MergedFrom []MergedShard `json:"merged_from,omitempty"`
+	// MergeDifferences lists the environment differences between shards
+	// that `fragility merge --accept-env-diff` accepted.
+	MergeDifferences  []string `json:"merge_env_differences,omitempty"`
+	Status            string   `json:"status"` // "running", "interrupted" or "complete"
+	Started           string   `json:"started"`
+	Finished          string   `json:"finished,omitempty"`
+	Resumes           int      `json:"resumes"`
+	EmbedSeconds      float64  `json:"embed_seconds"`      // classifier time, spent beside generation
+	EmbedWaitSeconds  float64  `json:"embed_wait_seconds"` // time the run waited for a DDC result
+	GenerationSeconds float64  `json:"generation_seconds"`
+	WallSeconds       float64  `json:"wall_seconds"`
 }
 
 // PromptInfo records the frozen prompt: instruction, exemplars and how each

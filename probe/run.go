@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,10 @@ type Config struct {
 	ChatTemplate string              `json:"chat_template"`    // "" = the model's own (or the recorded fallback)
 	Params       llm.Params          `json:"params"`           // NSeq = sequences decoded together in one batch
 	BootstrapB   int                 `json:"bootstrap_resamples"`
-	OutDir       string              `json:"-"`
+	// Shard, when set, runs only that part of the plan (see ShardBatches);
+	// nil runs the whole plan. It is not part of the plan (PlanSHA256).
+	Shard  *Shard `json:"shard,omitempty"`
+	OutDir string `json:"-"`
 }
 
 // Embedder describes the embedder in the manifest.
@@ -85,6 +89,9 @@ type Options struct {
 	Progress   func(Event)       // may be nil
 	Log        io.Writer         // one-line notices; may be nil
 	ToolInfo   map[string]string // version, build flags... recorded in the manifest
+	// ShardSource says where Config.Shard came from ("--shard 2/8", a
+	// scheduler's environment variable), for the manifest; may be "".
+	ShardSource string
 }
 
 // plannedItem is one item of the plan: an instance for one model.
@@ -167,6 +174,11 @@ func (c *Config) Validate() error {
 	if c.BootstrapB < 1 {
 		c.BootstrapB = DefaultBootstrapResamples
 	}
+	if c.Shard != nil {
+		if err := c.Shard.Valid(); err != nil {
+			return fmt.Errorf("--shard %w", err)
+		}
+	}
 	return nil
 }
 
@@ -189,20 +201,10 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	// A folder may hold templates that are refused or cannot be drawn (a
-	// downloaded GSM-Symbolic folder): they are left out, each with a
-	// one-line reason, and listed in the set file and the manifest.
-	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
+	set, err := generateSet(cfg)
 	if err != nil {
 		return nil, err
 	}
-	st, statErr := os.Stat(cfg.Templates)
-	folder := statErr == nil && st.IsDir()
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder})
-	if err != nil {
-		return nil, err
-	}
-	set.Skipped = append(skipped, set.Skipped...)
 	if len(set.Instances) == 0 {
 		if len(set.Skipped) > 0 {
 			return nil, fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
@@ -235,7 +237,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
-		Batching:        fmt.Sprintf("%d sequences per llama_batch, consecutive items of the order; a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
+		Batching:        fmt.Sprintf("batches of %d consecutive items of the order, per model, decoded together in one llama_batch (an item whose prompt does not fit the context is recorded as skipped and leaves its batch one shorter); a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
 		KVType:          "f16 (llama.cpp default)",
 		Status:          "running",
 		Started:         time.Now().UTC().Format(time.RFC3339),
@@ -263,24 +265,71 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 			if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
 				return nil, fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
 			}
+			// What an earlier process learnt by loading a model this one
+			// may not load again (its items are done).
+			if old != nil && i < len(old.Models) {
+				man.Models[i].Metadata, man.Models[i].Backend = old.Models[i].Metadata, old.Models[i].Backend
+			}
+		}
+		if old != nil {
+			man.Devices, man.Prompt.Rendering = old.Devices, old.Prompt.Rendering
+			if old.Shard != nil && opt.ShardSource == "" {
+				opt.ShardSource = old.Shard.Source
+			}
 		}
 	}
-	if err := writeSet(filepath.Join(out, FileSet), set); err != nil {
+	setJSONL, err := setBytes(set)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(out, FileSet), err)
+	}
+	// The plan: every model's items in batches of NSeq consecutive items of
+	// the order; a shard runs a contiguous range of these batches.
+	batches := planBatches(cfg, set)
+	modelSHA := make([]string, len(man.Models))
+	for i, mm := range man.Models {
+		modelSHA[i] = mm.SHA256
+	}
+	man.PlanSHA256, _ = planSHA(cfg, batches, setJSONL, modelSHA, opt.Embedder)
+	if opt.Resume {
+		if old, err := ReadManifest(out); err == nil && old.PlanSHA256 != "" && old.PlanSHA256 != man.PlanSHA256 {
+			return nil, fmt.Errorf("%s: the plan changed since the run started (plan sha256 %s, now %s: the templates, the embedder or this binary's prompt differ): cannot resume", out, old.PlanSHA256, man.PlanSHA256)
+		}
+	}
+	planItems := len(set.Instances) * len(cfg.Models)
+	if cfg.Shard != nil {
+		if cfg.Shard.Count > len(batches) {
+			return nil, fmt.Errorf("--shard %s: the plan has only %d batch(es) of --batch %d (%d items), so at most %d shards", cfg.Shard, len(batches), cfg.Params.NSeq, planItems, len(batches))
+		}
+		lo, hi := ShardBatches(*cfg.Shard, len(batches))
+		host, _ := os.Hostname()
+		man.Shard = &ShardInfo{Shard: *cfg.Shard, Source: opt.ShardSource, Host: host, FirstBatch: lo,
+			Batches: hi - lo, PlanBatches: len(batches), PlanItems: planItems}
+		batches = batches[lo:hi]
+		for _, b := range batches {
+			man.Shard.Items += len(b.items)
+		}
+		logf("shard %s: batches %d..%d of %d (%d of %d items), plan sha256 %s", cfg.Shard, lo+1, hi, man.Shard.PlanBatches, man.Shard.Items, planItems, man.PlanSHA256)
+	}
+	if err := writeAtomic(filepath.Join(out, FileSet), setJSONL); err != nil {
 		return nil, err
 	}
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
 		return nil, err
 	}
 
-	// DDC reading of every distinct question, once, in a goroutine that runs
-	// beside generation (in run order, so the first items are ready first).
-	order := Order(len(set.Instances), cfg.Seed)
+	// DDC reading of every distinct question this run decodes, once, in a
+	// goroutine that runs beside generation (in run order, so the first
+	// items are ready first).
 	var qs []string
 	seen := map[string]bool{}
-	for _, k := range order {
-		if q := set.Instances[k].Question; !seen[q] {
-			seen[q] = true
-			qs = append(qs, q)
+	total := 0
+	for _, b := range batches {
+		total += len(b.items)
+		for _, it := range b.items {
+			if q := it.inst.Question; !seen[q] {
+				seen[q] = true
+				qs = append(qs, q)
+			}
 		}
 	}
 	ddc := newDDCStore(opt.Classifier, qs)
@@ -294,21 +343,22 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	}
 	defer done.close()
 
-	total := len(order) * len(cfg.Models)
 	finished := len(done.trials)
 	var genTokens int
 	var genSec float64
 	runStart := time.Now()
 	for mi, path := range cfg.Models {
-		var items []plannedItem
-		for _, k := range order {
-			in := &set.Instances[k]
-			items = append(items, plannedItem{model: mi, inst: in, id: itemID(mi, in)})
-		}
+		var mine []planBatch
 		todo := 0
-		for _, it := range items {
-			if !done.has(it.id) {
-				todo++
+		for _, b := range batches {
+			if b.model != mi {
+				continue
+			}
+			mine = append(mine, b)
+			for _, it := range b.items {
+				if !done.has(it.id) {
+					todo++
+				}
 			}
 		}
 		if todo == 0 {
@@ -326,7 +376,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 			m.Close()
 			return nil, err
 		}
-		err = runModel(ctx, m, mi, items, cfg, man, ddc, done, func(n, tok int, sec float64) {
+		err = runModel(ctx, m, mi, mine, cfg, man, ddc, done, func(n, tok int, sec float64) {
 			finished += n
 			genTokens += tok
 			genSec += sec
@@ -353,7 +403,25 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
 		return nil, err
 	}
-	return Report(out)
+	sum, err := Report(out)
+	if err != nil && cfg.Shard != nil {
+		// A shard's own summary is a convenience (the run's statistics come
+		// from the merged shards): a part of the plan that the statistics
+		// cannot summarise on its own does not fail the shard.
+		logf("shard %s: no summary of this shard alone (%v); fragility merge computes the run's", cfg.Shard, err)
+		return &Summary{Trials: len(done.trials), Skipped: countSkipped(done.trials)}, nil
+	}
+	return sum, err
+}
+
+func countSkipped(ts []Trial) int {
+	n := 0
+	for i := range ts {
+		if ts[i].Skipped() {
+			n++
+		}
+	}
+	return n
 }
 
 func samplerName(cfg Config) string {
@@ -383,8 +451,11 @@ func prepareDir(dir string, force, resume bool) error {
 	return checkWritable(dir)
 }
 
-// runModel runs every not-yet-done item of one model, NSeq at a time.
-func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
+// runModel runs every not-yet-done item of one model's batches. The items
+// of one batch are decoded together, less those already done (a resumed run
+// keeps whole batches only) and those whose prompt does not fit the context,
+// which are recorded as skipped (written before the batch's decoded items).
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
 	md := m.Metadata()
 	type prepared struct {
 		it       plannedItem
@@ -429,41 +500,41 @@ func runModel(ctx context.Context, m *llm.Model, mi int, items []plannedItem, cf
 		queue = queue[:0]
 		return nil
 	}
-	for _, it := range items {
-		if st.has(it.id) {
-			continue
-		}
-		r, err := RenderItem(m, cfg, it.inst.Question)
-		if err != nil {
-			return fmt.Errorf("%s: %w", md.Path, err)
-		}
-		toks, err := m.Tokenize(r.Text, true, true)
-		if err != nil {
-			return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
-		}
-		man.noteRendering(mi, r)
-		if len(toks)+1 >= cfg.Params.NCtx {
-			tr, err := newTrial(it, md, cfg, ddc)
+	for _, b := range batches {
+		for _, it := range b.items {
+			if st.has(it.id) {
+				continue
+			}
+			r, err := RenderItem(m, cfg, it.inst.Question)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", md.Path, err)
 			}
-			tr.PromptTokens = len(toks)
-			tr.StopReason = "skipped"
-			tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: cfg.Params.NCtx}).Error()
-			if err := st.append([]Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
-				return err
+			toks, err := m.Tokenize(r.Text, true, true)
+			if err != nil {
+				return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
 			}
-			progress(1, 0, 0)
-			continue
+			man.noteRendering(mi, r)
+			if len(toks)+1 >= cfg.Params.NCtx {
+				tr, err := newTrial(it, md, cfg, ddc)
+				if err != nil {
+					return err
+				}
+				tr.PromptTokens = len(toks)
+				tr.StopReason = "skipped"
+				tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: cfg.Params.NCtx}).Error()
+				if err := st.append([]Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+					return err
+				}
+				progress(1, 0, 0)
+				continue
+			}
+			queue = append(queue, prepared{it: it, rendered: r, tokens: toks})
 		}
-		queue = append(queue, prepared{it: it, rendered: r, tokens: toks})
-		if len(queue) == cfg.Params.NSeq {
-			if err := flush(); err != nil {
-				return err
-			}
+		if err := flush(); err != nil {
+			return err
 		}
 	}
-	return flush()
+	return nil
 }
 
 // newTrial fills the identity columns of a trial.
@@ -588,12 +659,33 @@ func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, ba
 	return tr
 }
 
-func writeSet(path string, set *templates.Set) error {
-	var b strings.Builder
-	if err := set.WriteJSONL(&b); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+// generateSet loads the templates of cfg and generates its item set, as
+// Run does. A folder may hold templates that are refused or cannot be drawn
+// (a downloaded GSM-Symbolic folder): they are left out, each with a
+// one-line reason, and listed in set.Skipped (then in the set file and the
+// manifest).
+func generateSet(cfg Config) (*templates.Set, error) {
+	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
+	if err != nil {
+		return nil, err
 	}
-	return writeAtomic(path, []byte(b.String()))
+	st, statErr := os.Stat(cfg.Templates)
+	folder := statErr == nil && st.IsDir()
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder})
+	if err != nil {
+		return nil, err
+	}
+	set.Skipped = append(skipped, set.Skipped...)
+	return set, nil
+}
+
+// setBytes returns set.jsonl's content for set.
+func setBytes(set *templates.Set) ([]byte, error) {
+	var b bytes.Buffer
+	if err := set.WriteJSONL(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // ReadTraces reads traces.jsonl of a run directory.

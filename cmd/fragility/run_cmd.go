@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/embed"
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/templates"
 	"github.com/schollz/progressbar/v3"
@@ -36,7 +37,16 @@ Examples:
    fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
-   fragility run --resume runs/q`,
+   fragility run --resume runs/q
+   fragility run --shard 2/4 --out runs/q/shards/2 ...     # the second of four shards (see fragility merge)
+   fragility run --shard auto --out runs/q/shards/$SLURM_ARRAY_TASK_ID ...
+
+--shard K/N runs shard K of N (numbered from 1) of the planned matrix: a contiguous range of
+whole batches of the unsharded order, so every item is decoded in exactly the batch it would
+have been in a single run. --shard auto takes K and N from a Slurm job array
+(SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT: any --array=A-B[:S]) or from a Kubernetes Indexed
+Job (JOB_COMPLETION_INDEX, 0-based, with --shards N). fragility merge joins the shards into one
+run directory; deploy/ has ready launch files.`,
 		Flags: append(modelFlags(), flagTemplate,
 			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
 			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
@@ -57,6 +67,8 @@ Examples:
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
 			&cli.BoolFlag{Name: "no-compare", Usage: "with several quantizations of one model, skip the KL comparison after the run"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
+			&cli.StringFlag{Name: "shard", Usage: "run only shard K/N (1 ≤ K ≤ N) of the plan, or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX"},
+			&cli.IntFlag{Name: "shards", Usage: "number of shards, for --shard auto with a Kubernetes Indexed Job (its completions)"},
 		),
 		Action: runAction,
 	})
@@ -74,12 +86,25 @@ func runAction(c *cli.Context) error {
 		OutDir:       c.String("out"),
 	}
 	resume := c.String("resume")
+	shardSource := ""
 	if resume != "" {
 		if cfg.OutDir != "" && filepath.Clean(cfg.OutDir) != filepath.Clean(resume) {
 			return usageError{"--resume DIR and --out name different directories"}
 		}
+		if c.IsSet("shard") || c.IsSet("shards") {
+			return usageError{"--shard/--shards with --resume: a resumed run keeps the shard its manifest records"}
+		}
 		cfg.OutDir = resume
 	} else {
+		if spec := c.String("shard"); spec != "" {
+			sh, src, err := probe.ParseShard(spec, c.Int("shards"), os.Getenv)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			cfg.Shard, shardSource = &sh, src
+		} else if c.IsSet("shards") {
+			return usageError{"--shards is for --shard auto"}
+		}
 		if cfg.OutDir == "" {
 			return usageError{"--out DIR is required (or --resume DIR)"}
 		}
@@ -108,7 +133,7 @@ func runAction(c *cli.Context) error {
 	cfg.Params = p
 
 	opt := probe.Options{Resume: resume != "", Force: c.Bool("force"), Log: os.Stderr,
-		ToolInfo: map[string]string{"name": "fragility", "version": version}}
+		ToolInfo: toolInfo(), ShardSource: shardSource}
 	useDDC, embedDir, level, embedSHA := !c.Bool("no-ddc"), c.String("embedder"), c.String("ddc-level"), ""
 	if resume != "" {
 		// The run's manifest, not this command line, says whether and how
@@ -167,6 +192,15 @@ func runAction(c *cli.Context) error {
 			os.Exit(exitInterrupt)
 		}
 		return err
+	}
+	if man, err := probe.ReadManifest(cfg.OutDir); err == nil && man.Shard != nil {
+		// A shard's statistics are a part's: the run's come from the merge.
+		fmt.Fprintf(os.Stderr, "fragility: shard %s done: %d trials in %s (plan sha256 %.12s); when all %d shards are done: fragility merge OUT SHARD_DIR...\n",
+			man.Shard.Shard, sum.Trials, cfg.OutDir, man.PlanSHA256, man.Shard.Count)
+		if sum.Trials > 0 && sum.Skipped == sum.Trials {
+			fmt.Fprintf(os.Stderr, "fragility: %s: every item of this shard was skipped (see skip_reason in results.csv)\n", cfg.OutDir)
+		}
+		return nil
 	}
 	narr, err := os.ReadFile(filepath.Join(cfg.OutDir, probe.FileNarrative))
 	if err != nil {
@@ -250,4 +284,17 @@ func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Em
 		return out, nil
 	}
 	return f, info, func() { e.Close() }, nil
+}
+
+// toolInfo describes this binary for a manifest: name, version and the
+// sha256 of the executable (so that `fragility merge` can tell whether
+// shards ran the same binary; "" when it cannot be read).
+func toolInfo() map[string]string {
+	info := map[string]string{"name": "fragility", "version": version}
+	if exe, err := os.Executable(); err == nil {
+		if sum, err := models.SHA256File(exe); err == nil {
+			info["binary_sha256"] = sum
+		}
+	}
+	return info
 }

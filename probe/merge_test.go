@@ -1,0 +1,379 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/templates"
+)
+
+// tinyModels writes n tiny random-weight models (seeds 1..n) and returns
+// their paths. They need the default embedder's tokenizer.json.
+func tinyModels(t *testing.T, n int) []string {
+	t.Helper()
+	man, err := models.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := man.Default("embedder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := md.Path()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := filepath.Join(dir, "tokenizer.json")
+	if _, err := os.Stat(tok); err != nil {
+		t.Fatalf("tiny model: %v (run `make models`)", err)
+	}
+	out := t.TempDir()
+	var paths []string
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(out, "tiny-"+string(rune('a'+i-1))+".gguf")
+		if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tok, Seed: uint64(i)}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// shardConfig is the plan of the shard tests: two tiny models, the built-in
+// templates in base and noop, one instance, 3 items per batch, 4 tokens, and
+// a context that some prompts do not fit (skipped items inside batches).
+func shardConfig(modelPaths []string, out string) Config {
+	return Config{Models: modelPaths, Templates: "builtin",
+		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNoop},
+		Instances: 1, Seed: 11, MaxTokens: 4, BootstrapB: 200,
+		Params: llm.Params{Threads: 1, NCtx: shardTestNCtx, NSeq: 3}, OutDir: out}
+}
+
+// shardTestNCtx is chosen so that the tiny models' tokenizer leaves a few
+// prompts longer than the context (checked by the test).
+const shardTestNCtx = 96
+
+func runOrFail(t *testing.T, cfg Config) {
+	t.Helper()
+	if _, err := Run(context.Background(), cfg, Options{ToolInfo: map[string]string{"name": "fragility", "version": "test"}}); err != nil {
+		t.Fatalf("run %s (shard %v): %v", cfg.OutDir, cfg.Shard, err)
+	}
+}
+
+// csvRows reads results.csv as records, header first.
+func csvRows(t *testing.T, dir string) [][]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, FileResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return recs
+}
+
+func copyDir(t *testing.T, src, dst string) string {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func editManifest(t *testing.T, dir string, edit func(m *Manifest)) {
+	t.Helper()
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestShardMergeByteIdentical runs one plan whole and as 3 shards on two
+// tiny models, merges the shards, and checks that results.csv (seconds
+// aside), traces.jsonl, set.jsonl, summary.json and narrative.md are
+// byte-identical to the whole run's, that the merged directory verifies bit
+// for bit, and that merge refuses a missing, duplicated, foreign, unfinished
+// or cut shard, naming it.
+func TestShardMergeByteIdentical(t *testing.T) {
+	paths := tinyModels(t, 2)
+	root := t.TempDir()
+	whole := filepath.Join(root, "whole")
+	runOrFail(t, shardConfig(paths, whole))
+
+	var shardDirs []string
+	for k := 1; k <= 3; k++ {
+		cfg := shardConfig(paths, filepath.Join(root, "shard", string(rune('0'+k))))
+		cfg.Shard = &Shard{Index: k, Count: 3}
+		runOrFail(t, cfg)
+		shardDirs = append(shardDirs, cfg.OutDir)
+	}
+
+	wm, err := ReadManifest(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wm.PlanSHA256 == "" || wm.Shard != nil {
+		t.Fatalf("whole run: plan sha256 %q, shard %+v", wm.PlanSHA256, wm.Shard)
+	}
+	items, crossModel := 0, false
+	for i, d := range shardDirs {
+		m, err := ReadManifest(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.PlanSHA256 != wm.PlanSHA256 || m.Shard == nil || m.Shard.Index != i+1 || m.Shard.Count != 3 || m.Config.Shard == nil || m.Status != "complete" {
+			t.Fatalf("shard %d manifest: plan %s (whole %s), shard %+v, status %s", i+1, m.PlanSHA256, wm.PlanSHA256, m.Shard, m.Status)
+		}
+		items += m.Shard.Items
+		loaded := 0
+		for _, me := range m.Models {
+			if me.Metadata != nil {
+				loaded++
+			}
+		}
+		crossModel = crossModel || loaded == 2
+		if rows := len(csvRows(t, d)) - 1; rows != m.Shard.Items {
+			t.Errorf("shard %d: %d rows, manifest says %d items", i+1, rows, m.Shard.Items)
+		}
+	}
+	wholeRows := csvRows(t, whole)
+	if items != len(wholeRows)-1 {
+		t.Fatalf("shards hold %d items, the whole run %d", items, len(wholeRows)-1)
+	}
+	if !crossModel {
+		t.Errorf("no shard spans both models: the test no longer covers (model, batch) units across models")
+	}
+	skipCol := slices.Index(wholeRows[0], "skip_reason")
+	skipped := 0
+	for _, r := range wholeRows[1:] {
+		if r[skipCol] != "" {
+			skipped++
+		}
+	}
+	if skipped == 0 || skipped == len(wholeRows)-1 {
+		t.Fatalf("%d of %d items skipped: change shardTestNCtx so that some, not all, prompts are too long", skipped, len(wholeRows)-1)
+	}
+
+	merged := filepath.Join(root, "merged")
+	res, err := Merge(merged, []string{shardDirs[2], shardDirs[0], shardDirs[1]}, MergeOptions{})
+	if err != nil {
+		t.Fatalf("merge: %v", err)
+	}
+	if res.Shards != 3 || res.Items != items || res.PlanSHA256 != wm.PlanSHA256 {
+		t.Errorf("merge result %+v", res)
+	}
+
+	// results.csv: every column but seconds identical; seconds = the shards'.
+	mergedRows := csvRows(t, merged)
+	sec := slices.Index(wholeRows[0], "seconds")
+	drop := func(rows [][]string) [][]string {
+		out := make([][]string, len(rows))
+		for i, r := range rows {
+			out[i] = slices.Delete(slices.Clone(r), sec, sec+1)
+		}
+		return out
+	}
+	if !slices.EqualFunc(drop(mergedRows), drop(wholeRows), slices.Equal) {
+		t.Errorf("merged results.csv differs from the whole run's (seconds aside)")
+	}
+	var shardRows [][]string
+	for _, d := range shardDirs {
+		shardRows = append(shardRows, csvRows(t, d)[1:]...)
+	}
+	if !slices.EqualFunc(mergedRows[1:], shardRows, slices.Equal) {
+		t.Errorf("merged results.csv rows (with seconds) are not the shards' rows in shard order")
+	}
+	// With the whole run's seconds put in, the file is the whole run's byte for byte.
+	for i := range mergedRows {
+		mergedRows[i][sec] = wholeRows[i][sec]
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.WriteAll(mergedRows)
+	wantCSV, _ := os.ReadFile(filepath.Join(whole, FileResults))
+	if !bytes.Equal(buf.Bytes(), wantCSV) {
+		t.Errorf("merged results.csv with the whole run's seconds is not byte-identical to it")
+	}
+	for _, f := range []string{FileTraces, FileSet, FileSummary, FileNarrative} {
+		a, _ := os.ReadFile(filepath.Join(merged, f))
+		b, _ := os.ReadFile(filepath.Join(whole, f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("merged %s (%d bytes) is not byte-identical to the whole run's (%d bytes)", f, len(a), len(b))
+		}
+	}
+	mm, err := ReadManifest(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mm.Status != "complete" || mm.Shard != nil || mm.Config.Shard != nil || len(mm.MergedFrom) != 3 || mm.PlanSHA256 != wm.PlanSHA256 ||
+		mm.MergedFrom[0].Shard != "1/3" || mm.MergedFrom[2].Dir != shardDirs[2] {
+		t.Errorf("merged manifest: status %s, shard %+v, merged_from %+v", mm.Status, mm.Shard, mm.MergedFrom)
+	}
+	for i, me := range mm.Models {
+		if me.Metadata == nil || me.Backend == "" {
+			t.Errorf("merged manifest: model %d has no metadata or backend", i)
+		}
+	}
+	wc, mc := wm.Config, mm.Config
+	if a, b := flatJSON(wc), flatJSON(mc); !mapsEqual(a, b) {
+		t.Errorf("merged config differs from the whole run's: %v vs %v", b, a)
+	}
+
+	// The merged directory replays bit for bit.
+	vr, err := Verify(context.Background(), merged, VerifyOptions{})
+	if err != nil {
+		t.Fatalf("verify merged: %v", err)
+	}
+	if !vr.OK() || vr.Items+vr.Skipped != items || vr.Skipped != skipped {
+		t.Errorf("verify merged: %d items, %d skipped, %d divergences (first %v); want %d items, %d skipped", vr.Items, vr.Skipped, vr.Divergences, vr.First, items-skipped, skipped)
+	}
+
+	// Refusals.
+	if _, err := Merge(merged, shardDirs, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("merge into an existing directory: %v, want a refusal naming --force", err)
+	}
+	if _, err := Merge(merged, shardDirs, MergeOptions{Force: true}); err != nil {
+		t.Errorf("merge --force over the merged directory: %v", err)
+	}
+	foreign := filepath.Join(root, "foreign")
+	fc := shardConfig(paths, foreign)
+	fc.Seed = 12
+	fc.Shard = &Shard{Index: 2, Count: 3}
+	runOrFail(t, fc)
+	unfinished := copyDir(t, shardDirs[2], filepath.Join(root, "unfinished"))
+	editManifest(t, unfinished, func(m *Manifest) { m.Status = "interrupted" })
+	cut := copyDir(t, shardDirs[1], filepath.Join(root, "cut"))
+	data, _ := os.ReadFile(filepath.Join(cut, FileResults))
+	lines := strings.SplitAfter(string(data), "\n")
+	os.WriteFile(filepath.Join(cut, FileResults), []byte(strings.Join(append(lines[:2:2], lines[3:]...), "")), 0o644)
+	otherBinary := copyDir(t, shardDirs[1], filepath.Join(root, "other-binary"))
+	editManifest(t, otherBinary, func(m *Manifest) { m.Tool["version"] = "v9" })
+	otherSplit := filepath.Join(root, "split2")
+	sc := shardConfig(paths, otherSplit)
+	sc.Shard = &Shard{Index: 2, Count: 2}
+	runOrFail(t, sc)
+
+	for _, c := range []struct {
+		name string
+		dirs []string
+		want []string
+	}{
+		{"missing", []string{shardDirs[0], shardDirs[2]}, []string{"shard 2/3 missing", "1/3, 3/3"}},
+		{"duplicated", []string{shardDirs[0], shardDirs[1], shardDirs[1], shardDirs[2]}, []string{"shard 2/3 is given twice", shardDirs[1]}},
+		{"foreign", []string{shardDirs[0], foreign, shardDirs[2]}, []string{"shard 2/3 (" + foreign + ")", "another plan", "seed 12 vs 11"}},
+		{"unfinished", []string{shardDirs[0], shardDirs[1], unfinished}, []string{"shard 3/3 (" + unfinished + ")", `status "interrupted"`, "--resume"}},
+		{"cut", []string{shardDirs[0], cut, shardDirs[2]}, []string{"shard 2/3 (" + cut + ")", "unfinished or its files were cut"}},
+		{"other binary", []string{shardDirs[0], otherBinary, shardDirs[2]}, []string{"shard 2/3 (" + otherBinary + ")", "another binary", `version "v9"`}},
+		{"other split", []string{shardDirs[0], otherSplit, shardDirs[2]}, []string{"shard 2/2 (" + otherSplit + ") is one of 2 shards"}},
+		{"whole run", []string{whole, shardDirs[1]}, []string{whole, "not a shard"}},
+		{"merged run", []string{merged}, []string{merged, "already a merged run"}},
+	} {
+		out := filepath.Join(root, "refused-"+strings.ReplaceAll(c.name, " ", "-"))
+		_, err := Merge(out, c.dirs, MergeOptions{})
+		if err == nil {
+			t.Errorf("%s: merge succeeded", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not contain %q", c.name, err, w)
+			}
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Errorf("%s: a refused merge left %s behind", c.name, out)
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary %s left in %s", e.Name(), root)
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestShardTooMany: a run refuses more shards than its plan has batches,
+// before any model loads.
+func TestShardTooMany(t *testing.T) {
+	paths := tinyModels(t, 1)
+	cfg := shardConfig(paths, filepath.Join(t.TempDir(), "s"))
+	cfg.Shard = &Shard{Index: 1, Count: 500}
+	_, err := Run(context.Background(), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "so at most 4 shards") {
+		t.Fatalf("500 shards of a 4-batch plan: %v, want a refusal saying at most 4 shards", err)
+	}
+}
+
+// TestShardInterruptResume: a shard interrupted after its first batch and
+// resumed keeps its shard and gives the uninterrupted shard's files.
+func TestShardInterruptResume(t *testing.T) {
+	paths := tinyModels(t, 2)
+	root := t.TempDir()
+	straight := shardConfig(paths, filepath.Join(root, "straight"))
+	straight.Shard = &Shard{Index: 2, Count: 3}
+	runOrFail(t, straight)
+
+	cfg := straight
+	cfg.OutDir = filepath.Join(root, "interrupted")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := Run(ctx, cfg, Options{Progress: func(ev Event) {
+		if ev.Done >= 2 {
+			cancel()
+		}
+	}})
+	cancel()
+	if err == nil || !errors.Is(err, llm.ErrAborted) {
+		t.Fatalf("interrupted shard: %v, want llm.ErrAborted", err)
+	}
+	if m, _ := ReadManifest(cfg.OutDir); m == nil || m.Status != "interrupted" || m.Shard == nil || m.Shard.Index != 2 {
+		t.Fatalf("interrupted shard manifest: %+v", m)
+	}
+	if _, err := Run(context.Background(), Config{OutDir: cfg.OutDir}, Options{Resume: true}); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	m, err := ReadManifest(cfg.OutDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := ReadManifest(straight.OutDir)
+	if m.Status != "complete" || m.Resumes != 1 || m.Shard == nil || *m.Config.Shard != *straight.Shard || m.PlanSHA256 != want.PlanSHA256 || m.Shard.Items != want.Shard.Items {
+		t.Errorf("resumed shard manifest: status %s, resumes %d, shard %+v, plan %s (want %s)", m.Status, m.Resumes, m.Shard, m.PlanSHA256, want.PlanSHA256)
+	}
+	for i, me := range m.Models {
+		if (me.Metadata == nil) != (want.Models[i].Metadata == nil) {
+			t.Errorf("resumed shard: model %d metadata kept %v, straight %v", i, me.Metadata != nil, want.Models[i].Metadata != nil)
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(cfg.OutDir, FileTraces))
+	b, _ := os.ReadFile(filepath.Join(straight.OutDir, FileTraces))
+	if !bytes.Equal(a, b) {
+		t.Errorf("resumed shard traces.jsonl differs from the uninterrupted shard's")
+	}
+}

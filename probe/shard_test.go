@@ -1,0 +1,154 @@
+package probe
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/templates"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestParseShard(t *testing.T) {
+	for _, c := range []struct {
+		spec   string
+		shards int
+		env    func(string) string
+		want   Shard
+		err    string // substring of the error; "" = no error
+	}{
+		{"2/3", 0, env(), Shard{2, 3}, ""},
+		{" 1 / 1 ", 0, env(), Shard{1, 1}, ""},
+		{"3/3", 3, env(), Shard{3, 3}, ""},
+		{"0/3", 0, env(), Shard{}, "numbered 1..3"},
+		{"4/3", 0, env(), Shard{}, "numbered 1..3"},
+		{"1/0", 0, env(), Shard{}, "at least 1"},
+		{"2", 0, env(), Shard{}, "want K/N"},
+		{"a/b", 0, env(), Shard{}, "want K/N"},
+		{"2/3", 4, env(), Shard{}, "disagree"},
+		// Kubernetes: 0-based completion index, --shards required.
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "0"), Shard{1, 4}, ""},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "3"), Shard{4, 4}, ""},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "4"), Shard{}, "below the number of shards"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), Shard{}, "needs --shards"},
+		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), Shard{}, "not an index"},
+		// Slurm: any start index and step.
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "2", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{1, 3}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5", "SLURM_ARRAY_TASK_MAX", "7", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{3, 3}, ""},
+		{"auto", 3, env("SLURM_ARRAY_TASK_ID", "8", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_MAX", "12", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "4"), Shard{2, 3}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "2"), Shard{2, 2}, ""},                                                                                   // no MAX/STEP (older Slurm)
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "6", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{}, "not one evenly spaced range"}, // --array=1,5,6
+		{"auto", 4, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "3", "SLURM_ARRAY_TASK_COUNT", "3"), Shard{}, "array has 3 tasks"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), Shard{}, "SLURM_ARRAY_TASK_MIN is not"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1", "JOB_COMPLETION_INDEX", "1"), Shard{}, "both"},
+		{"auto", 0, env(), Shard{}, "neither"},
+	} {
+		got, src, err := ParseShard(c.spec, c.shards, c.env)
+		switch {
+		case c.err == "" && err != nil:
+			t.Errorf("ParseShard(%q, %d): %v", c.spec, c.shards, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("ParseShard(%q, %d) = %v, %v; want an error containing %q", c.spec, c.shards, got, err, c.err)
+		case c.err == "" && (got != c.want || src == ""):
+			t.Errorf("ParseShard(%q, %d) = %v (%q), want %v", c.spec, c.shards, got, src, c.want)
+		case err != nil && strings.Contains(err.Error(), "\n"):
+			t.Errorf("ParseShard(%q): error is not one line: %q", c.spec, err)
+		}
+	}
+}
+
+// TestShardBatchesPartition: for every plan size and shard count, the
+// shards' ranges are contiguous, in order, cover every batch exactly once
+// and differ in size by at most one.
+func TestShardBatchesPartition(t *testing.T) {
+	for b := 1; b <= 40; b++ {
+		for n := 1; n <= b; n++ {
+			next, smallest, largest := 0, b, 0
+			for k := 1; k <= n; k++ {
+				lo, hi := ShardBatches(Shard{k, n}, b)
+				if lo != next || hi <= lo {
+					t.Fatalf("B=%d N=%d: shard %d is [%d,%d), want it to start at %d and be non-empty", b, n, k, lo, hi, next)
+				}
+				next = hi
+				smallest, largest = min(smallest, hi-lo), max(largest, hi-lo)
+			}
+			if next != b || largest-smallest > 1 {
+				t.Fatalf("B=%d N=%d: shards end at %d (want %d), sizes %d..%d", b, n, next, b, smallest, largest)
+			}
+		}
+	}
+	if lo, hi := ShardBatches(Shard{}, 7); lo != 0 || hi != 7 {
+		t.Errorf("zero Shard: [%d,%d), want the whole plan", lo, hi)
+	}
+}
+
+// TestPlanBatchesAndSHA: batches are consecutive NSeq-groups of the order per
+// model; the plan sha256 ignores the shard and the output directory and
+// changes with anything that defines the plan.
+func TestPlanBatchesAndSHA(t *testing.T) {
+	ts, err := templates.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := templates.Generate(ts, templates.Options{Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop}, Instances: 2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setData, err := setBytes(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Models: []string{"a.gguf", "b.gguf"}, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+		Instances: 2, Seed: 5, MaxTokens: 8, Params: llm.Params{NSeq: 3, NCtx: 512}}
+	bs := planBatches(cfg, set)
+	n := len(set.Instances)
+	per := (n + 2) / 3
+	if len(bs) != 2*per {
+		t.Fatalf("%d batches for %d instances × 2 models at NSeq 3, want %d", len(bs), n, 2*per)
+	}
+	order := Order(n, cfg.Seed)
+	for mi := 0; mi < 2; mi++ {
+		pos := 0
+		for _, b := range bs[mi*per : (mi+1)*per] {
+			if b.model != mi || len(b.items) == 0 || len(b.items) > 3 {
+				t.Fatalf("batch of model %d: model %d, %d items", mi, b.model, len(b.items))
+			}
+			for _, it := range b.items {
+				if want := itemID(mi, &set.Instances[order[pos]]); it.id != want {
+					t.Fatalf("item %d of model %d is %s, want %s (the order)", pos, mi, it.id, want)
+				}
+				pos++
+			}
+		}
+		if pos != n {
+			t.Fatalf("model %d: %d items in batches, want %d", mi, pos, n)
+		}
+	}
+
+	sha := []string{"aa", "bb"}
+	base := PlanSHA256(cfg, set, setData, sha, nil)
+	same := cfg
+	same.Shard, same.OutDir = &Shard{2, 3}, "elsewhere"
+	if got := PlanSHA256(same, set, setData, sha, nil); got != base {
+		t.Errorf("shard or output directory changed the plan sha256")
+	}
+	for name, change := range map[string]func() string{
+		"seed":      func() string { c := cfg; c.Seed = 6; return PlanSHA256(c, set, setData, sha, nil) },
+		"batch":     func() string { c := cfg; c.Params.NSeq = 2; return PlanSHA256(c, set, setData, sha, nil) },
+		"threads":   func() string { c := cfg; c.Params.Threads = 7; return PlanSHA256(c, set, setData, sha, nil) },
+		"model sha": func() string { return PlanSHA256(cfg, set, setData, []string{"aa", "cc"}, nil) },
+		"set":       func() string { return PlanSHA256(cfg, set, append(setData[:len(setData):len(setData)], ' '), sha, nil) },
+		"embedder":  func() string { return PlanSHA256(cfg, set, setData, sha, &Embedder{SHA256: "e", Level: "main"}) },
+	} {
+		if change() == base {
+			t.Errorf("changing the %s did not change the plan sha256", name)
+		}
+	}
+}
