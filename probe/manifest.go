@@ -43,15 +43,19 @@ type Manifest struct {
 	MergedFrom []MergedShard `json:"merged_from,omitempty"`
 	// MergeDifferences lists the environment differences between shards
 	// that `fragility merge --accept-env-diff` accepted.
-	MergeDifferences  []string `json:"merge_env_differences,omitempty"`
-	Status            string   `json:"status"` // "running", "interrupted" or "complete"
-	Started           string   `json:"started"`
-	Finished          string   `json:"finished,omitempty"`
-	Resumes           int      `json:"resumes"`
-	EmbedSeconds      float64  `json:"embed_seconds"`      // classifier time, spent beside generation
-	EmbedWaitSeconds  float64  `json:"embed_wait_seconds"` // time the run waited for a DDC result
-	GenerationSeconds float64  `json:"generation_seconds"`
-	WallSeconds       float64  `json:"wall_seconds"`
+	MergeDifferences []string `json:"merge_env_differences,omitempty"`
+	Status           string   `json:"status"` // "running", "interrupted" or "complete"
+	Started          string   `json:"started"`
+	Finished         string   `json:"finished,omitempty"`
+	Resumes          int      `json:"resumes"`
+	EmbedSeconds     float64  `json:"embed_seconds"`      // classifier time, spent beside generation
+	EmbedWaitSeconds float64  `json:"embed_wait_seconds"` // time the run waited for a DDC result
+	// GenerationSeconds is the time spent in generation and WallSeconds the
+	// time from loading the first model to the end, each summed over the
+	// processes of the run (an interrupted one and its resumes) and, in a
+	// merged run, over its shards.
+	GenerationSeconds float64 `json:"generation_seconds"`
+	WallSeconds       float64 `json:"wall_seconds"`
 }
 
 // PromptInfo records the frozen prompt: instruction, exemplars and how each

@@ -250,6 +250,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		if old, err := ReadManifest(out); err == nil {
 			man.Started = old.Started
 			man.Resumes = old.Resumes + 1
+			// Time spent by earlier processes of this run (recorded when
+			// they were interrupted): the totals cover the whole run.
+			man.GenerationSeconds, man.WallSeconds = old.GenerationSeconds, old.WallSeconds
 		}
 	}
 	for _, p := range cfg.Models {
@@ -388,6 +391,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		if err != nil {
 			man.Status = "interrupted"
 			man.Finished = time.Now().UTC().Format(time.RFC3339)
+			man.GenerationSeconds += genSec
+			man.WallSeconds += time.Since(runStart).Seconds()
 			writeJSONAtomic(filepath.Join(out, FileManifest), man)
 			return nil, err
 		}
@@ -398,8 +403,8 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if opt.Classifier != nil {
 		logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(qs), man.EmbedSeconds, man.EmbedWaitSeconds)
 	}
-	man.GenerationSeconds = genSec
-	man.WallSeconds = time.Since(runStart).Seconds()
+	man.GenerationSeconds += genSec
+	man.WallSeconds += time.Since(runStart).Seconds()
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
 		return nil, err
 	}

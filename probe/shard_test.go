@@ -1,6 +1,9 @@
 package probe
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -150,5 +153,79 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 		if change() == base {
 			t.Errorf("changing the %s did not change the plan sha256", name)
 		}
+	}
+}
+
+// TestPlanShards: the sizes of PlanShards add up to the plan, follow
+// ShardBatches, and the times are tokens ÷ rate; the rates read from a
+// bench JSON and from a run directory are the documented ratios.
+func TestPlanShards(t *testing.T) {
+	paths := tinyModels(t, 2)
+	cfg := Config{Models: paths, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+		Instances: 2, Seed: 3, MaxTokens: 10, Params: llm.Params{NSeq: 4, NCtx: 256}}
+	p, err := PlanShards(cfg, ShardPlanOptions{Shards: 3, TokensPerItem: 6, TokensPerItemSource: "test", Rate: Throughput{TokensPerSecond: 2, Source: "test"}, Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := templates.Builtin()
+	set, _ := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: 2, Seed: 3})
+	n := len(set.Instances)
+	if p.Instances != n || p.Items != 2*n || p.Batches != 2*((n+3)/4) || p.GenTokensMax != int64(20*n) || p.GenTokens != float64(12*n) || p.Seconds != float64(6*n) {
+		t.Errorf("plan totals: %+v (set of %d)", p, n)
+	}
+	items := 0
+	for k, s := range p.Shards {
+		lo, hi := ShardBatches(Shard{k + 1, 3}, p.Batches)
+		if s.FirstBatch != lo || s.Batches != hi-lo || s.Seconds != float64(s.Items)*6/2 || s.GenTokensMax != int64(s.Items*10) || len(s.Models) == 0 || s.MemoryBytes == 0 {
+			t.Errorf("shard %s: %+v, want batches [%d,%d)", s.Shard, s, lo, hi)
+		}
+		items += s.Items
+	}
+	if items != p.Items {
+		t.Errorf("shards hold %d items, the plan %d", items, p.Items)
+	}
+	for _, m := range p.Models {
+		if m.MemoryBytes < uint64(m.SizeBytes) {
+			t.Errorf("%s: memory estimate %d below its size %d", m.Path, m.MemoryBytes, m.SizeBytes)
+		}
+	}
+	if _, err := PlanShards(cfg, ShardPlanOptions{Shards: p.Batches + 1}); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("more shards than batches: %v", err)
+	}
+
+	dir := t.TempDir()
+	bench := dir + "/bench.json"
+	os.WriteFile(bench, []byte(`{"b_ours_gen_tokens_per_s":{"mean":20},"c_batch":4,"c_single_items_per_s":0.5,"c_batched_items_per_s":1.5}`), 0o644)
+	if r, err := BenchThroughput(bench, 4); err != nil || r.TokensPerSecond != 60 {
+		t.Errorf("bench at the same batch: %+v, %v; want 20 × 3 = 60 tokens/s", r, err)
+	}
+	if r, err := BenchThroughput(bench, 8); err != nil || r.TokensPerSecond != 20 || !strings.Contains(r.Source, "upper bounds") {
+		t.Errorf("bench at another batch: %+v, %v; want 20 tokens/s, flagged", r, err)
+	}
+
+	run := filepath.Join(dir, "run")
+	rc := cfg
+	rc.Models, rc.OutDir, rc.Params.Threads = paths[:1], run, 1
+	if _, err := Run(context.Background(), rc, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, tok, prompt, err := RunThroughput(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, _ := ReadManifest(run)
+	f, _ := os.Open(filepath.Join(run, FileResults))
+	trials, _ := ReadResultsCSV(f)
+	f.Close()
+	sum, np, n2 := 0, 0, 0
+	for _, tr := range trials {
+		if !tr.Skipped() {
+			sum += tr.Tokens
+			np += tr.PromptTokens
+			n2++
+		}
+	}
+	if r.TokensPerSecond != float64(sum)/man.GenerationSeconds || tok != float64(sum)/float64(n2) || prompt != float64(np)/float64(n2) {
+		t.Errorf("RunThroughput = %v, %v, %v; want %v, %v, %v", r.TokensPerSecond, tok, prompt, float64(sum)/man.GenerationSeconds, float64(sum)/float64(n2), float64(np)/float64(n2))
 	}
 }

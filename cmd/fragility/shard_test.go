@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -87,9 +88,14 @@ func tinyModelFiles(t *testing.T) []string {
 // built-in templates in base and noop, one instance, batches of 3, 4 tokens,
 // a context some prompts do not fit, one thread.
 func shardRunFlags(t *testing.T) []string {
+	return append(shardPlanFlags(t), "--threads", "1", "--bootstrap", "200", "--no-ddc")
+}
+
+// shardPlanFlags are the flags of shardRunFlags that `fragility plan` takes too.
+func shardPlanFlags(t *testing.T) []string {
 	m := tinyModelFiles(t)
 	return []string{"--model", m[0], "--model", m[1], "--variants", "base,noop", "--instances", "1", "--seed", "5",
-		"--batch", "3", "--max-tokens", "4", "--n-ctx", "96", "--threads", "1", "--gpu-layers", "0", "--bootstrap", "200", "--no-ddc"}
+		"--batch", "3", "--max-tokens", "4", "--n-ctx", "96", "--gpu-layers", "0"}
 }
 
 var (
@@ -458,4 +464,42 @@ func runWithEnv(env []string, name string, args ...string) (string, error) {
 	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// TestPlanShardsCLI: `fragility plan` sizes the shard tests' plan as `run
+// --shard` splits it (the items of each shard are the rows of that shard's
+// results.csv), with the rate of a previous run; bad flags exit 2.
+func TestPlanShardsCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tiny models")
+	}
+	whole := wholeShardRun(t)
+	flags := shardPlanFlags(t)
+	r := fragility(t, nil, append([]string{"plan", "--json", "--shards", "3", "--from", whole}, flags...)...)
+	if r.code != 0 {
+		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
+	}
+	var p probe.ShardPlan
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {
+		t.Fatalf("plan --json: %v\n%s", err, r.stdout)
+	}
+	if got, want := p.Items, len(rowsWithoutSeconds(t, whole))-1; got != want || len(p.Shards) != 3 || p.Rate == nil || p.Rate.TokensPerSecond <= 0 {
+		t.Fatalf("plan: %d items (whole run %d), %d shards, rate %+v", got, want, len(p.Shards), p.Rate)
+	}
+	out := filepath.Join(t.TempDir(), "s2")
+	if r := fragility(t, nil, append([]string{"run", "--quiet", "--shard", "2/3", "--out", out}, shardRunFlags(t)...)...); r.code != 0 {
+		t.Fatalf("run --shard 2/3: exit %d\n%s", r.code, tail(r.stderr))
+	}
+	if rows := len(rowsWithoutSeconds(t, out)) - 1; rows != p.Shards[1].Items {
+		t.Errorf("plan says shard 2/3 has %d items, the shard ran %d", p.Shards[1].Items, rows)
+	}
+	r = fragility(t, nil, append([]string{"plan", "--shards", "3", "--tokens-per-second", "50"}, flags...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "2/3") || !strings.Contains(r.stdout, "generation time") {
+		t.Errorf("plan (text): exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, bad := range [][]string{{"--shards", "0"}, {"--batch", "0"}, {"--variants", "bogus"}, {"extra"}} {
+		if r := fragility(t, nil, append([]string{"plan"}, bad...)...); r.code != exitUsage {
+			t.Errorf("plan %v: exit %d, want %d\n%s", bad, r.code, exitUsage, r.stderr)
+		}
+	}
 }

@@ -1,0 +1,253 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	gguf "github.com/gpustack/gguf-parser-go"
+)
+
+// Throughput is a measured generation rate, used to estimate wall time.
+type Throughput struct {
+	TokensPerSecond float64 `json:"tokens_per_second"` // generated tokens per second of generation time
+	Source          string  `json:"source"`            // where it was measured
+}
+
+// ShardPlanOptions are the inputs of PlanShards besides the run's Config.
+type ShardPlanOptions struct {
+	Shards int // number of shards; 0 = 1
+	// TokensPerItem is the expected number of generated tokens per item;
+	// 0 uses Config.MaxTokens (an upper bound). TokensPerItemSource says
+	// where it came from.
+	TokensPerItem       float64
+	TokensPerItemSource string
+	// PromptTokensPerItem is the mean prompt length in tokens (0: unknown).
+	PromptTokensPerItem float64
+	Rate                Throughput // zero: no time estimates
+	// Memory estimates each model's memory with gguf-parser-go (reads the
+	// GGUF headers, not the weights).
+	Memory bool
+}
+
+// ShardPlanModel is one model of a planned run.
+type ShardPlanModel struct {
+	Path        string `json:"path"`
+	SizeBytes   int64  `json:"size_bytes"`
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"` // estimated RAM+VRAM to run it (weights, KV cache, compute buffers)
+}
+
+// ShardEstimate is the size and expected wall time of one shard.
+type ShardEstimate struct {
+	Shard        string  `json:"shard"` // "K/N"
+	FirstBatch   int     `json:"first_batch"`
+	Batches      int     `json:"batches"`
+	Items        int     `json:"items"`
+	Models       []int   `json:"models"`         // indices of the models it loads, one after the other
+	GenTokensMax int64   `json:"gen_tokens_max"` // items × max tokens
+	GenTokens    float64 `json:"gen_tokens"`     // expected generated tokens
+	PromptTokens float64 `json:"prompt_tokens,omitempty"`
+	Seconds      float64 `json:"seconds,omitempty"`      // expected generation wall time (0 without a rate)
+	MemoryBytes  uint64  `json:"memory_bytes,omitempty"` // the largest estimate among its models
+}
+
+// ShardPlan is what `fragility plan` prints about a run's size and its
+// shards before anything runs.
+type ShardPlan struct {
+	Models              []ShardPlanModel `json:"models"`
+	Instances           int              `json:"instances_per_model"` // items of one model (the set)
+	Excluded            int              `json:"excluded_draws"`
+	Items               int              `json:"items"` // all models
+	Batch               int              `json:"batch"`
+	Batches             int              `json:"batches"`
+	MaxTokens           int              `json:"max_tokens"`
+	TokensPerItem       float64          `json:"tokens_per_item"`
+	TokensPerItemSource string           `json:"tokens_per_item_source"`
+	GenTokensMax        int64            `json:"gen_tokens_max"`
+	GenTokens           float64          `json:"gen_tokens"`
+	PromptTokens        float64          `json:"prompt_tokens,omitempty"`
+	Rate                *Throughput      `json:"rate,omitempty"`
+	Seconds             float64          `json:"seconds,omitempty"` // the whole run on one machine
+	MemorySource        string           `json:"memory_source,omitempty"`
+	Shards              []ShardEstimate  `json:"shards"`
+}
+
+// PlanShards sizes the run cfg defines and its split into o.Shards shards
+// (as `run --shard K/N` would run them, see ShardBatches), without loading a
+// model: the item set is generated from the templates as `run` does. Per
+// shard: batches, items, models, generated tokens (at most items × max
+// tokens; expected items × o.TokensPerItem) and, given o.Rate, the expected
+// generation wall time = expected tokens / tokens per second. Model loading,
+// the prompt and the DDC classifier are not counted (a rate measured on a
+// previous run includes the prompt's prefill). Errors: templates that do not
+// load, or more shards than batches.
+func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
+	if o.Shards == 0 {
+		o.Shards = 1
+	}
+	if o.Shards < 1 {
+		return nil, fmt.Errorf("--shards must be at least 1, got %d", o.Shards)
+	}
+	if cfg.Instances < 1 || cfg.MaxTokens < 1 || len(cfg.Models) == 0 {
+		return nil, fmt.Errorf("plan: need at least one model, one instance and one token")
+	}
+	cfg.Params.NSeq = max(cfg.Params.NSeq, 1)
+	set, err := generateSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	batches := planBatches(cfg, set)
+	if o.Shards > len(batches) {
+		return nil, fmt.Errorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
+	}
+	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), Items: len(set.Instances) * len(cfg.Models),
+		Batch: cfg.Params.NSeq, Batches: len(batches), MaxTokens: cfg.MaxTokens,
+		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource}
+	if p.TokensPerItem <= 0 {
+		p.TokensPerItem = float64(cfg.MaxTokens)
+		p.TokensPerItemSource = "max tokens (an upper bound)"
+	}
+	if o.Rate.TokensPerSecond > 0 {
+		r := o.Rate
+		p.Rate = &r
+	}
+	for _, path := range cfg.Models {
+		pm := ShardPlanModel{Path: path}
+		if st, err := os.Stat(path); err == nil {
+			pm.SizeBytes = st.Size()
+		} else {
+			return nil, fmt.Errorf("model %s: %w", path, err)
+		}
+		if o.Memory {
+			mem, err := EstimateMemory(path, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
+			if err != nil {
+				return nil, err
+			}
+			pm.MemoryBytes = mem
+			p.MemorySource = "gguf-parser-go EstimateLLaMACppRun: weights + KV cache (f16) + compute buffers, summed over devices"
+		}
+		p.Models = append(p.Models, pm)
+	}
+	est := func(items int) (int64, float64, float64, float64) {
+		gen := float64(items) * p.TokensPerItem
+		sec := 0.0
+		if p.Rate != nil {
+			sec = gen / p.Rate.TokensPerSecond
+		}
+		return int64(items) * int64(cfg.MaxTokens), gen, float64(items) * o.PromptTokensPerItem, sec
+	}
+	p.GenTokensMax, p.GenTokens, p.PromptTokens, p.Seconds = est(p.Items)
+	for k := 1; k <= o.Shards; k++ {
+		s := Shard{Index: k, Count: o.Shards}
+		lo, hi := ShardBatches(s, len(batches))
+		se := ShardEstimate{Shard: s.String(), FirstBatch: lo, Batches: hi - lo}
+		for _, b := range batches[lo:hi] {
+			se.Items += len(b.items)
+			if len(se.Models) == 0 || se.Models[len(se.Models)-1] != b.model {
+				se.Models = append(se.Models, b.model)
+				se.MemoryBytes = max(se.MemoryBytes, p.Models[b.model].MemoryBytes)
+			}
+		}
+		se.GenTokensMax, se.GenTokens, se.PromptTokens, se.Seconds = est(se.Items)
+		p.Shards = append(p.Shards, se)
+	}
+	return p, nil
+}
+
+// EstimateMemory estimates the memory (bytes, RAM and VRAM together) llama.cpp
+// needs to run the GGUF model at path as `fragility run` loads it: a context
+// of nctx tokens per sequence × nseq sequences, logical batch nbatch (0 =
+// 512), every layer offloaded when gpu. It is gguf-parser-go's
+// EstimateLLaMACppRun (github.com/gpustack/gguf-parser-go), summing over its
+// devices the footprint, weights, KV cache and compute buffers. It reads the
+// file's header only.
+func EstimateMemory(path string, nctx, nseq, nbatch int, gpu bool) (uint64, error) {
+	f, err := gguf.ParseGGUFFile(path, gguf.SkipLargeMetadata())
+	if err != nil {
+		return 0, fmt.Errorf("%s: corrupt or truncated GGUF: %v", path, err)
+	}
+	if nctx <= 0 {
+		nctx = 2048
+	}
+	if nbatch <= 0 {
+		nbatch = 512
+	}
+	opts := []gguf.GGUFRunEstimateOption{
+		gguf.WithLLaMACppContextSize(int32(nctx * max(nseq, 1))),
+		gguf.WithParallelSize(int32(max(nseq, 1))),
+		gguf.WithLLaMACppLogicalBatchSize(int32(nbatch)),
+	}
+	if !gpu {
+		opts = append(opts, gguf.WithLLaMACppOffloadLayers(0))
+	}
+	e := f.EstimateLLaMACppRun(opts...)
+	var total uint64
+	for _, d := range e.Devices {
+		total += uint64(d.Footprint) + uint64(d.Weight.Sum()) + uint64(d.KVCache.Sum()) + uint64(d.Computation.Sum())
+	}
+	return total, nil
+}
+
+// BenchThroughput reads the JSON of `fragility bench --json` and returns a
+// generation rate for a run that decodes batch items together: (b), the
+// harness's single-sequence generation rate in tokens/s, scaled by the
+// measured batching speed-up (c) batched items/s ÷ one-at-a-time items/s
+// when the bench batched as many items as the run will; without that, (b)
+// alone, which understates a batched run's rate (the time is then an upper
+// bound).
+func BenchThroughput(path string, batch int) (Throughput, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Throughput{}, err
+	}
+	var b BenchResult
+	if err := json.Unmarshal(data, &b); err != nil {
+		return Throughput{}, fmt.Errorf("%s: not the JSON of fragility bench --json: %v", path, err)
+	}
+	if b.OursTG.Mean <= 0 {
+		return Throughput{}, fmt.Errorf("%s: no generation rate (b_ours_gen_tokens_per_s)", path)
+	}
+	t := Throughput{TokensPerSecond: b.OursTG.Mean, Source: fmt.Sprintf("%s: (b) %.1f tokens/s, one sequence", path, b.OursTG.Mean)}
+	if b.Batch == batch && b.SingleIPS > 0 && b.BatchedIPS > 0 {
+		t.TokensPerSecond *= b.BatchedIPS / b.SingleIPS
+		t.Source = fmt.Sprintf("%s: (b) %.1f tokens/s × the speed-up of %d items per batch (c) %.2f", path, b.OursTG.Mean, b.Batch, b.BatchedIPS/b.SingleIPS)
+	} else if batch > 1 {
+		t.Source += fmt.Sprintf(" (the bench batched %d items, the plan %d: no batching speed-up applied, so times are upper bounds)", b.Batch, batch)
+	}
+	return t, nil
+}
+
+// RunThroughput measures a finished run directory: generated tokens ÷ the
+// manifest's generation_seconds (prefill included), and the mean generated
+// and prompt tokens per item that was run (skipped items aside).
+func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return Throughput{}, 0, 0, err
+	}
+	f, err := os.Open(filepath.Join(dir, FileResults))
+	if err != nil {
+		return Throughput{}, 0, 0, err
+	}
+	trials, err := ReadResultsCSV(f)
+	f.Close()
+	if err != nil {
+		return Throughput{}, 0, 0, fmt.Errorf("%s: %w", dir, err)
+	}
+	var tok, prompt, n int
+	for i := range trials {
+		if trials[i].Skipped() {
+			continue
+		}
+		tok += trials[i].Tokens
+		prompt += trials[i].PromptTokens
+		n++
+	}
+	if n == 0 || man.GenerationSeconds <= 0 {
+		return Throughput{}, 0, 0, fmt.Errorf("%s: no generation to measure (%d items run, %.1f s)", dir, n, man.GenerationSeconds)
+	}
+	rate = Throughput{TokensPerSecond: float64(tok) / man.GenerationSeconds,
+		Source: fmt.Sprintf("%s: %d tokens in %.1f s of generation at --batch %d", dir, tok, man.GenerationSeconds, man.Config.Params.NSeq)}
+	return rate, float64(tok) / float64(n), float64(prompt) / float64(n), nil
+}
