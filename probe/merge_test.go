@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,11 +49,28 @@ func tinyModels(t *testing.T, n int) []string {
 	return paths
 }
 
-// shardConfig is the plan of the shard tests: two tiny models, the built-in
-// templates in base and noop, one instance, 3 items per batch, 4 tokens, and
+// shardTemplates copies six built-in templates into a directory of the
+// test, so that the shard tests' cost does not grow with the library.
+func shardTemplates(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range []string{"baker", "cycling", "discount", "fruit-stand", "packing", "stickers"} {
+		b, err := os.ReadFile(filepath.Join("..", "templates", "builtin", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// shardConfig is the plan of the shard tests: two tiny models, the templates
+// in tdir (shardTemplates) in base and noop, one instance, 3 items per batch, 4 tokens, and
 // a context that some prompts do not fit (skipped items inside batches).
-func shardConfig(modelPaths []string, out string) Config {
-	return Config{Models: modelPaths, Templates: "builtin",
+func shardConfig(tdir string, modelPaths []string, out string) Config {
+	return Config{Models: modelPaths, Templates: tdir,
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 11, MaxTokens: 4, BootstrapB: 200,
 		Params: llm.Params{Threads: 1, NCtx: shardTestNCtx, NSeq: 3}, OutDir: out}
@@ -111,13 +129,14 @@ func editManifest(t *testing.T, dir string, edit func(m *Manifest)) {
 // or cut shard, naming it.
 func TestShardMergeByteIdentical(t *testing.T) {
 	paths := tinyModels(t, 2)
+	tdir := shardTemplates(t)
 	root := t.TempDir()
 	whole := filepath.Join(root, "whole")
-	runOrFail(t, shardConfig(paths, whole))
+	runOrFail(t, shardConfig(tdir, paths, whole))
 
 	var shardDirs []string
 	for k := 1; k <= 3; k++ {
-		cfg := shardConfig(paths, filepath.Join(root, "shard", string(rune('0'+k))))
+		cfg := shardConfig(tdir, paths, filepath.Join(root, "shard", string(rune('0'+k))))
 		cfg.Shard = &Shard{Index: k, Count: 3}
 		runOrFail(t, cfg)
 		shardDirs = append(shardDirs, cfg.OutDir)
@@ -251,7 +270,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 		t.Errorf("merge --force over the merged directory: %v", err)
 	}
 	foreign := filepath.Join(root, "foreign")
-	fc := shardConfig(paths, foreign)
+	fc := shardConfig(tdir, paths, foreign)
 	fc.Seed = 12
 	fc.Shard = &Shard{Index: 2, Count: 3}
 	runOrFail(t, fc)
@@ -264,7 +283,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	otherBinary := copyDir(t, shardDirs[1], filepath.Join(root, "other-binary"))
 	editManifest(t, otherBinary, func(m *Manifest) { m.Tool["version"] = "v9" })
 	otherSplit := filepath.Join(root, "split2")
-	sc := shardConfig(paths, otherSplit)
+	sc := shardConfig(tdir, paths, otherSplit)
 	sc.Shard = &Shard{Index: 2, Count: 2}
 	runOrFail(t, sc)
 
@@ -323,11 +342,21 @@ func mapsEqual(a, b map[string]string) bool {
 // before any model loads.
 func TestShardTooMany(t *testing.T) {
 	paths := tinyModels(t, 1)
-	cfg := shardConfig(paths, filepath.Join(t.TempDir(), "s"))
+	tdir := shardTemplates(t)
+	cfg := shardConfig(tdir, paths, filepath.Join(t.TempDir(), "s"))
 	cfg.Shard = &Shard{Index: 1, Count: 500}
-	_, err := Run(context.Background(), cfg, Options{})
-	if err == nil || !strings.Contains(err.Error(), "so at most 4 shards") {
-		t.Fatalf("500 shards of a 4-batch plan: %v, want a refusal saying at most 4 shards", err)
+	ts, err := templates.Load(cfg.Templates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := len(planBatches(cfg, set))
+	_, err = Run(context.Background(), cfg, Options{})
+	if want := fmt.Sprintf("so at most %d shards", b); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("500 shards of a %d-batch plan: %v, want a refusal containing %q", b, err, want)
 	}
 }
 
@@ -335,8 +364,9 @@ func TestShardTooMany(t *testing.T) {
 // resumed keeps its shard and gives the uninterrupted shard's files.
 func TestShardInterruptResume(t *testing.T) {
 	paths := tinyModels(t, 2)
+	tdir := shardTemplates(t)
 	root := t.TempDir()
-	straight := shardConfig(paths, filepath.Join(root, "straight"))
+	straight := shardConfig(tdir, paths, filepath.Join(root, "straight"))
 	straight.Shard = &Shard{Index: 2, Count: 3}
 	runOrFail(t, straight)
 

@@ -161,13 +161,14 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 // bench JSON and from a run directory are the documented ratios.
 func TestPlanShards(t *testing.T) {
 	paths := tinyModels(t, 2)
-	cfg := Config{Models: paths, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	tdir := shardTemplates(t)
+	cfg := Config{Models: paths, Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 2, Seed: 3, MaxTokens: 10, Params: llm.Params{NSeq: 4, NCtx: 256}}
 	p, err := PlanShards(cfg, ShardPlanOptions{Shards: 3, TokensPerItem: 6, TokensPerItemSource: "test", Rate: Throughput{TokensPerSecond: 2, Source: "test"}, Memory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts, _ := templates.Builtin()
+	ts, _ := templates.Load(tdir)
 	set, _ := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: 2, Seed: 3})
 	n := len(set.Instances)
 	if p.Instances != n || p.Items != 2*n || p.Batches != 2*((n+3)/4) || p.GenTokensMax != int64(20*n) || p.GenTokens != float64(12*n) || p.Seconds != float64(6*n) {

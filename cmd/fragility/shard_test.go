@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -85,7 +86,7 @@ func tinyModelFiles(t *testing.T) []string {
 }
 
 // shardRunFlags is the plan of the CLI shard tests: two tiny models, the
-// built-in templates in base and noop, one instance, batches of 3, 4 tokens,
+// four templates of the run tests (templateDir) in base and noop, one instance, batches of 3, 4 tokens,
 // a context some prompts do not fit, one thread.
 func shardRunFlags(t *testing.T) []string {
 	return append(shardPlanFlags(t), "--threads", "1", "--bootstrap", "200", "--no-ddc")
@@ -94,7 +95,7 @@ func shardRunFlags(t *testing.T) []string {
 // shardPlanFlags are the flags of shardRunFlags that `fragility plan` takes too.
 func shardPlanFlags(t *testing.T) []string {
 	m := tinyModelFiles(t)
-	return []string{"--model", m[0], "--model", m[1], "--variants", "base,noop", "--instances", "1", "--seed", "5",
+	return []string{"--model", m[0], "--model", m[1], "--templates", templateDir(t), "--variants", "base,noop", "--instances", "1", "--seed", "5",
 		"--batch", "3", "--max-tokens", "4", "--n-ctx", "96", "--gpu-layers", "0"}
 }
 
@@ -380,13 +381,17 @@ func TestSlurmArray(t *testing.T) {
 	}
 	host, _, _ = strings.Cut(host, ".")
 	ports := freePorts(t, 2)
+	me := "root"
+	if u, err := user.Current(); err == nil {
+		me = u.Username // the daemons run as whoever runs the test
+	}
 	conf := fmt.Sprintf(`# fragility TestSlurmArray: one node on 127.0.0.1, no cgroups
 ClusterName=fragilitytest
 SlurmctldHost=%[1]s(127.0.0.1)
 SlurmctldPort=%[2]d
 SlurmdPort=%[3]d
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=%[7]s
+SlurmdUser=%[7]s
 AuthType=auth/munge
 AuthInfo=socket=%[4]s
 CredType=cred/munge
@@ -408,7 +413,7 @@ ReturnToService=2
 MinJobAge=600
 NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-`, host, ports[0], ports[1], socket, dir, runtime.NumCPU())
+`, host, ports[0], ports[1], socket, dir, runtime.NumCPU(), me)
 	if err := os.WriteFile(filepath.Join(dir, "slurm.conf"), []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
