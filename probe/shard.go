@@ -229,13 +229,14 @@ type planDocBatch struct {
 //
 //   - format: PlanFormat;
 //   - config: every field of the run's Config (models by path, templates,
-//     variants, instances, seed, max tokens, shots, temperature, chat
-//     template, every llama.cpp parameter including n_seq = --batch, bootstrap
-//     resamples) with the shard cleared;
+//     variants, instances, seed, max tokens, shots, prompt preset, level,
+//     temperature, chat template, every llama.cpp parameter including n_seq
+//     = --batch, bootstrap resamples) with the shard cleared;
 //   - model_sha256: the sha256 of each model file, in Config.Models order;
 //   - embedder: its sha256 and DDC level, or null when the run has no DDC;
-//   - prompt_version and extraction_rules: PromptVersion and
-//     answer.ExtractionRulesVersion;
+//   - prompt_version and extraction_rules: the version of the prompt
+//     preset's instruction and exemplars (PromptVersion or
+//     GSMSymbolicPromptVersion) and answer.ExtractionRulesVersion;
 //   - set_sha256: the sha256 of set.jsonl (the item set, byte for byte);
 //   - batches: every batch of the plan in run order, each its model index
 //     and its item IDs in order (see planBatches).
@@ -250,7 +251,7 @@ func PlanSHA256(cfg Config, set *templates.Set, setJSONL []byte, modelSHA []stri
 func planSHA(cfg Config, batches []planBatch, setJSONL []byte, modelSHA []string, emb *Embedder) (string, []byte) {
 	c := cfg
 	c.Shard = nil
-	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: PromptVersion,
+	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: promptInfo(cfg).Version,
 		ExtractionRules: answer.ExtractionRulesVersion}
 	if emb != nil {
 		doc.Embedder = &planEmbedder{SHA256: emb.SHA256, Level: emb.Level}

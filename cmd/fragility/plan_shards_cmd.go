@@ -39,10 +39,10 @@ Examples:
    fragility plan --model m-Q4_K_M.gguf --variants base,symbolic,noop --instances 10 --shards 8
    fragility plan --model m.gguf --instances 10 --batch 8 --shards 4 --from runs/pilot
    fragility plan --model m.gguf --instances 10 --shards 4 --bench bench.json --json`,
-		Flags: []cli.Flag{flagJSON, flagSeed, flagNCtx, flagNBatch, flagGPULayers,
+		Flags: []cli.Flag{flagJSON, flagSeed, flagNCtx, flagNBatch, flagGPULayers, flagLevel, flagPrompt, flagShots,
 			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
 			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
-			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop"},
+			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
 			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			&cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together (as fragility run --batch)"},
@@ -77,6 +77,9 @@ func planShardsAction(c *cli.Context) error {
 		Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxTokens: c.Int("max-tokens"),
 	}
 	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int("batch"), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
+	if err := promptFlags(c, &cfg); err != nil {
+		return err
+	}
 	if cfg.Instances < 1 || cfg.MaxTokens < 1 {
 		return usageError{"--instances and --max-tokens must be at least 1"}
 	}
