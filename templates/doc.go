@@ -22,10 +22,10 @@
 // in the Set with their reason.
 //
 // Expressions (conditions, answers, derived values) use Python syntax and
-// semantics for arithmetic (/, //, %, **, int, round) and are parsed by this
-// package's parser for the subset of Python expressions annotations use;
-// evaluation is over exact rationals, so no floating-point rounding enters
-// an answer.
+// semantics for arithmetic (/, //, %, **, int, round) and are parsed by
+// gpython's Python parser (github.com/go-python/gpython/parser), whose tree
+// this package converts and evaluates itself; evaluation is over exact
+// rationals, so no floating-point rounding enters an answer.
 //
 // GSM-Symbolic files carry a difficulty level (symbolic, p1, p2; from
 // LoadOptions.Level or the folder's name), recorded on every template and

@@ -9,10 +9,9 @@ import (
 	"strings"
 )
 
-// expression is a compiled Python-style expression. Parsing is done by this
-// package's parser for a subset of Python 3 expression syntax (pyparse.go);
-// evaluation is over exact rationals, with Python's semantics for //, %,
-// int() and round().
+// expression is a compiled Python expression. Parsing is done by gpython's
+// Python parser and the tree converted by pyparse.go; evaluation is over
+// exact rationals, with Python's semantics for //, %, int() and round().
 type expression struct {
 	src   string
 	tree  pnode

@@ -4,126 +4,84 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-python/gpython/ast"
+	"github.com/go-python/gpython/parser"
+	"github.com/go-python/gpython/py"
 )
 
-// This file is a parser for the subset of Python 3 expression syntax that
-// template annotations use (the grammar of The Python Language Reference,
-// section 6 "Expressions", with the same precedence and associativity):
-//
-//	test        = or_test ["if" or_test "else" test]
-//	or_test     = and_test {"or" and_test}
-//	and_test    = not_test {"and" not_test}
-//	not_test    = "not" not_test | comparison
-//	comparison  = arith {comp_op arith}          (chained, as in Python)
-//	arith       = term {("+" | "-") term}
-//	term        = factor {("*" | "/" | "//" | "%") factor}
-//	factor      = ("+" | "-") factor | power
-//	power       = primary ["**" factor]
-//	primary     = atom {"(" args ")" | "[" subscript "]" | "." NAME}
-//	atom        = NAME | NUMBER | STRING+ | "(" [tests] ")" | "[" [tests] "]" | "{" tests "}"
-//
-// Two additions for the GSM-Symbolic annotation language: "$name" reads the
-// variable name (answers are written "#answer: $ans"), and "#" starts a
-// comment. Bitwise operators, lambdas, comprehensions, keyword arguments and
-// attribute access other than a dotted helper name (np.random.randint) are
-// refused with a message that names them.
+// Template annotations are Python 3 expressions (The Python Language
+// Reference, §6 "Expressions"). They are parsed by gpython's parser (a
+// Python 3.4 grammar: no "_" in number literals, no ":=") and its syntax
+// tree is turned here into pnode, the tree this package evaluates exactly
+// (expr.go), bounds, solves and shows. Two additions to Python, handled by
+// prepare: "$name" reads the variable name (answers are written
+// "#answer: $ans"), and "#" starts a comment, as in Python (§2.1.3).
+// Constructs the evaluator has no meaning for are refused with a message
+// that names them: bitwise operators, lambdas, comprehensions, dictionaries,
+// keyword and star arguments, "is", None, and attribute access other than a
+// dotted helper name (np.random.randint).
 
 // pnode is a node of a parsed expression.
-type pnode interface{ col() int }
+type pnode interface{ isNode() }
 
 type (
-	pNum struct {
-		at int
-		r  *big.Rat
-	}
-	pStr struct {
-		at int
-		s  string
-	}
-	pName struct {
-		at   int
-		name string
-	}
+	pNum  struct{ r *big.Rat }
+	pStr  struct{ s string }
+	pName struct{ name string }
 	pList struct { // a list [a, b], a tuple (a, b) or a set {a}
-		at   int
 		elts []pnode
 		kind byte // '[', '(' or '{'
 	}
 	pBin struct {
-		at   int
 		op   string // + - * / // % **
 		l, r pnode
-		div  int // for / and //: index of the division in its expression
+		div  int // for / and //: index of the division in its expression (source order of its end); -1 otherwise
 	}
 	pUnary struct {
-		at int
 		op string // - + not
 		x  pnode
 	}
 	pBool struct {
-		at   int
 		op   string // and, or
 		l, r pnode
 	}
 	pCmp struct {
-		at    int
 		first pnode
 		ops   []string // < > <= >= == != in "not in"
 		rest  []pnode
 	}
-	pIf struct {
-		at                 int
-		test, body, orelse pnode
-	}
+	pIf   struct{ test, body, orelse pnode }
 	pCall struct {
-		at   int
 		name string // dotted: "sample", "np.random.randint"
 		args []pnode
 	}
-	pIndex struct {
-		at int
-		x  pnode
-		i  pnode
-	}
+	pIndex struct{ x, i pnode }
 	pSlice struct {
-		at             int
 		x              pnode
 		lo, hi, stride pnode // nil when omitted
 	}
 )
 
-func (n *pNum) col() int   { return n.at }
-func (n *pStr) col() int   { return n.at }
-func (n *pName) col() int  { return n.at }
-func (n *pList) col() int  { return n.at }
-func (n *pBin) col() int   { return n.at }
-func (n *pUnary) col() int { return n.at }
-func (n *pBool) col() int  { return n.at }
-func (n *pCmp) col() int   { return n.at }
-func (n *pIf) col() int    { return n.at }
-func (n *pCall) col() int  { return n.at }
-func (n *pIndex) col() int { return n.at }
-func (n *pSlice) col() int { return n.at }
+func (*pNum) isNode()   {}
+func (*pStr) isNode()   {}
+func (*pName) isNode()  {}
+func (*pList) isNode()  {}
+func (*pBin) isNode()   {}
+func (*pUnary) isNode() {}
+func (*pBool) isNode()  {}
+func (*pCmp) isNode()   {}
+func (*pIf) isNode()    {}
+func (*pCall) isNode()  {}
+func (*pIndex) isNode() {}
+func (*pSlice) isNode() {}
 
-// token kinds
-const (
-	tEOF = iota
-	tNum
-	tStr
-	tName
-	tOp
-)
-
-type ptoken struct {
-	kind int
-	s    string // operator or name text; the decoded text of a string
-	num  *big.Rat
-	at   int // rune column, 0-based
-}
-
-// pySyntaxError is a syntax error at a rune column (0-based).
+// pySyntaxError is a syntax error at a rune column (0-based) of the
+// expression as written.
 type pySyntaxError struct {
 	at  int
 	msg string
@@ -131,663 +89,378 @@ type pySyntaxError struct {
 
 func (e *pySyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.at+1, e.msg) }
 
-// maxDepth bounds nesting, so that a hostile expression cannot exhaust the
-// stack.
+// maxDepth bounds the depth of an expression tree, so that a hostile
+// expression cannot make the evaluator recurse without end.
 const maxDepth = 100
 
-// lexPython splits src into tokens.
-func lexPython(src string) ([]ptoken, error) {
-	rs := []rune(src)
-	var out []ptoken
-	for i := 0; i < len(rs); {
-		c := rs[i]
-		switch {
-		case c == ' ' || c == '\t':
-			i++
-			continue
-		case c == '\n' || c == '\r':
-			return nil, &pySyntaxError{i, "an expression is one line"}
-		case c == '#':
-			i = len(rs)
-			continue
-		case c == '$':
-			if i+1 < len(rs) && isNameStart(rs[i+1]) {
-				i++ // "$x" is the variable x
-				continue
-			}
-			return nil, &pySyntaxError{i, `"$" must be followed by a variable name`}
-		case isNameStart(c):
-			j := i
-			for j < len(rs) && isNameChar(rs[j]) {
-				j++
-			}
-			out = append(out, ptoken{kind: tName, s: string(rs[i:j]), at: i})
-			i = j
-			continue
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(rs) && rs[i+1] >= '0' && rs[i+1] <= '9':
-			j := i
-			for j < len(rs) && (rs[j] >= '0' && rs[j] <= '9' || rs[j] == '.' || rs[j] == '_') {
-				j++
-			}
-			if j < len(rs) && (rs[j] == 'e' || rs[j] == 'E') {
-				k := j + 1
-				if k < len(rs) && (rs[k] == '+' || rs[k] == '-') {
-					k++
-				}
-				if k < len(rs) && rs[k] >= '0' && rs[k] <= '9' {
-					for k < len(rs) && rs[k] >= '0' && rs[k] <= '9' {
-						k++
-					}
-					j = k
-				}
-			}
-			lit := strings.ReplaceAll(string(rs[i:j]), "_", "")
-			if strings.HasSuffix(lit, ".") {
-				lit += "0"
-			}
-			if j < len(rs) && (isNameChar(rs[j])) {
-				return nil, &pySyntaxError{i, fmt.Sprintf("bad number %q", string(rs[i:j+1]))}
-			}
-			if len(lit) > 1 && lit[0] == '0' && !strings.ContainsAny(lit, ".eE") && strings.Trim(lit, "0") != "" {
-				return nil, &pySyntaxError{i, fmt.Sprintf("leading zeros in %q are not allowed in Python", lit)}
-			}
-			mant, exp, _ := strings.Cut(strings.ToLower(lit), "e")
-			if len(mant) > 60 || len(strings.TrimLeft(exp, "+-")) > 3 {
-				return nil, &pySyntaxError{i, fmt.Sprintf("number %q is too long", lit)}
-			}
-			if strings.Count(mant, ".") > 1 {
-				return nil, &pySyntaxError{i, fmt.Sprintf("bad number %q", lit)}
-			}
-			r, ok := new(big.Rat).SetString(lit)
-			if !ok || checkSize(r) != nil {
-				return nil, &pySyntaxError{i, fmt.Sprintf("bad number %q", lit)}
-			}
-			out = append(out, ptoken{kind: tNum, num: r, s: lit, at: i})
-			i = j
-			continue
-		case c == '"' || c == '\'':
-			s, j, err := lexString(rs, i)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, ptoken{kind: tStr, s: s, at: i})
-			i = j
-			continue
-		}
-		// Operators, longest first.
-		op := matchOp(rs[i:])
-		if op == "" {
-			return nil, &pySyntaxError{i, fmt.Sprintf("unexpected character %q", c)}
-		}
-		out = append(out, ptoken{kind: tOp, s: op, at: i})
-		i += len([]rune(op))
-	}
-	out = append(out, ptoken{kind: tEOF, at: len(rs)})
-	return out, nil
-}
-
-var pyOps = []string{"**", "//", "==", "!=", "<=", ">=", "<<", ">>", "<>", "->", ":=",
-	"+", "-", "*", "/", "%", "<", ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", "^", "|", "&", "~", "@", "=", ";", "!", "?", "`"}
-
-// matchOp returns the operator at the start of rs, or "".
-func matchOp(rs []rune) string {
-	head := string(rs[:min(len(rs), 2)])
-	for _, op := range pyOps {
-		if strings.HasPrefix(head, op) {
-			return op
-		}
-	}
-	return ""
-}
-
-func isNameStart(c rune) bool { return c == '_' || unicode.IsLetter(c) }
-func isNameChar(c rune) bool  { return c == '_' || unicode.IsLetter(c) || unicode.IsDigit(c) }
-
-// lexString reads a Python string literal starting at rs[i] (a quote), with
-// the common escapes. It returns the text and the index after the literal.
-func lexString(rs []rune, i int) (string, int, error) {
-	q := rs[i]
-	var b strings.Builder
-	for j := i + 1; j < len(rs); j++ {
-		c := rs[j]
-		if c == q {
-			return b.String(), j + 1, nil
-		}
-		if c != '\\' {
-			b.WriteRune(c)
-			continue
-		}
-		j++
-		if j >= len(rs) {
-			break
-		}
-		switch rs[j] {
-		case 'n':
-			b.WriteRune('\n')
-		case 't':
-			b.WriteRune('\t')
-		case '\\', '\'', '"':
-			b.WriteRune(rs[j])
-		default:
-			b.WriteRune('\\')
-			b.WriteRune(rs[j])
-		}
-	}
-	return "", 0, &pySyntaxError{i, "unterminated string"}
-}
-
-// pyParser is a recursive-descent parser over the tokens.
-type pyParser struct {
-	toks  []ptoken
-	i     int
-	depth int
-	divs  int
-}
-
-// parsePython parses one expression.
+// parsePython parses one expression. It returns the tree and the number of
+// / and // operators in it.
 func parsePython(src string) (pnode, int, error) {
-	toks, err := lexPython(src)
+	body, err := prepare(src)
 	if err != nil {
 		return nil, 0, err
 	}
-	p := &pyParser{toks: toks}
-	if p.peek().kind == tEOF {
+	// gpython reads a leading blank as an indent; Python's eval() skips it.
+	lead := len(body) - len(strings.TrimLeft(body, " \t"))
+	if lead == len(body) {
 		return nil, 0, errors.New("empty expression")
 	}
-	n, err := p.tests()
+	c := &converter{src: src, lead: lead}
+	tree, err := parser.ParseString(body[lead:], py.EvalMode)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, c.syntaxError(body, err)
 	}
-	if t := p.peek(); t.kind != tEOF {
-		return nil, 0, p.unexpected(t)
-	}
-	return n, p.divs, nil
+	n, err := c.expr(tree.(*ast.Expression).Body)
+	return n, c.divs, err
 }
 
-func (p *pyParser) peek() ptoken { return p.toks[p.i] }
-func (p *pyParser) next() ptoken {
-	t := p.toks[p.i]
-	if t.kind != tEOF {
-		p.i++
-	}
-	return t
-}
-
-func (p *pyParser) isOp(s string) bool {
-	t := p.peek()
-	return t.kind == tOp && t.s == s
-}
-
-func (p *pyParser) isKw(s string) bool {
-	t := p.peek()
-	return t.kind == tName && t.s == s
-}
-
-func (p *pyParser) expect(op string) error {
-	if !p.isOp(op) {
-		return p.unexpected(p.peek())
-	}
-	p.next()
-	return nil
-}
-
-func (p *pyParser) unexpected(t ptoken) error {
-	switch t.kind {
-	case tEOF:
-		return &pySyntaxError{t.at, "unexpected end of expression"}
-	case tOp:
-		switch t.s {
-		case "^":
-			return &pySyntaxError{t.at, `"^" is XOR in Python; write ** for a power`}
-		case "|", "&", "~", "<<", ">>":
-			return &pySyntaxError{t.at, fmt.Sprintf("bitwise operator %q is not supported", t.s)}
-		case "=":
-			return &pySyntaxError{t.at, `"=" assigns; write == to compare`}
-		case "!":
-			return &pySyntaxError{t.at, `"!" is not Python; write not`}
-		case "?":
-			return &pySyntaxError{t.at, `"?" is not Python; write A if C else B`}
-		}
-		return &pySyntaxError{t.at, fmt.Sprintf("unexpected %q", t.s)}
-	case tName:
-		return &pySyntaxError{t.at, fmt.Sprintf("unexpected name %q", t.s)}
-	}
-	return &pySyntaxError{t.at, "unexpected value"}
-}
-
-func (p *pyParser) enter() error {
-	p.depth++
-	if p.depth > maxDepth {
-		return &pySyntaxError{p.peek().at, "expression nested too deeply"}
-	}
-	return nil
-}
-
-// tests parses "test {, test} [,]": a tuple when there is a comma.
-func (p *pyParser) tests() (pnode, error) {
-	at := p.peek().at
-	first, err := p.test()
-	if err != nil {
-		return nil, err
-	}
-	if !p.isOp(",") {
-		return first, nil
-	}
-	elts := []pnode{first}
-	for p.isOp(",") {
-		p.next()
-		if p.startsTest() {
-			n, err := p.test()
-			if err != nil {
-				return nil, err
+// prepare is the one step between the annotation language and Python. It
+// checks that src is one line, cuts a "#" comment, and blanks the "$" of
+// each "$name" (so every byte keeps its column); a "$" or "#" inside a
+// string literal is text.
+func prepare(src string) (string, error) {
+	b := []byte(src)
+	quote := "" // the closing quote of the string literal being read
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case quote != "":
+			if c == '\\' {
+				i++
+			} else if strings.HasPrefix(src[i:], quote) {
+				i += len(quote) - 1
+				quote = ""
 			}
-			elts = append(elts, n)
-		} else {
-			break
-		}
-	}
-	return &pList{at: at, elts: elts, kind: '('}, nil
-}
-
-func (p *pyParser) startsTest() bool {
-	t := p.peek()
-	switch t.kind {
-	case tNum, tStr:
-		return true
-	case tName:
-		switch t.s {
-		case "and", "or", "if", "else", "in", "is", "for":
-			return false
-		}
-		return true
-	case tOp:
-		switch t.s {
-		case "(", "[", "{", "-", "+":
-			return true
-		}
-	}
-	return false
-}
-
-func (p *pyParser) test() (pnode, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	if p.isKw("lambda") {
-		return nil, &pySyntaxError{p.peek().at, "lambda is not supported"}
-	}
-	at := p.peek().at
-	body, err := p.orTest()
-	if err != nil {
-		return nil, err
-	}
-	if !p.isKw("if") {
-		return body, nil
-	}
-	p.next()
-	cond, err := p.orTest()
-	if err != nil {
-		return nil, err
-	}
-	if !p.isKw("else") {
-		return nil, &pySyntaxError{p.peek().at, `"A if C" needs "else B"`}
-	}
-	p.next()
-	orelse, err := p.test()
-	if err != nil {
-		return nil, err
-	}
-	return &pIf{at: at, test: cond, body: body, orelse: orelse}, nil
-}
-
-func (p *pyParser) orTest() (pnode, error) {
-	l, err := p.andTest()
-	if err != nil {
-		return nil, err
-	}
-	for p.isKw("or") {
-		t := p.next()
-		r, err := p.andTest()
-		if err != nil {
-			return nil, err
-		}
-		l = &pBool{at: t.at, op: "or", l: l, r: r}
-	}
-	return l, nil
-}
-
-func (p *pyParser) andTest() (pnode, error) {
-	l, err := p.notTest()
-	if err != nil {
-		return nil, err
-	}
-	for p.isKw("and") {
-		t := p.next()
-		r, err := p.notTest()
-		if err != nil {
-			return nil, err
-		}
-		l = &pBool{at: t.at, op: "and", l: l, r: r}
-	}
-	return l, nil
-}
-
-func (p *pyParser) notTest() (pnode, error) {
-	if p.isKw("not") {
-		if err := p.enter(); err != nil {
-			return nil, err
-		}
-		defer func() { p.depth-- }()
-		t := p.next()
-		x, err := p.notTest()
-		if err != nil {
-			return nil, err
-		}
-		return &pUnary{at: t.at, op: "not", x: x}, nil
-	}
-	return p.comparison()
-}
-
-func (p *pyParser) compOp() (string, bool) {
-	t := p.peek()
-	if t.kind == tOp {
-		switch t.s {
-		case "<", ">", "<=", ">=", "==", "!=":
-			p.next()
-			return t.s, true
-		}
-		return "", false
-	}
-	if t.kind == tName {
-		switch t.s {
-		case "in":
-			p.next()
-			return "in", true
-		case "not":
-			if n := p.toks[p.i+1]; n.kind == tName && n.s == "in" {
-				p.i += 2
-				return "not in", true
+		case c == '\n' || c == '\r':
+			return "", &pySyntaxError{utf8.RuneCountInString(src[:i]), "an expression is one line"}
+		case c == '\\': // outside a string it joins lines (§2.1.5)
+			return "", &pySyntaxError{utf8.RuneCountInString(src[:i]), `"\" outside a string: an expression is one line`}
+		case c == '"' || c == '\'':
+			quote = src[i : i+1]
+			if triple := strings.Repeat(quote, 3); strings.HasPrefix(src[i:], triple) {
+				quote, i = triple, i+2
 			}
-		case "is":
-			return "is", true
+		case c == '#':
+			return string(b[:i]), nil
+		case c == '$':
+			if r, _ := utf8.DecodeRuneInString(src[i+1:]); r != '_' && !unicode.IsLetter(r) {
+				return "", &pySyntaxError{utf8.RuneCountInString(src[:i]), `"$" must be followed by a variable name`}
+			}
+			b[i] = ' '
 		}
+	}
+	return string(b), nil
+}
+
+// converter turns gpython's tree into pnode.
+type converter struct {
+	src   string // the expression as written
+	lead  int    // bytes of src before the text given to gpython
+	divs  int    // / and // operators seen
+	depth int
+}
+
+// errAt is a syntax error at a byte offset of the text given to gpython.
+func (c *converter) errAt(off int, format string, a ...any) error {
+	off = min(max(c.lead+off, 0), len(c.src))
+	return &pySyntaxError{utf8.RuneCountInString(c.src[:off]), fmt.Sprintf(format, a...)}
+}
+
+// refuse is the error for a construct the evaluator does not support.
+func (c *converter) refuse(n ast.Ast, format string, a ...any) error {
+	return c.errAt(n.GetColOffset(), format, a...)
+}
+
+var (
+	binOps = map[ast.OperatorNumber]string{ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/",
+		ast.FloorDiv: "//", ast.Modulo: "%", ast.Pow: "**"}
+	bitOps = map[ast.OperatorNumber]string{ast.BitOr: "|", ast.BitAnd: "&", ast.LShift: "<<", ast.RShift: ">>"}
+	cmpOps = map[ast.CmpOp]string{ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+		ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in"}
+	unaryOps = map[ast.UnaryOpNumber]string{ast.Not: "not", ast.UAdd: "+", ast.USub: "-"}
+	boolOps  = map[ast.BoolOpNumber]string{ast.And: "and", ast.Or: "or"}
+)
+
+// expr converts one expression node. Children are converted in source
+// order, so divisions are numbered as they end in the text.
+func (c *converter) expr(x ast.Expr) (pnode, error) {
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > maxDepth {
+		return nil, c.refuse(x, "expression nested too deeply")
+	}
+	switch x := x.(type) {
+	case *ast.Num:
+		return c.number(x)
+	case *ast.Str:
+		return &pStr{string(x.S)}, nil
+	case *ast.Name:
+		return &pName{string(x.Id)}, nil
+	case *ast.NameConstant:
+		if x.Value == py.None {
+			return nil, c.refuse(x, "None is not supported")
+		}
+		return &pName{map[bool]string{true: "True", false: "False"}[x.Value == py.True]}, nil // see constants
+	case *ast.Tuple:
+		return c.list(x.Elts, '(')
+	case *ast.List:
+		return c.list(x.Elts, '[')
+	case *ast.Set:
+		return c.list(x.Elts, '{') // refused by compileExpr unless it wraps the whole expression
+	case *ast.BinOp:
+		op, ok := binOps[x.Op]
+		if x.Op == ast.BitXor {
+			return nil, c.refuse(x, `"^" is XOR in Python; write ** for a power`)
+		} else if !ok {
+			return nil, c.refuse(x, "bitwise operator %q is not supported", bitOps[x.Op])
+		}
+		c.depth-- // a+b+c is a chain (§6.7), not nesting: its left operand is no deeper
+		l, err := c.expr(x.Left)
+		c.depth++
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.expr(x.Right)
+		if err != nil {
+			return nil, err
+		}
+		b := &pBin{op: op, l: l, r: r, div: -1}
+		if op == "/" || op == "//" {
+			b.div = c.divs
+			c.divs++
+		}
+		return b, nil
+	case *ast.UnaryOp:
+		op, ok := unaryOps[x.Op]
+		if !ok {
+			return nil, c.refuse(x, `bitwise operator "~" is not supported`)
+		}
+		v, err := c.expr(x.Operand)
+		return &pUnary{op: op, x: v}, err
+	case *ast.BoolOp: // a or b or c is (a or b) or c
+		l, err := c.list(x.Values, '(')
+		if err != nil {
+			return nil, err
+		}
+		vals := l.(*pList).elts
+		n := vals[0]
+		for _, r := range vals[1:] {
+			n = &pBool{op: boolOps[x.Op], l: n, r: r}
+		}
+		return n, nil
+	case *ast.Compare:
+		n := &pCmp{}
+		for _, op := range x.Ops {
+			if op == ast.Is || op == ast.IsNot {
+				return nil, c.refuse(x, `"is" is not supported; write ==`)
+			}
+			n.ops = append(n.ops, cmpOps[op])
+		}
+		l, err := c.list(append([]ast.Expr{x.Left}, x.Comparators...), '(')
+		if err != nil {
+			return nil, err
+		}
+		n.first, n.rest = l.(*pList).elts[0], l.(*pList).elts[1:]
+		return n, nil
+	case *ast.IfExp: // body if test else orelse, in that order in the text
+		body, test, err := c.pair(x.Body, x.Test)
+		if err != nil {
+			return nil, err
+		}
+		orelse, err := c.expr(x.Orelse)
+		return &pIf{test: test, body: body, orelse: orelse}, err
+	case *ast.Call:
+		return c.call(x)
+	case *ast.Attribute:
+		return nil, c.refuse(x, "attribute access .%s is not supported (only helper calls such as np.arange(...))", x.Attr)
+	case *ast.Subscript:
+		return c.subscript(x)
+	case *ast.Lambda:
+		return nil, c.refuse(x, "lambda is not supported")
+	case *ast.ListComp, *ast.SetComp, *ast.DictComp, *ast.GeneratorExp:
+		return nil, c.refuse(x, "comprehensions are not supported")
+	case *ast.Dict:
+		return nil, c.refuse(x, "dictionaries are not supported")
+	case *ast.Starred:
+		return nil, c.refuse(x, "*unpacking is not supported")
+	case *ast.Bytes:
+		return nil, c.refuse(x, "bytes literals are not supported")
+	case *ast.Ellipsis:
+		return nil, c.refuse(x, "... is not supported")
+	}
+	return nil, c.refuse(x, "%s is not supported", strings.ToLower(x.Type().Name))
+}
+
+// pair converts two expressions, a first.
+func (c *converter) pair(a, b ast.Expr) (pnode, pnode, error) {
+	l, err := c.expr(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := c.expr(b)
+	return l, r, err
+}
+
+// list converts the elements of a tuple, list or set.
+func (c *converter) list(elts []ast.Expr, kind byte) (pnode, error) {
+	n := &pList{kind: kind}
+	for _, e := range elts {
+		v, err := c.expr(e)
+		if err != nil {
+			return nil, err
+		}
+		n.elts = append(n.elts, v)
+	}
+	return n, nil
+}
+
+// call converts a call of a helper, named by a dotted name.
+func (c *converter) call(x *ast.Call) (pnode, error) {
+	name, ok := dotted(x.Func)
+	switch {
+	case !ok:
+		if a, is := x.Func.(*ast.Attribute); is {
+			return c.expr(a)
+		}
+		return nil, c.refuse(x, "only named helpers can be called")
+	case len(x.Keywords) > 0:
+		return nil, c.refuse(x.Keywords[0], "keyword argument %s= is not supported", x.Keywords[0].Arg)
+	case x.Starargs != nil:
+		return nil, c.refuse(x.Starargs, "*args is not supported")
+	case x.Kwargs != nil:
+		return nil, c.refuse(x.Kwargs, "**kwargs is not supported")
+	}
+	args, err := c.list(x.Args, '(')
+	if err != nil {
+		return nil, err
+	}
+	return &pCall{name: name, args: args.(*pList).elts}, nil
+}
+
+// dotted returns the name a.b.c that x spells, if it spells one.
+func dotted(x ast.Expr) (string, bool) {
+	switch x := x.(type) {
+	case *ast.Name:
+		return string(x.Id), true
+	case *ast.Attribute:
+		s, ok := dotted(x.Value)
+		return s + "." + string(x.Attr), ok
 	}
 	return "", false
 }
 
-func (p *pyParser) comparison() (pnode, error) {
-	at := p.peek().at
-	first, err := p.arith()
+// subscript converts x[i] and x[lo:hi:stride] (§6.3.2, §6.3.3).
+func (c *converter) subscript(x *ast.Subscript) (pnode, error) {
+	v, err := c.expr(x.Value)
 	if err != nil {
 		return nil, err
 	}
-	var ops []string
-	var rest []pnode
-	for {
-		opAt := p.peek().at
-		op, ok := p.compOp()
-		if !ok {
-			break
-		}
-		if op == "is" {
-			return nil, &pySyntaxError{opAt, `"is" is not supported; write ==`}
-		}
-		r, err := p.arith()
-		if err != nil {
-			return nil, err
-		}
-		ops, rest = append(ops, op), append(rest, r)
-	}
-	if ops == nil {
-		return first, nil
-	}
-	return &pCmp{at: at, first: first, ops: ops, rest: rest}, nil
-}
-
-func (p *pyParser) arith() (pnode, error) {
-	l, err := p.term()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("+") || p.isOp("-") {
-		t := p.next()
-		r, err := p.term()
-		if err != nil {
-			return nil, err
-		}
-		l = &pBin{at: t.at, op: t.s, l: l, r: r}
-	}
-	return l, nil
-}
-
-func (p *pyParser) term() (pnode, error) {
-	l, err := p.factor()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp("*") || p.isOp("/") || p.isOp("//") || p.isOp("%") || p.isOp("@") {
-		t := p.next()
-		if t.s == "@" {
-			return nil, &pySyntaxError{t.at, `"@" (matrix product) is not supported`}
-		}
-		r, err := p.factor()
-		if err != nil {
-			return nil, err
-		}
-		b := &pBin{at: t.at, op: t.s, l: l, r: r, div: -1}
-		if t.s == "/" || t.s == "//" {
-			b.div = p.divs
-			p.divs++
-		}
-		l = b
-	}
-	return l, nil
-}
-
-func (p *pyParser) factor() (pnode, error) {
-	if p.isOp("-") || p.isOp("+") {
-		if err := p.enter(); err != nil {
-			return nil, err
-		}
-		defer func() { p.depth-- }()
-		t := p.next()
-		x, err := p.factor()
-		if err != nil {
-			return nil, err
-		}
-		return &pUnary{at: t.at, op: t.s, x: x}, nil
-	}
-	return p.power()
-}
-
-func (p *pyParser) power() (pnode, error) {
-	base, err := p.primary()
-	if err != nil {
-		return nil, err
-	}
-	if !p.isOp("**") {
-		return base, nil
-	}
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	t := p.next()
-	exp, err := p.factor() // right-associative; binds tighter than unary minus on its left
-	if err != nil {
-		return nil, err
-	}
-	return &pBin{at: t.at, op: "**", l: base, r: exp, div: -1}, nil
-}
-
-func (p *pyParser) primary() (pnode, error) {
-	x, err := p.atom()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		switch {
-		case p.isOp("."):
-			t := p.next()
-			nt := p.next()
-			if nt.kind != tName {
-				return nil, p.unexpected(nt)
-			}
-			nm, ok := x.(*pName)
-			if !ok || !p.isOp("(") && !p.isOp(".") {
-				return nil, &pySyntaxError{t.at, fmt.Sprintf("attribute access .%s is not supported (only helper calls such as np.arange(...))", nt.s)}
-			}
-			x = &pName{at: nm.at, name: nm.name + "." + nt.s}
-		case p.isOp("("):
-			t := p.next()
-			nm, ok := x.(*pName)
-			if !ok {
-				return nil, &pySyntaxError{t.at, "only named helpers can be called"}
-			}
-			var args []pnode
-			for !p.isOp(")") {
-				if p.peek().kind == tName && p.toks[p.i+1].kind == tOp && p.toks[p.i+1].s == "=" {
-					return nil, &pySyntaxError{p.peek().at, fmt.Sprintf("keyword argument %s= is not supported", p.peek().s)}
-				}
-				if p.isOp("*") {
-					return nil, &pySyntaxError{p.peek().at, "*args is not supported"}
-				}
-				a, err := p.test()
-				if err != nil {
+	switch s := x.Slice.(type) {
+	case *ast.Index:
+		i, err := c.expr(s.Value)
+		return &pIndex{x: v, i: i}, err
+	case *ast.Slice:
+		var parts [3]pnode // nil where omitted
+		for i, part := range []ast.Expr{s.Lower, s.Upper, s.Step} {
+			if part != nil {
+				if parts[i], err = c.expr(part); err != nil {
 					return nil, err
 				}
-				if p.isKw("for") {
-					return nil, &pySyntaxError{p.peek().at, "comprehensions are not supported"}
-				}
-				args = append(args, a)
-				if !p.isOp(",") {
-					break
-				}
-				p.next()
 			}
-			if err := p.expect(")"); err != nil {
-				return nil, err
-			}
-			x = &pCall{at: nm.at, name: nm.name, args: args}
-		case p.isOp("["):
-			t := p.next()
-			n, err := p.subscript(x, t.at)
-			if err != nil {
-				return nil, err
-			}
-			x = n
-		default:
-			if nm, ok := x.(*pName); ok && strings.Contains(nm.name, ".") {
-				return nil, &pySyntaxError{nm.at, fmt.Sprintf("attribute access %s is not supported", nm.name)}
-			}
-			return x, nil
 		}
+		return &pSlice{x: v, lo: parts[0], hi: parts[1], stride: parts[2]}, nil
 	}
+	return nil, c.refuse(x, "a subscript with several slices is not supported")
 }
 
-// subscript parses what follows "[": an index or a slice lo:hi:step.
-func (p *pyParser) subscript(x pnode, at int) (pnode, error) {
-	var parts [3]pnode
-	colons := 0
-	for {
-		if !p.isOp(":") && !p.isOp("]") {
-			if colons > 2 {
-				return nil, p.unexpected(p.peek())
-			}
-			n, err := p.test()
-			if err != nil {
-				return nil, err
-			}
-			parts[colons] = n
-		}
-		if p.isOp(":") {
-			colons++
-			if colons > 2 {
-				return nil, p.unexpected(p.peek())
-			}
-			p.next()
-			continue
-		}
-		break
+// numLitRE is a Python number literal (§2.4.5 "Numeric literals", as
+// gpython reads them: without "_").
+const numLitRE = `0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?`
+
+// numLit matches the number literal that starts a text.
+var numLit = regexp.MustCompile(`^(?:` + numLitRE + `)`)
+
+// number reads a number literal exactly from the text at the node's column:
+// gpython's own value of 0.1 is a float64 and is never used.
+func (c *converter) number(x *ast.Num) (pnode, error) {
+	if _, complex := x.N.(py.Complex); complex {
+		return nil, c.refuse(x, "complex numbers are not supported")
 	}
-	if err := p.expect("]"); err != nil {
-		return nil, err
+	lit := numLit.FindString(c.src[c.lead+x.ColOffset:])
+	mant, exp, _ := strings.Cut(strings.ToLower(lit), "e")
+	if strings.HasPrefix(mant, "0x") {
+		mant, exp = lit, ""
 	}
-	if colons == 0 {
-		if parts[0] == nil {
-			return nil, &pySyntaxError{at, "empty index"}
-		}
-		return &pIndex{at: at, x: x, i: parts[0]}, nil
+	if len(mant) > 60 || len(strings.TrimLeft(exp, "+-")) > 3 {
+		return nil, c.refuse(x, "number %q is too long", lit)
 	}
-	return &pSlice{at: at, x: x, lo: parts[0], hi: parts[1], stride: parts[2]}, nil
+	r, ok := new(big.Rat).SetString(lit)
+	if !ok || checkSize(r) != nil {
+		return nil, c.refuse(x, "bad number %q", lit)
+	}
+	return &pNum{r}, nil
 }
 
-func (p *pyParser) atom() (pnode, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
+// syntaxError words gpython's SyntaxError. Its offset is where gpython's
+// lexer stood: at the character or literal it could not read (the message
+// says what), or, for a grammar error, just after the token the grammar
+// could not take (the message then says "unexpected EOF while parsing" for
+// any one-line text, so it is not used). A grammar error is at the end of
+// the expression when more text would move it; "A if C" that would be
+// complete with "else B" is told so.
+func (c *converter) syntaxError(body string, err error) error {
+	e, ok := err.(*py.Exception)
+	if !ok {
+		return err
 	}
-	defer func() { p.depth-- }()
-	t := p.next()
-	switch t.kind {
-	case tNum:
-		return &pNum{at: t.at, r: t.num}, nil
-	case tStr:
-		s := t.s
-		for p.peek().kind == tStr { // "a" "b" is "ab"
-			s += p.next().s
-		}
-		return &pStr{at: t.at, s: s}, nil
-	case tName:
-		switch t.s {
-		case "and", "or", "not", "if", "else", "in", "is", "for", "lambda", "None":
-			if t.s == "None" {
-				return nil, &pySyntaxError{t.at, "None is not supported"}
-			}
-			return nil, p.unexpected(t)
-		}
-		return &pName{at: t.at, name: t.s}, nil
-	case tOp:
-		switch t.s {
-		case "(", "[", "{":
-			closer := map[string]string{"(": ")", "[": "]", "{": "}"}[t.s]
-			var elts []pnode
-			trailingComma := false
-			for !p.isOp(closer) {
-				n, err := p.test()
-				if err != nil {
-					return nil, err
-				}
-				if p.isKw("for") {
-					return nil, &pySyntaxError{p.peek().at, "comprehensions are not supported"}
-				}
-				if t.s == "{" && p.isOp(":") {
-					return nil, &pySyntaxError{p.peek().at, "dictionaries are not supported"}
-				}
-				elts = append(elts, n)
-				trailingComma = false
-				if !p.isOp(",") {
-					break
-				}
-				p.next()
-				trailingComma = true
-			}
-			if err := p.expect(closer); err != nil {
-				return nil, err
-			}
-			switch t.s {
-			case "(":
-				if len(elts) == 1 && !trailingComma {
-					return elts[0], nil // grouping
-				}
-				return &pList{at: t.at, elts: elts, kind: '('}, nil
-			case "{":
-				if len(elts) == 0 {
-					return nil, &pySyntaxError{t.at, "dictionaries are not supported"}
-				}
-			}
-			return &pList{at: t.at, elts: elts, kind: t.s[0]}, nil
-		}
+	msg := ""
+	if args, ok := e.Args.(py.Tuple); ok && len(args) > 0 {
+		msg = fmt.Sprint(args[0])
 	}
-	return nil, p.unexpected(t)
+	off := 0
+	if o, ok := e.Dict["offset"].(py.Int); ok {
+		off = int(o)
+	}
+	text := body[c.lead:]
+	off = min(max(off, 0), len(text))
+	switch msg {
+	case "illegal decimal with leading zero":
+		return c.errAt(off, "leading zeros in %q are not allowed in Python", numLit.FindString(text[off:]))
+	case "EOL while scanning string literal", "EOF while scanning triple-quoted string literal":
+		return c.errAt(strings.LastIndexAny(text[:off], `'"`), "unterminated string")
+	case "invalid syntax": // at a character no token starts with, or (at the end) gpython's refusal of "<>"
+		if off == len(text) {
+			return c.errAt(strings.LastIndex(text, "<>"), `"<>" is not Python 3; write !=`)
+		}
+		r, _ := utf8.DecodeRuneInString(text[off:])
+		hint := map[rune]string{'!': `"!" is not Python; write not`, '?': `"?" is not Python; write A if C else B`}[r]
+		if hint == "" {
+			hint = fmt.Sprintf("unexpected character %q", r)
+		}
+		return c.errAt(off, "%s", hint)
+	case "unexpected EOF while parsing":
+	default:
+		return c.errAt(off, "%s", msg)
+	}
+	if _, again := parser.ParseString(text+" _", py.EvalMode); again == nil || !sameOffset(again, off) {
+		if _, err := parser.ParseString(text+" else 0", py.EvalMode); err == nil {
+			return c.errAt(off, `"A if C" needs "else B"`)
+		}
+		return c.errAt(off, "unexpected end of expression")
+	}
+	tok := lastTok.FindString(text[:off])
+	if tok == "=" {
+		return c.errAt(off-1, `"=" assigns; write == to compare`)
+	}
+	return c.errAt(off-len(tok), "unexpected %q", tok)
 }
+
+// sameOffset reports whether err is a SyntaxError at offset off.
+func sameOffset(err error, off int) bool {
+	e, ok := err.(*py.Exception)
+	return ok && e.Dict["offset"] == py.Int(off)
+}
+
+// lastTok is the token that ends a text, for messages: its leftmost
+// match is a number, a name (§2.3), a two-character operator or one
+// character.
+var lastTok = regexp.MustCompile(`(?:` + numLitRE + `|[\pL_][\pL\pN\pM_]*|\*\*|//|[=!<>]=|<<|>>|.)$`)

@@ -99,13 +99,13 @@ func isolate(side, other pnode, name string) (pnode, bool) {
 	case *pUnary:
 		switch n.op {
 		case "-":
-			return isolate(n.x, &pUnary{at: n.at, op: "-", x: other}, name)
+			return isolate(n.x, &pUnary{op: "-", x: other}, name)
 		case "+":
 			return isolate(n.x, other, name)
 		}
 	case *pBin:
 		inLeft := occurrences(n.l, name) == 1
-		bin := func(op string, l, r pnode) pnode { return &pBin{at: n.at, op: op, l: l, r: r, div: -1} }
+		bin := func(op string, l, r pnode) pnode { return &pBin{op: op, l: l, r: r, div: -1} }
 		switch n.op {
 		case "+":
 			if inLeft {
@@ -480,7 +480,7 @@ func conjuncts(n pnode) []pnode {
 			out := make([]pnode, len(n.ops))
 			prev := n.first
 			for i, op := range n.ops {
-				out[i] = &pCmp{at: n.at, first: prev, ops: []string{op}, rest: []pnode{n.rest[i]}}
+				out[i] = &pCmp{first: prev, ops: []string{op}, rest: []pnode{n.rest[i]}}
 				prev = n.rest[i]
 			}
 			return out
