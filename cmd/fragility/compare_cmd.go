@@ -30,7 +30,8 @@ Beside them: each file's accuracy per variant and its drops from base.
 
 The reference is the file with the most bits per weight unless --reference names one. Files
 must share a tokenizer (one model family). Results: DIR/compare.csv, DIR/compare.md (printed),
-DIR/compare.json, next to the run's own files. --from DIR compares an existing run instead.
+DIR/compare.json, next to the run's own files, and DIR/report.html with the comparison plotted
+beside the run's other plots (--no-html skips it). --from DIR compares an existing run instead.
 
 Examples:
    fragility compare --out runs/cmp gemma-3-270m-F16.gguf gemma-3-270m-Q8_0.gguf gemma-3-270m-Q4_K_M.gguf
@@ -52,6 +53,7 @@ Flags go before the file names.`,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no table on stdout"},
+			&cli.BoolFlag{Name: "no-html", Usage: "do not write report.html"},
 		),
 		Action: compareAction,
 	})
@@ -121,7 +123,13 @@ func compareAction(c *cli.Context) error {
 		}
 		llm.LoadBackends(c.String(flagBackend.Name))
 	}
-	return compareRun(ctx, dir, c.String("reference"), c.Bool("json"), quiet)
+	if err := compareRun(ctx, dir, c.String("reference"), c.Bool("json"), quiet); err != nil {
+		return err
+	}
+	if c.Bool("no-html") {
+		return nil
+	}
+	return writeHTMLReport(dir)
 }
 
 // compareRun compares the models of the finished run in dir (probe.Compare)

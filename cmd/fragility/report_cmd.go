@@ -6,24 +6,30 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/report"
 	"github.com/urfave/cli/v2"
 )
 
 func init() {
 	register(&cli.Command{
 		Name:      "report",
-		Usage:     "re-render summary.json and narrative.md of a run from its results.csv, without rerunning",
+		Usage:     "re-render summary.json and narrative.md (and with --html report.html) of a run from its files, without rerunning",
 		ArgsUsage: "RUN_DIR",
 		Description: `Reads DIR/results.csv and DIR/manifest.json, recomputes every statistic (the cluster bootstrap
 uses the run's resample count and seed, so the numbers are the run's own), rewrites
 DIR/summary.json and DIR/narrative.md atomically, and prints the narrative (or the summary
-with --json).
+with --json). With --html it also writes DIR/report.html: one self-contained page (no network
+access when viewed) with the narrative, the plots, the quantization comparison when
+DIR/compare.json exists, and a filterable table of every trial with its prompt, response and
+tokens coloured by entropy.
 
 Examples:
    fragility report runs/demo
+   fragility report --html runs/demo && xdg-open runs/demo/report.html
    fragility report --json runs/demo | jq '.models[0].variants'
    fragility report --copy runs/demo`,
-		Flags: []cli.Flag{flagJSON, &cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"}},
+		Flags: []cli.Flag{flagJSON, &cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
+			&cli.BoolFlag{Name: "html", Usage: "also write report.html (narrative, plots, trial table) into RUN_DIR"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError{"expected one RUN_DIR argument"}
@@ -32,6 +38,11 @@ Examples:
 			sum, err := probe.Report(dir)
 			if err != nil {
 				return err
+			}
+			if c.Bool("html") {
+				if err := writeHTMLReport(dir); err != nil {
+					return err
+				}
 			}
 			if c.Bool("json") {
 				return printJSON(sum)
@@ -47,4 +58,16 @@ Examples:
 			return nil
 		},
 	})
+}
+
+// writeHTMLReport writes RUN_DIR/report.html from the run's files (the one
+// renderer, probe/report, for the report, run and compare commands) and says
+// where on stderr.
+func writeHTMLReport(dir string) error {
+	path, err := report.WriteHTML(dir, report.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "fragility: %s written\n", path)
+	return nil
 }

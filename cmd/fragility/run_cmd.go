@@ -26,7 +26,9 @@ func init() {
 		Description: `Plans the full matrix, generates and validates the item set before any model loads, runs
 every item in its own KV state in an order shuffled by --seed, and streams one row per trial to
 DIR/results.csv (and per-token entropies to DIR/traces.jsonl) as it goes. At the end it writes
-summary.json and narrative.md and prints the narrative. Progress goes to stderr.
+summary.json and narrative.md, prints the narrative, and writes report.html (the narrative,
+plots and a table of every trial in one page that opens from disk; --no-html skips it).
+Progress goes to stderr.
 
 An interrupted run (Ctrl-C, SIGTERM) keeps every finished trial; --resume DIR finishes it and
 gives the same results as an uninterrupted run.
@@ -66,6 +68,7 @@ run directory; deploy/ has ready launch files.`,
 			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (the 99 divisions in use)"},
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
 			&cli.BoolFlag{Name: "no-compare", Usage: "with several quantizations of one model, skip the KL comparison after the run"},
+			&cli.BoolFlag{Name: "no-html", Usage: "do not write report.html"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard K/N (1 ≤ K ≤ N) of the plan, or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX"},
 			&cli.IntFlag{Name: "shards", Usage: "number of shards, for --shard auto with a Kubernetes Indexed Job (its completions)"},
@@ -223,6 +226,9 @@ func runAction(c *cli.Context) error {
 		if err := compareRun(ctx, cfg.OutDir, "", false, c.Bool("quiet")); err != nil {
 			return err
 		}
+	}
+	if !c.Bool("no-html") {
+		return writeHTMLReport(cfg.OutDir)
 	}
 	return nil
 }

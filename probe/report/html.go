@@ -1,0 +1,208 @@
+// Package report renders a run directory as one self-contained HTML page:
+// the narrative, plots drawn with gonum.org/v1/plot and inlined as SVG, the
+// quantization comparison when there is one, and a filterable table of
+// trials whose rows open the prompt, the response with the extracted answer
+// marked and the generated tokens coloured by entropy.
+//
+// It reads the run's files (results.csv, summary.json, narrative.md,
+// traces.jsonl, manifest.json, compare.json) and computes no statistic:
+// every interval, drop and verdict is the one in summary.json. The page
+// loads nothing from the network (no scripts, fonts or styles from
+// elsewhere) and opens from disk in any browser.
+package report
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/text"
+)
+
+//go:embed assets/page.html
+var pageHTML string
+
+//go:embed assets/report.css
+var reportCSS string
+
+//go:embed assets/report.js
+var reportJS string
+
+var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
+
+// Options tune the page.
+type Options struct {
+	// MaxDetailTokens is the most generated tokens, over all trials, whose
+	// entropies the trial table colours (0: DefaultMaxDetailTokens). It keeps
+	// the page of a large run to a size a browser opens quickly; trials
+	// beyond it show their prompt and response without token colouring.
+	MaxDetailTokens int
+}
+
+// page is what the template renders.
+type page struct {
+	Title     string
+	Dir       string
+	Facts     []fact
+	Models    []modelFact
+	Narrative template.HTML
+	Figures   []Figure
+	Compare   *compareTable
+	Table     tableData
+	CSS       template.CSS
+	JS        template.JS
+	Version   string
+}
+
+type fact struct{ Name, Value string }
+
+type modelFact struct {
+	Label, Path, Quantization, SHA256, Verdict, Worst string
+	Trials, Skipped                                   int
+}
+
+// Render writes the HTML report of r to w.
+func Render(w io.Writer, r *Run, opt Options) error {
+	if opt.MaxDetailTokens <= 0 {
+		opt.MaxDetailTokens = DefaultMaxDetailTokens
+	}
+	v := newView(r)
+	figs, err := v.figures()
+	if err != nil {
+		return err
+	}
+	narr, err := markdown(r.Narrative)
+	if err != nil {
+		return fmt.Errorf("%s: %w", probe.FileNarrative, err)
+	}
+	p := page{
+		Title:     "fragility report: " + filepath.Base(filepath.Clean(r.Dir)),
+		Dir:       r.Dir,
+		Facts:     facts(r),
+		Models:    modelFacts(r),
+		Narrative: narr,
+		Figures:   figs,
+		Compare:   newCompareTable(r),
+		Table:     v.buildTable(opt.MaxDetailTokens),
+		CSS:       template.CSS(reportCSS),
+		JS:        template.JS(reportJS),
+	}
+	if r.Manifest != nil {
+		p.Version = r.Manifest.Tool["version"]
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// WriteHTML reads the run directory dir and writes its report to
+// dir/report.html through a temporary file renamed into place, so a reader
+// never sees half a page. It returns the path written.
+func WriteHTML(dir string, opt Options) (string, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := Render(&b, r, opt); err != nil {
+		return "", fmt.Errorf("%s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileHTML)
+	f, err := os.CreateTemp(dir, "."+FileHTML+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b.Bytes())
+	perr := f.Chmod(0o644)
+	cerr := f.Close()
+	for _, e := range []error{werr, perr, cerr} {
+		if e != nil {
+			os.Remove(tmp)
+			return "", fmt.Errorf("%s: %w", path, e)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return path, nil
+}
+
+// markdown renders the narrative (GitHub-flavoured tables, no raw HTML) with
+// every heading one level down, under the page's own title.
+func markdown(src string) (template.HTML, error) {
+	if strings.TrimSpace(src) == "" {
+		return "", nil
+	}
+	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	doc := md.Parser().Parse(text.NewReader([]byte(src)))
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(h.Level+1, 6)
+		}
+		return ast.WalkContinue, nil
+	})
+	var b bytes.Buffer
+	if err := md.Renderer().Render(&b, []byte(src), doc); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}
+
+// facts lists what defines the run, from the manifest and the summary.
+func facts(r *Run) []fact {
+	var out []fact
+	add := func(name, value string) {
+		if value != "" {
+			out = append(out, fact{name, value})
+		}
+	}
+	s := r.Summary
+	add("trials", fmt.Sprintf("%d (%d skipped), %d templates, variants %s", s.Trials, s.Skipped, len(s.Templates), strings.Join(s.Variants, ", ")))
+	if m := r.Manifest; m != nil {
+		c := m.Config
+		add("status", strings.TrimSpace(m.Status+" "+m.Started+" → "+m.Finished))
+		add("templates", c.Templates)
+		add("design", fmt.Sprintf("%d instances per template and variant, seed %d, %d worked examples, at most %d tokens", c.Instances, c.Seed, c.Shots, c.MaxTokens))
+		add("decoding", m.Sampler)
+		add("batching", fmt.Sprintf("%d sequences per batch", c.Params.NSeq))
+		add("llama.cpp", m.LlamaCommit)
+		add("build", m.BuildFlags)
+		if m.Embedder != nil {
+			add("embedder (DDC)", fmt.Sprintf("%s, %s level", m.Embedder.Name, m.Embedder.Level))
+		}
+		add("extraction rules", m.ExtractionRules)
+	}
+	return out
+}
+
+// modelFacts lists the models with their file identity and verdict.
+func modelFacts(r *Run) []modelFact {
+	var out []modelFact
+	for _, m := range r.Summary.Models {
+		mf := modelFact{Label: m.Label, Path: m.Path, Quantization: m.Quantization, Trials: m.Trials, Skipped: m.Skipped}
+		mf.Verdict, mf.Worst = verdictOf(r.Summary, m.Label)
+		if r.Manifest != nil {
+			for _, e := range r.Manifest.Models {
+				if e.Path == m.Path {
+					mf.SHA256 = e.SHA256
+				}
+			}
+		}
+		out = append(out, mf)
+	}
+	return out
+}

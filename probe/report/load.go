@@ -1,0 +1,142 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fragility/fragility/probe"
+)
+
+// FileHTML is the name of the HTML report inside a run directory.
+const FileHTML = "report.html"
+
+// Run is what the report reads from a run directory. Everything in it comes
+// from the run's files as written by `fragility run`, `fragility report` and
+// `fragility compare`; nothing is recomputed.
+type Run struct {
+	Dir       string
+	Manifest  *probe.Manifest   // manifest.json; nil when the file is absent
+	Trials    []probe.Trial     // results.csv, in file order
+	Summary   *probe.Summary    // summary.json
+	Narrative string            // narrative.md (Markdown); "" when absent
+	Traces    map[string]*Trace // traces.jsonl by item ID; nil when the file is absent
+	Compare   *probe.Comparison // compare.json; nil when absent
+}
+
+// Trace is the part of one traces.jsonl line the report shows: the rendered
+// prompt and every generated token with its entropy in bits.
+type Trace struct {
+	Prompt string
+	Tokens []Token
+}
+
+// Token is one generated token: its text piece and the entropy (bits, over
+// the full vocabulary) of the distribution it was chosen from.
+type Token struct {
+	Piece       string
+	EntropyBits float64
+}
+
+// Load reads the run directory dir. results.csv and summary.json must exist
+// (`fragility report DIR` writes the summary from results.csv);
+// manifest.json, narrative.md, traces.jsonl and compare.json are read when
+// present. Errors name the file and what is wrong with it.
+func Load(dir string) (*Run, error) {
+	r := &Run{Dir: dir}
+	if _, err := os.Stat(filepath.Join(dir, probe.FileManifest)); err == nil {
+		m, err := probe.ReadManifest(dir)
+		if err != nil {
+			return nil, err
+		}
+		r.Manifest = m
+	}
+	resPath := filepath.Join(dir, probe.FileResults)
+	f, err := os.Open(resPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s: not a run directory", dir, probe.FileResults)
+		}
+		return nil, err
+	}
+	r.Trials, err = probe.ReadResultsCSV(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", resPath, err)
+	}
+	sumPath := filepath.Join(dir, probe.FileSummary)
+	data, err := os.ReadFile(sumPath)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, probe.FileSummary, dir, probe.FileResults)
+		}
+		return nil, err
+	}
+	r.Summary = new(probe.Summary)
+	if err := json.Unmarshal(data, r.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %w", sumPath, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative)); err == nil {
+		r.Narrative = string(data)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if r.Traces, err = readTraces(filepath.Join(dir, probe.FileTraces)); err != nil {
+		return nil, err
+	}
+	cmpPath := filepath.Join(dir, probe.FileCompareJSON)
+	if data, err := os.ReadFile(cmpPath); err == nil {
+		r.Compare = new(probe.Comparison)
+		if err := json.Unmarshal(data, r.Compare); err != nil {
+			return nil, fmt.Errorf("%s: %w", cmpPath, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readTraces streams traces.jsonl, keeping only the prompt and the tokens'
+// pieces and entropies (prompt token ids and log-probabilities are dropped,
+// so a large run does not hold them in memory). A missing file gives nil.
+func readTraces(path string) (map[string]*Trace, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	type line struct {
+		ItemID string `json:"item_id"`
+		Prompt string `json:"prompt"`
+		Tokens []struct {
+			Piece       string  `json:"piece"`
+			EntropyBits float64 `json:"entropy_bits"`
+		} `json:"tokens"`
+	}
+	out := map[string]*Trace{}
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 1<<20))
+	for n := 1; ; n++ {
+		var l line
+		if err := dec.Decode(&l); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: record %d: %w", path, n, err)
+		}
+		if l.ItemID == "" {
+			return nil, fmt.Errorf("%s: record %d: no item_id", path, n)
+		}
+		t := &Trace{Prompt: l.Prompt, Tokens: make([]Token, len(l.Tokens))}
+		for i, tok := range l.Tokens {
+			t.Tokens[i] = Token{Piece: tok.Piece, EntropyBits: tok.EntropyBits}
+		}
+		out[l.ItemID] = t
+	}
+	return out, nil
+}

@@ -1,0 +1,190 @@
+package report
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/answer"
+)
+
+// DefaultMaxDetailTokens is the default of Options.MaxDetailTokens.
+const DefaultMaxDetailTokens = 200_000
+
+// tableData is the trial table as the page's script reads it (inline JSON):
+// one row per trial and, for the row's detail view, its prompt, its response
+// split around the extracted answer and its tokens with their entropies.
+// Field names are short because a large run has many rows.
+type tableData struct {
+	Models    []string `json:"models"`
+	Variants  []string `json:"variants"`
+	Templates []string `json:"templates"`
+	// Prefix is the text every rendered prompt begins with (instruction and
+	// worked examples), stored once; Prompts are the distinct remainders.
+	Prefix  string     `json:"prefix"`
+	Prompts []string   `json:"prompts"`
+	Rows    []tableRow `json:"rows"`
+	// TokenCap is the most generated tokens the page colours by entropy;
+	// Capped counts the rows beyond it, shown without token colouring.
+	TokenCap int `json:"token_cap"`
+	Capped   int `json:"capped"`
+}
+
+// tableRow is one trial.
+type tableRow struct {
+	ID       string    `json:"id"`
+	Model    int       `json:"m"` // index into Models
+	Variant  int       `json:"v"` // index into Variants
+	Template int       `json:"t"` // index into Templates
+	Instance int       `json:"i"`
+	Level    string    `json:"l,omitempty"`
+	Steps    int       `json:"st"`
+	Correct  int       `json:"c"` // 1 right, 0 wrong, -1 skipped
+	Got      string    `json:"x"` // extracted answer, "" when none
+	Want     string    `json:"e"` // expected answer
+	Rule     string    `json:"r"` // extraction rule that fired
+	Tokens   int       `json:"n"` // generated tokens
+	Entropy  float64   `json:"h"` // mean answer-token entropy, bits, from results.csv (3 decimals)
+	Prompt   int       `json:"p"` // index into Prompts; -1 without a trace
+	Question string    `json:"q,omitempty"`
+	Response [3]string `json:"a"` // before, the extracted answer as written, after
+	Pieces   []string  `json:"k,omitempty"`
+	Centibit []int     `json:"b,omitempty"` // per-token entropy in 1/100 bit
+	Answer   [2]int    `json:"w"`           // answer tokens [from, to); equal when unknown
+	Skip     string    `json:"s,omitempty"` // skip reason
+}
+
+// buildTable builds the trial table of a run, rows sorted by model, template,
+// variant and instance. At most maxTokens generated tokens (over all rows, in
+// row order) are kept for colouring; later rows show their response only.
+func (v *view) buildTable(maxTokens int) tableData {
+	d := tableData{Variants: slices.Clone(v.variants), TokenCap: maxTokens}
+	for _, m := range v.models {
+		d.Models = append(d.Models, m.Label)
+	}
+	tset := map[string]bool{}
+	for i := range v.run.Trials {
+		tset[v.run.Trials[i].TemplateID] = true
+	}
+	d.Templates = sortedKeys(tset)
+
+	trials := make([]*probe.Trial, len(v.run.Trials))
+	for i := range v.run.Trials {
+		trials[i] = &v.run.Trials[i]
+	}
+	index := func(xs *[]string, s string) int {
+		i := slices.Index(*xs, s)
+		if i < 0 {
+			*xs = append(*xs, s)
+			i = len(*xs) - 1
+		}
+		return i
+	}
+	slices.SortStableFunc(trials, func(a, b *probe.Trial) int {
+		return cmp.Or(
+			cmp.Compare(index(&d.Models, v.label(a)), index(&d.Models, v.label(b))),
+			strings.Compare(a.TemplateID, b.TemplateID),
+			cmp.Compare(index(&d.Variants, a.Variant), index(&d.Variants, b.Variant)),
+			cmp.Compare(a.Instance, b.Instance),
+		)
+	})
+
+	// Prompts: the common prefix once, the distinct remainders each once.
+	var prompts []string
+	for _, t := range trials {
+		if tr := v.run.Traces[t.ItemID]; tr != nil {
+			prompts = append(prompts, tr.Prompt)
+		}
+	}
+	d.Prefix = commonPrefix(prompts)
+	promptIdx := map[string]int{}
+
+	budget := maxTokens
+	for _, t := range trials {
+		r := tableRow{
+			ID: t.ItemID, Model: index(&d.Models, v.label(t)), Variant: index(&d.Variants, t.Variant),
+			Template: index(&d.Templates, t.TemplateID), Instance: t.Instance, Level: t.Level, Steps: t.Steps,
+			Got: t.Extracted, Want: t.Expected, Rule: t.Rule, Tokens: t.Tokens, Prompt: -1, Skip: t.SkipReason,
+		}
+		switch {
+		case t.Skipped():
+			r.Correct = -1
+		case t.Correct:
+			r.Correct = 1
+		}
+		if !math.IsNaN(t.AnswerEntropyMean) && !math.IsInf(t.AnswerEntropyMean, 0) {
+			r.Entropy = math.Round(t.AnswerEntropyMean*1000) / 1000
+		}
+		r.Response = splitResponse(t)
+		tr := v.run.Traces[t.ItemID]
+		if tr == nil {
+			r.Question = t.Question
+		} else {
+			rest := strings.TrimPrefix(tr.Prompt, d.Prefix)
+			i, ok := promptIdx[rest]
+			if !ok {
+				i = len(d.Prompts)
+				promptIdx[rest] = i
+				d.Prompts = append(d.Prompts, rest)
+			}
+			r.Prompt = i
+			if len(tr.Tokens) > 0 && len(tr.Tokens) <= budget {
+				budget -= len(tr.Tokens)
+				r.Pieces = make([]string, len(tr.Tokens))
+				r.Centibit = make([]int, len(tr.Tokens))
+				for j, tok := range tr.Tokens {
+					r.Pieces[j] = tok.Piece
+					r.Centibit[j] = int(math.Round(tok.EntropyBits * 100))
+				}
+				if !t.Skipped() {
+					if from, to, ok := answerSpan(t, tr.Tokens); ok && t.Rule != answer.RuleNone {
+						r.Answer = [2]int{from, to}
+					}
+				}
+			} else if len(tr.Tokens) > 0 {
+				budget = 0
+				d.Capped++
+			}
+		}
+		d.Rows = append(d.Rows, r)
+	}
+	return d
+}
+
+// splitResponse returns a trial's response split around the extracted answer
+// as written (found by the answer extraction on the recorded response); the
+// whole response in the first part when no answer was extracted or today's
+// rules extract another one than the recorded.
+func splitResponse(t *probe.Trial) [3]string {
+	ex := answer.Extract(t.Response)
+	if ex.Rule == answer.RuleNone || ex.Value != t.Extracted || ex.Start < 0 || ex.End > len(t.Response) || ex.Start > ex.End {
+		return [3]string{t.Response, "", ""}
+	}
+	return [3]string{t.Response[:ex.Start], t.Response[ex.Start:ex.End], t.Response[ex.End:]}
+}
+
+// commonPrefix returns the longest prefix, ending with a newline, that all of
+// ss share; "" for fewer than two strings.
+func commonPrefix(ss []string) string {
+	if len(ss) < 2 {
+		return ""
+	}
+	p := ss[0]
+	for _, s := range ss[1:] {
+		n := min(len(p), len(s))
+		i := 0
+		for i < n && p[i] == s[i] {
+			i++
+		}
+		p = p[:i]
+		if p == "" {
+			return ""
+		}
+	}
+	if j := strings.LastIndexByte(p, '\n'); j >= 0 {
+		return p[:j+1]
+	}
+	return ""
+}
