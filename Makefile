@@ -28,7 +28,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
+.PHONY: all build headers models browser test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -52,7 +52,18 @@ build: headers
 models:
 	$(GO) run ./models/fetch
 
-test: headers models
+# browser: headless Chromium for the test of report.html (TestReportInChromium).
+# Debian's chromium is installed when no Chromium is on PATH and we are root
+# with apt-get; otherwise the test skips and says how to install it.
+browser:
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "browser: installing Debian's chromium for the report's browser test"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	    echo "browser: could not install chromium; TestReportInChromium will skip"; \
+	else echo "browser: no Chromium and not root: TestReportInChromium will skip (as root: apt-get install -y chromium)"; fi
+
+test: headers models browser
 	$(GO) vet ./...
 	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 60m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
@@ -82,6 +93,7 @@ bench: build models
 
 DEMO_OUT ?= runs/demo
 # The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.
+# It also writes $(DEMO_OUT)/report.html.
 demo: build models
 	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1 --shots 3
 

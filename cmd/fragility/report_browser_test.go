@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,15 +188,19 @@ func TestReportInChromium(t *testing.T) {
 	selectOption := func(id, text string) {
 		t.Helper()
 		var value string
-		if err := chromedp.Run(ctx,
-			chromedp.Evaluate(fmt.Sprintf(`(Array.from(document.querySelectorAll("#%s option")).find(o => o.textContent === %q) || {value: "missing"}).value`, id, text), &value),
-			chromedp.SetValue("#"+id, value, chromedp.ByQuery),
-			chromedp.Evaluate(fmt.Sprintf(`document.getElementById(%q).dispatchEvent(new Event("change"))`, id), nil),
-		); err != nil {
+		if err := chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(
+			`(Array.from(document.querySelectorAll("#%s option")).find(o => o.textContent === %q) || {value: "missing"}).value`, id, text), &value)); err != nil {
 			t.Fatal(err)
 		}
 		if value == "missing" {
 			t.Fatalf("filter %s has no option %q", id, text)
+		}
+		// Select it as a user does: set the value and fire the change event.
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue("#"+id, value, chromedp.ByQuery),
+			chromedp.Evaluate(fmt.Sprintf(`document.getElementById(%q).dispatchEvent(new Event("change"))`, id), nil),
+		); err != nil {
+			t.Fatal(err)
 		}
 	}
 	count := func(keep func(r map[string]string) bool) int {
@@ -245,6 +250,21 @@ func TestReportInChromium(t *testing.T) {
 	if detail.Pre < 2 || detail.Tokens == 0 || !strings.Contains(detail.Title, "bits") || detail.BG == "" {
 		t.Errorf("detail view of the first trial: %+v", detail)
 	}
+
+	// The tokens the page outlines as the answer are the ones results.csv's
+	// answer entropy is the mean of (to the page's 0.01-bit rounding).
+	var spans [][]any
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`JSON.parse(document.getElementById("trial-data").textContent).rows
+		.filter(r => r.k && r.c !== -1 && r.w[1] > r.w[0])
+		.map(r => { const xs = r.b.slice(r.w[0], r.w[1]); return [r.id, xs.reduce((a, b) => a + b, 0) / xs.length / 100, r.h]; })`, &spans)); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range spans {
+		if m, h := s[1].(float64), s[2].(float64); math.Abs(m-h) > 0.006 {
+			t.Errorf("%v: mean entropy of the outlined answer tokens %.4f, results.csv %.4f", s[0], m, h)
+		}
+	}
+	t.Logf("%d trials with an extracted answer: outlined tokens match results.csv's answer entropy", len(spans))
 
 	var png []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {

@@ -228,7 +228,9 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	if !c.Bool("no-html") {
-		return writeHTMLReport(cfg.OutDir)
+		if err := writeHTMLReport(cfg.OutDir); err != nil {
+			return fmt.Errorf("%w (the run's other files are complete; fragility report --html %s retries the page)", err, cfg.OutDir)
+		}
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func band(x0, y0, x1, y1 float64, c color.Color) (*plotter.Polygon, error) {
 // widthFor returns a chart width fitting n categories of series points.
 func widthFor(n, series int) vg.Length {
 	per := 70 + 14*float64(max(series-1, 0))
-	return vg.Points(math.Max(420, math.Min(900, 160+per*float64(n))))
+	return vg.Points(math.Max(480, math.Min(900, 200+per*float64(n))))
 }
 
 // accuracyFigure: accuracy per model × variant with the summary's interval,
@@ -242,9 +242,13 @@ func (v *view) accuracyFigure() (Figure, error) {
 	svg, err := single(p, l, widthFor(nv, nm), vg.Points(300)).svg()
 	f.SVG = svg
 	conf := confidencePct(s)
-	f.Caption = fmt.Sprintf("Share of scored trials answered correctly, per model (colour and marker) and variant; k/n under each point. "+
+	kn := "; k/n under each point"
+	if nm > 3 {
+		kn = " (k/n in the narrative's tables)"
+	}
+	f.Caption = fmt.Sprintf("Share of scored trials answered correctly, per model (colour and marker) and variant%s. "+
 		"The shaded column is base, the problems as authored, and the dashed line carries each model's base accuracy across, so a drop is the distance below it. "+
-		"Error bars: the summary's %.0f%% interval, %s.", conf, accuracyMethod(s))
+		"Error bars: the summary's %.0f%% interval, %s.", kn, conf, accuracyMethod(s))
 	return f, err
 }
 
@@ -393,6 +397,7 @@ func (v *view) dropFigure() (Figure, error) {
 	if err != nil {
 		return f, err
 	}
+	lb.Offset = vg.Point{Y: vg.Points(2)}
 	p.Add(lb)
 	p.X.Min, p.X.Max = x0, x1
 	pad := (ymax - ymin) * 0.05

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/fragility/fragility/probe"
 )
@@ -189,14 +190,14 @@ func TestWriteHTMLFullRun(t *testing.T) {
 	}
 	for _, r := range d.Rows {
 		tr := byID[r.ID]
-		if got := strings.Join(r.Response[:], ""); got != tr.Response {
-			t.Errorf("%s: response parts join to %q, want %q", r.ID, got, tr.Response)
-		}
-		if r.Response[1] != tr.Extracted {
-			t.Errorf("%s: marked answer %q, extracted %q", r.ID, r.Response[1], tr.Extracted)
+		if r.Response != nil {
+			t.Errorf("%s: response stored besides tokens that join to it", r.ID)
 		}
 		if got := strings.Join(r.Pieces, ""); got != tr.Response {
 			t.Errorf("%s: tokens join to %q", r.ID, got)
+		}
+		if got := tr.Response[r.AnswerAt[0]:r.AnswerAt[1]]; got != tr.Extracted { // ASCII: UTF-16 offsets are byte offsets
+			t.Errorf("%s: marked answer %q, extracted %q", r.ID, got, tr.Extracted)
 		}
 		if d.Prefix+d.Prompts[r.Prompt] != "You are a careful solver.\nExample: 1+1=2\n"+tr.Question {
 			t.Errorf("%s: prompt %q", r.ID, d.Prompts[r.Prompt])
@@ -252,8 +253,14 @@ func TestEscaping(t *testing.T) {
 		t.Errorf("%d </script> tags, want 2 (the data and the code)", n)
 	}
 	d := tableOf(t, page)
-	if d.Rows[0].Response[0] != "</script><script>alert(1)</script> <!-- \u2028 é 🙂\nFinal answer: " || d.Templates[0] != "<b>bold</b>" {
-		t.Errorf("text did not survive the round trip: %q, %q", d.Rows[0].Response[0], d.Templates[0])
+	r := d.Rows[0]
+	want := "</script><script>alert(1)</script> <!-- \u2028 é 🙂\nFinal answer: "
+	if got := strings.Join(r.Pieces, ""); got != want+"42" || d.Templates[0] != "<b>bold</b>" {
+		t.Errorf("text did not survive the round trip: %q, %q", got, d.Templates[0])
+	}
+	// The answer's offsets count UTF-16 code units: é is one, 🙂 two.
+	if u := len(utf16.Encode([]rune(want))); r.AnswerAt != [2]int{u, u + 2} {
+		t.Errorf("answer at %v, want [%d %d]", r.AnswerAt, u, u+2)
 	}
 }
 
@@ -284,8 +291,8 @@ func TestOptionalFiles(t *testing.T) {
 		t.Error("no note on the missing narrative")
 	}
 	d := tableOf(t, page)
-	if d.Rows[0].Prompt != -1 || d.Rows[0].Question == "" || len(d.Rows[0].Pieces) != 0 {
-		t.Errorf("row without a trace: %+v", d.Rows[0])
+	if r := d.Rows[0]; r.Prompt != -1 || r.Question == "" || len(r.Pieces) != 0 || r.Response == nil || r.Response[1] != "42" && r.Response[1] != "41" {
+		t.Errorf("row without a trace: %+v", r)
 	}
 }
 
@@ -423,5 +430,61 @@ func TestAnswerSpan(t *testing.T) {
 	tr = &probe.Trial{Response: "So Final answer: 12.", Extracted: "13", Rule: "final_answer"}
 	if _, _, ok := answerSpan(tr, toks); ok {
 		t.Error("a recorded answer that today's rules do not give was accepted")
+	}
+}
+
+// TestLargeRunSize: the page of a large run stays a size a browser opens
+// quickly: 4,500 trials of 200 tokens (3 models × 50 templates × 6 variants
+// × 5 instances) with token colouring capped at the default.
+func TestLargeRunSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large synthetic run")
+	}
+	dir := t.TempDir()
+	s := defaultSynth()
+	s.models = []string{"Q4_K_M", "Q8_0", "F16"}
+	s.templates = nil
+	for i := range 50 {
+		s.templates = append(s.templates, fmt.Sprintf("template-%02d", i))
+	}
+	s.variants = []string{"base", "names", "numbers", "symbolic", "paraphrase", "noop"}
+	s.instances = 5
+	s.response = func(m, tt, v, i int) (string, bool) {
+		return strings.Repeat("We add the numbers step by step ", 25) + "\nFinal answer: 42", (tt+i+v)%3 != 0
+	}
+	s.write(t, dir)
+	path, err := WriteHTML(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > 8<<20 {
+		t.Errorf("report.html of 4,500 trials is %d bytes, want at most 8 MiB", st.Size())
+	}
+	data, _ := os.ReadFile(path)
+	d := tableOf(t, string(data))
+	if len(d.Rows) != 4500 || d.Capped == 0 {
+		t.Errorf("%d rows, %d beyond the token cap", len(d.Rows), d.Capped)
+	}
+}
+
+func TestJoinsTo(t *testing.T) {
+	for _, c := range []struct {
+		pieces []string
+		s      string
+		want   bool
+	}{
+		{[]string{"ab", "c"}, "abc", true},
+		{[]string{"ab"}, "abc", false},
+		{[]string{"ab", "cd"}, "abc", false},
+		{[]string{"\xc3", "\xa9"}, "é", false}, // a character split across tokens: JSON would change each half
+		{nil, "", true},
+	} {
+		if got := joinsTo(c.pieces, c.s); got != c.want {
+			t.Errorf("joinsTo(%q, %q) = %v", c.pieces, c.s, got)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/answer"
@@ -49,8 +51,13 @@ type tableRow struct {
 	Entropy  float64   `json:"h"` // mean answer-token entropy, bits, from results.csv (3 decimals)
 	Prompt   int       `json:"p"` // index into Prompts; -1 without a trace
 	Question string    `json:"q,omitempty"`
-	Response [3]string `json:"a"` // before, the extracted answer as written, after
-	Pieces   []string  `json:"k,omitempty"`
+	// Response is the response split before, at and after the extracted
+	// answer as written; omitted when the tokens (Pieces) join to the
+	// response, which is then written once, as tokens, and AnswerAt marks
+	// the answer in it.
+	Response *[3]string `json:"a,omitempty"`
+	AnswerAt [2]int     `json:"at"` // answer within the joined tokens, in UTF-16 code units (JavaScript string offsets); equal when none
+	Pieces   []string   `json:"k,omitempty"`
 	Centibit []int     `json:"b,omitempty"` // per-token entropy in 1/100 bit
 	Answer   [2]int    `json:"w"`           // answer tokens [from, to); equal when unknown
 	Skip     string    `json:"s,omitempty"` // skip reason
@@ -117,7 +124,7 @@ func (v *view) buildTable(maxTokens int) tableData {
 		if !math.IsNaN(t.AnswerEntropyMean) && !math.IsInf(t.AnswerEntropyMean, 0) {
 			r.Entropy = math.Round(t.AnswerEntropyMean*1000) / 1000
 		}
-		r.Response = splitResponse(t)
+		parts := splitResponse(t)
 		tr := v.run.Traces[t.ItemID]
 		if tr == nil {
 			r.Question = t.Question
@@ -148,9 +155,38 @@ func (v *view) buildTable(maxTokens int) tableData {
 				d.Capped++
 			}
 		}
+		if r.Pieces != nil && joinsTo(r.Pieces, t.Response) {
+			a := utf16Len(parts[0])
+			r.AnswerAt = [2]int{a, a + utf16Len(parts[1])}
+		} else {
+			r.Response = &parts
+		}
 		d.Rows = append(d.Rows, r)
 	}
 	return d
+}
+
+// joinsTo reports whether pieces, each valid UTF-8 (so that JSON carries it
+// unchanged), join to s.
+func joinsTo(pieces []string, s string) bool {
+	n := 0
+	for _, p := range pieces {
+		if !utf8.ValidString(p) || !strings.HasPrefix(s[n:], p) {
+			return false
+		}
+		n += len(p)
+	}
+	return n == len(s)
+}
+
+// utf16Len returns the length of s in UTF-16 code units, the unit of
+// JavaScript string offsets.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 // splitResponse returns a trial's response split around the extracted answer

@@ -75,10 +75,15 @@
       return td;
     }
     td.appendChild(el("h4", "", "Response (extracted answer marked; rule " + r.r + ")"));
+    var parts = r.a;
+    if (!parts) {
+      var text = r.k.join("");
+      parts = [text.slice(0, r.at[0]), text.slice(r.at[0], r.at[1]), text.slice(r.at[1])];
+    }
     var pre = el("pre", "response");
-    pre.appendChild(document.createTextNode(r.a[0]));
-    if (r.a[1]) pre.appendChild(el("mark", "answer", r.a[1]));
-    pre.appendChild(document.createTextNode(r.a[2]));
+    pre.appendChild(document.createTextNode(parts[0]));
+    if (parts[1]) pre.appendChild(el("mark", "answer", parts[1]));
+    pre.appendChild(document.createTextNode(parts[2]));
     td.appendChild(pre);
     if (r.k && r.k.length) {
       var h = el("h4", "", "Tokens by entropy ");
