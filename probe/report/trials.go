@@ -36,21 +36,21 @@ type tableData struct {
 
 // tableRow is one trial.
 type tableRow struct {
-	ID       string    `json:"id"`
-	Model    int       `json:"m"` // index into Models
-	Variant  int       `json:"v"` // index into Variants
-	Template int       `json:"t"` // index into Templates
-	Instance int       `json:"i"`
-	Level    string    `json:"l,omitempty"`
-	Steps    int       `json:"st"`
-	Correct  int       `json:"c"` // 1 right, 0 wrong, -1 skipped
-	Got      string    `json:"x"` // extracted answer, "" when none
-	Want     string    `json:"e"` // expected answer
-	Rule     string    `json:"r"` // extraction rule that fired
-	Tokens   int       `json:"n"` // generated tokens
-	Entropy  float64   `json:"h"` // mean answer-token entropy, bits, from results.csv (3 decimals)
-	Prompt   int       `json:"p"` // index into Prompts; -1 without a trace
-	Question string    `json:"q,omitempty"`
+	ID       string  `json:"id"`
+	Model    int     `json:"m"` // index into Models
+	Variant  int     `json:"v"` // index into Variants
+	Template int     `json:"t"` // index into Templates
+	Instance int     `json:"i"`
+	Level    string  `json:"l,omitempty"`
+	Steps    int     `json:"st"`
+	Correct  int     `json:"c"` // 1 right, 0 wrong, -1 skipped
+	Got      string  `json:"x"` // extracted answer, "" when none
+	Want     string  `json:"e"` // expected answer
+	Rule     string  `json:"r"` // extraction rule that fired
+	Tokens   int     `json:"n"` // generated tokens
+	Entropy  float64 `json:"h"` // mean answer-token entropy, bits, from results.csv (3 decimals)
+	Prompt   int     `json:"p"` // index into Prompts; -1 without a trace
+	Question string  `json:"q,omitempty"`
 	// Response is the response split before, at and after the extracted
 	// answer as written; omitted when the tokens (Pieces) join to the
 	// response, which is then written once, as tokens, and AnswerAt marks
@@ -58,9 +58,9 @@ type tableRow struct {
 	Response *[3]string `json:"a,omitempty"`
 	AnswerAt [2]int     `json:"at"` // answer within the joined tokens, in UTF-16 code units (JavaScript string offsets); equal when none
 	Pieces   []string   `json:"k,omitempty"`
-	Centibit []int     `json:"b,omitempty"` // per-token entropy in 1/100 bit
-	Answer   [2]int    `json:"w"`           // answer tokens [from, to); equal when unknown
-	Skip     string    `json:"s,omitempty"` // skip reason
+	Centibit []int      `json:"b,omitempty"` // per-token entropy in 1/100 bit
+	Answer   [2]int     `json:"w"`           // answer tokens [from, to); equal when unknown
+	Skip     string     `json:"s,omitempty"` // skip reason
 }
 
 // buildTable builds the trial table of a run, rows sorted by model, template,
