@@ -25,6 +25,7 @@ type Figure struct {
 	Title   string        // short heading
 	Caption string        // what is plotted, the unit, the interval method
 	SVG     template.HTML // the <svg> element; "" with a Note
+	Wide    bool          // the plot needs the page's full width
 	Note    string        // why there is no plot; "" with an SVG
 }
 
@@ -169,10 +170,33 @@ func band(x0, y0, x1, y1 float64, c color.Color) (*plotter.Polygon, error) {
 	return pg, nil
 }
 
-// widthFor returns a chart width fitting n categories of series points.
-func widthFor(n, series int) vg.Length {
-	per := 70 + 14*float64(max(series-1, 0))
-	return vg.Points(math.Max(480, math.Min(900, 200+per*float64(n))))
+// widthFor returns a chart width fitting n categories of series points,
+// and a legend beside them when legend is set.
+func widthFor(n, series int, legend bool) vg.Length {
+	w := 110 + (70+14*float64(max(series-1, 0)))*float64(n)
+	if legend {
+		w += 150
+	}
+	return vg.Points(math.Max(430, math.Min(900, w)))
+}
+
+// wideFrom is the chart width from which a figure takes the page's full
+// width instead of half of it.
+const wideFrom = 470
+
+// draw renders c into the figure.
+func (f *Figure) draw(c chart) error {
+	svg, err := c.svg()
+	f.SVG, f.Wide = svg, c.w > vg.Points(wideFrom)
+	return err
+}
+
+// legendFor returns l when there is more than one series to tell apart.
+func legendFor(l *plot.Legend, series int) *plot.Legend {
+	if series > 1 {
+		return l
+	}
+	return nil
 }
 
 // accuracyFigure: accuracy per model × variant with the summary's interval,
@@ -239,8 +263,7 @@ func (v *view) accuracyFigure() (Figure, error) {
 	p.X.Min, p.X.Max = -0.5, float64(nv)-0.5
 	p.Y.Min, p.Y.Max = -8, 100
 	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
-	svg, err := single(p, l, widthFor(nv, nm), vg.Points(300)).svg()
-	f.SVG = svg
+	err := f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
 	conf := confidencePct(s)
 	kn := "; k/n under each point"
 	if nm > 3 {
@@ -329,15 +352,18 @@ func (v *view) flipsFigure() (Figure, error) {
 				l.Add(flipNames[k], bc)
 			}
 		}
+		top := 0.0
+		for vi := range vars {
+			top = math.Max(top, prev.BarHeight(vi))
+		}
 		p.X.Min, p.X.Max = -0.5, float64(len(vars))-0.5
-		p.Y.Min = 0
+		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.06)
 		panels = append(panels, p)
 	}
 	cols := min(len(panels), 3)
 	grid := panelGrid(panels, cols)
 	w := vg.Points(math.Min(900, float64(cols)*(140+60*float64(len(vars)))+170))
-	svg, err := chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))}.svg()
-	f.SVG = svg
+	err := f.draw(chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))})
 	f.Caption = "Matched pairs (same model, template and instance, scored in base and in the variant), split by outcome: right in both, right in base and wrong in the variant, " +
 		"wrong in base and right in the variant, wrong in both. Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
 	return f, err
@@ -402,8 +428,7 @@ func (v *view) dropFigure() (Figure, error) {
 	p.X.Min, p.X.Max = x0, x1
 	pad := (ymax - ymin) * 0.05
 	p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
-	svg, err := single(p, l, widthFor(nv, nm), vg.Points(300)).svg()
-	f.SVG = svg
+	err = f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
 	f.Caption = fmt.Sprintf("Base accuracy minus variant accuracy in percentage points (positive: worse than base), per model and variant. "+
 		"Error bars: the summary's %.0f%% interval, %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
 		"the verdicts themselves are in the narrative above.", confidencePct(s), dropMethod(s), neg, strong)
@@ -535,8 +560,7 @@ func (v *view) heatmapFigure() (Figure, error) {
 	}
 	w := math.Min(900, float64(cols)*(float64(longest)*5.5+60+55*float64(len(v.variants))))
 	h := float64(len(gr)) * (70 + 17*float64(len(templates)))
-	svg, err := chart{panels: gr, w: vg.Points(math.Max(w, 320)), h: vg.Points(h)}.svg()
-	f.SVG = svg
+	err := f.draw(chart{panels: gr, w: vg.Points(math.Max(w, 320)), h: vg.Points(h)})
 	f.Caption = "Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
 		"Rows are sorted by the share in base, highest at the top, so a template that is solved as authored and fails in a variant stands out as a light cell in a dark row. Plain counts from results.csv."
 	return f, err
@@ -665,8 +689,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	if nm > 1 {
 		leg = l
 	}
-	svg, err := single(p, leg, widthFor(len(v.variants), nm), vg.Points(280)).svg()
-	f.SVG = svg
+	err := f.draw(single(p, leg, widthFor(len(v.variants), nm, nm > 1), vg.Points(280)))
 	f.Caption = "Distribution of the entropy (bits, over the full vocabulary) of each answer token, pooled over a model's scored trials in each variant; " +
 		"answer tokens are the generated tokens of the extracted number (all generated tokens when no number was extracted), as in results.csv's answer-entropy columns. " +
 		"Boxes: quartiles; whiskers: the most extreme values within 1.5 × IQR; points: values beyond. From traces.jsonl."
@@ -756,8 +779,7 @@ func (v *view) positionEntropyFigure() (Figure, error) {
 		return f, nil
 	}
 	p.X.Min, p.Y.Min = 1, 0
-	svg, err := single(p, l, vg.Points(640), vg.Points(280)).svg()
-	f.SVG = svg
+	err := f.draw(single(p, l, vg.Points(760), vg.Points(280)))
 	f.Caption = fmt.Sprintf("Mean per-token entropy (bits) at each position of the generated text, over scored trials answered correctly (solid) and wrongly (dashed), all variants together. "+
 		"A line stops at the last position at least %d of its trials reach (all of them when it has fewer), so the tail does not rest on one or two long answers. From traces.jsonl.", minPositionTrials)
 	return f, err
@@ -797,8 +819,7 @@ func (v *view) ddcFigure() (Figure, error) {
 		counts = append(counts, fmt.Sprintf("%s %d", vn, len(vals[vn])))
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(v.variants))-0.5
-	svg, err := single(p, nil, widthFor(len(v.variants), 1), vg.Points(260)).svg()
-	f.SVG = svg
+	err := f.draw(single(p, nil, widthFor(len(v.variants), 1, false), vg.Points(260)))
 	f.Caption = "How the sentence embedder reads each prompt: the margin between the cosine similarity of the best Dewey Decimal class and the runner-up, " +
 		"over the distinct prompts of each variant (the margin depends on the prompt only, not on the model; prompts per variant: " + strings.Join(counts, ", ") +
 		"). A lower margin means the prompt reads less clearly as one subject. Boxes: quartiles; whiskers: 1.5 × IQR. From results.csv; the paired shifts and their intervals are in the narrative."
@@ -877,8 +898,7 @@ func (v *view) difficultyFigure() (Figure, error) {
 		maxGroups = max(maxGroups, len(groups[a]))
 	}
 	w := math.Min(900, float64(len(axes))*(120+70*float64(maxGroups))+120)
-	svg, err := chart{panels: rows, legend: l, w: vg.Points(math.Max(w, 420)), h: vg.Points(250 * float64(len(rows)))}.svg()
-	f.SVG = svg
+	err := f.draw(chart{panels: rows, legend: l, w: vg.Points(math.Max(w, 420)), h: vg.Points(250 * float64(len(rows)))})
 	f.Caption = fmt.Sprintf("The difficulty axis, apart from robustness: accuracy of the templates grouped by their number of solution steps and, for GSM-Symbolic templates, their difficulty level, per variant (colour). "+
 		"Error bars: the summary's %.0f%% interval for these groups, %s. Accuracy by relation type is in the narrative's tables.", confidencePct(s), difficultyMethod(s))
 	return f, err
@@ -979,8 +999,7 @@ func (v *view) compareFigure() (Figure, error) {
 		}
 	}
 	dp.X.Min, dp.X.Max = -0.5, float64(len(all))-0.5
-	svg, err := chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)}.svg()
-	f.SVG = svg
+	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
 	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
 		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's accuracy drop against base per variant, "+
 		"with the summary's %.0f%% interval (%s). A file that moves the distribution (high KL) without moving the drop is fragile in its probabilities but not in its answers.",

@@ -162,7 +162,7 @@ func TestWriteHTMLFullRun(t *testing.T) {
 	}
 	page := string(data)
 	for _, id := range []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-templates", "fig-answer-entropy", "fig-position-entropy", "fig-ddc", "fig-difficulty"} {
-		re := regexp.MustCompile(`(?s)<figure class="plot" id="` + id + `">.*?<svg .*?</svg>.*?<figcaption>(.+?)</figcaption>`)
+		re := regexp.MustCompile(`(?s)<figure class="plot( wide)?" id="` + id + `">.*?<svg .*?</svg>.*?<figcaption>(.+?)</figcaption>`)
 		if m := re.FindStringSubmatch(page); m == nil {
 			t.Errorf("%s: no figure with an SVG and a caption", id)
 		}
@@ -486,5 +486,27 @@ func TestJoinsTo(t *testing.T) {
 		if got := joinsTo(c.pieces, c.s); got != c.want {
 			t.Errorf("joinsTo(%q, %q) = %v", c.pieces, c.s, got)
 		}
+	}
+}
+
+// TestDeterministic: the same run directory gives the same page, byte for
+// byte, so a re-rendered report can be compared with the original.
+func TestDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	defaultSynth().write(t, dir)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := Render(&a, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = Load(dir)
+	if err := Render(&b, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renderings of one run differ")
 	}
 }

@@ -4,7 +4,7 @@
   "use strict";
   var data = JSON.parse(document.getElementById("trial-data").textContent);
   var PAGE = 300; // rows added per "show more"
-  var MAXH = 8; // bits at which the token colour saturates
+  var MAXH = 4; // bits at which the token colour saturates (most tokens of a greedy answer are under 1 bit)
   var body = document.querySelector("#trial-table tbody");
   var more = document.getElementById("more");
   var count = document.getElementById("f-count");
@@ -96,12 +96,18 @@
       h.appendChild(sc);
       td.appendChild(h);
       var box = el("div", "tokens");
+      var ans = null; // the answer tokens go into one outlined span
       for (var i = 0; i < r.k.length; i++) {
         var bits = r.b[i] / 100;
-        var s = el("span", "tok" + (i >= r.w[0] && i < r.w[1] ? " ans" : ""), r.k[i]);
+        var s = el("span", "tok", r.k[i]);
         s.style.background = heat(bits);
         s.title = "token " + (i + 1) + ": H = " + bits.toFixed(2) + " bits";
-        box.appendChild(s);
+        if (i >= r.w[0] && i < r.w[1]) {
+          if (!ans) box.appendChild(ans = el("span", "ans"));
+          ans.appendChild(s);
+        } else {
+          box.appendChild(s);
+        }
       }
       td.appendChild(box);
     } else if (r.n > 0) {
