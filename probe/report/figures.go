@@ -961,7 +961,11 @@ func (v *view) compareFigure() (Figure, error) {
 		l.Add([]string{"KL mean", "KL 99th percentile"}[i], bc)
 	}
 	kl.X.Min, kl.X.Max = -0.5, float64(len(others))-0.5
-	kl.Y.Min = 0
+	top := 0.0
+	for i := range others {
+		top = math.Max(top, math.Max(means[i], p99s[i]))
+	}
+	kl.Y.Min, kl.Y.Max = 0, math.Max(top*1.08, 1e-6)
 
 	all := c.Models
 	dp := newPanel("accuracy drop against base, pp", "file", "drop, pp")
@@ -1002,7 +1006,7 @@ func (v *view) compareFigure() (Figure, error) {
 	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
 	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
 		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's accuracy drop against base per variant, "+
-		"with the summary's %.0f%% interval (%s). A file that moves the distribution (high KL) without moving the drop is fragile in its probabilities but not in its answers.",
+		"with the summary's %.0f%% interval (%s). A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
 		ref, confidencePct(v.sum), dropMethod(v.sum))
 	return f, err
 }
