@@ -231,12 +231,9 @@ func (v *view) accuracyFigure() (Figure, error) {
 			}
 			vi := slices.Index(v.variants, c.Variant)
 			x := float64(vi) + offset(mi, nm)
-			lo, hi := c.Acc.Value, c.Acc.Value
-			if c.Acc.HasCI {
-				lo, hi = c.Acc.Lo, c.Acc.Hi
-			}
+			lo, hi := c.Acc.bounds()
 			e.add(x, c.Acc.Value, lo, hi)
-			kx, ky, kt = append(kx, x), append(ky, -2), append(kt, fmt.Sprintf("%d/%d", c.K, c.N))
+			kx, ky, kt = append(kx, x), append(ky, -2), append(kt, countText(c.K, c.N))
 			if c.Variant == probe.BaseVariant {
 				cc := c
 				base = &cc
@@ -264,14 +261,13 @@ func (v *view) accuracyFigure() (Figure, error) {
 	p.Y.Min, p.Y.Max = -8, 100
 	p.Y.Tick.Marker = plot.ConstantTicks(percentTicks())
 	err := f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
-	conf := confidencePct(s)
 	kn := "; k/n under each point"
 	if nm > 3 {
 		kn = " (k/n in the narrative's tables)"
 	}
 	f.Caption = fmt.Sprintf("Share of scored trials answered correctly, per model (colour and marker) and variant%s. "+
 		"The shaded column is base, the problems as authored, and the dashed line carries each model's base accuracy across, so a drop is the distance below it. "+
-		"Error bars: the summary's %.0f%% interval, %s.", kn, conf, accuracyMethod(s))
+		"Error bars: %s.", kn, accuracyIntervalText(s, cells))
 	return f, err
 }
 
@@ -332,7 +328,7 @@ func (v *view) flipsFigure() (Figure, error) {
 				continue
 			}
 			vi := slices.Index(vars, c.Variant)
-			counts[0][vi], counts[1][vi], counts[2][vi], counts[3][vi] = float64(c.BothRight), float64(c.BaseOnly), float64(c.VariantOnly), float64(c.BothBad)
+			counts[0][vi], counts[1][vi], counts[2][vi], counts[3][vi] = c.BothRight, c.BaseOnly, c.VariantOnly, c.BothBad
 		}
 		var prev *plotter.BarChart
 		for k := range counts {
@@ -364,7 +360,7 @@ func (v *view) flipsFigure() (Figure, error) {
 	grid := panelGrid(panels, cols)
 	w := vg.Points(math.Min(900, float64(cols)*(140+60*float64(len(vars)))+170))
 	err := f.draw(chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))})
-	f.Caption = "Matched pairs (same model, template and instance, scored in base and in the variant), split by outcome: right in both, right in base and wrong in the variant, " +
+	f.Caption = "Counts of " + pairsText(v.sum) + ", split by outcome: right in both, right in base and wrong in the variant, " +
 		"wrong in base and right in the variant, wrong in both. Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
 	return f, err
 }
@@ -406,10 +402,7 @@ func (v *view) dropFigure() (Figure, error) {
 				continue
 			}
 			x := float64(slices.Index(vars, c.Variant)) + offset(mi, nm)
-			lo, hi := c.Drop.Value, c.Drop.Value
-			if c.Drop.HasCI {
-				lo, hi = c.Drop.Lo, c.Drop.Hi
-			}
+			lo, hi := c.Drop.bounds()
 			e.add(x, c.Drop.Value, lo, hi)
 			ymin, ymax = math.Min(ymin, lo), math.Max(ymax, hi)
 		}
@@ -429,9 +422,8 @@ func (v *view) dropFigure() (Figure, error) {
 	pad := (ymax - ymin) * 0.05
 	p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
 	err = f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
-	f.Caption = fmt.Sprintf("Base accuracy minus variant accuracy in percentage points (positive: worse than base), per model and variant. "+
-		"Error bars: the summary's %.0f%% interval, %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
-		"the verdicts themselves are in the narrative above.", confidencePct(s), dropMethod(s), neg, strong)
+	f.Caption = fmt.Sprintf("%s, per model and variant. Error bars: %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
+		"the verdicts themselves are in the narrative above.", dropText(s), intervalText(s, dropIntervals(cells)), neg, strong)
 	return f, err
 }
 
@@ -872,10 +864,7 @@ func (v *view) difficultyFigure() (Figure, error) {
 						continue
 					}
 					x := float64(slices.Index(groups[axis], c.Group)) + offset(vi, len(v.variants))
-					lo, hi := c.Acc.Value, c.Acc.Value
-					if c.Acc.HasCI {
-						lo, hi = c.Acc.Lo, c.Acc.Hi
-					}
+					lo, hi := c.Acc.bounds()
 					e.add(x, c.Acc.Value, lo, hi)
 				}
 				var lg *plot.Legend
@@ -900,7 +889,7 @@ func (v *view) difficultyFigure() (Figure, error) {
 	w := math.Min(900, float64(len(axes))*(120+70*float64(maxGroups))+120)
 	err := f.draw(chart{panels: rows, legend: l, w: vg.Points(math.Max(w, 420)), h: vg.Points(250 * float64(len(rows)))})
 	f.Caption = fmt.Sprintf("The difficulty axis, apart from robustness: accuracy of the templates grouped by their number of solution steps and, for GSM-Symbolic templates, their difficulty level, per variant (colour). "+
-		"Error bars: the summary's %.0f%% interval for these groups, %s. Accuracy by relation type is in the narrative's tables.", confidencePct(s), difficultyMethod(s))
+		"Error bars: %s. Accuracy by relation type is in the narrative's tables.", intervalText(s, groupIntervals(cells)))
 	return f, err
 }
 
@@ -968,7 +957,7 @@ func (v *view) compareFigure() (Figure, error) {
 	kl.Y.Min, kl.Y.Max = 0, math.Max(top*1.08, 1e-6)
 
 	all := c.Models
-	dp := newPanel("accuracy drop against base, pp", "file", "drop, pp")
+	dp := newPanel("drop against base, pp", "file", "drop, pp")
 	fn := make([]string, len(all))
 	for i, m := range all {
 		fn[i] = name(m)
@@ -980,16 +969,15 @@ func (v *view) compareFigure() (Figure, error) {
 		return f, err
 	}
 	dp.Add(zero)
+	var drops []interval
 	for vi, vn := range vars {
 		var e errPoints
 		for mi, m := range all {
 			x := float64(mi) + offset(vi, len(vars))
 			if d := summaryDropByPath(v.sum, m.Path, vn); d != nil {
-				lo, hi := d.Value, d.Value
-				if d.HasCI {
-					lo, hi = d.Lo, d.Hi
-				}
+				lo, hi := d.bounds()
 				e.add(x, d.Value, lo, hi)
+				drops = append(drops, *d)
 				continue
 			}
 			for _, a := range m.Accuracy {
@@ -1005,8 +993,8 @@ func (v *view) compareFigure() (Figure, error) {
 	dp.X.Min, dp.X.Max = -0.5, float64(len(all))-0.5
 	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
 	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
-		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's accuracy drop against base per variant, "+
-		"with the summary's %.0f%% interval (%s). A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
-		ref, confidencePct(v.sum), dropMethod(v.sum))
+		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's drop against base per variant (%s), "+
+		"with %s. A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
+		ref, dropText(v.sum), intervalText(v.sum, drops))
 	return f, err
 }

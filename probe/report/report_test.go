@@ -349,7 +349,7 @@ func TestFromSummary(t *testing.T) {
 			for _, v := range m.Variants {
 				if m.Label == c.Model && v.Variant == c.Variant {
 					n++
-					if c.Acc.Value != v.AccuracyPct.Value || c.Acc.Lo != v.AccuracyBootstrap.Lo || c.Acc.Hi != v.AccuracyBootstrap.Hi || c.K != v.K || c.N != v.N {
+					if c.Acc.Value != v.AccuracyPct.Value || c.Acc.Lo != v.AccuracyBootstrap.Lo || c.Acc.Hi != v.AccuracyBootstrap.Hi || c.K != float64(v.K) || c.N != v.N {
 						t.Errorf("%s/%s: %+v, summary %+v %+v", c.Model, c.Variant, c.Acc, v.AccuracyPct, v.AccuracyBootstrap)
 					}
 				}

@@ -2,14 +2,17 @@ package report
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fragility/fragility/probe"
 )
 
 // This file is the only place that knows the shape of summary.json
-// (probe.Summary). Every interval, drop and verdict the report shows is read
-// here, as computed by the statistics package; the report computes none of
-// them.
+// (probe.Summary) and the words for its statistics. Every interval, drop and
+// verdict the report shows is read here, as the statistics computed it; the
+// report computes none of them.
 
 // modelRef is one model of the run as the summary names it.
 type modelRef struct {
@@ -40,60 +43,126 @@ func trialModelKey(t *probe.Trial) string {
 	return t.ModelName
 }
 
-// interval is an estimate with its interval as the summary reports it.
+// interval is an estimate with the interval the summary reports for it.
 type interval struct {
 	Value  float64
 	Lo, Hi float64
 	HasCI  bool
+	Method string // how the summary computed the interval
 }
 
-// confidencePct returns the summary's confidence level in percent (95).
-func confidencePct(s *probe.Summary) float64 { return 100 * s.Params.Confidence }
+// bounds returns the interval's ends, or the value twice without one.
+func (iv interval) bounds() (lo, hi float64) {
+	if !iv.HasCI {
+		return iv.Value, iv.Value
+	}
+	return iv.Lo, iv.Hi
+}
 
-// accuracyCell is one model × variant accuracy: k correct of n scored.
+// countText writes k of n units ("4/12"; a fractional k as it is).
+func countText(k float64, n int) string {
+	return strconv.FormatFloat(k, 'f', -1, 64) + "/" + strconv.Itoa(n)
+}
+
+// accuracyCell is one model × variant accuracy: K right of N units.
 type accuracyCell struct {
 	Model, Variant string
-	K, N           int
-	Acc            *interval // nil when n = 0
+	K              float64
+	N              int
+	Acc            *interval // nil when N = 0
 }
 
-// accuracyInterval returns the interval the summary reports for a model's
-// accuracy on one variant: the cluster-bootstrap interval (it respects the
+// accuracyCells returns every model × variant accuracy of the summary with
+// its reported interval: the cluster-bootstrap interval (it respects the
 // clustering by template), or the Wilson interval where the bootstrap gave
 // none.
-func accuracyInterval(v *probe.VariantSummary) *interval {
-	if v.AccuracyPct == nil {
-		return nil
-	}
-	iv := &interval{Value: v.AccuracyPct.Value}
-	switch {
-	case v.AccuracyBootstrap != nil:
-		iv.Lo, iv.Hi, iv.HasCI = v.AccuracyBootstrap.Lo, v.AccuracyBootstrap.Hi, true
-	case v.AccuracyPct.CI != nil:
-		iv.Lo, iv.Hi, iv.HasCI = v.AccuracyPct.CI.Lo, v.AccuracyPct.CI.Hi, true
-	}
-	return iv
-}
-
-// accuracyMethod names the interval of accuracyInterval for a caption.
-func accuracyMethod(s *probe.Summary) string {
-	return fmt.Sprintf("%s (B = %d resamples, seed %d; the %s where the bootstrap gives none)",
-		s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, s.Params.AccuracyInterval)
-}
-
-// accuracyCells returns every model × variant accuracy of the summary.
 func accuracyCells(s *probe.Summary) []accuracyCell {
 	var out []accuracyCell
 	for _, m := range s.Models {
 		for i := range m.Variants {
 			v := &m.Variants[i]
-			out = append(out, accuracyCell{Model: m.Label, Variant: v.Variant, K: v.K, N: v.N, Acc: accuracyInterval(v)})
+			c := accuracyCell{Model: m.Label, Variant: v.Variant, K: float64(v.K), N: v.N}
+			if v.AccuracyPct != nil {
+				c.Acc = &interval{Value: v.AccuracyPct.Value}
+				switch {
+				case v.AccuracyBootstrap != nil:
+					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = v.AccuracyBootstrap.Lo, v.AccuracyBootstrap.Hi, true, methodBootstrap
+				case v.AccuracyPct.CI != nil:
+					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = v.AccuracyPct.CI.Lo, v.AccuracyPct.CI.Hi, true, methodWilson
+				}
+			}
+			out = append(out, c)
 		}
 	}
 	return out
 }
 
-// dropCell is one model × variant drop against base, in percentage points.
+// The interval methods of today's summary.
+const (
+	methodBootstrap = "cluster bootstrap"
+	methodWilson    = "Wilson"
+)
+
+// methodText describes an interval method for a caption.
+func methodText(s *probe.Summary, method string) string {
+	switch method {
+	case methodBootstrap:
+		return fmt.Sprintf("%s, B = %d resamples, seed %d", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed)
+	case methodWilson:
+		return s.Params.AccuracyInterval + ", which treats the trials as independent"
+	}
+	return method
+}
+
+// intervalText says, for a caption, which intervals are drawn: the
+// summary's confidence level and each method that gave one of ivs, with how
+// many it gave when there are several.
+func intervalText(s *probe.Summary, ivs []interval) string {
+	count := map[string]int{}
+	var methods []string
+	none := 0
+	for _, iv := range ivs {
+		if !iv.HasCI {
+			none++
+			continue
+		}
+		if count[iv.Method] == 0 {
+			methods = append(methods, iv.Method)
+		}
+		count[iv.Method]++
+	}
+	slices.Sort(methods)
+	var parts []string
+	for _, m := range methods {
+		t := methodText(s, m)
+		if len(methods) > 1 {
+			t = fmt.Sprintf("%s (%d of %d intervals)", t, count[m], len(ivs))
+		}
+		parts = append(parts, t)
+	}
+	out := fmt.Sprintf("the summary's %.0f%% interval", 100*s.Params.Confidence)
+	if len(parts) > 0 {
+		out += ": " + strings.Join(parts, "; ")
+	}
+	if none > 0 {
+		out += fmt.Sprintf("; %d estimates have no interval and are drawn without a bar", none)
+	}
+	return out
+}
+
+// accuracyIntervalText is intervalText for accuracy cells.
+func accuracyIntervalText(s *probe.Summary, cells []accuracyCell) string {
+	var ivs []interval
+	for _, c := range cells {
+		if c.Acc != nil {
+			ivs = append(ivs, *c.Acc)
+		}
+	}
+	return intervalText(s, ivs)
+}
+
+// dropCell is one model × variant drop against base, in percentage points:
+// the drop the verdict rests on.
 type dropCell struct {
 	Model, Variant string
 	Drop           interval
@@ -101,7 +170,7 @@ type dropCell struct {
 }
 
 // dropCells returns the drop of every non-base variant of every model that
-// has one.
+// has one, with its reported interval.
 func dropCells(s *probe.Summary) []dropCell {
 	var out []dropCell
 	for _, m := range s.Models {
@@ -111,7 +180,7 @@ func dropCells(s *probe.Summary) []dropCell {
 			}
 			d := dropCell{Model: m.Label, Variant: v.Variant, Verdict: v.Verdict, Drop: interval{Value: v.DropPP.Value}}
 			if v.DropPP.CI != nil {
-				d.Drop.Lo, d.Drop.Hi, d.Drop.HasCI = v.DropPP.CI.Lo, v.DropPP.CI.Hi, true
+				d.Drop.Lo, d.Drop.Hi, d.Drop.HasCI, d.Drop.Method = v.DropPP.CI.Lo, v.DropPP.CI.Hi, true, methodBootstrap
 			}
 			out = append(out, d)
 		}
@@ -119,13 +188,21 @@ func dropCells(s *probe.Summary) []dropCell {
 	return out
 }
 
-// dropMethod names the interval of dropCells for a caption.
-func dropMethod(s *probe.Summary) string {
-	return fmt.Sprintf("%s (B = %d resamples, seed %d)", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed)
+func dropIntervals(cells []dropCell) []interval {
+	out := make([]interval, len(cells))
+	for i, c := range cells {
+		out[i] = c.Drop
+	}
+	return out
+}
+
+// dropText says what the drop of dropCells is.
+func dropText(s *probe.Summary) string {
+	return "Base accuracy minus variant accuracy in percentage points (positive: worse than base)"
 }
 
 // dropThresholds returns the drops, in pp, the verdicts are worded against:
-// below negligible a drop is not meaningful, from strong on it is strong.
+// below negligible a drop does not matter, from strong on it is strong.
 func dropThresholds(s *probe.Summary) (negligible, strong float64) {
 	return s.Params.NegligibleDropPP, s.Params.StrongDropPP
 }
@@ -144,7 +221,7 @@ func verdictOf(s *probe.Summary, label string) (verdict, variant string) {
 // counts of matched pairs.
 type flipCell struct {
 	Model, Variant                            string
-	BothRight, BaseOnly, VariantOnly, BothBad int
+	BothRight, BaseOnly, VariantOnly, BothBad float64
 }
 
 // flipCells returns the paired tables of the summary.
@@ -157,17 +234,24 @@ func flipCells(s *probe.Summary) []flipCell {
 			}
 			q := v.Paired
 			out = append(out, flipCell{Model: m.Label, Variant: v.Variant,
-				BothRight: q.BothCorrect.Count, BaseOnly: q.BaseOnly.Count, VariantOnly: q.VariantOnly.Count, BothBad: q.BothWrong.Count})
+				BothRight: float64(q.BothCorrect.Count), BaseOnly: float64(q.BaseOnly.Count),
+				VariantOnly: float64(q.VariantOnly.Count), BothBad: float64(q.BothWrong.Count)})
 		}
 	}
 	return out
 }
 
-// groupCell is the accuracy of one model on one variant within one group of
-// a difficulty axis (steps, level, relation).
+// pairsText says what a pair of flipCells is.
+func pairsText(s *probe.Summary) string {
+	return "matched pairs (same model, template and instance, scored in base and in the variant)"
+}
+
+// groupCell is the accuracy of one model on one variant within one group
+// of a difficulty axis (steps, level, relation).
 type groupCell struct {
 	Model, Axis, Group, Variant string
-	K, N                        int
+	K                           float64
+	N                           int
 	Acc                         *interval
 }
 
@@ -176,11 +260,11 @@ func difficultyCells(s *probe.Summary) []groupCell {
 	var out []groupCell
 	for _, m := range s.Models {
 		for _, g := range m.Difficulty {
-			c := groupCell{Model: m.Label, Axis: g.Axis, Group: g.Group, Variant: g.Variant, K: g.K, N: g.N}
+			c := groupCell{Model: m.Label, Axis: g.Axis, Group: g.Group, Variant: g.Variant, K: float64(g.K), N: g.N}
 			if g.AccuracyPct != nil {
 				c.Acc = &interval{Value: g.AccuracyPct.Value}
 				if g.AccuracyPct.CI != nil {
-					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI = g.AccuracyPct.CI.Lo, g.AccuracyPct.CI.Hi, true
+					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = g.AccuracyPct.CI.Lo, g.AccuracyPct.CI.Hi, true, methodWilson
 				}
 			}
 			out = append(out, c)
@@ -189,18 +273,29 @@ func difficultyCells(s *probe.Summary) []groupCell {
 	return out
 }
 
-// difficultyMethod names the interval of difficultyCells for a caption.
-func difficultyMethod(s *probe.Summary) string { return s.Params.AccuracyInterval }
+func groupIntervals(cells []groupCell) []interval {
+	var out []interval
+	for _, c := range cells {
+		if c.Acc != nil {
+			out = append(out, *c.Acc)
+		}
+	}
+	return out
+}
 
 // summaryDropByPath returns the drop of the model with the given file path on
 // a variant, for the quantization comparison; nil when the summary has none.
 func summaryDropByPath(s *probe.Summary, path, variant string) *interval {
+	label := ""
+	for _, m := range s.Models {
+		if m.Path == path {
+			label = m.Label
+		}
+	}
 	for _, d := range dropCells(s) {
-		for _, m := range s.Models {
-			if m.Path == path && m.Label == d.Model && d.Variant == variant {
-				iv := d.Drop
-				return &iv
-			}
+		if d.Model == label && d.Variant == variant {
+			iv := d.Drop
+			return &iv
 		}
 	}
 	return nil
