@@ -265,9 +265,9 @@ func (v *view) accuracyFigure() (Figure, error) {
 	if nm > 3 {
 		kn = " (k/n in the narrative's tables)"
 	}
-	f.Caption = fmt.Sprintf("Share of scored trials answered correctly, per model (colour and marker) and variant%s. "+
+	f.Caption = fmt.Sprintf("Share of %s answered correctly, per model (colour and marker) and variant%s. "+
 		"The shaded column is base, the problems as authored, and the dashed line carries each model's base accuracy across, so a drop is the distance below it. "+
-		"Error bars: %s.", kn, accuracyIntervalText(s, cells))
+		"Error bars: %s.", unitText(s), kn, accuracyIntervalText(s, cells))
 	return f, err
 }
 

@@ -64,6 +64,9 @@ func countText(k float64, n int) string {
 	return strconv.FormatFloat(k, 'f', -1, 64) + "/" + strconv.Itoa(n)
 }
 
+// unitText names the unit accuracies are counted in.
+func unitText(s *probe.Summary) string { return "scored trials" }
+
 // accuracyCell is one model × variant accuracy: K right of N units.
 type accuracyCell struct {
 	Model, Variant string
