@@ -47,10 +47,9 @@ func newCompareTable(r *Run) *compareTable {
 				if a.Variant != v {
 					continue
 				}
+				cell = countText(float64(a.K), a.N)
 				if a.Pct != nil {
-					cell = fmt.Sprintf("%d/%d (%.1f%%)", a.K, a.N, *a.Pct)
-				} else {
-					cell = fmt.Sprintf("%d/%d", a.K, a.N)
+					cell += fmt.Sprintf(" (%.1f%%)", *a.Pct)
 				}
 				if a.DropPP != nil {
 					cell += fmt.Sprintf("; drop %.1f pp", *a.DropPP)
