@@ -49,6 +49,7 @@ type interval struct {
 	Lo, Hi float64
 	HasCI  bool
 	Method string // how the summary computed the interval
+	G      int    // templates (clusters) the estimate rests on; 0 when not stated
 }
 
 // bounds returns the interval's ends, or the value twice without one.
@@ -89,7 +90,7 @@ func accuracyCells(s *probe.Summary) []accuracyCell {
 				c.Acc = &interval{Value: v.AccuracyPct.Value}
 				switch {
 				case v.AccuracyBootstrap != nil:
-					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = v.AccuracyBootstrap.Lo, v.AccuracyBootstrap.Hi, true, methodBootstrap
+					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method, c.Acc.G = v.AccuracyBootstrap.Lo, v.AccuracyBootstrap.Hi, true, methodBootstrap, len(s.Templates)
 				case v.AccuracyPct.CI != nil:
 					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = v.AccuracyPct.CI.Lo, v.AccuracyPct.CI.Hi, true, methodWilson
 				}
@@ -106,11 +107,12 @@ const (
 	methodWilson    = "Wilson"
 )
 
-// methodText describes an interval method for a caption.
-func methodText(s *probe.Summary, method string) string {
+// methodText describes an interval method for a caption; g names the
+// number of templates the intervals rest on ("6", "2–6"; "" when unknown).
+func methodText(s *probe.Summary, method, g string) string {
 	switch method {
 	case methodBootstrap:
-		return fmt.Sprintf("%s, B = %d resamples, seed %d", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed)
+		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s templates", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g)
 	case methodWilson:
 		return s.Params.AccuracyInterval + ", which treats the trials as independent"
 	}
@@ -122,6 +124,7 @@ func methodText(s *probe.Summary, method string) string {
 // many it gave when there are several.
 func intervalText(s *probe.Summary, ivs []interval) string {
 	count := map[string]int{}
+	gmin, gmax := map[string]int{}, map[string]int{}
 	var methods []string
 	none := 0
 	for _, iv := range ivs {
@@ -131,13 +134,19 @@ func intervalText(s *probe.Summary, ivs []interval) string {
 		}
 		if count[iv.Method] == 0 {
 			methods = append(methods, iv.Method)
+			gmin[iv.Method], gmax[iv.Method] = iv.G, iv.G
 		}
 		count[iv.Method]++
+		gmin[iv.Method], gmax[iv.Method] = min(gmin[iv.Method], iv.G), max(gmax[iv.Method], iv.G)
 	}
 	slices.Sort(methods)
 	var parts []string
 	for _, m := range methods {
-		t := methodText(s, m)
+		g := strconv.Itoa(gmax[m])
+		if gmin[m] != gmax[m] {
+			g = strconv.Itoa(gmin[m]) + "–" + g
+		}
+		t := methodText(s, m, g)
 		if len(methods) > 1 {
 			t = fmt.Sprintf("%s (%d of %d intervals)", t, count[m], len(ivs))
 		}
@@ -183,7 +192,7 @@ func dropCells(s *probe.Summary) []dropCell {
 			}
 			d := dropCell{Model: m.Label, Variant: v.Variant, Verdict: v.Verdict, Drop: interval{Value: v.DropPP.Value}}
 			if v.DropPP.CI != nil {
-				d.Drop.Lo, d.Drop.Hi, d.Drop.HasCI, d.Drop.Method = v.DropPP.CI.Lo, v.DropPP.CI.Hi, true, methodBootstrap
+				d.Drop.Lo, d.Drop.Hi, d.Drop.HasCI, d.Drop.Method, d.Drop.G = v.DropPP.CI.Lo, v.DropPP.CI.Hi, true, methodBootstrap, len(s.Templates)
 			}
 			out = append(out, d)
 		}
