@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/templates"
 )
 
 // chromiumPath returns the headless browser the report test drives: Debian's
@@ -52,10 +53,11 @@ func TestReportInChromium(t *testing.T) {
 	dir := t.TempDir()
 	tiny, q4 := filepath.Join(dir, "tiny.gguf"), filepath.Join(dir, "tiny-q4_0.gguf")
 	out := filepath.Join(dir, "run")
+	tdir := smallTemplateSet(t, filepath.Join(dir, "templates"))
 	for _, args := range [][]string{
 		{"tiny-model", "--seed", "3", "--tokenizer", tok, tiny},
 		{"quantize", "--type", "Q4_0", "--allow-requantize", tiny, q4},
-		{"run", "--quiet", "--model", tiny, "--model", q4, "--variants", "base,symbolic,noop", "--instances", "1",
+		{"run", "--quiet", "--model", tiny, "--model", q4, "--templates", tdir, "--variants", "base,symbolic,noop", "--instances", "1",
 			"--max-tokens", "24", "--seed", "5", "--out", out},
 	} {
 		if r := fragility(t, nil, args...); r.code != 0 {
@@ -318,4 +320,46 @@ func readTrialsCSV(t *testing.T, path string) []map[string]string {
 		t.Fatalf("%s: no trials", path)
 	}
 	return out
+}
+
+// smallTemplateSet copies six built-in templates into dir, so that the test's
+// cost does not grow with the library: the first of each step count (in ID
+// order, so the difficulty plot has groups), then the next ones in ID order.
+func smallTemplateSet(t *testing.T, dir string) string {
+	t.Helper()
+	ts, err := templates.Load("builtin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(ts, func(a, b *templates.Template) int { return strings.Compare(a.ID, b.ID) })
+	var pick []*templates.Template
+	steps := map[int]bool{}
+	for _, tp := range ts {
+		if !steps[tp.Steps] && len(steps) < 3 {
+			steps[tp.Steps] = true
+			pick = append(pick, tp)
+		}
+	}
+	for _, tp := range ts {
+		if len(pick) >= 6 {
+			break
+		}
+		if !slices.ContainsFunc(pick, func(p *templates.Template) bool { return p.ID == tp.ID }) {
+			pick = append(pick, tp)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range pick {
+		name := filepath.Base(tp.Source)
+		b, err := os.ReadFile(filepath.Join("..", "..", "templates", "builtin", name))
+		if err != nil {
+			t.Fatalf("template %s: %v", tp.ID, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
