@@ -598,7 +598,7 @@ func answerSpan(t *probe.Trial, toks []Token) (from, to int, ok bool) {
 	return from, to, true
 }
 
-// boxes adds one box plot per non-empty group at x, in colour i.
+// addBox adds a box plot of vals at x in series colour i.
 func addBox(p *plot.Plot, vals []float64, x float64, i int, width vg.Length) (*plotter.BoxPlot, error) {
 	b, err := plotter.NewBoxPlot(width, x, plotter.Values(vals))
 	if err != nil {
