@@ -18,7 +18,8 @@ func init() {
 a run directory like the one the unsharded run would have written: results.csv and traces.jsonl
 are byte-identical to the unsharded run's, except the seconds column, which keeps the time each
 shard measured. summary.json and narrative.md are computed once over all trials (as fragility
-report does), and manifest.json says which shards were merged (merged_from). fragility report,
+report does), report.html is written from them (--no-html skips it), and manifest.json says
+which shards were merged (merged_from). fragility report,
 verify and compare --from work on OUT.
 
 Refused, naming the shard and the mismatch (exit 1): a directory that is not a finished shard
@@ -35,6 +36,7 @@ Examples:
 			&cli.BoolFlag{Name: "force", Usage: "overwrite the run files of an existing OUT"},
 			&cli.BoolFlag{Name: "accept-env-diff", Usage: "merge shards whose CPU features, backend or device differ (listed in the manifest)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no narrative on stdout"},
+			&cli.BoolFlag{Name: "no-html", Usage: "do not write report.html"},
 		},
 		Action: mergeAction,
 	})
@@ -51,6 +53,11 @@ func mergeAction(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "fragility: merged %d shards (%d items, plan sha256 %.12s) into %s\n", res.Shards, res.Items, res.PlanSHA256, out)
+	if !c.Bool("no-html") {
+		if err := writeHTMLReport(out); err != nil {
+			return fmt.Errorf("%w (the merged run's other files are complete; fragility report --html %s retries the page)", err, out)
+		}
+	}
 	if c.Bool("json") {
 		return printJSON(res)
 	}
