@@ -14,6 +14,7 @@ require (
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/yuin/goldmark v1.8.7
+	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/protobuf v1.36.11
 	gopkg.in/yaml.v3 v3.0.1
@@ -75,6 +76,5 @@ require (
 	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.33.0 // indirect
 	golang.org/x/tools v0.41.0
-	gonum.org/v1/gonum v0.16.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )

@@ -1,0 +1,172 @@
+package stats
+
+import "math"
+
+// Components are the variance components of a one-way random-effects model
+// of unit values y_gi in clusters g, y_gi = μ + a_g + e_gi with Var(a) =
+// Between and Var(e) = Within, in the squared unit of y (for paired
+// differences of 0/1 outcomes, squared fractions).
+type Components struct {
+	Between float64 // σ²_b, between-cluster variance (≥ 0)
+	Within  float64 // σ²_w, within-cluster variance (≥ 0)
+	// Clusters (G) and Units (N) the components were estimated from, and
+	// N0 the average cluster size of the ANOVA estimator (see
+	// VarianceComponents); N0 = N/G for equal sizes.
+	Clusters int
+	Units    int
+	N0       float64
+	// WithinIdentified is false when every cluster has one unit (N = G):
+	// then Within is 0 and Between is the whole variance.
+	WithinIdentified bool
+}
+
+// ICC returns the intra-cluster correlation σ²_b / (σ²_b + σ²_w), or 0 when
+// both are 0.
+func (c Components) ICC() float64 {
+	if t := c.Between + c.Within; t > 0 {
+		return c.Between / t
+	}
+	return 0
+}
+
+// VarianceComponents estimates σ²_b and σ²_w from unit values grouped by
+// cluster with the ANOVA (method of moments) estimators of the unbalanced
+// one-way model (Searle, Casella & McCulloch 1992, Variance Components,
+// §3.6; Donner & Klar 2000, Design and Analysis of Cluster Randomization
+// Trials in Health Research, §5.2):
+//
+//	MSB = Σ_g n_g (ȳ_g − ȳ)² / (G − 1)
+//	MSW = Σ_g Σ_i (y_gi − ȳ_g)² / (N − G)
+//	n₀  = (N − Σ_g n_g² / N) / (G − 1)
+//	σ²_w = MSW,   σ²_b = max(0, (MSB − MSW) / n₀)
+//
+// Empty groups are ignored. With one unit per cluster (N = G) σ²_w is not
+// identified: Within is 0, Between is the sample variance of the values, and
+// WithinIdentified is false. ok is false with fewer than 2 non-empty groups.
+func VarianceComponents(groups [][]float64) (Components, bool) {
+	var G, N int
+	var sum, sumN2 float64
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		G++
+		N += len(g)
+		sumN2 += float64(len(g) * len(g))
+		for _, y := range g {
+			sum += y
+		}
+	}
+	if G < 2 {
+		return Components{Clusters: G, Units: N}, false
+	}
+	mean := sum / float64(N)
+	var ssb, ssw float64
+	for _, g := range groups {
+		if len(g) == 0 {
+			continue
+		}
+		var m float64
+		for _, y := range g {
+			m += y
+		}
+		m /= float64(len(g))
+		ssb += float64(len(g)) * (m - mean) * (m - mean)
+		for _, y := range g {
+			ssw += (y - m) * (y - m)
+		}
+	}
+	c := Components{Clusters: G, Units: N, N0: (float64(N) - sumN2/float64(N)) / float64(G-1)}
+	msb := ssb / float64(G-1)
+	if N == G {
+		c.Between = msb
+		return c, true
+	}
+	c.WithinIdentified = true
+	c.Within = ssw / float64(N-G)
+	c.Between = max(0, (msb-c.Within)/c.N0)
+	return c, true
+}
+
+// SEMean returns the standard error of the mean of a design with g clusters
+// of m units each under the components c:
+//
+//	SE = √( (σ²_b + σ²_w/m) / g ) = √( σ²·(1 + (m−1)ρ) / (g·m) ),
+//
+// σ² = σ²_b + σ²_w and ρ the ICC: the variance of a simple mean inflated by
+// the design effect 1 + (m−1)ρ (Kish 1965, Survey Sampling, §5.4; Donner &
+// Klar 2000, §2.2). NaN when g < 1 or m ≤ 0.
+func SEMean(g int, m float64, c Components) float64 {
+	if g < 1 || !(m > 0) {
+		return math.NaN()
+	}
+	return math.Sqrt((c.Between + c.Within/m) / float64(g))
+}
+
+// MDE returns the minimum detectable effect of a two-sided test at level
+// alpha with the given power, for the mean over g clusters of m units:
+//
+//	MDE = (t_{1−α/2, g−1} + t_{power, g−1}) · SE
+//
+// with SE from SEMean and t quantiles on g−1 degrees of freedom (Bloom 1995,
+// "Minimum detectable effects: a simple way to report the statistical power
+// of experimental designs", Evaluation Review 19:547–556, with the t
+// multiplier for a small number of clusters). At 80% power and α = 0.05
+// the multiplier is 2.80 for many clusters and 3.49 at g = 6. It returns
+// +Inf when g < 2.
+func MDE(g int, m float64, c Components, alpha, power float64) float64 {
+	if g < 2 {
+		return math.Inf(1)
+	}
+	df := float64(g - 1)
+	return (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * SEMean(g, m, c)
+}
+
+// Power returns the approximate power of a two-sided test at level alpha to
+// detect an effect delta with g clusters of m units: 1 − F_{g−1}(t_{1−α/2,
+// g−1} − |delta|/SE), the central-t approximation that MDE inverts (the
+// opposite tail is neglected; Bloom 1995). It returns 0 when g < 2 and 1
+// when SE = 0 and delta ≠ 0.
+func Power(g int, m float64, c Components, delta, alpha float64) float64 {
+	if g < 2 {
+		return 0
+	}
+	se := SEMean(g, m, c)
+	df := float64(g - 1)
+	if se == 0 {
+		if delta != 0 {
+			return 1
+		}
+		return alpha / 2
+	}
+	return 1 - TCDF(TQuantile(1-alpha/2, df)-math.Abs(delta)/se, df)
+}
+
+// RequiredClusters returns the smallest number of clusters g ≥ minG (and ≥
+// 2) at which MDE(g, m, c, alpha, power) ≤ delta, searching up to maxG; ok is
+// false when even maxG is not enough (or delta ≤ 0). minG lets a caller add
+// a floor such as SignFlipMinClusters(alpha), below which the sign-flip test
+// cannot reach alpha at all.
+func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG, maxG int) (int, bool) {
+	if !(delta > 0) {
+		return 0, false
+	}
+	lo := max(2, minG)
+	if lo > maxG {
+		return 0, false
+	}
+	if MDE(maxG, m, c, alpha, power) > delta {
+		return 0, false
+	}
+	// MDE decreases in g: binary search for the first g with MDE ≤ delta.
+	hi := maxG
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if MDE(mid, m, c, alpha, power) <= delta {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, true
+}
