@@ -195,8 +195,8 @@ type Agreement struct {
 // base, from the run's Summary.
 type VariantAccuracy struct {
 	Variant string   `json:"variant"`
-	K       int      `json:"k"`
-	N       int      `json:"n"`
+	K       float64  `json:"k"`            // distinct prompts answered right (VariantSummary.K)
+	N       int      `json:"n"`            // distinct prompts scored (VariantSummary.N)
 	Pct     *float64 `json:"accuracy_pct"` // nil when N = 0
 	DropPP  *float64 `json:"drop_pp"`      // nil for base or without base
 }
@@ -210,6 +210,14 @@ type Comparison struct {
 	NVocab        int               `json:"n_vocab"`
 	Variants      []string          `json:"variants"`
 	Models        []ModelComparison `json:"models"` // in the run's model order
+	// Differences are the summary's paired differences between models
+	// (Summary.ModelPairs) that involve the reference: accuracy and paired
+	// drop, A − B, clustered by template, with intervals and Holm-adjusted
+	// sign-flip tests.
+	Differences []ModelPair `json:"differences"`
+	// Confidence is the level of the differences' intervals (the summary's
+	// Params.Confidence).
+	Confidence float64 `json:"confidence_level"`
 }
 
 // BitsPerWeight returns 8 × tensor bytes / parameters of a model
@@ -264,7 +272,7 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	cmp := &Comparison{Dir: dir, Reference: ref, ReferenceRule: rule, Variants: sum.Variants}
+	cmp := &Comparison{Dir: dir, Reference: ref, ReferenceRule: rule, Variants: sum.Variants, Confidence: sum.Params.Confidence}
 	for i, me := range man.Models {
 		mc := ModelComparison{Path: me.Path, Label: filepath.Base(me.Path), BitsPerWeight: BitsPerWeight(me.Metadata),
 			Reference: i == ref, SameFamily: SameFamily(man.Models[ref].Identity, me.Identity)}
@@ -293,6 +301,11 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 				me.Path, man.Models[ref].Path, me.Identity.Family, man.Models[ref].Identity.Family)
 		}
 		cmp.Models = append(cmp.Models, mc)
+	}
+	for _, mp := range sum.ModelPairs {
+		if mp.APath == man.Models[ref].Path || mp.BPath == man.Models[ref].Path {
+			cmp.Differences = append(cmp.Differences, mp)
+		}
 	}
 
 	// Items of the reference, and every model's prompt token ids per instance.
@@ -540,7 +553,7 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 			if va.DropPP != nil {
 				drop = g(*va.DropPP)
 			}
-			rec = append(rec, acc, strconv.Itoa(va.K), strconv.Itoa(va.N), drop)
+			rec = append(rec, acc, g(va.K), strconv.Itoa(va.N), drop)
 		}
 		if err := cw.Write(rec); err != nil {
 			return err
@@ -603,7 +616,7 @@ func CompareNarrative(c *Comparison) string {
 				gnum(k.Max), gnum(k.P999), gnum(k.P99), gnum(k.P95), gnum(k.P90), gnum(k.Median), gnum(k.P10), gnum(k.P5), gnum(k.P1), gnum(k.P01), gnum(k.Min))
 		}
 	}
-	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n) per variant; the drop is base accuracy minus variant accuracy in percentage points (positive: worse than base). Intervals and verdicts are in narrative.md.\n\n| file |")
+	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n distinct prompts) per variant; the drop is base accuracy minus variant accuracy in percentage points (positive: worse than base). Intervals and verdicts are in narrative.md; the paired differences with the reference, tested, follow the table.\n\n| file |")
 	for _, v := range c.Variants {
 		fmt.Fprintf(&b, " %s |", v)
 	}
@@ -618,7 +631,7 @@ func CompareNarrative(c *Comparison) string {
 			va := findAccuracy(m.Accuracy, v)
 			cell := "n/a"
 			if va.Pct != nil {
-				cell = fmt.Sprintf("%s (%d/%d)", fnum(*va.Pct, 1), va.K, va.N)
+				cell = fmt.Sprintf("%s (%s/%d)", fnum(*va.Pct, 1), countText(va.K), va.N)
 			}
 			if va.DropPP != nil {
 				cell += ", drop " + signed(*va.DropPP, 1) + " pp"
@@ -626,6 +639,10 @@ func CompareNarrative(c *Comparison) string {
 			fmt.Fprintf(&b, " %s |", cell)
 		}
 		b.WriteString("\n")
+	}
+	if len(c.Differences) > 0 {
+		b.WriteString("\n### Paired differences with the reference\n\n")
+		writeModelPairs(&b, c.Differences, fnum(100*c.Confidence, 0)+"%", 1-c.Confidence)
 	}
 	return b.String()
 }

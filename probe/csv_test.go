@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -106,19 +107,34 @@ func TestResultsCSVSummary(t *testing.T) {
 	if string(j1) != string(j2) {
 		t.Fatal("summary from results.csv differs from the summary of the trials")
 	}
-	// And the accuracies, recomputed from the CSV rows by hand, equal the summary.
+	// And the accuracies, recomputed from the CSV rows by hand (distinct
+	// prompts per template, each scored by the share of its copies right),
+	// equal the summary.
 	for _, v := range s2.Models[0].Variants {
-		k, n := 0, 0
+		type unit struct{ right, copies int }
+		units := map[string]*unit{}
 		for _, x := range out {
 			if x.Variant == v.Variant && x.SkipReason == "" {
-				n++
+				key := x.TemplateID + "|" + x.Question
+				if x.Question == "" {
+					key += "|" + strconv.Itoa(x.Instance)
+				}
+				if units[key] == nil {
+					units[key] = &unit{}
+				}
+				units[key].copies++
 				if x.Correct {
-					k++
+					units[key].right++
 				}
 			}
 		}
-		if v.K != k || v.N != n || v.AccuracyPct.Value != 100*float64(k)/float64(n) {
-			t.Errorf("%s: summary %d/%d %v, CSV %d/%d", v.Variant, v.K, v.N, v.AccuracyPct.Value, k, n)
+		var k float64
+		for _, u := range units {
+			k += float64(u.right) / float64(u.copies)
+		}
+		n := len(units)
+		if math.Abs(v.K-k) > 1e-9 || v.N != n || math.Abs(v.AccuracyPct.Value-100*k/float64(n)) > 1e-9 {
+			t.Errorf("%s: summary %v/%d %v, CSV %v/%d", v.Variant, v.K, v.N, v.AccuracyPct.Value, k, n)
 		}
 	}
 	if Narrative(s1) != Narrative(s2) {

@@ -5,9 +5,10 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -133,15 +134,33 @@ func TestRunEndToEnd(t *testing.T) {
 	for i, h := range recs[0] {
 		col[h] = i
 	}
-	k, n := map[string]int{}, map[string]int{}
+	// Distinct prompts per variant and template, each scored by the share
+	// of its copies answered right.
+	type unit struct{ right, copies int }
+	units := map[string]map[string]*unit{}
 	for _, r := range recs[1:] {
 		if r[col["skip_reason"]] != "" {
 			continue
 		}
-		n[r[col["variant"]]]++
-		if r[col["correct"]] == "true" {
-			k[r[col["variant"]]]++
+		v := r[col["variant"]]
+		if units[v] == nil {
+			units[v] = map[string]*unit{}
 		}
+		key := r[col["template"]] + "|" + r[col["question"]]
+		if units[v][key] == nil {
+			units[v][key] = &unit{}
+		}
+		units[v][key].copies++
+		if r[col["correct"]] == "true" {
+			units[v][key].right++
+		}
+	}
+	k, n := map[string]float64{}, map[string]int{}
+	for v, us := range units {
+		for _, u := range us {
+			k[v] += float64(u.right) / float64(u.copies)
+		}
+		n[v] = len(us)
 	}
 	var stored Summary
 	data, _ := os.ReadFile(filepath.Join(dir, FileSummary))
@@ -150,10 +169,10 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	narr, _ := os.ReadFile(filepath.Join(dir, FileNarrative))
 	for _, v := range stored.Models[0].Variants {
-		if v.K != k[v.Variant] || v.N != n[v.Variant] {
-			t.Errorf("%s: summary %d/%d, CSV %d/%d", v.Variant, v.K, v.N, k[v.Variant], n[v.Variant])
+		if math.Abs(v.K-k[v.Variant]) > 1e-9 || v.N != n[v.Variant] {
+			t.Errorf("%s: summary %v/%d, CSV %v/%d", v.Variant, v.K, v.N, k[v.Variant], n[v.Variant])
 		}
-		if frac := fmt.Sprintf("%d/%d", v.K, v.N); !strings.Contains(string(narr), frac) {
+		if frac := countText(v.K) + "/" + strconv.Itoa(v.N); !strings.Contains(string(narr), frac) {
 			t.Errorf("narrative does not state %s accuracy %s", v.Variant, frac)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // A model that solves no base problem gets no robustness verdict: it has no
-// accuracy left to lose, so "computing, not pattern-matching" would be wrong.
+// accuracy left to lose, so "no detectable drop" would be wrong.
 func TestFloorVerdict(t *testing.T) {
 	var trials []Trial
 	for _, tpl := range []string{"a", "b", "c", "d"} {
@@ -24,7 +24,7 @@ func TestFloorVerdict(t *testing.T) {
 		t.Fatalf("verdict %q, want %q", m.Verdict, VerdictFloor)
 	}
 	n := Narrative(s)
-	if !strings.Contains(n, "not assessable") || strings.Contains(n, "Verdict: "+VerdictComputing) {
+	if !strings.Contains(n, "not assessable") || strings.Contains(n, "Verdict: "+VerdictNoDrop) {
 		t.Errorf("narrative does not say the verdict is not assessable:\n%s", n)
 	}
 	// At 50% base accuracy a verdict is given again.

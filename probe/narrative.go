@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,20 +11,23 @@ import (
 // narrativeIntro is the fixed paragraph on what the probe tests. It is the
 // only text of the narrative with numbers that are not from the Summary (the
 // citation).
-const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), or an irrelevant clause that does not change the answer (noop), and compared with its base instance. A model that computes the answer should score about the same on every variant; a model that matches the surface pattern of problems it has seen loses accuracy when names or numbers change, and a model that cannot tell relevant from irrelevant information loses it on no-op clauses. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
+const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), or an irrelevant clause that does not change the answer (noop), and compared with its base instance. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
 
 // Narrative renders the summary as Markdown for a reader: what the probe
-// tests, the run's denominators and interval methods, per model a verdict with
-// accuracies (k/n) and drops (in percentage points and relative percent,
-// labelled), the paired flips (robustness), entropy and DDC-margin shifts with
-// whether they are meaningful, accuracy by steps and relation (difficulty),
-// output format versus computation, a cross-model comparison when several
-// models ran, and the thresholds behind the wording.
+// tests; the run's denominators, unit of analysis, number of templates and
+// interval methods, with a warning below Params.FewTemplates templates; per
+// model a verdict with the interval and test it rests on and the flip rates
+// beside it, accuracies (k/n distinct prompts), drops (in percentage points
+// and relative percent, labelled), the paired flips with their test and the
+// minimum detectable drop (robustness), entropy and DDC-margin shifts,
+// accuracy by level, steps and relation (difficulty), output format versus
+// computation; the paired differences between models when several ran; and
+// the rules behind the wording.
 //
 // It is deterministic and uses nothing but s: every number printed, apart
 // from the citation in the opening paragraph, is a field of s (rounded for
-// display: percentages and pp to 1 decimal, bits and margins to 3), so a
-// narrative can be checked against summary.json.
+// display: percentages and pp to 1 decimal, bits and margins to 3, p-values
+// to 3 or 4), so a narrative can be checked against summary.json.
 func Narrative(s *Summary) string {
 	var b strings.Builder
 	p := s.Params
@@ -32,13 +36,26 @@ func Narrative(s *Summary) string {
 	b.WriteString("# Fragility report\n\n## What this probe tests\n\n")
 	b.WriteString(narrativeIntro)
 	b.WriteString("\n\n## Run\n\n")
-	fmt.Fprintf(&b, "- Trials: %d in %d model(s); %d skipped (not run, excluded from every statistic). Nothing is filtered to items a model solved in the base variant: every denominator counts all scored trials.\n",
+	fmt.Fprintf(&b, "- Trials: %d in %d model(s); %d skipped (not run, excluded from every statistic). Nothing is filtered to items a model solved in the base variant: every denominator counts all scored prompts.\n",
 		s.Trials, len(s.Models), s.Skipped)
-	fmt.Fprintf(&b, "- Templates (bootstrap clusters): %d. Variants: %s.\n", len(s.Templates), strings.Join(s.Variants, ", "))
-	fmt.Fprintf(&b, "- Intervals: %s intervals throughout. Accuracy: %s. All statistics: %s, with B = %d resamples and seed %d.\n",
-		conf, p.AccuracyInterval, p.Bootstrap, p.BootstrapResamples, p.Seed)
-	fmt.Fprintf(&b, "- Drops are base accuracy minus variant accuracy in percentage points (pp; positive = worse than base); the relative drop is that drop as a percentage of the base accuracy.\n")
+	copies := 0
+	for i := range s.Models {
+		for j := range s.Models[i].Variants {
+			copies += s.Models[i].Variants[j].Copies
+		}
+	}
+	fmt.Fprintf(&b, "- Unit of analysis: a distinct prompt. Trials of one model and variant with the same question (for example the base instances of a template, which all use its base values) are one prompt, scored by the share of its copies answered right, so copies add no weight; %d copies were collapsed in this run. The cluster is the template: G = %d templates. Variants: %s.\n",
+		copies, s.Clusters, strings.Join(s.Variants, ", "))
+	fmt.Fprintf(&b, "- Intervals: %s. Reported: %s. Standard errors: %s. Also computed for every statistic (in summary.json): the %s with B = %d resamples and seed %d; accuracies also get the %s.\n",
+		conf, p.ReportedInterval, p.ClusterRobust, p.Bootstrap, p.BootstrapResamples, p.Seed, p.AccuracyInterval)
+	fmt.Fprintf(&b, "- Tests at α = %s: %s. Multiplicity: %s.\n", alphaText(p.Alpha), p.PermutationTest, p.Multiplicity)
+	fmt.Fprintf(&b, "- Drops are base accuracy minus variant accuracy in percentage points (pp; positive = worse than base); the relative drop is that drop as a percentage of the base accuracy. Verdicts rest on the paired drop (the same templates and instances in both variants).\n")
+	fmt.Fprintf(&b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
 	fmt.Fprintf(&b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
+	if s.FewTemplates && s.Clusters > 0 {
+		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so the intervals reported here are cluster-t intervals on G − 1 degrees of freedom, which hold their level with few clusters. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates and instances a drop of D pp needs.\n",
+			s.Clusters, p.FewTemplates, conf, minPSentence(s))
+	}
 
 	if len(s.Models) == 0 {
 		b.WriteString("\nNo trials: nothing to report.\n")
@@ -54,68 +71,120 @@ func Narrative(s *Summary) string {
 	return b.String()
 }
 
+// minPSentence states the smallest attainable p of the sign-flip tests of
+// the run's paired drops, and whether the adjusted tests can reach α.
+func minPSentence(s *Summary) string {
+	var t *Test
+	unreachable := false
+	for i := range s.Models {
+		for j := range s.Models[i].Variants {
+			if pr := s.Models[i].Variants[j].Paired; pr != nil && pr.Test != nil {
+				if t == nil || pr.Test.Templates > t.Templates {
+					t = pr.Test
+				}
+				if !pr.Test.Reachable {
+					unreachable = true
+				}
+			}
+		}
+	}
+	if t == nil {
+		return ""
+	}
+	out := fmt.Sprintf("The sign-flip test's smallest attainable p-value with %d templates is %s.", t.Templates, pText(t.MinP))
+	if unreachable {
+		out += fmt.Sprintf(" Some tests here cannot reach α = %s whatever the data (their smallest attainable p, times the number of tests they are adjusted over, exceeds α): more templates, or a single pre-specified primary variant (`run --primary VARIANT`), lift this.", alphaText(s.Params.Alpha))
+	}
+	return out
+}
+
 func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 	fmt.Fprintf(b, "\n## %s\n\n", m.Label)
 	if m.Path != "" {
-		fmt.Fprintf(b, "File `%s`; %d trials, %d skipped.\n\n", m.Path, m.Trials, m.Skipped)
-	} else {
-		fmt.Fprintf(b, "%d trials, %d skipped.\n\n", m.Trials, m.Skipped)
+		fmt.Fprintf(b, "File `%s`; ", m.Path)
 	}
+	fmt.Fprintf(b, "%d trials, %d skipped; %d distinct prompts (%d copies collapsed) in %d templates.\n\n", m.Trials, m.Skipped, m.N, m.Copies, m.Templates)
 	base := m.variant(BaseVariant)
-	worst := m.variant(m.WorstVariant)
+	v := m.variant(m.VerdictVariant)
 	switch {
 	case base == nil:
 		b.WriteString("**No base variant in this run:** drops, pairs and verdicts need one and are not computed.\n\n")
-	case m.Verdict == "" || worst == nil:
-		b.WriteString("**No verdict:** no variant other than base, or no scored trials.\n\n")
+	case m.Verdict == "" || v == nil:
+		b.WriteString("**No verdict:** no variant other than base with matched pairs, or no scored trials.\n\n")
 	case m.Verdict == VerdictFloor:
 		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.\n\n",
 			m.Verdict, accText(base), fnum(FloorAccuracyPct, 0))
 	default:
-		fmt.Fprintf(b, "**Verdict: %s.** ", m.Verdict)
-		rel := "relative drop n/a (base accuracy 0)"
-		if worst.RelativeDropPct != nil {
-			rel = fmt.Sprintf("relative drop %s%% of base accuracy %s", fopt(worst.RelativeDropPct, 1), ciText(worst.RelativeDropPct, 1))
+		from := "the most severe of its variants after Holm's adjustment"
+		if m.VerdictRule == "primary" {
+			from = "the pre-specified primary variant, tested alone"
 		}
-		fmt.Fprintf(b, "Base accuracy %s; on %s (the variant with the most severe verdict) %s: a drop of %s pp %s, %s.",
-			accText(base), worst.Variant, accText(worst), fopt(worst.DropPP, 1), ciText(worst.DropPP, 1), rel)
-		b.WriteString(" " + verdictReason(worst.DropPP, m.Verdict, p, conf) + "\n\n")
+		pr := v.Paired
+		fmt.Fprintf(b, "**Verdict: %s** (on %s, %s). Base accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
+			m.Verdict, v.Variant, from, accText(base), v.Variant, accText(v),
+			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, estCI(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
+			verdictReason(pr, v.Verdict, p))
+		if pw := pr.Power; pw != nil {
+			b.WriteString(" " + powerSentence(pw))
+		}
+		b.WriteString("\n\n")
 	}
 
-	fmt.Fprintf(b, "### Accuracy and drops\n\n| variant | accuracy (k/n) | %s Wilson | %s bootstrap | drop, pp [%s CI] | relative drop, %% of base [%s CI] | skipped | verdict |\n|---|---|---|---|---|---|---|---|\n", conf, conf, conf, conf)
+	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error.\n\n", conf, p.FewTemplates, p.FewTemplates)
+	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | drop, pp [%s CI] | relative drop, %% of base [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
 	for i := range m.Variants {
 		v := &m.Variants[i]
-		drop, rel, verdict := "—", "—", "—"
+		drop, rel := "—", "—"
 		if v.Variant != BaseVariant {
-			drop = fopt(v.DropPP, 1) + " " + ciText(v.DropPP, 1)
-			rel = fopt(v.RelativeDropPct, 1) + " " + ciText(v.RelativeDropPct, 1)
-			verdict = cmpOr(v.Verdict, "n/a")
+			drop = fopt(v.DropPP, 1) + " " + estCI(v.DropPP, 1)
+			rel = fopt(v.RelativeDropPct, 1) + " " + estCI(v.RelativeDropPct, 1)
 		}
-		wil := "n/a"
+		wil, se := "n/a", "n/a"
 		if v.AccuracyPct != nil {
-			wil = ivText(v.AccuracyPct.CI, 1)
+			wil = ivText(v.AccuracyPct.Wilson, 1)
+			se = seText(v.AccuracyPct, 1)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %d | %s |\n", v.Variant, accText(v), wil, ivText(v.AccuracyBootstrap, 1), drop, rel, v.Skipped, verdict)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", v.Variant, accText(v), estCI(v.AccuracyPct, 1), wil, se, drop, rel, v.Copies, v.Skipped)
 	}
 
 	if base == nil || len(m.Variants) < 2 {
 		writeDifficulty(b, m)
 		return
 	}
-	b.WriteString("\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base and the variant, both scored. Shares are of the pairs, with " + conf + " bootstrap intervals.\n\n")
-	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp | skipped pairs | unmatched |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
+	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		if v.Paired == nil {
 			continue
 		}
 		q := v.Paired
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %d | %d |\n", v.Variant, q.Pairs,
+		verdict := cmpOr(v.Verdict, "n/a")
+		if v.Primary {
+			verdict += " (primary)"
+		}
+		fmt.Fprintf(b, "| %s | %d (%d) | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Variant, q.Pairs, q.Copies,
 			cellText(q.BothCorrect), cellText(q.BaseOnly), cellText(q.VariantOnly), cellText(q.BothWrong),
-			fopt(q.PairedDropPP, 1)+" "+ciText(q.PairedDropPP, 1), q.SkippedPairs, q.Unmatched)
+			fopt(q.PairedDropPP, 1)+" "+estCI(q.PairedDropPP, 1), testText(q.Test), mdeText(q.Power), verdict)
+	}
+	skipped := false
+	for i := range m.Variants {
+		if q := m.Variants[i].Paired; q != nil && (q.SkippedPairs > 0 || q.Unmatched > 0) {
+			skipped = true
+		}
+	}
+	if skipped {
+		b.WriteString("\nLeft out of the pairs: ")
+		var parts []string
+		for i := range m.Variants {
+			if q := m.Variants[i].Paired; q != nil && (q.SkippedPairs > 0 || q.Unmatched > 0) {
+				parts = append(parts, fmt.Sprintf("%s %d with a skipped trial, %d without a base partner", m.Variants[i].Variant, q.SkippedPairs, q.Unmatched))
+			}
+		}
+		b.WriteString(strings.Join(parts, "; ") + ".\n")
 	}
 
-	b.WriteString("\n### Uncertainty and reading: shifts against base\n\nMean over pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units. Marked **meaningful** when the shift reaches the threshold and its interval excludes 0.\n\n")
+	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the threshold and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
 	for i := range m.Variants {
@@ -133,24 +202,26 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 				if x.sh.Shift.Value < 0 {
 					dir = "falls"
 				}
-				flagged = append(flagged, fmt.Sprintf("%s %s by %s%s on %s (%s → %s)", x.name, dir, fnum(abs(x.sh.Shift.Value), 3), x.unit, v.Variant, fnum(x.sh.BaseMean, 3), fnum(x.sh.VariantMean, 3)))
+				flagged = append(flagged, fmt.Sprintf("%s %s by %s%s on %s (%s → %s)", x.name, dir, fnum(math.Abs(x.sh.Shift.Value), 3), x.unit, v.Variant, fnum(x.sh.BaseMean, 3), fnum(x.sh.VariantMean, 3)))
 			}
 		}
 	}
 	if len(flagged) == 0 {
-		b.WriteString("\nNo meaningful shift: the model is about as certain on the variants as on base, and the classifier reads the prompts alike.\n")
+		b.WriteString("\nNo meaningful shift: no interval lies beyond its threshold with an adjusted test at α.\n")
 	} else {
 		b.WriteString("\nMeaningful shifts: " + strings.Join(flagged, "; ") + ".\n")
 	}
 	writeDifficulty(b, m)
 }
 
-// writeDifficulty writes accuracy by steps and by relation where the data
-// has more than one group, and the format-versus-computation table.
+// writeDifficulty writes accuracy by level, steps and relation where the
+// data has more than one group (or a level at all), the flips within each
+// group, and the format-versus-computation table.
 func writeDifficulty(b *strings.Builder, m *ModelSummary) {
-	for _, axis := range []string{"steps", "relation"} {
+	for _, axis := range difficultyAxes {
 		var groups []string
 		cell := map[[2]string]*GroupAccuracy{}
+		anyLevel := false
 		for i := range m.Difficulty {
 			g := &m.Difficulty[i]
 			if g.Axis != axis {
@@ -159,54 +230,76 @@ func writeDifficulty(b *strings.Builder, m *ModelSummary) {
 			if !slices.Contains(groups, g.Group) {
 				groups = append(groups, g.Group)
 			}
+			if g.Group != "" {
+				anyLevel = true
+			}
 			cell[[2]string{g.Group, g.Variant}] = g
 		}
-		if len(groups) < 2 {
+		if len(groups) < 2 && !(axis == "level" && anyLevel) {
 			continue
 		}
-		fmt.Fprintf(b, "\n### Difficulty: accuracy by %s\n\nThe difficulty axis, apart from robustness: accuracy (k/n) of the templates in each group.\n\n| %s |", axis, axis)
+		fmt.Fprintf(b, "\n### Difficulty: accuracy by %s\n\nThe difficulty axis, apart from robustness: accuracy (k/n distinct prompts) of the templates in each group, with the number of templates.\n\n| %s | templates |", axis, axis)
 		for _, v := range m.Variants {
 			fmt.Fprintf(b, " %s |", v.Variant)
 		}
-		b.WriteString("\n|---|" + strings.Repeat("---|", len(m.Variants)) + "\n")
+		b.WriteString("\n|---|---|" + strings.Repeat("---|", len(m.Variants)) + "\n")
 		for _, g := range groups {
-			fmt.Fprintf(b, "| %s |", cmpOr(g, "(none)"))
+			tm := 0
+			for _, v := range m.Variants {
+				if x := cell[[2]string{g, v.Variant}]; x != nil {
+					tm = max(tm, x.Templates)
+				}
+			}
+			fmt.Fprintf(b, "| %s | %d |", cmpOr(g, "(none)"), tm)
 			for _, v := range m.Variants {
 				x := cell[[2]string{g, v.Variant}]
-				if x == nil || x.AccuracyPct == nil {
+				if x == nil || x.Accuracy == nil {
 					b.WriteString(" — |")
 					continue
 				}
-				fmt.Fprintf(b, " %s%% (%d/%d) |", fnum(x.AccuracyPct.Value, 1), x.K, x.N)
+				fmt.Fprintf(b, " %s%% (%s/%d) |", fnum(x.Accuracy.Value, 1), countText(x.K), x.N)
 			}
 			b.WriteString("\n")
 		}
+		var rows []string
+		for _, g := range groups {
+			for _, v := range m.Variants {
+				x := cell[[2]string{g, v.Variant}]
+				if x == nil || v.Variant == BaseVariant || x.Pairs == 0 {
+					continue
+				}
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s %s |", cmpOr(g, "(none)"), v.Variant, x.Pairs,
+					countText(x.BaseOnly), countText(x.VariantOnly), fopt(x.PairedDropPP, 1), estCI(x.PairedDropPP, 1)))
+			}
+		}
+		if len(rows) > 0 {
+			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs):\n\n| %s | variant | pairs | base right → variant wrong | base wrong → variant right | paired drop, pp [CI] |\n|---|---|---|---|---|---|\n%s\n", axis, axis, strings.Join(rows, "\n"))
+		}
 	}
-	b.WriteString("\n### Format versus computation\n\nWhether the expected value appears anywhere in the output, next to whether the extracted final answer is correct: a gap means the model wrote the right number but gave another as its answer (or the answer was not where the extraction rules look). No calculator condition is part of this run, so the exact-arithmetic (calculator) axis is not measured separately here.\n\n| variant | correct (k/n) | expected value anywhere (k/n) |\n|---|---|---|\n")
+	b.WriteString("\n### Format versus computation\n\nWhether the expected value appears anywhere in the output, next to whether the extracted final answer is correct, over scored trials (copies included): a gap means the model wrote the right number but gave another as its answer (or the answer was not where the extraction rules look). No calculator condition is part of this run, so the exact-arithmetic (calculator) axis is not measured separately here.\n\n| variant | correct (trials) | expected value anywhere (trials) |\n|---|---|---|\n")
 	for _, v := range m.Variants {
-		fmt.Fprintf(b, "| %s | %d/%d | %d/%d |\n", v.Variant, v.K, v.N, v.ExpectedAnywhere, v.N)
+		fmt.Fprintf(b, "| %s | %d/%d | %d/%d |\n", v.Variant, v.CorrectTrials, v.Scored, v.ExpectedAnywhere, v.Scored)
 	}
 }
 
 func writeComparison(b *strings.Builder, s *Summary, conf string) {
-	b.WriteString("\n## Cross-model comparison\n\nModels ordered from most robust to most fragile by the drop on their most severe variant. The intervals are per model; differences between models are not tested here.\n\n")
-	fmt.Fprintf(b, "| model | base accuracy (k/n) | most severe variant | drop, pp [%s CI] | relative drop, %% | verdict |\n|---|---|---|---|---|---|\n", conf)
+	b.WriteString("\n## Cross-model comparison\n\nModels ordered from the least to the most severe verdict, then by the paired drop on the variant the verdict comes from. Whether two models differ is tested below, on the prompts both were given.\n\n")
+	fmt.Fprintf(b, "| model | base accuracy (k/n) | verdict variant | paired drop, pp [%s CI] | base right → variant wrong | base wrong → variant right | verdict |\n|---|---|---|---|---|---|---|\n", conf)
 	order := make([]*ModelSummary, len(s.Models))
 	for i := range s.Models {
 		order[i] = &s.Models[i]
 	}
-	worstDrop := func(m *ModelSummary) (float64, bool) {
-		if v := m.variant(m.WorstVariant); v != nil && v.DropPP != nil {
-			return v.DropPP.Value, true
+	drop := func(m *ModelSummary) float64 {
+		if v := m.variant(m.VerdictVariant); v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil {
+			return v.Paired.PairedDropPP.Value
 		}
-		return 0, false
+		return math.Inf(-1)
 	}
 	slices.SortStableFunc(order, func(x, y *ModelSummary) int {
-		if c := severity(x.Verdict) - severity(y.Verdict); c != 0 {
+		if c := verdictRank(x.Verdict) - verdictRank(y.Verdict); c != 0 {
 			return c
 		}
-		dx, _ := worstDrop(x)
-		dy, _ := worstDrop(y)
+		dx, dy := drop(x), drop(y)
 		switch {
 		case dx < dy:
 			return -1
@@ -217,21 +310,21 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 	})
 	var robust, fragile, unclear, floor, none []string
 	for _, m := range order {
-		base, worst := m.variant(BaseVariant), m.variant(m.WorstVariant)
-		baseText, wv, drop, rel := "n/a", "—", "n/a", "n/a"
+		base, v := m.variant(BaseVariant), m.variant(m.VerdictVariant)
+		baseText, wv, d, bo, vo := "n/a", "—", "n/a", "—", "—"
 		if base != nil {
 			baseText = accText(base)
 		}
-		if worst != nil {
-			wv = worst.Variant
-			drop = fopt(worst.DropPP, 1) + " " + ciText(worst.DropPP, 1)
-			rel = fopt(worst.RelativeDropPct, 1)
+		if v != nil && v.Paired != nil {
+			wv = v.Variant
+			d = fopt(v.Paired.PairedDropPP, 1) + " " + estCI(v.Paired.PairedDropPP, 1)
+			bo, vo = cellText(v.Paired.BaseOnly), cellText(v.Paired.VariantOnly)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", m.Label, baseText, wv, drop, rel, cmpOr(m.Verdict, "n/a"))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", m.Label, baseText, wv, d, bo, vo, cmpOr(m.Verdict, "n/a"))
 		switch m.Verdict {
-		case VerdictComputing:
+		case VerdictNoDrop:
 			robust = append(robust, m.Label)
-		case VerdictModerate, VerdictStrong:
+		case VerdictModerate, VerdictUnclearSize, VerdictStrong:
 			fragile = append(fragile, fmt.Sprintf("%s (%s on %s)", m.Label, m.Verdict, wv))
 		case VerdictInconclusive:
 			unclear = append(unclear, m.Label)
@@ -242,10 +335,10 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 		}
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(b, "- Robust (no meaningful drop on any variant): %s.\n", listOr(robust))
-	fmt.Fprintf(b, "- Fragile (a fragility signal on at least one variant): %s.\n", listOr(fragile))
+	fmt.Fprintf(b, "- No detectable drop on any variant: %s.\n", listOr(robust))
+	fmt.Fprintf(b, "- A fragility signal on at least one variant: %s.\n", listOr(fragile))
 	if len(unclear) > 0 {
-		fmt.Fprintf(b, "- Inconclusive (a drop the intervals can neither confirm nor rule out): %s.\n", listOr(unclear))
+		fmt.Fprintf(b, "- Inconclusive (a drop the data can neither show nor rule out): %s.\n", listOr(unclear))
 	}
 	if len(floor) > 0 {
 		fmt.Fprintf(b, "- Not assessable (base accuracy below %s%%): %s.\n", fnum(FloorAccuracyPct, 0), listOr(floor))
@@ -253,37 +346,140 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 	if len(none) > 0 {
 		fmt.Fprintf(b, "- No verdict (no base or no other variant): %s.\n", listOr(none))
 	}
+	if len(s.ModelPairs) > 0 {
+		b.WriteString("\n### Paired differences between models\n\n")
+		writeModelPairs(b, s.ModelPairs, conf, s.Params.Alpha)
+	}
+}
+
+// writeModelPairs writes the paired differences between models: a table
+// and the differences shown, in words.
+func writeModelPairs(b *strings.Builder, mps []ModelPair, conf string, alpha float64) {
+	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the differences of each model pair. A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf)
+	fmt.Fprintf(b, "| A | B | measure | variant | units | A higher / B higher | A − B, pp [%s CI] | p (adjusted) |\n|---|---|---|---|---|---|---|---|\n", conf)
+	var shown []string
+	for _, mp := range mps {
+		for _, x := range []struct {
+			name string
+			ds   []ModelDifference
+		}{{"accuracy", mp.Accuracy}, {"paired drop", mp.Drop}} {
+			for _, d := range x.ds {
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s / %s | %s %s | %s |\n", mp.A, mp.B, x.name, d.Variant, d.Units,
+					countText(d.AHigher), countText(d.BHigher), signedOpt(d.DiffPP, 1), estCI(d.DiffPP, 1), testText(d.Test))
+				if d.Shown {
+					var what string
+					if x.name == "accuracy" {
+						what = fmt.Sprintf("%s is %s pp %s accurate than %s on %s", mp.A, fnum(math.Abs(d.DiffPP.Value), 1), moreLess(d.DiffPP.Value), mp.B, d.Variant)
+					} else {
+						what = fmt.Sprintf("%s's paired drop on %s is %s pp %s than %s's", mp.A, d.Variant, fnum(math.Abs(d.DiffPP.Value), 1), largerSmaller(d.DiffPP.Value), mp.B)
+					}
+					shown = append(shown, fmt.Sprintf("%s (%s %s, adjusted p = %s)", what, conf, ivText(d.DiffPP.CI, 1), pText(d.Test.PAdjusted)))
+				}
+			}
+		}
+	}
+	if len(shown) == 0 {
+		fmt.Fprintf(b, "\nNo difference between models is shown: no interval excludes 0 with an adjusted test at α = %s.\n", alphaText(alpha))
+	} else {
+		b.WriteString("\nDifferences shown (interval excludes 0, adjusted test at α):\n\n")
+		for _, x := range shown {
+			b.WriteString("- " + x + ".\n")
+		}
+	}
+}
+
+func moreLess(x float64) string {
+	if x > 0 {
+		return "more"
+	}
+	return "less"
+}
+
+func largerSmaller(x float64) string {
+	if x > 0 {
+		return "larger"
+	}
+	return "smaller"
 }
 
 func writeThresholds(b *strings.Builder, p Params, conf string) {
 	neg, strong := fnum(p.NegligibleDropPP, 1), fnum(p.StrongDropPP, 1)
+	a := alphaText(p.Alpha)
 	b.WriteString("\n## How the wording is decided\n\n")
-	fmt.Fprintf(b, "- *%s*: the drop is below %s pp, or its %s bootstrap interval includes 0 and stays below %s pp.\n", VerdictComputing, neg, conf, strong)
-	fmt.Fprintf(b, "- *%s*: a drop of at least %s pp whose interval includes 0 but reaches %s pp (or has no interval): the data can neither confirm nor rule out a strong drop.\n", VerdictInconclusive, neg, strong)
-	fmt.Fprintf(b, "- *%s*: the interval excludes 0 and the drop is at least %s pp but below %s pp.\n", VerdictModerate, neg, strong)
-	fmt.Fprintf(b, "- *%s*: the interval excludes 0 and the drop is at least %s pp.\n", VerdictStrong, strong)
-	fmt.Fprintf(b, "- A model's verdict is its most severe verdict over the variants.\n")
-	fmt.Fprintf(b, "- An entropy shift is meaningful when its absolute value is at least %s bits and its interval excludes 0; a DDC-margin shift when it is at least %s and its interval excludes 0.\n",
+	fmt.Fprintf(b, "Every verdict rests on the %s interval of the paired drop and on its sign-flip test after adjustment, never on the point estimate alone.\n\n", conf)
+	fmt.Fprintf(b, "- *%s*: the interval's upper bound is below the negligible margin of %s pp (a variant that scored higher falls here too).\n", VerdictNoDrop, neg)
+	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and below %s pp, and the adjusted test reaches α = %s: a drop is shown, a strong one ruled out.\n", VerdictModerate, strong, a)
+	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and the adjusted test reaches α, but the interval reaches %s pp while its lower bound is below it.\n", VerdictUnclearSize, strong)
+	fmt.Fprintf(b, "- *%s*: the interval's lower bound is at least %s pp and the adjusted test reaches α.\n", VerdictStrong, strong)
+	fmt.Fprintf(b, "- *%s*: anything else: the interval includes 0 and reaches %s pp, or it lies above 0 but the adjusted test does not reach α, or no interval could be computed.\n", VerdictInconclusive, neg)
+	fmt.Fprintf(b, "- *%s*: base accuracy below %s%%; no robustness verdict.\n", VerdictFloor, fnum(FloorAccuracyPct, 0))
+	if p.Primary != "" {
+		fmt.Fprintf(b, "- A model's verdict is that of the primary variant %s, pre-specified before the run and tested alone at α; the other variants' verdicts are secondary (Holm among themselves).\n", p.Primary)
+	} else {
+		fmt.Fprintf(b, "- A model's verdict is the most severe of its variants' verdicts, each with its test Holm-adjusted across the model's variants, so picking the worst variant does not inflate the rate of false signals.\n")
+	}
+	fmt.Fprintf(b, "- An entropy shift is meaningful when its whole interval lies beyond ±%s bits and its adjusted test reaches α; a DDC-margin shift likewise beyond ±%s.\n",
 		fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
+	fmt.Fprintf(b, "- When every template gives the same value the clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a paired drop or difference the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n")
 }
 
-// verdictReason says which rule of ClassifyDrop gave the verdict.
-func verdictReason(d *Estimate, verdict string, p Params, conf string) string {
+// verdictReason says which rule of stats.ClassifyDrop gave the verdict, with
+// the numbers it rests on.
+func verdictReason(pr *Paired, verdict string, p Params) string {
 	neg, strong := fnum(p.NegligibleDropPP, 1), fnum(p.StrongDropPP, 1)
+	a := alphaText(p.Alpha)
+	d := pr.PairedDropPP
+	var ci *Interval
+	if d != nil {
+		ci = d.CI
+	}
 	switch verdict {
-	case VerdictComputing:
-		if d != nil && d.Value < p.NegligibleDropPP {
-			return "The drop is below " + neg + " pp: no meaningful drop."
+	case VerdictNoDrop:
+		out := "The interval's upper bound, " + fnum(ci.Hi, 1) + " pp, is below the negligible margin of " + neg + " pp: no drop of that size was detected."
+		if ci.Hi < 0 {
+			out += " The variant scored higher than base."
 		}
-		return "The " + conf + " interval of the drop includes 0 and stays below " + strong + " pp: no meaningful drop."
+		return out
 	case VerdictInconclusive:
-		return "The interval of the drop includes 0 but reaches " + strong + " pp: too few templates to tell."
+		switch {
+		case ci == nil || pr.Test == nil:
+			return "No interval could be computed, so nothing can be said either way."
+		case ci.Lo > 0 && !pr.Test.Reachable:
+			return fmt.Sprintf("The interval lies above 0, but the adjusted sign-flip test cannot reach α = %s with %d templates: its smallest attainable p, %s, times the %d tests it is adjusted over, exceeds α. More templates or a pre-specified primary variant (`run --primary`) are needed to call it a signal.",
+				alphaText(p.Alpha), pr.Test.Templates, pText(pr.Test.MinP), pr.Test.Family)
+		case ci.Lo > 0:
+			return "The interval lies above 0, but the adjusted sign-flip test does not reach α = " + a + ": the drop is not shown."
+		default:
+			return "The interval includes 0 and its upper bound, " + fnum(ci.Hi, 1) + " pp, reaches the negligible margin of " + neg + " pp: a drop is neither shown nor ruled out."
+		}
 	case VerdictModerate:
-		return "The " + conf + " interval of the drop excludes 0; the drop is below " + strong + " pp."
+		return "The interval lies above 0 and below the strong threshold of " + strong + " pp, and the adjusted test reaches α = " + a + ": a drop is shown and a strong one ruled out."
+	case VerdictUnclearSize:
+		return "The interval lies above 0 and the adjusted test reaches α = " + a + ", so a drop is shown; the interval reaches the strong threshold of " + strong + " pp while its lower bound, " + fnum(ci.Lo, 1) + " pp, is below it, so whether it is strong is open."
 	case VerdictStrong:
-		return "The " + conf + " interval of the drop excludes 0 and the drop is at least " + strong + " pp."
+		return "The interval's lower bound, " + fnum(ci.Lo, 1) + " pp, clears the strong threshold of " + strong + " pp and the adjusted test reaches α = " + a + "."
 	}
 	return ""
+}
+
+// powerSentence states the minimum detectable drop of a variant's pairs.
+func powerSentence(pw *Power) string {
+	if pw.MDEPP == nil {
+		return "No minimum detectable drop can be stated with fewer than 2 templates."
+	}
+	src := "the variance components observed in this run"
+	if pw.Source != "observed" {
+		src = "the planning defaults for the variance components, as the pairs show no variation to estimate them from"
+	}
+	out := fmt.Sprintf("At this size (%d templates, %s distinct pairs per template) a drop must be about %s pp for the test at α = %s to detect it with %s power (from %s).",
+		pw.Templates, fnum(pw.PairsPerTemplate, 1), fnum(*pw.MDEPP, 1), alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src)
+	if *pw.MDEPP > 100 {
+		out += " That is more than any drop can be: at this size no drop is likely to be detected."
+	}
+	if !pw.Attainable {
+		out += " The sign-flip test cannot reach that level at all with this many templates."
+	}
+	return out
 }
 
 // variant returns the summary of the named variant, or nil.
@@ -296,29 +492,129 @@ func (m *ModelSummary) variant(name string) *VariantSummary {
 	return nil
 }
 
+// accText is an accuracy with its distinct-prompt count, saying so when
+// every prompt was answered wrong or right (where an interval from the
+// clusters would collapse).
 func accText(v *VariantSummary) string {
 	if v.AccuracyPct == nil {
-		return fmt.Sprintf("n/a (%d/%d)", v.K, v.N)
+		return fmt.Sprintf("n/a (%s/%d)", countText(v.K), v.N)
 	}
-	return fmt.Sprintf("%s%% (%d/%d)", fnum(v.AccuracyPct.Value, 1), v.K, v.N)
+	switch {
+	case v.K == 0:
+		return fmt.Sprintf("%s%%, all trials wrong (0/%d)", fnum(v.AccuracyPct.Value, 1), v.N)
+	case v.K == float64(v.N):
+		return fmt.Sprintf("%s%%, all trials right (%d/%d)", fnum(v.AccuracyPct.Value, 1), v.N, v.N)
+	}
+	return fmt.Sprintf("%s%% (%s/%d)", fnum(v.AccuracyPct.Value, 1), countText(v.K), v.N)
+}
+
+// flipText is the two discordant cells of a paired table, with shares.
+func flipText(q *Paired) string {
+	return fmt.Sprintf("base right → variant wrong in %s of %d distinct pairs (%s%%) and base wrong → variant right in %s (%s%%)",
+		countText(q.BaseOnly.Count), q.Pairs, sharePct(q.BaseOnly), countText(q.VariantOnly.Count), sharePct(q.VariantOnly))
+}
+
+func sharePct(c Cell) string {
+	if c.SharePct == nil {
+		return "n/a"
+	}
+	return fnum(c.SharePct.Value, 1)
+}
+
+// adjText describes a test's adjustment after its raw p.
+func adjText(t *Test) string {
+	switch {
+	case t.Adjustment == "none: primary variant":
+		return " (primary variant, not adjusted)"
+	case t.Family > 1:
+		return fmt.Sprintf(", Holm-adjusted over %d variants %s", t.Family, pText(t.PAdjusted))
+	}
+	return ""
 }
 
 func cellText(c Cell) string {
 	if c.SharePct == nil {
-		return strconv.Itoa(c.Count)
+		return countText(c.Count)
 	}
-	return fmt.Sprintf("%d (%s%% %s)", c.Count, fnum(c.SharePct.Value, 1), ciText(c.SharePct, 1))
+	return fmt.Sprintf("%s (%s%% %s)", countText(c.Count), fnum(c.SharePct.Value, 1), estCI(c.SharePct, 1))
 }
 
 func shiftText(sh *Shift) string {
 	if sh == nil || sh.Shift == nil {
 		return "n/a (no pairs)"
 	}
-	t := fmt.Sprintf("%s %s (n=%d)", signed(sh.Shift.Value, 3), ivText(sh.Shift.CI, 3), sh.Pairs)
+	t := fmt.Sprintf("%s %s, p %s (n=%d)", signed(sh.Shift.Value, 3), estCI(sh.Shift, 3), testText(sh.Test), sh.Pairs)
 	if sh.Meaningful {
 		t += " **meaningful**"
 	}
 	return t
+}
+
+// testText is "p (adjusted)" of a test.
+func testText(t *Test) string {
+	if t == nil {
+		return "n/a"
+	}
+	if t.Family > 1 {
+		return pText(t.P) + " (" + pText(t.PAdjusted) + ")"
+	}
+	return pText(t.P)
+}
+
+func mdeText(pw *Power) string {
+	if pw == nil || pw.MDEPP == nil {
+		return "n/a"
+	}
+	t := fnum(*pw.MDEPP, 1)
+	if !pw.Attainable {
+		t += " (test cannot reach α)"
+	}
+	return t
+}
+
+// alphaText formats a test level with at most 4 decimals and no trailing
+// zeros (0.05, 0.025, 0.0167).
+func alphaText(a float64) string {
+	return strconv.FormatFloat(math.Round(a*1e4)/1e4, 'f', -1, 64)
+}
+
+// ciSource says where an estimate's reported interval comes from and over
+// how many templates.
+func ciSource(e *Estimate) string {
+	if e == nil || e.CI == nil {
+		return fmt.Sprintf("%d templates", clustersOf(e))
+	}
+	return fmt.Sprintf("%s, %d templates", e.CI.Method, e.Clusters)
+}
+
+func clustersOf(e *Estimate) int {
+	if e == nil {
+		return 0
+	}
+	return e.Clusters
+}
+
+// pText formats a p-value: 3 decimals, 4 below 0.01.
+func pText(p float64) string {
+	if p < 0.01 {
+		return fnum(p, 4)
+	}
+	return fnum(p, 3)
+}
+
+// countText formats a count that is an integer unless copies disagreed.
+func countText(x float64) string {
+	if x == math.Trunc(x) {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return fnum(x, 2)
+}
+
+func seText(e *Estimate, prec int) string {
+	if e == nil || e.SE == nil {
+		return "n/a"
+	}
+	return fnum(*e.SE, prec)
 }
 
 func fopt(e *Estimate, prec int) string {
@@ -328,11 +624,30 @@ func fopt(e *Estimate, prec int) string {
 	return fnum(e.Value, prec)
 }
 
-func ciText(e *Estimate, prec int) string {
+func signedOpt(e *Estimate, prec int) string {
+	if e == nil {
+		return "n/a"
+	}
+	return signed(e.Value, prec)
+}
+
+// estCI is the reported interval of an estimate, with its method when it
+// is not a clustered one, and a plain statement when there is none.
+func estCI(e *Estimate, prec int) string {
 	if e == nil {
 		return ""
 	}
-	return ivText(e.CI, prec)
+	if e.CI == nil {
+		if e.Degenerate {
+			return "[no interval: no variation between templates]"
+		}
+		return "[n/a]"
+	}
+	t := ivText(e.CI, prec)
+	if e.CI.Method != MethodClusterT && e.CI.Method != MethodBootstrap {
+		t += " " + e.CI.Method
+	}
+	return t
 }
 
 func ivText(iv *Interval, prec int) string {
@@ -352,13 +667,6 @@ func signed(x float64, prec int) string {
 		s = "+" + s
 	}
 	return s
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func cmpOr(s, alt string) string {

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -9,36 +10,43 @@ import (
 	"testing"
 )
 
-// richTrials is a two-model run: "Robust" answers every variant as it
-// answers base; "Fragile" solves base, half of symbolic and none of noop,
-// with a large answer-entropy rise on noop.
+// richTrials is a two-model run over 12 templates × 15 instances: "Robust"
+// answers every variant as it answers base except one flip each way
+// (template 2 instance 4 base right → variant wrong, template 7 instance 3
+// the reverse); "Fragile" solves base, half of symbolic and none of noop,
+// with a large answer-entropy rise on noop. The DDC margin falls by about
+// 0.05 on noop for both.
 func richTrials() []Trial {
 	var ts []Trial
 	for _, m := range []struct{ path, name, quant string }{{"models/robust-q8_0.gguf", "Robust", "Q8_0"}, {"models/fragile-q4_k_m.gguf", "Fragile", "Q4_K_M"}} {
 		fragile := m.name == "Fragile"
-		for ti, tpl := range []string{"t1", "t2", "t3", "t4", "t5", "t6"} {
-			for inst := range 4 {
+		for ti := range 12 {
+			tpl := fmt.Sprintf("t%02d", ti)
+			for inst := range 15 {
 				baseOK := (ti+inst)%5 != 0
 				for _, v := range []string{"noop", "base", "symbolic"} {
 					ok := baseOK
-					ent := 0.4 + 0.05*float64(ti) + 0.01*float64(inst)
-					margin := 0.12 + 0.01*float64(ti)
+					ent := 0.4 + 0.05*float64(ti%6) + 0.01*float64(inst%4)
+					margin := 0.12 + 0.01*float64(ti%6)
 					if fragile {
 						switch v {
 						case "noop":
 							ok = false
-							ent += 0.3 + 0.02*float64(inst)
+							ent += 0.3 + 0.02*float64(inst%4) + 0.01*float64(ti)
 						case "symbolic":
 							ok = baseOK && inst%2 == 0
 						}
 					} else if v != "base" {
 						ent += 0.004
+						if (ti == 2 && inst == 4) || (ti == 7 && inst == 3) {
+							ok = !ok
+						}
 					}
 					if v == "noop" {
-						margin -= 0.05
+						margin -= 0.05 + 0.001*float64(ti)
 					}
 					steps := 2
-					if ti >= 3 {
+					if ti >= 6 {
 						steps = 3
 					}
 					rel := "sum"
@@ -118,6 +126,7 @@ func summaryNumbers(t *testing.T, s *Summary) map[string]bool {
 	}
 	walk(v)
 	addNum(100 * s.Params.Confidence) // "95%"
+	addNum(100 * s.Params.Power)      // "80%"
 	return set
 }
 
@@ -166,37 +175,49 @@ func TestNarrativeContent(t *testing.T) {
 	if robust.Label != "Robust Q8_0" || fragile.Label != "Fragile Q4_K_M" {
 		t.Fatalf("labels %q %q", robust.Label, fragile.Label)
 	}
-	if robust.Verdict != VerdictComputing || fragile.Verdict != VerdictStrong || fragile.WorstVariant != "noop" {
-		t.Fatalf("verdicts %q, %q (%s)", robust.Verdict, fragile.Verdict, fragile.WorstVariant)
+	if robust.Verdict != VerdictNoDrop || fragile.Verdict != VerdictStrong || fragile.VerdictVariant != "noop" {
+		t.Fatalf("verdicts %q, %q (%s)", robust.Verdict, fragile.Verdict, fragile.VerdictVariant)
 	}
 	noop := fragile.variant("noop")
 	base := fragile.variant("base")
+	rsym := robust.variant("symbolic")
 	for _, want := range []string{
 		"## Robust Q8_0", "## Fragile Q4_K_M",
-		"**Verdict: computing, not pattern-matching.**",
-		"**Verdict: strong fragility signal.**",
-		// Accuracy with k/n, the drop in pp and the relative drop, labelled.
-		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + strconv.Itoa(base.K) + "/" + strconv.Itoa(base.N) + ")",
-		"a drop of " + fnum(noop.DropPP.Value, 1) + " pp",
-		"relative drop " + fnum(noop.RelativeDropPct.Value, 1) + "% of base accuracy",
-		"| noop | 0.0% (0/" + strconv.Itoa(noop.N) + ")",
+		"**Verdict: no detectable drop** (on ",
+		"**Verdict: strong fragility signal** (on noop, the most severe of its variants after Holm's adjustment)",
+		// Accuracy with k/n distinct prompts, the drops in pp and the relative drop, labelled.
+		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + countText(base.K) + "/" + strconv.Itoa(base.N) + ")",
+		"a paired drop of " + fnum(noop.Paired.PairedDropPP.Value, 1) + " pp, 95% CI " + ivText(noop.Paired.PairedDropPP.CI, 1),
+		"| noop | 0.0%, all trials wrong (0/" + strconv.Itoa(noop.N) + ")",
+		// Flip rates beside the verdict.
+		"base right → variant wrong in " + countText(noop.Paired.BaseOnly.Count) + " of " + strconv.Itoa(noop.Paired.Pairs) + " distinct pairs",
+		"The interval's upper bound, " + fnum(rsym.Paired.PairedDropPP.CI.Hi, 1) + " pp, is below the negligible margin of 3.0 pp",
 		// The large answer-entropy rise on noop is flagged; the robust model's 0.004-bit shift is not.
 		"answer-token entropy rises by " + fnum(noop.AnswerEntropyShift.Shift.Value, 3) + " bits on noop",
-		"- Robust (no meaningful drop on any variant): Robust Q8_0.",
-		"- Fragile (a fragility signal on at least one variant): Fragile Q4_K_M (strong fragility signal on noop).",
+		"- No detectable drop on any variant: Robust Q8_0.",
+		"- A fragility signal on at least one variant: Fragile Q4_K_M (strong fragility signal on noop).",
 		"### Difficulty: accuracy by steps", "### Difficulty: accuracy by relation",
+		"### Paired differences between models",
 		"B = 300 resamples and seed 11",
+		"G = 12 templates",
+		"**Few templates: G = 12, below 20.**",
+		"at 80% power",
 		"1 skipped",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("narrative lacks %q", want)
 		}
 	}
+	for _, not := range []string{"computing, not pattern-matching", "not tested here", "[0.0, 0.0]"} {
+		if strings.Contains(md, not) {
+			t.Errorf("narrative still says %q", not)
+		}
+	}
 	rnoop := robust.variant("noop")
 	if rnoop.AnswerEntropyShift.Meaningful || !noop.AnswerEntropyShift.Meaningful {
 		t.Errorf("entropy flags: robust %+v, fragile %+v", rnoop.AnswerEntropyShift, noop.AnswerEntropyShift)
 	}
-	if !rnoop.DDCMarginShift.Meaningful || !strings.Contains(md, "DDC margin falls by 0.050") {
+	if !rnoop.DDCMarginShift.Meaningful || !strings.Contains(md, "DDC margin falls by "+fnum(-rnoop.DDCMarginShift.Shift.Value, 3)+" on noop") {
 		t.Errorf("DDC margin shift not reported: %+v", rnoop.DDCMarginShift)
 	}
 	// The robust model section flags no entropy shift.

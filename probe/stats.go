@@ -4,14 +4,15 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"github.com/fragility/fragility/probe/answer"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/stats"
 )
 
 // BaseVariant is the variant every other variant is compared with.
@@ -24,46 +25,68 @@ const (
 	// resamples. Percentile intervals at 95% need B of the order of 1000 or
 	// more (Efron & Tibshirani 1993, An Introduction to the Bootstrap, §19.3).
 	DefaultBootstrapResamples = 2000
-	// DefaultConfidence is the confidence level of every interval (0.95).
+	// DefaultConfidence is the confidence level of every interval (0.95);
+	// tests are at level α = 1 − confidence.
 	DefaultConfidence = 0.95
+	// DefaultPower is the power at which the minimum detectable drop is
+	// stated (0.8).
+	DefaultPower = 0.8
+	// DefaultFewTemplates is the number of templates (clusters) below which
+	// the cluster-t interval, not the bootstrap percentile interval, is the
+	// reported one: with few clusters the percentile cluster bootstrap
+	// under-covers (about 84% for a nominal 95% at 6 templates in the
+	// simulation of probe/stats TestClusterTCoverageG6, against 94% for
+	// cluster-t; Cameron & Miller 2015, §VI, discuss "few clusters" as
+	// roughly 20 to 50).
+	DefaultFewTemplates = 20
 
-	// NegligibleDropPP is the drop, in percentage points of accuracy, below
-	// which a drop counts as no meaningful drop whatever its interval: on the
-	// sizes this probe runs (tens to hundreds of items per variant) one or two
-	// items move accuracy by about this much. A drop at or above it needs its
-	// bootstrap interval to exclude 0 before it is called a fragility signal.
+	// NegligibleDropPP is the margin, in percentage points of accuracy, under
+	// which a drop does not matter: a drop whose interval's upper bound is
+	// below it is "no detectable drop". On the sizes this probe runs one or
+	// two items move accuracy by about this much.
 	NegligibleDropPP = 3.0
-	// StrongDropPP is the drop, in percentage points, from which a drop whose
-	// bootstrap interval excludes 0 is called a strong fragility signal; it
-	// is also the upper bound an interval that includes 0 must stay below to
-	// be read as "no meaningful drop" (otherwise the data cannot rule out a
-	// strong drop and the verdict is inconclusive). GSM-Symbolic reports
-	// drops of this order for the weaker models on its symbolic variant, and
-	// far larger ones on the no-op variant.
+	// StrongDropPP is the drop, in percentage points, from which a drop is
+	// strong: "strong fragility signal" needs the interval's lower bound at
+	// or above it. GSM-Symbolic reports drops of this order for the weaker
+	// models on its symbolic variant, and far larger ones on no-op clauses.
 	StrongDropPP = 10.0
-	// EntropyShiftThresholdBits is the mean paired entropy shift, in bits
-	// per token, from which a shift whose bootstrap interval excludes 0 is
-	// flagged as meaningful: a 0.05-bit shift is flagged, a 0.005-bit one is
-	// not, however narrow its interval.
+	// EntropyShiftThresholdBits is the paired entropy shift, in bits per
+	// token, that the interval's bound nearer 0 must reach for a shift to be
+	// flagged as meaningful.
 	EntropyShiftThresholdBits = 0.02
-	// DDCMarginShiftThreshold is the mean paired shift of the DDC margin (a
-	// difference of cosines, unitless) from which a shift whose bootstrap
-	// interval excludes 0 is flagged as meaningful.
+	// DDCMarginShiftThreshold is the paired shift of the DDC margin (a
+	// difference of cosines, unitless) that the interval's bound nearer 0
+	// must reach for a shift to be flagged as meaningful.
 	DDCMarginShiftThreshold = 0.01
+
+	// PlanningBetween and PlanningWithin are the variance components, in
+	// squared fractions, of a paired 0/1 difference (base right − variant
+	// right) assumed when a run shows no variation to estimate them from, and
+	// by `fragility plan` without --from: between templates σ²_b = 0.05 and
+	// within a template σ²_w = 0.20. With 5 pairs per template they give a
+	// minimum detectable drop at 80% power of about 43 pp at 6 templates, 20
+	// pp at 20 and 12 pp at 50.
+	PlanningBetween = 0.05
+	PlanningWithin  = 0.20
 
 	// BootstrapStream is the PCG stream (second seed word) of the bootstrap
 	// generator, rand.NewPCG(uint64(Params.Seed), BootstrapStream): the
 	// bootstrap draws are independent of the run order drawn from the same
 	// seed. It is "boot" in ASCII.
 	BootstrapStream uint64 = 0x626f6f74
+	// PermutationStream is the PCG stream of the Monte Carlo sign-flip
+	// draws (used above stats.ExactMaxClusters templates), "perm" in ASCII.
+	PermutationStream uint64 = 0x7065726d
 )
 
-// Verdicts on a drop, from no signal to the strongest; see ClassifyDrop.
+// Verdicts on a variant's drop (see stats.ClassifyDrop), and VerdictFloor.
+// They say what was observed, not how a model computes.
 const (
-	VerdictComputing    = "computing, not pattern-matching"
-	VerdictInconclusive = "inconclusive"
-	VerdictModerate     = "moderate fragility signal"
-	VerdictStrong       = "strong fragility signal"
+	VerdictNoDrop       = stats.VerdictNoDrop
+	VerdictInconclusive = stats.VerdictInconclusive
+	VerdictModerate     = stats.VerdictModerate
+	VerdictUnclearSize  = stats.VerdictUnclearSize
+	VerdictStrong       = stats.VerdictStrong
 	// VerdictFloor is given instead of the others when the base accuracy is
 	// below FloorAccuracyPct: a model that rarely solves the base problems
 	// has no accuracy left to lose, so a small drop says nothing about
@@ -76,20 +99,54 @@ const (
 // 10 pp, the strong-signal threshold itself.
 const FloorAccuracyPct = 10.0
 
-// Params are the settings of the statistics, recorded in the summary.
+// Interval methods (Interval.Method).
+const (
+	// MethodClusterT: estimate ± t_{(1+c)/2, G−1}·SE with the CR1
+	// cluster-robust SE (stats.ClusterT), clipped to the statistic's range.
+	MethodClusterT = "cluster-t"
+	// MethodBootstrap: percentile interval of the joint cluster bootstrap.
+	MethodBootstrap = "bootstrap percentile"
+	// MethodWilson: Wilson score interval over the distinct prompts (or
+	// pairs), treated as independent.
+	MethodWilson = "wilson"
+	// MethodWilsonDifference: for a difference of two shares, p₁ − p₂, the
+	// interval [L₁ − U₂, U₁ − L₂] from Wilson intervals of each at
+	// confidence 1 − α/2 (Bonferroni: both hold together with probability ≥
+	// 1 − α), over units treated as independent.
+	MethodWilsonDifference = "wilson difference"
+)
+
+// Params are the settings of the statistics, recorded in the summary. Zero
+// fields take the defaults of DefaultParams.
 type Params struct {
 	BootstrapResamples int     `json:"bootstrap_resamples"`          // B ≥ 1
-	Seed               int64   `json:"bootstrap_seed"`               // first PCG seed word (as uint64)
-	Confidence         float64 `json:"confidence_level"`             // in (0, 1), e.g. 0.95
-	NegligibleDropPP   float64 `json:"negligible_drop_pp"`           // see NegligibleDropPP
-	StrongDropPP       float64 `json:"strong_drop_pp"`               // see StrongDropPP
-	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"` // see EntropyShiftThresholdBits
-	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`   // see DDCMarginShiftThreshold
+	Seed               int64   `json:"bootstrap_seed"`               // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
+	Confidence         float64 `json:"confidence_level"`             // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
+	Power              float64 `json:"power"`                        // power of the minimum detectable drop, e.g. 0.8
+	Alpha              float64 `json:"alpha"`                        // set by Summarize: 1 − Confidence, the level of every test
+	NegligibleDropPP   float64 `json:"negligible_drop_pp"`           // pp; see NegligibleDropPP
+	StrongDropPP       float64 `json:"strong_drop_pp"`               // pp; see StrongDropPP
+	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"` // bits per token; see EntropyShiftThresholdBits
+	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`   // cosine difference; see DDCMarginShiftThreshold
+	FewTemplates       int     `json:"few_templates"`                // cluster-t is reported below this many templates; see DefaultFewTemplates
+	PermutationExact   int     `json:"permutation_exact_max_templates"`
+	PermutationDraws   int     `json:"permutation_draws"` // Monte Carlo sign vectors above PermutationExact templates
+	// Primary is the pre-specified primary variant (`run --primary`): when
+	// set, a model's verdict is this variant's, tested alone at α; the other
+	// variants are secondary (Holm among themselves). "" means Holm across
+	// every variant of the model, and the verdict is the most severe.
+	Primary string `json:"primary_variant"`
 
-	// Set by Summarize, for the reader of summary.json.
+	// Set by Summarize, for the reader of summary.json: what is computed.
 	RNG              string `json:"rng"`
+	UnitOfAnalysis   string `json:"unit_of_analysis"`
 	AccuracyInterval string `json:"accuracy_interval"`
+	ClusterRobust    string `json:"cluster_robust_se"`
 	Bootstrap        string `json:"bootstrap"`
+	ReportedInterval string `json:"reported_interval"`
+	PermutationTest  string `json:"permutation_test"`
+	Multiplicity     string `json:"multiplicity"`
+	MDE              string `json:"minimum_detectable_drop"`
 	ExtractionRules  string `json:"extraction_rules"`
 }
 
@@ -99,46 +156,153 @@ func DefaultParams(seed int64) Params {
 		BootstrapResamples: DefaultBootstrapResamples,
 		Seed:               seed,
 		Confidence:         DefaultConfidence,
+		Power:              DefaultPower,
 		NegligibleDropPP:   NegligibleDropPP,
 		StrongDropPP:       StrongDropPP,
 		EntropyShiftBits:   EntropyShiftThresholdBits,
 		DDCMarginShift:     DDCMarginShiftThreshold,
+		FewTemplates:       DefaultFewTemplates,
+		PermutationExact:   stats.ExactMaxClusters,
+		PermutationDraws:   stats.MonteCarloDraws,
 	}
 }
 
+// alpha returns the test level 1 − confidence.
+func (p *Params) alpha() float64 { return 1 - p.Confidence }
+
 // Interval is a two-sided interval at Params.Confidence, in the unit of the
-// estimate it belongs to. Replicates is, for a bootstrap interval, the number
-// of resamples in which the statistic was defined (at most B; a resample
-// holding no trial of a cell leaves a ratio undefined), and 0 for a closed
-// form.
+// estimate it belongs to.
 type Interval struct {
-	Lo         float64 `json:"lo"`
-	Hi         float64 `json:"hi"`
-	Replicates int     `json:"replicates,omitempty"`
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// Method is how it was computed: MethodClusterT, MethodBootstrap,
+	// MethodWilson or MethodWilsonDifference.
+	Method string `json:"method"`
+	// Replicates is, for a bootstrap interval, the number of resamples in
+	// which the statistic was defined (at most B); 0 otherwise.
+	Replicates int `json:"replicates,omitempty"`
 }
 
 // Excludes0 reports whether the interval lies entirely above or below zero.
 func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi < 0) }
 
-// Estimate is a point estimate from all the data with its interval (nil when
-// no resample defined the statistic).
+// Estimate is a point estimate from all the data with its intervals, in the
+// unit of the statistic (percent, percentage points, bits, cosine units).
 type Estimate struct {
-	Value float64   `json:"value"`
-	CI    *Interval `json:"ci"`
+	Value float64 `json:"value"`
+	// CI is the reported interval: ClusterT when the estimate rests on fewer
+	// than Params.FewTemplates templates, Bootstrap otherwise; when the data
+	// vary not at all between templates (SE = 0, or a single template) the
+	// clustered intervals are degenerate and CI is the fallback given for the
+	// statistic (Wilson for an accuracy or a share, MethodWilsonDifference
+	// for a paired drop or a difference of accuracies) or nil, and Degenerate
+	// is true. Verdicts and flags read CI.
+	CI *Interval `json:"ci"`
+	// SE is the CR1 cluster-robust standard error (stats.Influence.CR1) over
+	// Clusters templates, in the unit of Value; nil below 2 templates.
+	SE *float64 `json:"se"`
+	// Clusters is G, the number of templates holding data for the statistic.
+	Clusters int `json:"clusters"`
+	// ClusterT, Bootstrap and Wilson are each interval computed, whichever
+	// is reported (nil when not computed or undefined).
+	ClusterT  *Interval `json:"cluster_t"`
+	Bootstrap *Interval `json:"bootstrap"`
+	Wilson    *Interval `json:"wilson,omitempty"`
+	// Degenerate is true when SE is 0 or undefined: every template gave the
+	// same value, so no clustered interval can say anything (it would print
+	// as [v, v], as if certain).
+	Degenerate bool `json:"degenerate,omitempty"`
+}
+
+// Test is a paired test against 0 of a statistic built from per-pair
+// differences: the sign-flip permutation test over templates
+// (stats.SignFlip) with its multiplicity adjustment.
+type Test struct {
+	// Method is "sign-flip, exact" (all 2^G sign vectors) or "sign-flip,
+	// Monte Carlo" (Draws random ones).
+	Method string `json:"method"`
+	// P is the two-sided p-value, PAdjusted the p-value after the
+	// adjustment (equal to P when the test stands alone).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Adjustment names it: "holm" across Family tests, "none: primary
+	// variant", or "holm among secondary variants".
+	Adjustment string `json:"adjustment"`
+	Family     int    `json:"family"`
+	Draws      int    `json:"draws"`
+	// MinP is the smallest p-value the test can give with its Templates
+	// (2^(1−G) exact; 1/(Draws+1) Monte Carlo).
+	MinP      float64 `json:"min_p"`
+	Templates int     `json:"templates"`
+	// Reachable is false when even MinP, adjusted as if it were the
+	// family's smallest p (MinP·Family), exceeds α: then this test cannot
+	// reject at this number of templates whatever the data.
+	Reachable bool `json:"reachable"`
+}
+
+// Power is the minimum detectable drop of a paired drop at the run's size.
+type Power struct {
+	// MDEPP is the drop, in percentage points, that a two-sided test at
+	// level Alpha detects with probability Power given Templates templates
+	// of PairsPerTemplate distinct pairs and the variance components
+	// (stats.MDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b + σ²_w/m)/G)).
+	// Nil when Templates < 2.
+	MDEPP *float64 `json:"mde_pp"`
+	// Alpha is the level used: α divided by the Holm family size (the level
+	// of Holm's first step), α for a primary variant.
+	Alpha     float64 `json:"alpha"`
+	Power     float64 `json:"power"`
+	Templates int     `json:"templates"`
+	// PairsPerTemplate is m, the ANOVA average number of distinct pairs per
+	// template (stats.Components.N0; the plain mean when all are equal).
+	PairsPerTemplate float64 `json:"pairs_per_template"`
+	// Between and Within are σ²_b and σ²_w of the per-pair difference
+	// (base right − variant right, 0/1), in squared fractions; ICC is
+	// σ²_b/(σ²_b + σ²_w).
+	Between float64 `json:"between_variance"`
+	Within  float64 `json:"within_variance"`
+	ICC     float64 `json:"icc"`
+	// Source is "observed" (estimated from this run's pairs, stats.
+	// VarianceComponents) or "planning defaults" (PlanningBetween and
+	// PlanningWithin, when the run shows no variation to estimate from).
+	Source string `json:"source"`
+	// Attainable is false when the sign-flip test cannot reach Alpha at all
+	// with this many templates (Test.Reachable false).
+	Attainable bool `json:"attainable"`
 }
 
 // Summary is the statistics of a run: per model × variant accuracies, drops
-// versus base, paired flips, entropy and DDC-margin shifts, all with
+// versus base, paired flips with their test, entropy and DDC-margin shifts,
+// the difficulty axis, and paired differences between models, all with
 // denominators and intervals. It is written as summary.json and holds every
 // number the narrative prints. No value is NaN or infinite; an undefined
 // statistic is a nil pointer (null in JSON).
+//
+// Unit of analysis: a distinct prompt. Trials of one model and variant whose
+// question text is the same (copies: e.g. base instances of a template,
+// which all use the base values) form one unit whose outcome is the share of
+// its copies answered right (the same 0 or 1 for every copy under greedy
+// decoding), so copies add no weight; the number of copies collapsed is
+// reported. A pair is a distinct (base prompt, variant prompt) pair of one
+// template, its outcome the shares over its copies. The cluster is the
+// template.
 type Summary struct {
-	Params    Params         `json:"params"`
-	Trials    int            `json:"trials"`    // rows given to Summarize
-	Skipped   int            `json:"skipped"`   // rows with a SkipReason, excluded from every statistic
-	Templates []string       `json:"templates"` // the bootstrap clusters, in the order indices are drawn over
-	Variants  []string       `json:"variants"`  // in report order, base first
-	Models    []ModelSummary `json:"models"`    // in order of first appearance in the trials
+	Params  Params `json:"params"`
+	Trials  int    `json:"trials"`  // rows given to Summarize
+	Skipped int    `json:"skipped"` // rows with a SkipReason, excluded from every statistic
+	// Templates are the clusters (templates with at least one scored trial),
+	// sorted; the bootstrap draws indices over this list.
+	Templates []string `json:"templates"`
+	// Clusters is G = len(Templates), stated with every statistic too.
+	Clusters int `json:"clusters"`
+	// FewTemplates is Clusters < Params.FewTemplates: the reported
+	// intervals are cluster-t, and the narrative warns.
+	FewTemplates bool           `json:"few_templates"`
+	Variants     []string       `json:"variants"` // in report order, base first
+	Models       []ModelSummary `json:"models"`   // in order of first appearance in the trials
+	// ModelPairs are the paired differences between every two models, on
+	// the prompts both were given (nil with one model).
+	ModelPairs []ModelPair `json:"model_pairs"`
 }
 
 // ModelSummary is the statistics of one model.
@@ -150,18 +314,28 @@ type ModelSummary struct {
 	Quantization string `json:"quantization"`
 	Trials       int    `json:"trials"`
 	Skipped      int    `json:"skipped"`
+	// N is the number of distinct prompts over all variants, Copies the
+	// scored trials collapsed into them, Templates the templates with a
+	// scored trial.
+	N         int `json:"n"`
+	Copies    int `json:"copies"`
+	Templates int `json:"templates"`
 
 	Variants []VariantSummary `json:"variants"` // in Summary.Variants order, present ones only
 
-	// Verdict is the most severe verdict over the variants (see
-	// ClassifyDrop; severity computing < inconclusive < moderate < strong),
-	// WorstVariant the variant it comes from (the larger drop on ties); both
-	// empty without a base variant.
-	Verdict      string `json:"verdict"`
-	WorstVariant string `json:"worst_variant"`
+	// Verdict is the model's verdict: with a primary variant, that variant's
+	// verdict; otherwise the most severe verdict over the variants
+	// (stats.Severity; VerdictFloor when base is at the floor), each already
+	// Holm-adjusted across the variants. VerdictVariant is the variant it
+	// comes from (the larger paired drop on ties); both empty without a base
+	// variant or pairs. VerdictRule is "primary" or "holm".
+	Verdict        string `json:"verdict"`
+	VerdictVariant string `json:"verdict_variant"`
+	VerdictRule    string `json:"verdict_rule"`
 
-	// Difficulty is accuracy by template steps and by relation, per variant:
-	// the difficulty axis, reported apart from robustness (Paired).
+	// Difficulty is accuracy by difficulty level, by template steps and by
+	// relation, per variant, with the paired flips within each group: the
+	// difficulty axis, reported apart from robustness.
 	Difficulty []GroupAccuracy `json:"difficulty"`
 }
 
@@ -171,202 +345,326 @@ type VariantSummary struct {
 	Variant string `json:"variant"`
 	Trials  int    `json:"trials"`  // rows, skipped included
 	Skipped int    `json:"skipped"` // rows excluded for a SkipReason
-	N       int    `json:"n"`       // scored trials (Trials − Skipped): the denominator
-	K       int    `json:"k"`       // correct trials
+	Scored  int    `json:"scored"`  // Trials − Skipped
+	// N is the number of distinct prompts among the scored trials (the
+	// denominator of the accuracy), Copies the scored trials that repeated
+	// a prompt already counted (Scored − N).
+	N      int `json:"n"`
+	Copies int `json:"copies"`
+	// K is the number of distinct prompts answered right: the sum over
+	// prompts of the share of their copies answered right (an integer when
+	// copies agree, as they do under greedy decoding).
+	K float64 `json:"k"`
+	// CorrectTrials counts scored trials answered right, copies included.
+	CorrectTrials int `json:"correct_trials"`
+	// Templates is the number of templates with a scored trial.
+	Templates int `json:"templates"`
 
-	// AccuracyPct is 100·K/N with its Wilson score interval (nil when N = 0);
-	// AccuracyBootstrap is its cluster-bootstrap percentile interval.
-	AccuracyPct       *Estimate `json:"accuracy_pct"`
-	AccuracyBootstrap *Interval `json:"accuracy_bootstrap"`
+	// AccuracyPct is 100·K/N with its intervals (Wilson over the N
+	// prompts, cluster-t, bootstrap); nil when N = 0.
+	AccuracyPct *Estimate `json:"accuracy_pct"`
 
 	// ExpectedAnywhere counts scored trials whose output holds the expected
-	// value anywhere (Trial.ExpectedAnywhere), out of N.
+	// value anywhere (Trial.ExpectedAnywhere), out of Scored.
 	ExpectedAnywhere int `json:"expected_anywhere"`
 
-	// DropPP is base accuracy − this accuracy in percentage points (positive:
-	// worse than base), RelativeDropPct that drop as a percentage of the base
-	// accuracy; both over all scored trials, with cluster-bootstrap intervals.
-	// Nil for the base variant, without a base, and (relative) at a base
-	// accuracy of 0.
+	// DropPP is base accuracy − this accuracy in percentage points
+	// (positive: worse than base), RelativeDropPct that drop as a
+	// percentage of the base accuracy; over all distinct prompts of each
+	// variant. Nil for the base variant, without a base, and (relative) at a
+	// base accuracy of 0. The verdict rests on Paired.PairedDropPP instead,
+	// the drop on matched pairs, which has a paired test.
 	DropPP          *Estimate `json:"drop_pp"`
 	RelativeDropPct *Estimate `json:"relative_drop_pct"`
-	Verdict         string    `json:"verdict"` // ClassifyDrop(DropPP); "" for base
+	// Verdict is stats.ClassifyDrop on Paired.PairedDropPP's reported
+	// interval and Paired.Test.PAdjusted, or VerdictFloor; "" for base and
+	// without pairs.
+	Verdict string `json:"verdict"`
+	// Primary is true for the pre-specified primary variant.
+	Primary bool `json:"primary,omitempty"`
 
 	Paired             *Paired `json:"paired"`               // nil for base
-	AnswerEntropyShift *Shift  `json:"answer_entropy_shift"` // bits; Trial.AnswerEntropyMean
-	EntropyShift       *Shift  `json:"entropy_shift"`        // bits; Trial.EntropyMean
+	AnswerEntropyShift *Shift  `json:"answer_entropy_shift"` // bits per token; Trial.AnswerEntropyMean
+	EntropyShift       *Shift  `json:"entropy_shift"`        // bits per token; Trial.EntropyMean
 	DDCMarginShift     *Shift  `json:"ddc_margin_shift"`     // cosine difference; Trial.DDCMargin
 }
 
 // Paired is the analysis of matched base/variant pairs: the same model,
-// template and instance index in the base and this variant, both scored.
-// Shares are in percent of Pairs with cluster-bootstrap intervals.
+// template and instance index in base and this variant, both scored.
+// Identical (base prompt, variant prompt) pairs count once: Pairs is the
+// number of distinct pairs, the denominator of every share here.
 type Paired struct {
-	Pairs        int `json:"pairs"`
+	Pairs        int `json:"pairs"`         // distinct pairs
+	PairTrials   int `json:"pair_trials"`   // matched scored trial pairs, copies included
+	Copies       int `json:"copies"`        // PairTrials − Pairs
 	SkippedPairs int `json:"skipped_pairs"` // matched pairs left out because either trial was skipped
 	Unmatched    int `json:"unmatched"`     // variant trials whose base partner is missing
 
+	// The 2×2 table over distinct pairs (counts may be fractional when
+	// copies of a pair disagree, which greedy decoding never gives).
 	BothCorrect Cell `json:"both_correct"`
 	BaseOnly    Cell `json:"base_right_variant_wrong"`
 	VariantOnly Cell `json:"base_wrong_variant_right"`
 	BothWrong   Cell `json:"both_wrong"`
 
 	// PairedDropPP is (BaseOnly − VariantOnly)/Pairs in percentage points:
-	// the drop on the pairs alone.
+	// the mean per-pair difference (base right − variant right), the drop
+	// the verdict and the test rest on.
 	PairedDropPP *Estimate `json:"paired_drop_pp"`
+	// Test is the sign-flip test of PairedDropPP against 0, adjusted across
+	// the model's variants (Params.Multiplicity); nil without pairs.
+	Test *Test `json:"test"`
+	// Power is the minimum detectable paired drop at 80% power for this
+	// run's templates and pairs; nil without pairs.
+	Power *Power `json:"power"`
 }
 
-// Cell is one cell of the paired 2×2 table: a count and its share of the
-// pairs in percent (nil share when there are no pairs).
+// Cell is one cell of the paired 2×2 table: a count of distinct pairs and
+// its share of the pairs in percent (nil share when there are no pairs).
 type Cell struct {
-	Count    int       `json:"count"`
+	Count    float64   `json:"count"`
 	SharePct *Estimate `json:"share_pct"`
 }
 
 // Shift is the paired shift of a per-trial quantity from base to a variant:
-// the mean over pairs of (variant − base), over pairs where both values are
-// defined (finite; for entropies at least one generated token; for the DDC
-// margin a DDC class recorded).
+// the mean over distinct pairs of (variant − base), over pairs where both
+// values are defined (finite; for entropies at least one generated token;
+// for the DDC margin a DDC class recorded).
 type Shift struct {
 	Pairs       int       `json:"pairs"`
 	BaseMean    float64   `json:"base_mean"`    // mean over those pairs, base side
 	VariantMean float64   `json:"variant_mean"` // mean over those pairs, variant side
-	Shift       *Estimate `json:"shift"`        // VariantMean − BaseMean, with its bootstrap interval; nil when Pairs = 0
+	Shift       *Estimate `json:"shift"`        // VariantMean − BaseMean with its intervals; nil when Pairs = 0
+	Test        *Test     `json:"test"`         // sign-flip test, Holm across the model's variants; nil when Pairs = 0
 	Threshold   float64   `json:"threshold"`    // from Params
-	// Meaningful is |Shift| ≥ Threshold with an interval excluding 0.
+	// Meaningful is stats.ShiftMeaningful: the reported interval lies beyond
+	// ±Threshold and the adjusted test reaches α.
 	Meaningful bool `json:"meaningful"`
 }
 
 // GroupAccuracy is the accuracy of one model on one variant within a group
-// of templates: Axis "steps" (Group is the step count) or "relation".
+// of templates: Axis "level" (Group is the GSM-Symbolic difficulty level,
+// "" for templates without one), "steps" (the step count) or "relation".
 type GroupAccuracy struct {
-	Axis        string    `json:"axis"`
-	Group       string    `json:"group"`
-	Variant     string    `json:"variant"`
-	N           int       `json:"n"`
-	K           int       `json:"k"`
-	AccuracyPct *Estimate `json:"accuracy_pct"` // with Wilson interval; nil when N = 0
+	Axis      string    `json:"axis"`
+	Group     string    `json:"group"`
+	Variant   string    `json:"variant"`
+	Templates int       `json:"templates"`    // templates in the group with a scored trial
+	N         int       `json:"n"`            // distinct prompts
+	K         float64   `json:"k"`            // distinct prompts answered right
+	Accuracy  *Estimate `json:"accuracy_pct"` // 100·K/N with intervals; nil when N = 0
+	// For a variant other than base, the paired flips within the group
+	// (distinct pairs): robustness at this difficulty.
+	Pairs        int       `json:"pairs"`
+	BaseOnly     float64   `json:"base_right_variant_wrong"`
+	VariantOnly  float64   `json:"base_wrong_variant_right"`
+	PairedDropPP *Estimate `json:"paired_drop_pp,omitempty"`
 }
 
-// Wilson returns the Wilson score interval for a binomial proportion with k
-// successes out of n trials at the given confidence level, as fractions in
-// [0, 1] (E. B. Wilson, "Probable inference, the law of succession, and
-// statistical inference", JASA 22:209–212, 1927):
-//
-//	centre = (p + z²/2n) / (1 + z²/n)
-//	half   = z / (1 + z²/n) · √(p(1−p)/n + z²/4n²)
-//
-// with p = k/n and z = Φ⁻¹((1+confidence)/2) = √2·erf⁻¹(confidence). Unlike the
-// Wald interval it stays within [0, 1] and does not collapse at k = 0 or n.
-// It returns ok = false when n < 1, k is outside [0, n] or confidence is not
-// in (0, 1).
-func Wilson(k, n int, confidence float64) (lo, hi float64, ok bool) {
-	if n < 1 || k < 0 || k > n || !(confidence > 0 && confidence < 1) {
-		return 0, 0, false
-	}
-	z := math.Sqrt2 * math.Erfinv(confidence)
-	nf := float64(n)
-	p := float64(k) / nf
-	z2 := z * z
-	den := 1 + z2/nf
-	centre := (p + z2/(2*nf)) / den
-	half := z / den * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	lo, hi = max(0, centre-half), min(1, centre+half)
-	if k == 0 {
-		lo = 0
-	}
-	if k == n {
-		hi = 1
-	}
-	return lo, hi, true
+// ModelPair is the paired comparison of two models on the prompts both were
+// given, clustered by template: A − B for every variant's accuracy and every
+// variant's paired drop. Its tests are Holm-adjusted together (Family).
+type ModelPair struct {
+	A     string `json:"a"` // label of the first model (earlier in Summary.Models)
+	B     string `json:"b"` // label of the second
+	APath string `json:"a_path"`
+	BPath string `json:"b_path"`
+	// Accuracy holds, per variant, accuracy A − accuracy B in percentage
+	// points over the distinct prompts scored for both.
+	Accuracy []ModelDifference `json:"accuracy"`
+	// Drop holds, per variant other than base, paired drop A − paired drop
+	// B in percentage points over the distinct pairs scored for both:
+	// positive means A loses more on the variant than B.
+	Drop   []ModelDifference `json:"drop"`
+	Family int               `json:"family"` // tests in the Holm family
 }
 
-// ClassifyDrop returns the verdict on a drop (in percentage points, with its
-// bootstrap interval) under the thresholds in p:
-//
-//   - VerdictComputing ("computing, not pattern-matching"): no meaningful
-//     drop, that is the drop is below p.NegligibleDropPP, or its interval
-//     includes 0 and its upper end is below p.StrongDropPP (a strong drop is
-//     ruled out). A negative drop (the variant did better) falls here.
-//   - VerdictInconclusive: a drop of at least p.NegligibleDropPP whose
-//     interval includes 0 but reaches p.StrongDropPP, or has no interval:
-//     too few templates to tell either way.
-//   - VerdictModerate: interval excludes 0, drop below p.StrongDropPP.
-//   - VerdictStrong ("strong fragility signal"): interval excludes 0 and the
-//     drop is at least p.StrongDropPP.
-//
-// It returns "" for a nil drop.
-func ClassifyDrop(drop *Estimate, p Params) string {
-	switch {
-	case drop == nil:
-		return ""
-	case drop.Value < p.NegligibleDropPP:
-		return VerdictComputing
-	case drop.CI == nil:
-		return VerdictInconclusive
-	case drop.CI.Lo <= 0 && drop.CI.Hi < p.StrongDropPP:
-		return VerdictComputing
-	case drop.CI.Lo <= 0:
-		return VerdictInconclusive
-	case drop.Value >= p.StrongDropPP:
-		return VerdictStrong
-	default:
-		return VerdictModerate
-	}
-}
-
-// severity orders verdicts; unknown and "" are lowest.
-func severity(v string) int {
-	switch v {
-	case VerdictFloor:
-		return 1
-	case VerdictComputing:
-		return 1
-	case VerdictInconclusive:
-		return 2
-	case VerdictModerate:
-		return 3
-	case VerdictStrong:
-		return 4
-	}
-	return 0
+// ModelDifference is one paired difference between two models.
+type ModelDifference struct {
+	Variant string `json:"variant"`
+	// Units is the number of distinct prompts (Accuracy) or distinct pairs
+	// (Drop) scored for both models.
+	Units int `json:"units"`
+	// AHigher and BHigher count the units where A's value is above B's and
+	// the reverse (Accuracy: A right and B wrong; Drop: A's per-pair
+	// difference larger).
+	AHigher float64 `json:"a_higher"`
+	BHigher float64 `json:"b_higher"`
+	// DiffPP is A − B in percentage points with its intervals.
+	DiffPP *Estimate `json:"diff_pp"`
+	Test   *Test     `json:"test"`
+	// Shown is true when the reported interval excludes 0 and the adjusted
+	// test reaches α: a difference between the models is shown.
+	Shown bool `json:"shown"`
 }
 
 // variantOrder is the report order of the known variants.
-var variantOrder = []string{BaseVariant, "names", "numbers", "symbolic", "paraphrase", "noop"}
+var variantOrder = []string{BaseVariant, "names", "numbers", "symbolic", "paraphrase", "noop", "noop-seeming"}
 
-// ratio is a statistic Σ num / Σ den over templates, with one entry per
-// template (cluster); a resample sums the entries of the drawn templates.
-type ratio struct{ num, den []float64 }
-
-func newRatio(t int) ratio { return ratio{make([]float64, t), make([]float64, t)} }
-
-// at returns the statistic over the clusters idx (nil: every cluster once).
-func (r ratio) at(idx []int) (float64, bool) {
-	var n, d float64
-	if idx == nil {
-		for i := range r.num {
-			n += r.num[i]
-			d += r.den[i]
-		}
-	} else {
-		for _, i := range idx {
-			n += r.num[i]
-			d += r.den[i]
-		}
+// promptKey identifies a trial's prompt within its model, variant and
+// template: the question text, or the instance index when no question was
+// recorded.
+func promptKey(t *Trial) string {
+	if t.Question != "" {
+		return "q:" + t.Question
 	}
-	if d == 0 {
-		return 0, false
-	}
-	return n / d, true
+	return fmt.Sprintf("i:%d", t.Instance)
 }
 
-// bootStat is one bootstrapped statistic: a function of a resample and the
-// replicates it gave.
-type bootStat struct {
-	f    func(idx []int) (float64, bool)
-	reps []float64
-	dst  **Interval
+// unit is one distinct prompt of one model × variant.
+type unit struct {
+	tmpl            int
+	copies          int
+	correct         float64
+	level, relation string
+	steps           int
+}
+
+// y is the unit's outcome: the share of its copies answered right.
+func (u *unit) y() float64 { return u.correct / float64(u.copies) }
+
+// shiftAcc accumulates one quantity of a pair over its copies.
+type shiftAcc struct {
+	n          int
+	base, vari float64
+}
+
+// pairUnit is one distinct (base prompt, variant prompt) pair.
+type pairUnit struct {
+	tmpl                 int
+	copies               int
+	b, v                 float64 // copies right
+	both, bo, vo, bw     float64 // copies in each cell
+	ans, all, ddc        shiftAcc
+	level, relation, key string
+	steps                int
+}
+
+func (q *pairUnit) d() float64 { return (q.b - q.v) / float64(q.copies) }
+
+// cell is everything collected for one model × variant.
+type cell struct {
+	vs        *VariantSummary
+	units     map[string]*unit
+	unitOrder []string
+	pairs     map[string]*pairUnit
+	pairOrder []string
+	tmplSeen  map[int]bool
+}
+
+// estimates registers estimates whose bootstrap intervals are computed in
+// one joint bootstrap at the end.
+type estimates struct {
+	p     *Params
+	items []*pendingEstimate
+}
+
+type pendingEstimate struct {
+	e        *Estimate
+	boot     stats.Statistic
+	lo, hi   float64 // the statistic's range, for clipping cluster-t
+	fallback *Interval
+}
+
+// add returns the estimate of a statistic with value v, its cluster
+// influence (in the unit of v), its bootstrap statistic, the range [lo, hi]
+// it can take, and the interval to report when the clustered ones are
+// degenerate (may be nil).
+func (es *estimates) add(v float64, inf stats.Influence, boot stats.Statistic, lo, hi float64, fallback *Interval) *Estimate {
+	e := &Estimate{Value: v, Clusters: inf.Clusters()}
+	if se, g, ok := inf.CR1(); ok {
+		// An SE at the level of rounding error (every template gave the
+		// same value, up to the last bits) is 0.
+		if se <= 1e-12*max(1, math.Abs(v)) {
+			se = 0
+		}
+		e.SE = &se
+		if l, h, ok := stats.ClusterT(v, se, g, es.p.Confidence); ok && se > 0 {
+			e.ClusterT = &Interval{Lo: max(lo, l), Hi: min(hi, h), Method: MethodClusterT}
+		}
+	}
+	es.items = append(es.items, &pendingEstimate{e: e, boot: boot, lo: lo, hi: hi, fallback: fallback})
+	return e
+}
+
+// finish runs the joint bootstrap over g templates and sets every
+// estimate's Bootstrap and reported CI.
+func (es *estimates) finish(g int) {
+	fs := make([]stats.Statistic, len(es.items))
+	for i, it := range es.items {
+		fs[i] = it.boot
+	}
+	var reps [][]float64
+	if g > 0 && len(fs) > 0 {
+		reps = stats.JointBootstrap(g, es.p.BootstrapResamples, rand.New(rand.NewPCG(uint64(es.p.Seed), BootstrapStream)), fs)
+	}
+	for i, it := range es.items {
+		e := it.e
+		if reps != nil {
+			if lo, hi, ok := stats.Percentile(reps[i], es.p.Confidence); ok {
+				e.Bootstrap = &Interval{Lo: lo, Hi: hi, Method: MethodBootstrap, Replicates: len(reps[i])}
+			}
+		}
+		switch {
+		case e.SE == nil || *e.SE == 0 || e.ClusterT == nil:
+			e.Degenerate = true
+			e.CI = it.fallback
+		case e.Clusters < es.p.FewTemplates || e.Bootstrap == nil:
+			e.CI = e.ClusterT
+		default:
+			e.CI = e.Bootstrap
+		}
+	}
+}
+
+// tests collects sign-flip tests for their multiplicity adjustment.
+type tests struct {
+	p   *Params
+	rng *rand.Rand
+}
+
+// signFlip tests the ratio's per-template numerators (sums of per-pair
+// differences) against 0; nil when no template holds data.
+func (ts *tests) signFlip(r stats.Ratio) *Test {
+	var d []float64
+	for g := range r.Num {
+		if r.Den[g] > 0 {
+			d = append(d, r.Num[g])
+		}
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	res := stats.SignFlip(d, ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
+	t := &Test{Method: "sign-flip, exact", P: res.P, PAdjusted: res.P, Adjustment: "none", Family: 1,
+		Draws: res.Draws, MinP: res.MinP, Templates: res.Clusters}
+	if !res.Exact {
+		t.Method = "sign-flip, Monte Carlo"
+	}
+	return t
+}
+
+// adjust applies Holm across the tests (nil entries skipped) and records
+// the adjustment's name and family size.
+func adjust(alpha float64, name string, ts ...*Test) {
+	var live []*Test
+	var ps []float64
+	for _, t := range ts {
+		if t != nil {
+			live = append(live, t)
+			ps = append(ps, t.P)
+		}
+	}
+	adj := stats.Holm(ps)
+	for i, t := range live {
+		t.PAdjusted = adj[i]
+		t.Family = len(live)
+		t.Adjustment = name
+		if len(live) == 1 && name == "holm" {
+			t.Adjustment = "none (a single test)"
+		}
+		t.Reachable = t.MinP*float64(t.Family) <= alpha*(1+1e-12)
+	}
 }
 
 // Summarize computes the statistics of a run from its trials.
@@ -374,27 +672,43 @@ type bootStat struct {
 // Trials are grouped by model (ModelPath, or ModelName when the path is
 // empty) and variant; skipped trials (SkipReason ≠ "") are counted and left
 // out of every statistic; nothing is filtered to items the model solved in
-// the base variant. Pairs match a variant trial with the base trial of the
-// same model, template and instance index.
+// the base variant. Trials of one model × variant × template with the same
+// question are one unit (see Summary). Pairs match a variant trial with the
+// base trial of the same model, template and instance index.
 //
-// Intervals: accuracy has a Wilson score interval (see Wilson) and, like every
-// other statistic, a cluster-bootstrap percentile interval. The clusters are
-// the templates with at least one scored trial, sorted by ID. Each of the B
-// resamples draws len(templates) indices with replacement (r.IntN, in order,
-// from rand.New(rand.NewPCG(uint64(p.Seed), BootstrapStream))), and this one
-// resample is used for every model, variant and statistic of that iteration,
-// so differences between variants and models keep their template
-// correlation (cluster bootstrap: Field & Welsh 2007, JRSS B 69:369–390;
-// Cameron, Gelbach & Miller 2008, REStat 90:414–427). A statistic in a
-// resample is the ratio of the resampled sums (e.g. Σ correct / Σ scored).
-// The interval is the percentile interval of the replicates where the
-// statistic is defined (Efron & Tibshirani 1993, §13.3): their empirical
-// quantiles at (1−c)/2 and (1+c)/2 (see empiricalQuantile).
+// Every accuracy, drop, share and shift gets (see Estimate):
+//
+//   - the CR1 cluster-robust standard error over templates (Miller 2024,
+//     arXiv:2411.00640; stats.Influence.CR1), by the delta method for a
+//     difference or ratio of accuracies;
+//   - the cluster-t interval on G − 1 degrees of freedom (stats.ClusterT),
+//     clipped to the statistic's range;
+//   - the joint cluster-bootstrap percentile interval: the clusters are the
+//     templates with at least one scored trial, sorted by ID; each of the B
+//     resamples draws len(templates) indices with replacement (r.IntN, in
+//     order, from rand.New(rand.NewPCG(uint64(p.Seed), BootstrapStream)))
+//     and this one resample is used for every model, variant and statistic
+//     (stats.JointBootstrap);
+//   - a reported interval: cluster-t below p.FewTemplates templates,
+//     bootstrap from there on, a Wilson fallback when the clustered ones are
+//     degenerate.
+//
+// Every paired statistic (paired drop, shifts, differences between models)
+// gets a sign-flip permutation test over templates (stats.SignFlip; exact
+// up to p.PermutationExact templates, else p.PermutationDraws Monte Carlo
+// draws from rand.NewPCG(uint64(p.Seed), PermutationStream)). Holm's
+// adjustment runs across the variants of a model for each quantity, or, for
+// the drop with p.Primary set, the primary variant stands alone and the
+// others are adjusted among themselves; between models, across all the
+// differences of a model pair. Verdicts: stats.ClassifyDrop on the paired
+// drop's reported interval and adjusted p. The minimum detectable drop
+// (Power) uses the observed variance components of the per-pair differences
+// (stats.VarianceComponents, stats.MDE).
 //
 // The result is a deterministic function of trials and p. Zero fields of p
-// (B, confidence, thresholds) take the defaults of DefaultParams. It returns
-// an error for invalid params or when two trials share model, template,
-// variant and instance.
+// take the defaults of DefaultParams. It returns an error for invalid
+// params, a primary variant that is base or not in the trials, or when two
+// trials share model, template, variant and instance.
 func Summarize(trials []Trial, p Params) (*Summary, error) {
 	d := DefaultParams(p.Seed)
 	if p.BootstrapResamples == 0 {
@@ -402,6 +716,9 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 	}
 	if p.Confidence == 0 {
 		p.Confidence = d.Confidence
+	}
+	if p.Power == 0 {
+		p.Power = d.Power
 	}
 	if p.NegligibleDropPP == 0 {
 		p.NegligibleDropPP = d.NegligibleDropPP
@@ -415,18 +732,49 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 	if p.DDCMarginShift == 0 {
 		p.DDCMarginShift = d.DDCMarginShift
 	}
+	if p.FewTemplates == 0 {
+		p.FewTemplates = d.FewTemplates
+	}
+	if p.PermutationExact == 0 {
+		p.PermutationExact = d.PermutationExact
+	}
+	if p.PermutationDraws == 0 {
+		p.PermutationDraws = d.PermutationDraws
+	}
 	if p.BootstrapResamples < 1 {
 		return nil, fmt.Errorf("probe: bootstrap resamples must be at least 1, got %d", p.BootstrapResamples)
 	}
 	if !(p.Confidence > 0 && p.Confidence < 1) {
 		return nil, fmt.Errorf("probe: confidence level must be in (0, 1), got %v", p.Confidence)
 	}
+	if !(p.Power > 0 && p.Power < 1) {
+		return nil, fmt.Errorf("probe: power must be in (0, 1), got %v", p.Power)
+	}
 	if p.NegligibleDropPP < 0 || p.StrongDropPP < p.NegligibleDropPP || p.EntropyShiftBits < 0 || p.DDCMarginShift < 0 {
 		return nil, errors.New("probe: thresholds must be ≥ 0 with strong ≥ negligible")
 	}
-	p.RNG = fmt.Sprintf("math/rand/v2 rand.New(rand.NewPCG(%d, %#x)); per resample, IntN(len(templates)) drawn len(templates) times", uint64(p.Seed), BootstrapStream)
-	p.AccuracyInterval = "Wilson score interval (Wilson 1927)"
-	p.Bootstrap = "cluster bootstrap over templates, one resample shared by every model and variant per iteration; percentile interval (Efron & Tibshirani 1993)"
+	if p.FewTemplates < 0 || p.PermutationExact < 0 || p.PermutationExact > 30 || p.PermutationDraws < 1 {
+		return nil, errors.New("probe: few-templates limit ≥ 0, exact sign-flip limit in [0, 30] and Monte Carlo draws ≥ 1 required")
+	}
+	if p.Primary == BaseVariant {
+		return nil, errors.New("probe: the primary variant cannot be base (it is what the others are compared with)")
+	}
+	alpha := p.alpha()
+	p.Alpha = alpha
+	p.RNG = fmt.Sprintf("math/rand/v2 rand.New(rand.NewPCG(%d, %#x)); per resample, IntN(len(templates)) drawn len(templates) times. Monte Carlo sign flips: rand.NewPCG(%d, %#x), one bit of Uint64 per template",
+		uint64(p.Seed), BootstrapStream, uint64(p.Seed), PermutationStream)
+	p.UnitOfAnalysis = "a distinct prompt: trials of one model × variant × template with the same question are one unit (outcome: share of its copies right), and identical (base, variant) prompt pairs are one pair; cluster: the template"
+	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
+	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
+	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
+	p.ReportedInterval = fmt.Sprintf("cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates)
+	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template sums of paired differences; exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
+	if p.Primary != "" {
+		p.Multiplicity = fmt.Sprintf("primary variant %s tested alone at α = %s and its verdict is the model's; other variants Holm-adjusted among themselves (secondary); shifts Holm-adjusted across all variants; differences between models Holm-adjusted within each model pair", p.Primary, fnum(alpha, 2))
+	} else {
+		p.Multiplicity = "Holm across the variants of each model (the verdict is the most severe adjusted one), for the drop and for each shift; differences between models Holm-adjusted within each model pair"
+	}
+	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA", fnum(p.Power, 2))
 	p.ExtractionRules = answer.ExtractionRulesVersion
 
 	s := &Summary{Params: p, Trials: len(trials)}
@@ -478,45 +826,39 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		}
 		return cmp.Or(cmp.Compare(ia, ib), strings.Compare(a, b))
 	})
-	s.Templates = make([]string, 0, len(templateSet))
+	if p.Primary != "" && len(trials) > 0 && !variantSet[p.Primary] {
+		return nil, fmt.Errorf("probe: primary variant %q is not in the run (variants: %s)", p.Primary, strings.Join(s.Variants, ", "))
+	}
 	for t := range templateSet {
 		s.Templates = append(s.Templates, t)
 	}
-	sort.Strings(s.Templates)
+	slices.Sort(s.Templates)
+	if s.Templates == nil {
+		s.Templates = []string{}
+	}
 	tIdx := make(map[string]int, len(s.Templates))
 	for i, t := range s.Templates {
 		tIdx[t] = i
 	}
-	T := len(s.Templates)
+	G := len(s.Templates)
+	s.Clusters = G
+	s.FewTemplates = G < p.FewTemplates
 	setLabels(models)
-
-	// Per model × variant sums over templates.
-	type cell struct {
-		vs                        *VariantSummary
-		acc                       ratio // correct / scored
-		bothC, baseO, varO, bothW ratio // cell count / pairs
-		ansEnt, allEnt, ddc       ratio // Σ(variant − base) / pairs with both defined
-		ansB, ansV, allB, allV    float64
-		ddcB, ddcV                float64
-	}
-	cells := make([][]*cell, len(models))
-	for mi := range models {
-		cells[mi] = make([]*cell, len(s.Variants))
-	}
 	vIdx := map[string]int{}
 	for i, v := range s.Variants {
 		vIdx[v] = i
 	}
+
+	// Collect units and pairs per model × variant.
+	cells := make([][]*cell, len(models))
+	for mi := range models {
+		cells[mi] = make([]*cell, len(s.Variants))
+	}
 	getCell := func(mi, vi int) *cell {
 		if cells[mi][vi] == nil {
-			c := &cell{vs: &VariantSummary{Variant: s.Variants[vi]}, acc: newRatio(T)}
+			c := &cell{vs: &VariantSummary{Variant: s.Variants[vi]}, units: map[string]*unit{}, pairs: map[string]*pairUnit{}, tmplSeen: map[int]bool{}}
 			if s.Variants[vi] != BaseVariant {
-				c.bothC, c.baseO, c.varO, c.bothW = newRatio(T), newRatio(T), newRatio(T), newRatio(T)
-				c.ansEnt, c.allEnt, c.ddc = newRatio(T), newRatio(T), newRatio(T)
 				c.vs.Paired = &Paired{}
-				c.vs.AnswerEntropyShift = &Shift{Threshold: p.EntropyShiftBits}
-				c.vs.EntropyShift = &Shift{Threshold: p.EntropyShiftBits}
-				c.vs.DDCMarginShift = &Shift{Threshold: p.DDCMarginShift}
 			}
 			cells[mi][vi] = c
 		}
@@ -531,11 +873,19 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 			c.vs.Skipped++
 		} else {
 			ti := tIdx[t.TemplateID]
-			c.vs.N++
-			c.acc.den[ti]++
+			c.tmplSeen[ti] = true
+			c.vs.Scored++
+			uk := t.TemplateID + "\x00" + promptKey(t)
+			u := c.units[uk]
+			if u == nil {
+				u = &unit{tmpl: ti, level: t.Level, relation: t.Relation, steps: t.Steps}
+				c.units[uk] = u
+				c.unitOrder = append(c.unitOrder, uk)
+			}
+			u.copies++
 			if t.Correct {
-				c.vs.K++
-				c.acc.num[ti]++
+				u.correct++
+				c.vs.CorrectTrials++
 			}
 			if t.ExpectedAnywhere {
 				c.vs.ExpectedAnywhere++
@@ -554,161 +904,363 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 			c.vs.Paired.SkippedPairs++
 			continue
 		}
-		ti := tIdx[t.TemplateID]
-		pr := c.vs.Paired
-		pr.Pairs++
-		for _, r := range []ratio{c.bothC, c.baseO, c.varO, c.bothW} {
-			r.den[ti]++
+		c.vs.Paired.PairTrials++
+		pk := t.TemplateID + "\x00" + promptKey(b) + "\x00" + promptKey(t)
+		q := c.pairs[pk]
+		if q == nil {
+			q = &pairUnit{tmpl: tIdx[t.TemplateID], level: t.Level, relation: t.Relation, steps: t.Steps, key: pk}
+			c.pairs[pk] = q
+			c.pairOrder = append(c.pairOrder, pk)
 		}
+		q.copies++
 		switch {
 		case b.Correct && t.Correct:
-			pr.BothCorrect.Count++
-			c.bothC.num[ti]++
+			q.both++
 		case b.Correct:
-			pr.BaseOnly.Count++
-			c.baseO.num[ti]++
+			q.bo++
 		case t.Correct:
-			pr.VariantOnly.Count++
-			c.varO.num[ti]++
+			q.vo++
 		default:
-			pr.BothWrong.Count++
-			c.bothW.num[ti]++
+			q.bw++
+		}
+		if b.Correct {
+			q.b++
+		}
+		if t.Correct {
+			q.v++
 		}
 		if b.Tokens > 0 && t.Tokens > 0 && finite(b.AnswerEntropyMean, t.AnswerEntropyMean) {
-			c.vs.AnswerEntropyShift.Pairs++
-			c.ansB += b.AnswerEntropyMean
-			c.ansV += t.AnswerEntropyMean
-			c.ansEnt.num[ti] += t.AnswerEntropyMean - b.AnswerEntropyMean
-			c.ansEnt.den[ti]++
+			q.ans.n++
+			q.ans.base += b.AnswerEntropyMean
+			q.ans.vari += t.AnswerEntropyMean
 		}
 		if b.Tokens > 0 && t.Tokens > 0 && finite(b.EntropyMean, t.EntropyMean) {
-			c.vs.EntropyShift.Pairs++
-			c.allB += b.EntropyMean
-			c.allV += t.EntropyMean
-			c.allEnt.num[ti] += t.EntropyMean - b.EntropyMean
-			c.allEnt.den[ti]++
+			q.all.n++
+			q.all.base += b.EntropyMean
+			q.all.vari += t.EntropyMean
 		}
 		if b.DDCTop != "" && t.DDCTop != "" && finite(b.DDCMargin, t.DDCMargin) {
-			c.vs.DDCMarginShift.Pairs++
-			c.ddcB += b.DDCMargin
-			c.ddcV += t.DDCMargin
-			c.ddc.num[ti] += t.DDCMargin - b.DDCMargin
-			c.ddc.den[ti]++
+			q.ddc.n++
+			q.ddc.base += b.DDCMargin
+			q.ddc.vari += t.DDCMargin
 		}
 	}
 
-	// Point estimates and the statistics to bootstrap.
-	var boots []*bootStat
-	add := func(f func(idx []int) (float64, bool), dst **Interval) {
-		boots = append(boots, &bootStat{f: f, dst: dst})
+	es := &estimates{p: &p}
+	ts := &tests{p: &p, rng: rand.New(rand.NewPCG(uint64(p.Seed), PermutationStream))}
+	conf := p.Confidence
+	inf := func(r stats.Ratio, scale float64) stats.Influence {
+		x, ok := r.Influence()
+		if !ok {
+			return stats.Influence{E: make([]float64, G), Present: make([]bool, G)}
+		}
+		return x.Combine(scale, x, 0)
 	}
-	pct := func(r ratio) func([]int) (float64, bool) {
+	scaled := func(r stats.Ratio, scale float64) stats.Statistic {
 		return func(idx []int) (float64, bool) {
-			v, ok := r.at(idx)
-			return 100 * v, ok
+			v, ok := r.At(idx)
+			return scale * v, ok
 		}
 	}
-	estimate := func(f func([]int) (float64, bool)) *Estimate {
-		v, ok := f(nil)
-		if !ok {
+	wilson := func(k, n float64, c float64) *Interval {
+		if lo, hi, ok := stats.Wilson(k, n, c); ok {
+			return &Interval{Lo: 100 * lo, Hi: 100 * hi, Method: MethodWilson}
+		}
+		return nil
+	}
+	// wilsonDiff is MethodWilsonDifference for shares k1/n1 − k2/n2, in pp.
+	wilsonDiff := func(k1, n1, k2, n2 float64) *Interval {
+		a, b := wilson(k1, n1, 1-alpha/2), wilson(k2, n2, 1-alpha/2)
+		if a == nil || b == nil {
 			return nil
 		}
-		return &Estimate{Value: v}
+		return &Interval{Lo: a.Lo - b.Hi, Hi: a.Hi - b.Lo, Method: MethodWilsonDifference}
 	}
+	// accuracy returns the accuracy estimate of a set of units.
+	accuracy := func(units []*unit) (*Estimate, stats.Ratio, float64, int) {
+		r := stats.NewRatio(G)
+		var k float64
+		for _, u := range units {
+			r.Add(u.tmpl, u.y())
+			k += u.y()
+		}
+		n := len(units)
+		if n == 0 {
+			return nil, r, 0, 0
+		}
+		v := 100 * k / float64(n)
+		w := wilson(k, float64(n), conf)
+		e := es.add(v, inf(r, 100), scaled(r, 100), 0, 100, w)
+		e.Wilson = w
+		return e, r, k, n
+	}
+	// pairedDrop returns the paired drop of a set of pairs and its ratio of
+	// per-pair differences.
+	pairedDrop := func(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
+		r := stats.NewRatio(G)
+		var bo, vo float64
+		for _, q := range pairs {
+			r.Add(q.tmpl, q.d())
+			bo += q.bo / float64(q.copies)
+			vo += q.vo / float64(q.copies)
+		}
+		if len(pairs) == 0 {
+			return nil, r, 0, 0
+		}
+		v, _ := r.Value()
+		n := float64(len(pairs))
+		return es.add(100*v, inf(r, 100), scaled(r, 100), -100, 100, wilsonDiff(bo, n, vo, n)), r, bo, vo
+	}
+
+	type modelData struct {
+		units map[string]float64     // variant \x00 unit key -> outcome
+		uTmpl map[string]int         // unit key -> template
+		pairs map[string]float64     // variant \x00 pair key -> per-pair difference
+		pTmpl map[string]int         // pair key -> template
+		dropR map[string]stats.Ratio // variant -> ratio of per-pair differences
+	}
+	mdata := make([]modelData, len(models))
+
 	for mi := range models {
+		md := modelData{units: map[string]float64{}, uTmpl: map[string]int{}, pairs: map[string]float64{}, pTmpl: map[string]int{}}
 		var base *cell
+		var baseR stats.Ratio
+		var baseK float64
+		var baseN int
 		if bi, ok := vIdx[BaseVariant]; ok {
 			base = cells[mi][bi]
 		}
+		var dropTests, ansTests, allTests, ddcTests []*Test
+		var dropVariants []*VariantSummary
+		tmplOfModel := map[int]bool{}
 		for vi := range s.Variants {
 			c := cells[mi][vi]
 			if c == nil {
 				continue
 			}
 			vs := c.vs
-			if lo, hi, ok := Wilson(vs.K, vs.N, p.Confidence); ok {
-				vs.AccuracyPct = &Estimate{Value: 100 * float64(vs.K) / float64(vs.N), CI: &Interval{Lo: 100 * lo, Hi: 100 * hi}}
-				add(pct(c.acc), &vs.AccuracyBootstrap)
+			units := make([]*unit, len(c.unitOrder))
+			for i, k := range c.unitOrder {
+				units[i] = c.units[k]
+				md.units[vs.Variant+"\x00"+k] = units[i].y()
+				md.uTmpl[vs.Variant+"\x00"+k] = units[i].tmpl
 			}
-			if s.Variants[vi] == BaseVariant {
+			vs.N = len(units)
+			vs.Copies = vs.Scored - vs.N
+			vs.Templates = len(c.tmplSeen)
+			models[mi].N += vs.N
+			models[mi].Copies += vs.Copies
+			for g := range c.tmplSeen {
+				tmplOfModel[g] = true
+			}
+			var r stats.Ratio
+			vs.AccuracyPct, r, vs.K, _ = accuracy(units)
+			if vs.Variant == BaseVariant {
+				baseR, baseK, baseN = r, vs.K, vs.N
 				continue
 			}
-			if base != nil {
-				accB, accV := pct(base.acc), pct(c.acc)
-				drop := func(idx []int) (float64, bool) {
-					b, ok1 := accB(idx)
-					v, ok2 := accV(idx)
-					return b - v, ok1 && ok2
-				}
-				rel := func(idx []int) (float64, bool) {
-					b, ok1 := accB(idx)
-					v, ok2 := accV(idx)
-					return 100 * (b - v) / b, ok1 && ok2 && b > 0
-				}
-				if vs.DropPP = estimate(drop); vs.DropPP != nil {
-					add(drop, &vs.DropPP.CI)
-				}
-				if vs.RelativeDropPct = estimate(rel); vs.RelativeDropPct != nil {
-					add(rel, &vs.RelativeDropPct.CI)
+			vs.Primary = vs.Variant == p.Primary
+			if base != nil && vs.N > 0 && baseN > 0 {
+				bv, _ := baseR.Value()
+				vv, _ := r.Value()
+				ib, iv := inf(baseR, 1), inf(r, 1)
+				br, vr := baseR, r
+				vs.DropPP = es.add(100*(bv-vv), ib.Combine(100, iv, -100), func(idx []int) (float64, bool) {
+					b, ok1 := br.At(idx)
+					v, ok2 := vr.At(idx)
+					return 100 * (b - v), ok1 && ok2
+				}, -100, 100, wilsonDiff(baseK, float64(baseN), vs.K, float64(vs.N)))
+				if bv > 0 {
+					// rel = 100·(1 − v/b): ∂/∂b = 100·v/b², ∂/∂v = −100/b.
+					vs.RelativeDropPct = es.add(100*(bv-vv)/bv, ib.Combine(100*vv/(bv*bv), iv, -100/bv), func(idx []int) (float64, bool) {
+						b, ok1 := br.At(idx)
+						v, ok2 := vr.At(idx)
+						return 100 * (b - v) / b, ok1 && ok2 && b > 0
+					}, math.Inf(-1), 100, nil)
 				}
 			}
+			// Pairs.
 			pr := vs.Paired
-			for _, x := range []struct {
-				c *Cell
-				r ratio
-			}{{&pr.BothCorrect, c.bothC}, {&pr.BaseOnly, c.baseO}, {&pr.VariantOnly, c.varO}, {&pr.BothWrong, c.bothW}} {
-				if x.c.SharePct = estimate(pct(x.r)); x.c.SharePct != nil {
-					add(pct(x.r), &x.c.SharePct.CI)
-				}
+			pairs := make([]*pairUnit, len(c.pairOrder))
+			for i, k := range c.pairOrder {
+				pairs[i] = c.pairs[k]
+				md.pairs[vs.Variant+"\x00"+k] = pairs[i].d()
+				md.pTmpl[vs.Variant+"\x00"+k] = pairs[i].tmpl
 			}
-			pdrop := func(bo, vo ratio) func([]int) (float64, bool) {
-				return func(idx []int) (float64, bool) {
-					a, ok := bo.at(idx)
-					b, _ := vo.at(idx)
-					return 100 * (a - b), ok
+			pr.Pairs = len(pairs)
+			pr.Copies = pr.PairTrials - pr.Pairs
+			if len(pairs) > 0 {
+				n := float64(len(pairs))
+				for _, x := range []struct {
+					c *Cell
+					f func(q *pairUnit) float64
+				}{
+					{&pr.BothCorrect, func(q *pairUnit) float64 { return q.both }},
+					{&pr.BaseOnly, func(q *pairUnit) float64 { return q.bo }},
+					{&pr.VariantOnly, func(q *pairUnit) float64 { return q.vo }},
+					{&pr.BothWrong, func(q *pairUnit) float64 { return q.bw }},
+				} {
+					r := stats.NewRatio(G)
+					for _, q := range pairs {
+						share := x.f(q) / float64(q.copies)
+						r.Add(q.tmpl, share)
+						x.c.Count += share
+					}
+					w := wilson(x.c.Count, n, conf)
+					x.c.SharePct = es.add(100*x.c.Count/n, inf(r, 100), scaled(r, 100), 0, 100, w)
+					x.c.SharePct.Wilson = w
 				}
-			}(c.baseO, c.varO)
-			if pr.PairedDropPP = estimate(pdrop); pr.PairedDropPP != nil {
-				add(pdrop, &pr.PairedDropPP.CI)
+				var dr stats.Ratio
+				pr.PairedDropPP, dr, _, _ = pairedDrop(pairs)
+				pr.Test = ts.signFlip(dr)
+				pr.Power = power(pairs, G, p)
+				if md.dropR == nil {
+					md.dropR = map[string]stats.Ratio{}
+				}
+				md.dropR[vs.Variant] = dr
+				dropTests = append(dropTests, pr.Test)
+				dropVariants = append(dropVariants, vs)
 			}
+			// Shifts.
 			for _, x := range []struct {
-				sh   *Shift
-				r    ratio
-				b, v float64
-			}{{vs.AnswerEntropyShift, c.ansEnt, c.ansB, c.ansV}, {vs.EntropyShift, c.allEnt, c.allB, c.allV}, {vs.DDCMarginShift, c.ddc, c.ddcB, c.ddcV}} {
-				if x.sh.Pairs == 0 {
+				dst *(*Shift)
+				f   func(q *pairUnit) shiftAcc
+				thr float64
+				col *[]*Test
+			}{
+				{&vs.AnswerEntropyShift, func(q *pairUnit) shiftAcc { return q.ans }, p.EntropyShiftBits, &ansTests},
+				{&vs.EntropyShift, func(q *pairUnit) shiftAcc { return q.all }, p.EntropyShiftBits, &allTests},
+				{&vs.DDCMarginShift, func(q *pairUnit) shiftAcc { return q.ddc }, p.DDCMarginShift, &ddcTests},
+			} {
+				sh := &Shift{Threshold: x.thr}
+				*x.dst = sh
+				r := stats.NewRatio(G)
+				var sb, sv float64
+				for _, q := range pairs {
+					a := x.f(q)
+					if a.n == 0 {
+						continue
+					}
+					sh.Pairs++
+					b, v := a.base/float64(a.n), a.vari/float64(a.n)
+					sb += b
+					sv += v
+					r.Add(q.tmpl, v-b)
+				}
+				if sh.Pairs == 0 {
 					continue
 				}
-				x.sh.BaseMean = x.b / float64(x.sh.Pairs)
-				x.sh.VariantMean = x.v / float64(x.sh.Pairs)
-				x.sh.Shift = estimate(x.r.at)
-				add(x.r.at, &x.sh.Shift.CI)
+				sh.BaseMean, sh.VariantMean = sb/float64(sh.Pairs), sv/float64(sh.Pairs)
+				v, _ := r.Value()
+				sh.Shift = es.add(v, inf(r, 1), r.At, math.Inf(-1), math.Inf(1), nil)
+				sh.Test = ts.signFlip(r)
+				*x.col = append(*x.col, sh.Test)
 			}
 		}
+		// Multiplicity across the variants of this model.
+		var primaryTest *Test
+		var secondary []*Test
+		for i, vs := range dropVariants {
+			if vs.Primary {
+				primaryTest = dropTests[i]
+			} else {
+				secondary = append(secondary, dropTests[i])
+			}
+		}
+		if primaryTest != nil {
+			adjust(alpha, "none: primary variant", primaryTest)
+			primaryTest.Family = 1
+			adjust(alpha, "holm among secondary variants", secondary...)
+		} else {
+			adjust(alpha, "holm", dropTests...)
+		}
+		adjust(alpha, "holm", ansTests...)
+		adjust(alpha, "holm", allTests...)
+		adjust(alpha, "holm", ddcTests...)
+		models[mi].Templates = len(tmplOfModel)
+		mdata[mi] = md
 	}
 
-	// The cluster bootstrap: one resample of templates per iteration, shared
-	// by every statistic.
-	if T > 0 && len(boots) > 0 {
-		rng := rand.New(rand.NewPCG(uint64(p.Seed), BootstrapStream))
-		idx := make([]int, T)
-		for range p.BootstrapResamples {
-			for j := range idx {
-				idx[j] = rng.IntN(T)
-			}
-			for _, b := range boots {
-				if v, ok := b.f(idx); ok {
-					b.reps = append(b.reps, v)
+	// Differences between models, on the prompts and pairs both were given.
+	for a := 0; a < len(models); a++ {
+		for b := a + 1; b < len(models); b++ {
+			mp := ModelPair{A: models[a].Label, B: models[b].Label, APath: models[a].Path, BPath: models[b].Path}
+			for _, v := range s.Variants {
+				diff := func(ma, mb map[string]float64, tm map[string]int) (*ModelDifference, stats.Ratio, bool) {
+					md := &ModelDifference{Variant: v}
+					r := stats.NewRatio(G)
+					prefix := v + "\x00"
+					var keys []string
+					for k := range ma {
+						if strings.HasPrefix(k, prefix) {
+							if _, ok := mb[k]; ok {
+								keys = append(keys, k)
+							}
+						}
+					}
+					slices.Sort(keys)
+					for _, k := range keys {
+						x, y := ma[k], mb[k]
+						r.Add(tm[k], x-y)
+						if x > y {
+							md.AHigher++
+						} else if y > x {
+							md.BHigher++
+						}
+					}
+					md.Units = len(keys)
+					return md, r, len(keys) > 0
+				}
+				if md, r, ok := diff(mdata[a].units, mdata[b].units, mdata[a].uTmpl); ok {
+					val, _ := r.Value()
+					n := float64(md.Units)
+					md.DiffPP = es.add(100*val, inf(r, 100), scaled(r, 100), -100, 100, wilsonDiff(md.AHigher, n, md.BHigher, n))
+					md.Test = ts.signFlip(r)
+					mp.Accuracy = append(mp.Accuracy, *md)
+				}
+				if v == BaseVariant {
+					continue
+				}
+				if md, r, ok := diff(mdata[a].pairs, mdata[b].pairs, mdata[a].pTmpl); ok {
+					val, _ := r.Value()
+					md.DiffPP = es.add(100*val, inf(r, 100), scaled(r, 100), -200, 200, nil)
+					md.Test = ts.signFlip(r)
+					mp.Drop = append(mp.Drop, *md)
 				}
 			}
-		}
-		for _, b := range boots {
-			*b.dst = percentileInterval(b.reps, p.Confidence)
+			s.ModelPairs = append(s.ModelPairs, mp)
 		}
 	}
+	// Holm within each model pair.
+	for i := range s.ModelPairs {
+		mp := &s.ModelPairs[i]
+		var tl []*Test
+		for j := range mp.Accuracy {
+			tl = append(tl, mp.Accuracy[j].Test)
+		}
+		for j := range mp.Drop {
+			tl = append(tl, mp.Drop[j].Test)
+		}
+		adjust(alpha, "holm", tl...)
+		mp.Family = len(tl)
+	}
 
-	// Verdicts, flags, difficulty.
+	// Difficulty: registered before the bootstrap runs.
 	for mi, m := range models {
+		m.Difficulty = difficulty(cells[mi], s.Variants, G, es, accuracy, pairedDrop)
+	}
+
+	es.finish(G)
+
+	// Verdicts, flags.
+	rule := stats.DropRule{Negligible: p.NegligibleDropPP, Strong: p.StrongDropPP, Alpha: alpha}
+	for mi, m := range models {
+		var base *VariantSummary
+		if bi, ok := vIdx[BaseVariant]; ok && cells[mi][bi] != nil {
+			base = cells[mi][bi].vs
+		}
+		floor := base != nil && base.AccuracyPct != nil && base.AccuracyPct.Value < FloorAccuracyPct
+		m.VerdictRule = "holm"
 		for vi := range s.Variants {
 			c := cells[mi][vi]
 			if c == nil {
@@ -716,64 +1268,106 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 			}
 			vs := c.vs
 			if vs.Variant != BaseVariant {
-				vs.Verdict = ClassifyDrop(vs.DropPP, p)
-				if b := cells[mi][0]; vs.Verdict != "" && b != nil && b.vs.Variant == BaseVariant &&
-					b.vs.AccuracyPct != nil && b.vs.AccuracyPct.Value < FloorAccuracyPct {
-					vs.Verdict = VerdictFloor
+				pr := vs.Paired
+				if base != nil && pr.PairedDropPP != nil && pr.Test != nil {
+					ci := pr.PairedDropPP.CI
+					if ci != nil {
+						vs.Verdict = stats.ClassifyDrop(ci.Lo, ci.Hi, true, pr.Test.PAdjusted, rule)
+					} else {
+						vs.Verdict = stats.ClassifyDrop(0, 0, false, pr.Test.PAdjusted, rule)
+					}
+					if floor {
+						vs.Verdict = VerdictFloor
+					}
+				}
+				if pr.Power != nil && pr.Test != nil {
+					pr.Power.Alpha = alpha / float64(pr.Test.Family)
+					pr.Power.Attainable = pr.Test.Reachable
+					if pr.Power.Templates >= 2 {
+						mde := 100 * stats.MDE(pr.Power.Templates, pr.Power.PairsPerTemplate,
+							stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, p.Power)
+						pr.Power.MDEPP = &mde
+					}
 				}
 				for _, sh := range []*Shift{vs.AnswerEntropyShift, vs.EntropyShift, vs.DDCMarginShift} {
-					sh.Meaningful = sh.Shift != nil && math.Abs(sh.Shift.Value) >= sh.Threshold && sh.Shift.CI.Excludes0()
+					if sh.Shift != nil && sh.Test != nil && sh.Shift.CI != nil {
+						sh.Meaningful = stats.ShiftMeaningful(sh.Shift.CI.Lo, sh.Shift.CI.Hi, true, sh.Test.PAdjusted, sh.Threshold, alpha)
+					}
 				}
-				if sv, sw := severity(vs.Verdict), severity(m.Verdict); sv > sw || (sv == sw && sv > 0 && vs.DropPP.Value > dropOf(m)) {
-					m.Verdict, m.WorstVariant = vs.Verdict, vs.Variant
+				if vs.Verdict != "" {
+					if vs.Primary {
+						m.Verdict, m.VerdictVariant, m.VerdictRule = vs.Verdict, vs.Variant, "primary"
+					} else if m.VerdictRule != "primary" && moreSevere(vs, m) {
+						m.Verdict, m.VerdictVariant = vs.Verdict, vs.Variant
+					}
 				}
 			}
 			m.Variants = append(m.Variants, *vs)
 		}
-		m.Difficulty = difficulty(trials, modelKeyOf(m), s.Variants, p.Confidence)
 		s.Models = append(s.Models, *m)
+	}
+	for i := range s.ModelPairs {
+		for _, ds := range [][]ModelDifference{s.ModelPairs[i].Accuracy, s.ModelPairs[i].Drop} {
+			for j := range ds {
+				x := &ds[j]
+				x.Shown = x.DiffPP != nil && x.DiffPP.CI.Excludes0() && x.Test != nil && x.Test.PAdjusted <= alpha
+			}
+		}
 	}
 	return s, nil
 }
 
-// dropOf returns the drop of a model's current worst variant.
-func dropOf(m *ModelSummary) float64 {
-	for _, v := range m.Variants {
-		if v.Variant == m.WorstVariant && v.DropPP != nil {
-			return v.DropPP.Value
+// moreSevere reports whether variant vs's verdict should replace the
+// model's current one: more severe, or as severe with a larger paired drop.
+func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
+	sv, sm := verdictRank(vs.Verdict), verdictRank(m.Verdict)
+	if m.Verdict == "" || sv > sm {
+		return true
+	}
+	if sv < sm {
+		return false
+	}
+	cur := math.Inf(-1)
+	for i := range m.Variants {
+		if v := &m.Variants[i]; v.Variant == m.VerdictVariant && v.Paired != nil && v.Paired.PairedDropPP != nil {
+			cur = v.Paired.PairedDropPP.Value
 		}
 	}
-	return math.Inf(-1)
+	return vs.Paired.PairedDropPP != nil && vs.Paired.PairedDropPP.Value > cur
 }
 
-// percentileInterval returns the percentile interval of the replicates at
-// confidence c, or nil when there are none. reps is sorted in place.
-func percentileInterval(reps []float64, c float64) *Interval {
-	if len(reps) == 0 {
-		return nil
+// verdictRank orders verdicts for the model's verdict: VerdictFloor ranks
+// with "no detectable drop" (every variant of a floor model has it).
+func verdictRank(v string) int {
+	if v == VerdictFloor {
+		return 1
 	}
-	sort.Float64s(reps)
-	return &Interval{
-		Lo:         empiricalQuantile(reps, (1-c)/2),
-		Hi:         empiricalQuantile(reps, (1+c)/2),
-		Replicates: len(reps),
-	}
+	return stats.Severity(v)
 }
 
-// empiricalQuantile returns the p-quantile of sorted as the inverse of the
-// empirical distribution function: the ⌈p·n⌉-th smallest value (Hyndman &
-// Fan 1996, "Sample quantiles in statistical packages", definition 1). This
-// is the percentile of Efron & Tibshirani (1993, §13.3): with B = 1000
-// replicates the 95% interval runs from the 25th to the 975th. p·n within
-// 1e-9 of an integer is taken as that integer, so that the rounding of
-// (1 − 0.95)/2 in binary does not move the end by one replicate.
-func empiricalQuantile(sorted []float64, p float64) float64 {
-	k := p * float64(len(sorted))
-	if r := math.Round(k); math.Abs(k-r) < 1e-9 {
-		k = r
+// power returns the minimum-detectable-drop inputs of a variant's pairs:
+// the variance components of the per-pair differences (observed, or the
+// planning defaults when they show no variation) and the pairs per
+// template. MDEPP is filled in once the test's family is known.
+func power(pairs []*pairUnit, G int, p Params) *Power {
+	groups := make([][]float64, G)
+	for _, q := range pairs {
+		groups[q.tmpl] = append(groups[q.tmpl], q.d())
 	}
-	i := int(math.Ceil(k))
-	return sorted[min(max(i, 1), len(sorted))-1]
+	c, ok := stats.VarianceComponents(groups)
+	pw := &Power{Power: p.Power, Templates: c.Clusters, Source: "observed"}
+	if c.Clusters > 0 {
+		pw.PairsPerTemplate = float64(c.Units) / float64(c.Clusters)
+	}
+	if ok && c.N0 > 0 {
+		pw.PairsPerTemplate = c.N0
+	}
+	if !ok || c.Between+c.Within == 0 {
+		c.Between, c.Within = PlanningBetween, PlanningWithin
+		pw.Source = "planning defaults"
+	}
+	pw.Between, pw.Within, pw.ICC = c.Between, c.Within, c.ICC()
+	return pw
 }
 
 func finite(xs ...float64) bool {
@@ -791,13 +1385,6 @@ func modelKey(t *Trial) string {
 		return t.ModelPath
 	}
 	return t.ModelName
-}
-
-func modelKeyOf(m *ModelSummary) string {
-	if m.Path != "" {
-		return m.Path
-	}
-	return m.Name
 }
 
 // setLabels gives every model a display label: its name and quantization,
@@ -830,48 +1417,102 @@ func setLabels(models []*ModelSummary) {
 	}
 }
 
-// difficulty returns accuracy by steps and by relation for one model.
-func difficulty(trials []Trial, model string, variants []string, conf float64) []GroupAccuracy {
-	type gk struct{ axis, group, variant string }
-	acc := map[gk]*GroupAccuracy{}
-	for i := range trials {
-		t := &trials[i]
-		if modelKey(t) != model || t.Skipped() {
-			continue
-		}
-		for _, k := range []gk{{"steps", strconv.Itoa(t.Steps), t.Variant}, {"relation", t.Relation, t.Variant}} {
-			g := acc[k]
-			if g == nil {
-				g = &GroupAccuracy{Axis: k.axis, Group: k.group, Variant: k.variant}
-				acc[k] = g
+// difficultyAxes are the template attributes the difficulty axis groups by.
+var difficultyAxes = []string{"level", "steps", "relation"}
+
+// difficulty returns accuracy by level, steps and relation for one model,
+// with the paired flips within each group for the other variants.
+func difficulty(cells []*cell, variants []string, G int, es *estimates,
+	accuracy func([]*unit) (*Estimate, stats.Ratio, float64, int),
+	pairedDrop func([]*pairUnit) (*Estimate, stats.Ratio, float64, float64)) []GroupAccuracy {
+	var out []GroupAccuracy
+	for _, axis := range difficultyAxes {
+		for vi, c := range cells {
+			if c == nil {
+				continue
 			}
-			g.N++
-			if t.Correct {
-				g.K++
+			byGroup := map[string][]*unit{}
+			var groups []string
+			for _, k := range c.unitOrder {
+				u := c.units[k]
+				g := groupValue(axis, u.level, u.steps, u.relation)
+				if _, ok := byGroup[g]; !ok {
+					groups = append(groups, g)
+				}
+				byGroup[g] = append(byGroup[g], u)
+			}
+			pairsBy := map[string][]*pairUnit{}
+			for _, k := range c.pairOrder {
+				q := c.pairs[k]
+				g := groupValue(axis, q.level, q.steps, q.relation)
+				pairsBy[g] = append(pairsBy[g], q)
+			}
+			slices.SortFunc(groups, func(a, b string) int { return compareGroups(axis, a, b) })
+			for _, g := range groups {
+				units := byGroup[g]
+				ga := GroupAccuracy{Axis: axis, Group: g, Variant: variants[vi]}
+				tm := map[int]bool{}
+				for _, u := range units {
+					tm[u.tmpl] = true
+				}
+				ga.Templates = len(tm)
+				ga.Accuracy, _, ga.K, ga.N = accuracy(units)
+				if variants[vi] != BaseVariant {
+					if ps := pairsBy[g]; len(ps) > 0 {
+						ga.Pairs = len(ps)
+						ga.PairedDropPP, _, ga.BaseOnly, ga.VariantOnly = pairedDrop(ps)
+					}
+				}
+				out = append(out, ga)
 			}
 		}
 	}
-	out := make([]GroupAccuracy, 0, len(acc))
-	for _, g := range acc {
-		if lo, hi, ok := Wilson(g.K, g.N, conf); ok {
-			g.AccuracyPct = &Estimate{Value: 100 * float64(g.K) / float64(g.N), CI: &Interval{Lo: 100 * lo, Hi: 100 * hi}}
-		}
-		out = append(out, *g)
-	}
-	slices.SortFunc(out, func(a, b GroupAccuracy) int {
-		if c := strings.Compare(b.Axis, a.Axis); c != 0 { // "steps" before "relation"
+	slices.SortStableFunc(out, func(a, b GroupAccuracy) int {
+		if c := cmp.Compare(slices.Index(difficultyAxes, a.Axis), slices.Index(difficultyAxes, b.Axis)); c != 0 {
 			return c
 		}
-		if a.Axis == "steps" {
-			x, _ := strconv.Atoi(a.Group)
-			y, _ := strconv.Atoi(b.Group)
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-		} else if c := strings.Compare(a.Group, b.Group); c != 0 {
+		if c := compareGroups(a.Axis, a.Group, b.Group); c != 0 {
 			return c
 		}
 		return cmp.Compare(slices.Index(variants, a.Variant), slices.Index(variants, b.Variant))
 	})
 	return out
+}
+
+// groupValue returns the group of a template on a difficulty axis.
+func groupValue(axis, level string, steps int, relation string) string {
+	switch axis {
+	case "level":
+		return level
+	case "steps":
+		return strconv.Itoa(steps)
+	}
+	return relation
+}
+
+// levelOrder is the report order of the GSM-Symbolic difficulty levels.
+var levelOrder = []string{"symbolic", "p1", "p2"}
+
+// compareGroups orders the groups of an axis: steps numerically, levels as
+// levelOrder (others after, alphabetically, "" last), relations
+// alphabetically.
+func compareGroups(axis, a, b string) int {
+	switch axis {
+	case "steps":
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return cmp.Compare(x, y)
+	case "level":
+		rank := func(s string) int {
+			if s == "" {
+				return len(levelOrder) + 1
+			}
+			if i := slices.Index(levelOrder, s); i >= 0 {
+				return i
+			}
+			return len(levelOrder)
+		}
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
+	}
+	return strings.Compare(a, b)
 }

@@ -7,41 +7,11 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sort"
-	"strconv"
+	"strings"
 	"testing"
-)
 
-// TestWilsonTextbook checks the Wilson score interval against the values
-// published in R. G. Newcombe, "Two-sided confidence intervals for the
-// single proportion: comparison of seven methods", Statistics in Medicine
-// 17:857–872 (1998), Table I, method 3 (score method without continuity
-// correction), to the four decimals printed there.
-func TestWilsonTextbook(t *testing.T) {
-	cases := []struct {
-		k, n   int
-		lo, hi float64
-	}{
-		{81, 263, 0.2553, 0.3662},
-		{15, 148, 0.0624, 0.1605},
-		{0, 20, 0.0000, 0.1611},
-		{1, 29, 0.0061, 0.1718},
-		{29, 29, 0.8830, 1.0000},
-	}
-	for _, c := range cases {
-		lo, hi, ok := Wilson(c.k, c.n, 0.95)
-		if !ok || math.Abs(lo-c.lo) > 0.00005 || math.Abs(hi-c.hi) > 0.00005 {
-			t.Errorf("Wilson(%d, %d) = [%.5f, %.5f], want [%.4f, %.4f]", c.k, c.n, lo, hi, c.lo, c.hi)
-		}
-	}
-	for _, bad := range [][2]int{{0, 0}, {-1, 5}, {6, 5}} {
-		if _, _, ok := Wilson(bad[0], bad[1], 0.95); ok {
-			t.Errorf("Wilson(%d, %d) accepted", bad[0], bad[1])
-		}
-	}
-	if _, _, ok := Wilson(1, 2, 1); ok {
-		t.Error("Wilson accepted confidence 1")
-	}
-}
+	"github.com/fragility/fragility/probe/stats"
+)
 
 // tr builds a scored trial of model "m.gguf".
 func tr(template, variant string, inst int, correct bool) Trial {
@@ -77,8 +47,8 @@ func TestSummarizeHandCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Trials != 15 || s.Skipped != 1 || len(s.Models) != 1 {
-		t.Fatalf("trials %d skipped %d models %d", s.Trials, s.Skipped, len(s.Models))
+	if s.Trials != 15 || s.Skipped != 1 || len(s.Models) != 1 || s.Clusters != 3 || !s.FewTemplates {
+		t.Fatalf("trials %d skipped %d models %d clusters %d", s.Trials, s.Skipped, len(s.Models), s.Clusters)
 	}
 	if !reflect.DeepEqual(s.Variants, []string{"base", "noop"}) || !reflect.DeepEqual(s.Templates, []string{"A", "B", "C"}) {
 		t.Fatalf("variants %v templates %v", s.Variants, s.Templates)
@@ -88,16 +58,24 @@ func TestSummarizeHandCase(t *testing.T) {
 		t.Errorf("label %q", m.Label)
 	}
 	base, noop := m.Variants[0], m.Variants[1]
-	// Base: 6 of 7; noop: 4 of 7 scored (one skipped, excluded).
-	if base.N != 7 || base.K != 6 || noop.N != 7 || noop.K != 4 || noop.Skipped != 1 || noop.Trials != 8 {
-		t.Fatalf("base %d/%d, noop %d/%d skipped %d", base.K, base.N, noop.K, noop.N, noop.Skipped)
+	// Base: 6 of 7; noop: 4 of 7 scored (one skipped, excluded). No
+	// question text: every trial is its own prompt.
+	if base.N != 7 || base.K != 6 || noop.N != 7 || noop.K != 4 || noop.Skipped != 1 || noop.Trials != 8 || noop.Copies != 0 || noop.Scored != 7 {
+		t.Fatalf("base %v/%d, noop %v/%d skipped %d", base.K, base.N, noop.K, noop.N, noop.Skipped)
 	}
 	if !near(base.AccuracyPct.Value, 600.0/7) || !near(noop.AccuracyPct.Value, 400.0/7) {
 		t.Errorf("accuracies %v %v", base.AccuracyPct.Value, noop.AccuracyPct.Value)
 	}
-	lo, hi, _ := Wilson(6, 7, 0.95)
-	if !near(base.AccuracyPct.CI.Lo, 100*lo) || !near(base.AccuracyPct.CI.Hi, 100*hi) {
-		t.Errorf("base Wilson %+v", base.AccuracyPct.CI)
+	lo, hi, _ := stats.Wilson(6, 7, 0.95)
+	if w := base.AccuracyPct.Wilson; !near(w.Lo, 100*lo) || !near(w.Hi, 100*hi) || w.Method != MethodWilson {
+		t.Errorf("base Wilson %+v", w)
+	}
+	// noop accuracy: CR1 SE 19.680919920393784 pp (statsmodels 0.15.0,
+	// clustered OLS on units A = {1,0}, B = {0,0,1}, C = {1,1}); 3 templates,
+	// so the reported interval is cluster-t.
+	a := noop.AccuracyPct
+	if a.SE == nil || !near(*a.SE, 19.680919920393784) || a.Clusters != 3 || a.CI != a.ClusterT || a.CI.Method != MethodClusterT {
+		t.Errorf("noop accuracy %+v", a)
 	}
 	// Drop (6−4)/7 = 28.571 pp; relative 2/6 = 33.333 %.
 	if !near(noop.DropPP.Value, 200.0/7) || !near(noop.RelativeDropPct.Value, 100.0/3) {
@@ -109,55 +87,40 @@ func TestSummarizeHandCase(t *testing.T) {
 	// Pairs: A0 both, A1 base only, B0 base only, B1 both wrong, C0 C1 both;
 	// C2 skipped; B5 unmatched.
 	p := noop.Paired
-	if p.Pairs != 6 || p.SkippedPairs != 1 || p.Unmatched != 1 {
+	if p.Pairs != 6 || p.PairTrials != 6 || p.SkippedPairs != 1 || p.Unmatched != 1 {
 		t.Fatalf("pairs %d skipped %d unmatched %d", p.Pairs, p.SkippedPairs, p.Unmatched)
 	}
 	if p.BothCorrect.Count != 3 || p.BaseOnly.Count != 2 || p.VariantOnly.Count != 0 || p.BothWrong.Count != 1 {
-		t.Fatalf("cells %d %d %d %d", p.BothCorrect.Count, p.BaseOnly.Count, p.VariantOnly.Count, p.BothWrong.Count)
+		t.Fatalf("cells %v %v %v %v", p.BothCorrect.Count, p.BaseOnly.Count, p.VariantOnly.Count, p.BothWrong.Count)
 	}
 	if !near(p.BothCorrect.SharePct.Value, 50) || !near(p.BaseOnly.SharePct.Value, 100.0/3) ||
 		p.VariantOnly.SharePct.Value != 0 || !near(p.BothWrong.SharePct.Value, 100.0/6) || !near(p.PairedDropPP.Value, 100.0/3) {
 		t.Errorf("shares %+v", p)
 	}
+	// Paired drop, per-pair differences A = {0,1}, B = {1,0}, C = {0,0}: by
+	// hand the residual sums are 1/3, 1/3, −2/3 over n = 6, so SE² =
+	// 3/2·(1/18² + 1/18² + 1/9²) = 1/36 and SE = 1/6 = 16.667 pp
+	// (statsmodels: 16.66666666666668). Cluster-t on 2 df (scipy t.ppf =
+	// 4.302652729911275): [−38.3775454958244, 105.04421216249109], clipped
+	// to 100. Sign flip over D = (1, 1, 0): |Σ s·D| ≥ 2 in 4 of 8 sign
+	// vectors, p = 0.5.
+	d := p.PairedDropPP
+	if !near(*d.SE, 16.66666666666668) || !near(d.ClusterT.Lo, -38.3775454958244) || d.ClusterT.Hi != 100 || d.CI != d.ClusterT {
+		t.Errorf("paired drop %+v cluster-t %+v", d, d.ClusterT)
+	}
+	if p.Test == nil || p.Test.P != 0.5 || p.Test.Templates != 3 || p.Test.MinP != 0.25 || p.Test.Family != 1 || p.Test.Method != "sign-flip, exact" {
+		t.Errorf("test %+v", p.Test)
+	}
 	if noop.ExpectedAnywhere != 0 {
 		t.Errorf("expected anywhere %d", noop.ExpectedAnywhere)
 	}
-	if m.Verdict == "" || m.WorstVariant != "noop" {
-		t.Errorf("model verdict %q from %q", m.Verdict, m.WorstVariant)
+	// [−38.4, 100] includes 0 and reaches the margins: inconclusive.
+	if m.Verdict != VerdictInconclusive || m.VerdictVariant != "noop" || m.VerdictRule != "holm" || noop.Verdict != VerdictInconclusive {
+		t.Errorf("model verdict %q from %q (%s)", m.Verdict, m.VerdictVariant, m.VerdictRule)
 	}
-	if s.Params.BootstrapResamples != 200 || s.Params.Seed != 7 || s.Params.Confidence != 0.95 || s.Params.StrongDropPP != StrongDropPP {
+	if s.Params.BootstrapResamples != 200 || s.Params.Seed != 7 || s.Params.Confidence != 0.95 || s.Params.StrongDropPP != StrongDropPP ||
+		s.Params.FewTemplates != DefaultFewTemplates || s.Params.Power != DefaultPower || !near(s.Params.Alpha, 0.05) {
 		t.Errorf("params %+v", s.Params)
-	}
-}
-
-// quantileByHand is the empirical quantile as Efron & Tibshirani define the
-// percentile interval: the ⌈p·B⌉-th smallest replicate (p·B computed in
-// decimal: 0.025·500 = 12.5, so the 13th).
-func quantileByHand(sorted []float64, p float64) float64 {
-	k, _ := strconv.ParseFloat(strconv.FormatFloat(p*float64(len(sorted)), 'f', 6, 64), 64)
-	return sorted[int(math.Ceil(k))-1]
-}
-
-// TestEmpiricalQuantileTextbook: with B = 1000 sorted replicates 1..1000 the
-// 95% percentile interval is the 25th and the 975th (Efron & Tibshirani
-// 1993, §13.3), although (1 − 0.95)/2·1000 is 25.000000000000021 in binary.
-func TestEmpiricalQuantileTextbook(t *testing.T) {
-	reps := make([]float64, 1000)
-	for i := range reps {
-		reps[i] = float64(i + 1)
-	}
-	iv := percentileInterval(reps, 0.95)
-	if iv.Lo != 25 || iv.Hi != 975 || iv.Replicates != 1000 {
-		t.Fatalf("got %+v, want [25, 975]", iv)
-	}
-	if q := empiricalQuantile([]float64{1, 2, 3}, 0.5); q != 2 {
-		t.Fatalf("median of 1,2,3 = %v", q)
-	}
-	if q := empiricalQuantile([]float64{4, 5}, 0); q != 4 {
-		t.Fatalf("0-quantile = %v", q)
-	}
-	if iv := percentileInterval(nil, 0.95); iv != nil {
-		t.Fatalf("no replicates gave %+v", iv)
 	}
 }
 
@@ -195,12 +158,14 @@ func TestClusterBootstrapByHand(t *testing.T) {
 		reps []float64
 		got  *Interval
 	}{
-		{"noop accuracy", accNoop, s.Models[0].Variants[1].AccuracyBootstrap},
-		{"drop", drop, s.Models[0].Variants[1].DropPP.CI},
-		{"base-only share", share, s.Models[0].Variants[1].Paired.BaseOnly.SharePct.CI},
+		{"noop accuracy", accNoop, s.Models[0].Variants[1].AccuracyPct.Bootstrap},
+		{"drop", drop, s.Models[0].Variants[1].DropPP.Bootstrap},
+		{"base-only share", share, s.Models[0].Variants[1].Paired.BaseOnly.SharePct.Bootstrap},
 	} {
 		sort.Float64s(x.reps)
-		lo, hi := quantileByHand(x.reps, 0.025), quantileByHand(x.reps, 0.975)
+		// The percentile interval: the ⌈0.025·500⌉ = 13th and the
+		// ⌈0.975·500⌉ = 488th smallest replicates.
+		lo, hi := x.reps[12], x.reps[487]
 		if x.got == nil || !near(x.got.Lo, lo) || !near(x.got.Hi, hi) || x.got.Replicates != B {
 			t.Errorf("%s: got %+v, want [%v, %v] over %d", x.name, x.got, lo, hi, B)
 		}
@@ -224,7 +189,7 @@ func TestClusterBootstrapB1(t *testing.T) {
 	for _, j := range draw {
 		k, n = k+baseK[j], n+baseN[j]
 	}
-	iv := s.Models[0].Variants[0].AccuracyBootstrap
+	iv := s.Models[0].Variants[0].AccuracyPct.Bootstrap
 	if iv.Lo != iv.Hi || !near(iv.Lo, 100*k/n) {
 		t.Fatalf("draw %v: interval %+v, want both ends %v", draw, iv, 100*k/n)
 	}
@@ -233,6 +198,9 @@ func TestClusterBootstrapB1(t *testing.T) {
 // TestBootstrapSharedResample checks that one resample serves every model and
 // variant: a variant identical to base has a drop of exactly 0 in every
 // resample, and two models with identical trials get identical intervals.
+// The identical variant's clustered intervals are degenerate ([0, 0]), so
+// the reported one is the Wilson bound of its (empty) discordant shares,
+// not an interval "certain" of no drop.
 func TestBootstrapSharedResample(t *testing.T) {
 	var ts []Trial
 	for _, model := range []string{"a.gguf", "b.gguf"} {
@@ -253,16 +221,32 @@ func TestBootstrapSharedResample(t *testing.T) {
 	}
 	for _, m := range s.Models {
 		d := m.Variants[1].DropPP
-		if d.Value != 0 || d.CI.Lo != 0 || d.CI.Hi != 0 {
+		if d.Value != 0 || d.Bootstrap.Lo != 0 || d.Bootstrap.Hi != 0 || !d.Degenerate {
 			t.Errorf("%s: identical variant has drop %+v", m.Label, d)
 		}
-		if m.Variants[1].Verdict != VerdictComputing {
+		pd := m.Variants[1].Paired.PairedDropPP
+		// 0 of 15 pairs either way: Wilson at 97.5% gives an upper bound
+		// U = z²/(n+z²) with z = Φ⁻¹(0.9875), so the interval is [−U, U].
+		lo, hi, _ := stats.Wilson(0, 15, 0.975)
+		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != MethodWilsonDifference || !near(pd.CI.Hi, 100*hi) || !near(pd.CI.Lo, -100*hi) || lo != 0 {
+			t.Errorf("%s: degenerate paired drop reported as %+v", m.Label, pd.CI)
+		}
+		if m.Variants[1].Verdict != VerdictInconclusive { // the bound, 26 pp, is far above the margin
 			t.Errorf("%s: verdict %q", m.Label, m.Variants[1].Verdict)
 		}
 	}
-	a, b := s.Models[0].Variants[0].AccuracyBootstrap, s.Models[1].Variants[0].AccuracyBootstrap
+	a, b := s.Models[0].Variants[0].AccuracyPct.Bootstrap, s.Models[1].Variants[0].AccuracyPct.Bootstrap
 	if *a != *b || a.Lo == a.Hi {
 		t.Errorf("identical models, different or degenerate intervals: %+v %+v", a, b)
+	}
+	// The two identical models differ by 0 everywhere: no difference shown.
+	if len(s.ModelPairs) != 1 || len(s.ModelPairs[0].Accuracy) != 2 || len(s.ModelPairs[0].Drop) != 1 {
+		t.Fatalf("model pairs %+v", s.ModelPairs)
+	}
+	for _, d := range append(s.ModelPairs[0].Accuracy, s.ModelPairs[0].Drop...) {
+		if d.Shown || d.DiffPP.Value != 0 || d.Test.P != 1 || d.Units != 15 {
+			t.Errorf("identical models: %+v", d)
+		}
 	}
 }
 
@@ -293,6 +277,15 @@ func TestSummarizeErrors(t *testing.T) {
 	if _, err := Summarize(ts, Params{Confidence: 1.5}); err == nil {
 		t.Error("confidence 1.5 accepted")
 	}
+	if _, err := Summarize(ts, Params{Power: 1}); err == nil {
+		t.Error("power 1 accepted")
+	}
+	if _, err := Summarize(ts, Params{Primary: "base"}); err == nil {
+		t.Error("base accepted as the primary variant")
+	}
+	if _, err := Summarize(ts, Params{Primary: "symbolic"}); err == nil || !strings.Contains(err.Error(), "noop") {
+		t.Errorf("a primary variant not in the run: %v", err)
+	}
 	s, err := Summarize(nil, Params{})
 	if err != nil || len(s.Models) != 0 {
 		t.Errorf("empty input: %v, %+v", err, s)
@@ -314,7 +307,7 @@ func TestSummarizeAllSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := s.Models[0].Variants[1]
-	if v.N != 0 || v.AccuracyPct != nil || v.DropPP != nil || v.Paired.Pairs != 0 || v.Paired.SkippedPairs != 7 {
+	if v.N != 0 || v.AccuracyPct != nil || v.DropPP != nil || v.Paired.Pairs != 0 || v.Paired.SkippedPairs != 7 || v.Paired.Test != nil || v.Verdict != "" {
 		t.Errorf("%+v", v)
 	}
 	if _, err := json.Marshal(s); err != nil {
@@ -322,64 +315,53 @@ func TestSummarizeAllSkipped(t *testing.T) {
 	}
 }
 
-func TestClassifyDrop(t *testing.T) {
-	p := DefaultParams(0)
-	est := func(v, lo, hi float64) *Estimate { return &Estimate{Value: v, CI: &Interval{Lo: lo, Hi: hi}} }
-	cases := []struct {
-		e    *Estimate
-		want string
-	}{
-		{nil, ""},
-		{est(1, 0.5, 1.5), VerdictComputing},        // below the negligible threshold, interval excludes 0
-		{est(-12, -20, -4), VerdictComputing},       // the variant did better
-		{est(5, -1, 9), VerdictComputing},           // includes 0 and rules out a strong drop
-		{est(5, -1, 14), VerdictInconclusive},       // includes 0, cannot rule out a strong drop
-		{est(20, -2, 40), VerdictInconclusive},      // large but too uncertain
-		{&Estimate{Value: 20}, VerdictInconclusive}, // no interval
-		{est(6, 1, 11), VerdictModerate},
-		{est(12, 2, 22), VerdictStrong},
-		{est(10, 0.1, 20), VerdictStrong},
-	}
-	for _, c := range cases {
-		if got := ClassifyDrop(c.e, p); got != c.want {
-			t.Errorf("ClassifyDrop(%+v) = %q, want %q", c.e, got, c.want)
+// shiftTrials is one model over the given number of templates × 2
+// instances, base and numbers both right, with the answer-token entropy and
+// the DDC margin shifted by shift + 0.001·template on numbers (so the shift
+// varies a little between templates and its interval is not degenerate).
+func shiftTrials(templates int, shift float64) []Trial {
+	var ts []Trial
+	for ti := range templates {
+		tpl := fmt.Sprintf("t%02d", ti)
+		for inst := range 2 {
+			b := tr(tpl, "base", inst, true)
+			v := tr(tpl, "numbers", inst, true)
+			b.AnswerEntropyMean = 0.5 + 0.1*float64(ti%5)
+			v.AnswerEntropyMean = b.AnswerEntropyMean + shift + 0.001*float64(ti)
+			b.EntropyMean, v.EntropyMean = 1, 1
+			b.DDCTop, v.DDCTop = "500", "500"
+			b.DDCMargin, v.DDCMargin = 0.2, 0.2+shift+0.001*float64(ti)
+			ts = append(ts, b, v)
 		}
 	}
+	return ts
 }
 
-// TestEntropyShiftFlag: a constant 0.05-bit shift (interval [0.05, 0.05]) is
-// flagged; a constant 0.005-bit one is not, although its interval excludes 0.
+// TestEntropyShiftFlag: the threshold applies to the interval's bound, and
+// the sign-flip test must reach α. A 0.05-bit shift over 8 templates
+// (interval about [0.05, 0.06]) is flagged; a 0.005-bit one is not,
+// although its interval excludes 0; with 4 templates even the 0.05-bit
+// shift is not, because the sign-flip test cannot go below 2/16.
 func TestEntropyShiftFlag(t *testing.T) {
 	for _, c := range []struct {
-		shift float64
-		flag  bool
-	}{{0.05, true}, {0.005, false}, {-0.05, true}} {
-		var ts []Trial
-		for ti, tpl := range []string{"t1", "t2", "t3", "t4"} {
-			for inst := range 2 {
-				b := tr(tpl, "base", inst, true)
-				v := tr(tpl, "numbers", inst, true)
-				b.AnswerEntropyMean = 0.5 + 0.1*float64(ti)
-				v.AnswerEntropyMean = b.AnswerEntropyMean + c.shift
-				b.EntropyMean, v.EntropyMean = 1, 1
-				b.DDCTop, v.DDCTop = "500", "500"
-				b.DDCMargin, v.DDCMargin = 0.2, 0.2+c.shift
-				ts = append(ts, b, v)
-			}
-		}
-		s, err := Summarize(ts, Params{BootstrapResamples: 200})
+		templates int
+		shift     float64
+		flag      bool
+	}{{8, 0.05, true}, {8, 0.005, false}, {8, -0.05, true}, {4, 0.05, false}} {
+		s, err := Summarize(shiftTrials(c.templates, c.shift), Params{BootstrapResamples: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
 		v := s.Models[0].Variants[1]
 		sh := v.AnswerEntropyShift
-		if sh.Pairs != 8 || !near(sh.Shift.Value, c.shift) || sh.Meaningful != c.flag {
-			t.Errorf("shift %v: %+v (ci %+v)", c.shift, sh, sh.Shift.CI)
+		if sh.Pairs != 2*c.templates || sh.Meaningful != c.flag || sh.Shift.CI == nil || !sh.Shift.CI.Excludes0() {
+			t.Errorf("%d templates, shift %v: %+v (ci %+v, test %+v)", c.templates, c.shift, sh, sh.Shift.CI, sh.Test)
 		}
-		if v.EntropyShift.Meaningful || v.EntropyShift.Shift.Value != 0 {
-			t.Errorf("zero all-token shift flagged: %+v", v.EntropyShift)
+		if v.EntropyShift.Meaningful || v.EntropyShift.Shift.Value != 0 || v.EntropyShift.Shift.CI != nil || !v.EntropyShift.Shift.Degenerate {
+			t.Errorf("zero all-token shift: %+v", v.EntropyShift.Shift)
 		}
-		if !near(v.DDCMarginShift.Shift.Value, c.shift) || v.DDCMarginShift.Meaningful != (math.Abs(c.shift) >= DDCMarginShiftThreshold) {
+		want := c.flag && math.Abs(c.shift) >= DDCMarginShiftThreshold
+		if v.DDCMarginShift.Meaningful != want {
 			t.Errorf("DDC shift %v: %+v", c.shift, v.DDCMarginShift)
 		}
 	}
@@ -412,6 +394,13 @@ func TestDifficultyAndLabels(t *testing.T) {
 	ts := handCase()
 	ts[0].Steps, ts[1].Steps = 4, 4 // template A base
 	ts[7].Steps, ts[8].Steps = 4, 4 // template A noop
+	for i := range ts {
+		if ts[i].TemplateID == "C" {
+			ts[i].Level = "p1"
+		} else {
+			ts[i].Level = "symbolic"
+		}
+	}
 	// A second model with the same name and quantization: labels fall back to file names.
 	for _, x := range handCase() {
 		x.ModelPath = "dir/other.gguf"
@@ -426,16 +415,276 @@ func TestDifficultyAndLabels(t *testing.T) {
 	}
 	got := map[string]string{}
 	for _, g := range s.Models[0].Difficulty {
-		got[g.Axis+"/"+g.Group+"/"+g.Variant] = fmt.Sprintf("%d/%d", g.K, g.N)
+		k := g.Axis + "/" + g.Group + "/" + g.Variant
+		got[k] = fmt.Sprintf("%v/%d", g.K, g.N)
+		if g.Pairs > 0 {
+			got[k] += fmt.Sprintf(" pairs %d: %v↓ %v↑", g.Pairs, g.BaseOnly, g.VariantOnly)
+		}
 	}
+	// Pairs: A0 both right, A1 base only, B0 base only, B1 both wrong, C0 C1
+	// both right.
 	want := map[string]string{
-		"steps/2/base": "4/5", "steps/4/base": "2/2", "steps/2/noop": "3/5", "steps/4/noop": "1/2",
-		"relation/sum/base": "6/7", "relation/sum/noop": "4/7",
+		"level/symbolic/base": "3/4", "level/p1/base": "3/3", "level/symbolic/noop": "2/5 pairs 4: 2↓ 0↑", "level/p1/noop": "2/2 pairs 2: 0↓ 0↑",
+		"steps/2/base": "4/5", "steps/4/base": "2/2", "steps/2/noop": "3/5 pairs 4: 1↓ 0↑", "steps/4/noop": "1/2 pairs 2: 1↓ 0↑",
+		"relation/sum/base": "6/7", "relation/sum/noop": "4/7 pairs 6: 2↓ 0↑",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("difficulty %v, want %v", got, want)
 	}
-	if s.Models[0].Difficulty[0].Axis != "steps" || s.Models[0].Difficulty[0].Group != "2" {
-		t.Errorf("difficulty order %+v", s.Models[0].Difficulty[0])
+	if d := s.Models[0].Difficulty; d[0].Axis != "level" || d[0].Group != "symbolic" || d[2].Group != "p1" {
+		t.Errorf("difficulty order %+v %+v", d[0], d[2])
+	}
+}
+
+// promptTrials is one model's trials with question texts: per template,
+// base instances all share the template's base question (copies), noop
+// instances have their own questions.
+func promptTrials(templates, instances int, baseRight, noopRight func(ti, inst int) bool) []Trial {
+	var ts []Trial
+	for ti := range templates {
+		tpl := fmt.Sprintf("t%02d", ti)
+		for inst := range instances {
+			b := tr(tpl, "base", inst, baseRight(ti, inst))
+			b.Question = fmt.Sprintf("base question of %s", tpl)
+			v := tr(tpl, "noop", inst, noopRight(ti, inst))
+			v.Question = fmt.Sprintf("noop question %d of %s", inst, tpl)
+			ts = append(ts, b, v)
+		}
+	}
+	return ts
+}
+
+// TestIdenticalPromptsCountOnce: the base instances of a template are one
+// prompt, whatever the number of copies; the accuracy, its Wilson interval
+// and the paired table count distinct prompts and pairs, and the copies
+// are reported.
+func TestIdenticalPromptsCountOnce(t *testing.T) {
+	right := func(ti, inst int) bool { return ti%2 == 0 }
+	s, err := Summarize(promptTrials(6, 5, right, right), Params{BootstrapResamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, noop := s.Models[0].Variants[0], s.Models[0].Variants[1]
+	if base.Scored != 30 || base.N != 6 || base.Copies != 24 || base.K != 3 || base.CorrectTrials != 15 {
+		t.Errorf("base: %d scored, %d prompts, %d copies, k %v, %d right trials", base.Scored, base.N, base.Copies, base.K, base.CorrectTrials)
+	}
+	lo, hi, _ := stats.Wilson(3, 6, 0.95)
+	if w := base.AccuracyPct.Wilson; !near(w.Lo, 100*lo) || !near(w.Hi, 100*hi) {
+		t.Errorf("Wilson over copies: %+v", w)
+	}
+	if noop.N != 30 || noop.Copies != 0 {
+		t.Errorf("noop: %d prompts, %d copies", noop.N, noop.Copies)
+	}
+	// Every noop pair has its own variant prompt: 30 distinct pairs. A
+	// paraphrase-like variant with one question per template collapses its
+	// pairs too.
+	if p := noop.Paired; p.Pairs != 30 || p.Copies != 0 {
+		t.Errorf("noop pairs %d copies %d", p.Pairs, p.Copies)
+	}
+	ts := promptTrials(6, 5, right, right)
+	for i := range ts {
+		if ts[i].Variant == "noop" {
+			ts[i].Variant = "paraphrase"
+			ts[i].Question = "paraphrase of " + ts[i].TemplateID
+		}
+	}
+	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	if v := s.Models[0].Variants[1]; v.N != 6 || v.Copies != 24 || v.Paired.Pairs != 6 || v.Paired.Copies != 24 || v.Paired.PairTrials != 30 {
+		t.Errorf("paraphrase: %d prompts (%d copies), %d pairs (%d copies)", v.N, v.Copies, v.Paired.Pairs, v.Paired.Copies)
+	}
+	// Copies that disagree (as sampling can give) count as a share.
+	ts = promptTrials(6, 2, right, right)
+	ts[0].Correct = false // t00 base instance 0; instance 1 stays right
+	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	if b := s.Models[0].Variants[0]; b.K != 2.5 || b.N != 6 {
+		t.Errorf("disagreeing copies: k %v of %d", b.K, b.N)
+	}
+}
+
+// TestFlippedPairsNotNoDrop is the case of the methods review: base right and
+// variant wrong on 3 templates, the reverse on the other 3, 5 pairs each.
+// The paired drop is 0, but every pair flipped: the interval is wide and the
+// verdict must not be "no detectable drop".
+func TestFlippedPairsNotNoDrop(t *testing.T) {
+	s, err := Summarize(promptTrials(6, 5, func(ti, _ int) bool { return ti < 3 }, func(ti, _ int) bool { return ti >= 3 }),
+		Params{BootstrapResamples: 500, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Models[0]
+	noop := m.Variants[1]
+	p := noop.Paired
+	if p.Pairs != 30 || p.BaseOnly.Count != 15 || p.VariantOnly.Count != 15 || p.PairedDropPP.Value != 0 {
+		t.Fatalf("pairs %+v", p)
+	}
+	if m.Verdict == VerdictNoDrop || noop.Verdict != VerdictInconclusive || p.Test.P != 1 {
+		t.Errorf("verdict %q (%q), p %v, CI %+v", m.Verdict, noop.Verdict, p.Test.P, p.PairedDropPP.CI)
+	}
+	if ci := p.PairedDropPP.CI; ci.Method != MethodClusterT || ci.Lo > -50 || ci.Hi < 50 {
+		t.Errorf("interval %+v", ci)
+	}
+	md := Narrative(s)
+	if strings.Contains(md, "Verdict: "+VerdictNoDrop) || !strings.Contains(md, "base right → variant wrong in 15 of 30 distinct pairs (50.0%) and base wrong → variant right in 15 (50.0%)") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}
+
+// TestDegenerateNotCertain: a variant with every trial wrong prints as
+// "all trials wrong", with its Wilson interval, never as [0.0, 0.0].
+func TestDegenerateNotCertain(t *testing.T) {
+	s, err := Summarize(promptTrials(6, 2, func(ti, _ int) bool { return ti%3 != 0 }, func(int, int) bool { return false }), Params{BootstrapResamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := s.Models[0].Variants[1]
+	a := noop.AccuracyPct
+	if !a.Degenerate || a.CI == nil || a.CI.Method != MethodWilson || a.CI.Lo != 0 || a.CI.Hi < 20 {
+		t.Errorf("all-wrong accuracy %+v ci %+v", a, a.CI)
+	}
+	md := Narrative(s)
+	if strings.Contains(md, "[0.0, 0.0]") || !strings.Contains(md, "all trials wrong (0/12)") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}
+
+// TestPrimaryVariant: with a primary variant its test stands alone (not
+// adjusted) and its verdict is the model's, even when another variant's is
+// more severe; without one, Holm runs across the variants.
+func TestPrimaryVariant(t *testing.T) {
+	var ts []Trial
+	for ti := range 8 {
+		tpl := fmt.Sprintf("t%02d", ti)
+		for inst := range 3 {
+			ts = append(ts, tr(tpl, "base", inst, true), tr(tpl, "names", inst, inst != 0 || ti%4 != 0), tr(tpl, "noop", inst, inst == 2))
+		}
+	}
+	holm, err := Summarize(ts, Params{BootstrapResamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prim, err := Summarize(ts, Params{BootstrapResamples: 200, Primary: "names"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hn, pn := holm.Models[0].variant("noop").Paired.Test, prim.Models[0].variant("names").Paired.Test
+	if hn.Family != 2 || hn.Adjustment != "holm" || hn.PAdjusted < hn.P {
+		t.Errorf("Holm test %+v", hn)
+	}
+	if pn.Family != 1 || pn.PAdjusted != pn.P || pn.Adjustment != "none: primary variant" {
+		t.Errorf("primary test %+v", pn)
+	}
+	if sec := prim.Models[0].variant("noop").Paired.Test; sec.Family != 1 || sec.Adjustment != "holm among secondary variants" {
+		t.Errorf("secondary test %+v", sec)
+	}
+	hm, pm := holm.Models[0], prim.Models[0]
+	// noop loses 2 of 3 on every template: strong under Holm (8 templates:
+	// smallest p 2/256, times 2 variants).
+	if hm.Verdict != VerdictStrong || hm.VerdictVariant != "noop" || hm.VerdictRule != "holm" {
+		t.Errorf("Holm: %q on %q", hm.Verdict, hm.VerdictVariant)
+	}
+	if pm.VerdictVariant != "names" || pm.VerdictRule != "primary" || pm.Verdict != pm.variant("names").Verdict || !pm.variant("names").Primary {
+		t.Errorf("primary: %q on %q (%s)", pm.Verdict, pm.VerdictVariant, pm.VerdictRule)
+	}
+	if !strings.Contains(Narrative(prim), "the pre-specified primary variant, tested alone") {
+		t.Error("narrative does not say the verdict is the primary variant's")
+	}
+}
+
+// TestModelPairsByHand: two models on the same prompts. Model B answers
+// every prompt right; model A misses the noop prompt of instance 0 in every
+// template and one base prompt. The differences A − B are the means over
+// matched prompts (pairs) of the per-unit differences.
+func TestModelPairsByHand(t *testing.T) {
+	var ts []Trial
+	for _, m := range []string{"a.gguf", "b.gguf"} {
+		for ti := range 8 {
+			tpl := fmt.Sprintf("t%02d", ti)
+			for inst := range 2 {
+				for _, v := range []string{"base", "noop"} {
+					ok := m == "b.gguf" || !(v == "noop" && inst == 0) && !(v == "base" && ti == 0 && inst == 1)
+					x := tr(tpl, v, inst, ok)
+					x.ModelPath, x.ModelName, x.ItemID = m, m, m+x.ItemID
+					ts = append(ts, x)
+				}
+			}
+		}
+	}
+	s, err := Summarize(ts, Params{BootstrapResamples: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ModelPairs) != 1 {
+		t.Fatalf("%d model pairs", len(s.ModelPairs))
+	}
+	mp := s.ModelPairs[0]
+	if mp.A != s.Models[0].Label || mp.B != s.Models[1].Label || mp.APath != "a.gguf" || mp.Family != 3 || len(mp.Accuracy) != 2 || len(mp.Drop) != 1 {
+		t.Fatalf("%+v", mp)
+	}
+	// Base accuracy: A misses 1 of 16 prompts: −6.25 pp. Noop: A misses 8
+	// of 16: −50 pp. Paired drop on noop: A's per-pair differences are 1 on
+	// the 8 instance-0 pairs, 0 elsewhere except t00/1 (base wrong, noop
+	// right: −1): (8 − 1)/16 = 43.75 pp; B's are all 0.
+	acc, drop := mp.Accuracy, mp.Drop[0]
+	if !near(acc[0].DiffPP.Value, -6.25) || acc[0].AHigher != 0 || acc[0].BHigher != 1 || acc[0].Units != 16 {
+		t.Errorf("base accuracy difference %+v", acc[0])
+	}
+	if !near(acc[1].DiffPP.Value, -50) || acc[1].BHigher != 8 || !acc[1].Shown {
+		t.Errorf("noop accuracy difference %+v (%+v)", acc[1], acc[1].Test)
+	}
+	if !near(drop.DiffPP.Value, 43.75) || drop.AHigher != 8 || drop.BHigher != 1 || drop.Units != 16 || !drop.Shown || drop.Test.Family != 3 {
+		t.Errorf("drop difference %+v (%+v, ci %+v)", drop, drop.Test, drop.DiffPP.CI)
+	}
+	md := Narrative(s)
+	if !strings.Contains(md, mp.A+"'s paired drop on noop is 43.8 pp larger than "+mp.B+"'s") || strings.Contains(md, "not tested here") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}
+
+// TestReportedIntervalBySize: below Params.FewTemplates templates the
+// cluster-t interval is reported and the narrative warns; from there on the
+// bootstrap interval is reported and the sign-flip test is Monte Carlo
+// above the exact limit.
+func TestReportedIntervalBySize(t *testing.T) {
+	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
+	for _, c := range []struct {
+		templates int
+		method    string
+		warn      bool
+		test      string
+	}{{6, MethodClusterT, true, "sign-flip, exact"}, {24, MethodBootstrap, false, "sign-flip, Monte Carlo"}} {
+		s, err := Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), Params{BootstrapResamples: 300, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := s.Models[0].Variants[1]
+		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != c.method || v.Paired.Test.Method != c.test {
+			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
+		}
+		if c.test == "sign-flip, Monte Carlo" && (v.Paired.Test.Draws != stats.MonteCarloDraws || v.Paired.Test.MinP != 1.0/(stats.MonteCarloDraws+1)) {
+			t.Errorf("Monte Carlo test %+v", v.Paired.Test)
+		}
+		if strings.Contains(Narrative(s), "**Few templates") != c.warn {
+			t.Errorf("%d templates: few-template warning present = %v", c.templates, !c.warn)
+		}
+	}
+}
+
+// TestPowerInSummary: the minimum detectable drop uses the observed
+// variance components of the per-pair differences, matches stats.MDE on
+// them, and falls back to the planning defaults when nothing varies.
+func TestPowerInSummary(t *testing.T) {
+	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
+	s, _ := Summarize(promptTrials(10, 4, right, func(ti, inst int) bool { return right(ti, inst) && (ti+2*inst)%5 != 0 }), Params{BootstrapResamples: 50})
+	pw := s.Models[0].Variants[1].Paired.Power
+	if pw == nil || pw.Source != "observed" || pw.Templates != 10 || pw.PairsPerTemplate != 4 || pw.MDEPP == nil || pw.Alpha != s.Params.Alpha || !pw.Attainable {
+		t.Fatalf("power %+v", pw)
+	}
+	want := 100 * stats.MDE(10, 4, stats.Components{Between: pw.Between, Within: pw.Within}, pw.Alpha, 0.8)
+	if !near(*pw.MDEPP, want) || *pw.MDEPP <= 0 {
+		t.Errorf("MDE %v, want %v", *pw.MDEPP, want)
+	}
+	s, _ = Summarize(promptTrials(10, 4, right, right), Params{BootstrapResamples: 50})
+	if pw := s.Models[0].Variants[1].Paired.Power; pw.Source != "planning defaults" || pw.Between != PlanningBetween || pw.Within != PlanningWithin {
+		t.Errorf("no variation: %+v", pw)
 	}
 }
