@@ -8,9 +8,31 @@ import (
 
 // Report recomputes summary.json and narrative.md of a run directory from its
 // results.csv and manifest.json, without running a model, and writes both
-// atomically. The bootstrap uses the resample count and seed of the run's
-// manifest, so the result is the same as the run's own.
+// atomically, with the statistics of this version (Summarize): a run
+// directory written by an older version is re-rendered with them. The
+// bootstrap uses the resample count and seed of the run's manifest and the
+// primary variant it records (none in older runs: Holm across the
+// variants), so for a run of this version the result is the run's own.
 func Report(dir string) (*Summary, error) {
+	sum, err := Recompute(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(dir, FileNarrative), []byte(Narrative(sum))); err != nil {
+		return nil, err
+	}
+	return sum, nil
+}
+
+// Recompute returns the Summary of a run directory from its results.csv and
+// manifest.json as Report does, without writing anything. Errors name the
+// directory or file: no manifest, an unreadable or empty results.csv, or
+// statistics that cannot be computed (e.g. a recorded primary variant that
+// is not in the results).
+func Recompute(dir string) (*Summary, error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -32,15 +54,10 @@ func Report(dir string) (*Summary, error) {
 	if man.Config.BootstrapB > 0 {
 		p.BootstrapResamples = man.Config.BootstrapB
 	}
+	p.Primary = man.Config.Primary
 	sum, err := Summarize(trials, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	if err := writeJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
-		return nil, err
-	}
-	if err := writeAtomic(filepath.Join(dir, FileNarrative), []byte(Narrative(sum))); err != nil {
-		return nil, err
 	}
 	return sum, nil
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,8 +61,12 @@ type Config struct {
 	BootstrapB   int                 `json:"bootstrap_resamples"`
 	// Shard, when set, runs only that part of the plan (see ShardBatches);
 	// nil runs the whole plan. It is not part of the plan (PlanSHA256).
-	Shard  *Shard `json:"shard,omitempty"`
-	OutDir string `json:"-"`
+	Shard *Shard `json:"shard,omitempty"`
+	// Primary is the pre-specified primary variant (`run --primary`): the
+	// model's verdict is this variant's, tested alone, instead of the most
+	// severe over the variants with Holm's adjustment. "" for none.
+	Primary string `json:"primary_variant,omitempty"`
+	OutDir  string `json:"-"`
 }
 
 // Embedder describes the embedder in the manifest.
@@ -177,6 +182,14 @@ func (c *Config) Validate() error {
 	if c.Shard != nil {
 		if err := c.Shard.Valid(); err != nil {
 			return fmt.Errorf("--shard %w", err)
+		}
+	}
+	if c.Primary != "" {
+		if c.Primary == BaseVariant {
+			return errors.New("--primary names the variant whose drop against base decides the verdict: it cannot be base")
+		}
+		if !slices.Contains(c.Variants, templates.Variant(c.Primary)) {
+			return fmt.Errorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
 		}
 	}
 	return nil

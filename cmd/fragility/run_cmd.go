@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 
@@ -39,6 +40,7 @@ Examples:
    fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
+   fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
    fragility run --resume runs/q
    fragility run --shard 2/4 --out runs/q/shards/2 ...     # the second of four shards (see fragility merge)
    fragility run --shard auto --out runs/q/shards/$SLURM_ARRAY_TASK_ID ...
@@ -60,6 +62,7 @@ run directory; deploy/ has ready launch files.`,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			&cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
+			&cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
@@ -118,6 +121,10 @@ func runAction(c *cli.Context) error {
 		cfg.Variants = vs
 		if err := promptFlags(c, &cfg); err != nil {
 			return err
+		}
+		cfg.Primary = c.String("primary")
+		if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !slices.Contains(vs, templates.Variant(cfg.Primary))) {
+			return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String("variants"))}
 		}
 		cfg.Models = c.StringSlice("model")
 		if len(cfg.Models) == 0 {
