@@ -15,13 +15,15 @@ func init() {
 		Name:      "report",
 		Usage:     "re-render summary.json and narrative.md (and with --html report.html) of a run from its files, without rerunning",
 		ArgsUsage: "RUN_DIR",
-		Description: `Reads DIR/results.csv and DIR/manifest.json, recomputes every statistic (the cluster bootstrap
-uses the run's resample count and seed, so the numbers are the run's own), rewrites
-DIR/summary.json and DIR/narrative.md atomically, and prints the narrative (or the summary
-with --json). With --html it also writes DIR/report.html: one self-contained page (no network
-access when viewed) with the narrative, the plots, the quantization comparison when
-DIR/compare.json exists, and a filterable table of every trial with its prompt, response and
-tokens coloured by entropy.
+		Description: `Reads DIR/results.csv and DIR/manifest.json, recomputes every statistic with this version's
+methods (distinct prompts as the unit, CR1 standard errors, cluster-t and bootstrap intervals,
+sign-flip tests with Holm's adjustment or the run's --primary variant, minimum detectable drops,
+differences between models; the bootstrap uses the run's resample count and seed), rewrites
+DIR/summary.json and DIR/narrative.md atomically, and prints the narrative (or the summary with
+--json). Any run directory with a results.csv can be re-rendered, older ones included. With
+--html it also writes DIR/report.html: one self-contained page (no network access when viewed)
+with the narrative, the plots, the quantization comparison when DIR/compare.json exists, and a
+filterable table of every trial with its prompt, response and tokens coloured by entropy.
 
 Examples:
    fragility report runs/demo
