@@ -119,18 +119,18 @@ const (
 // Params are the settings of the statistics, recorded in the summary. Zero
 // fields take the defaults of DefaultParams.
 type Params struct {
-	BootstrapResamples int     `json:"bootstrap_resamples"`          // B ≥ 1
-	Seed               int64   `json:"bootstrap_seed"`               // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
-	Confidence         float64 `json:"confidence_level"`             // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
-	Power              float64 `json:"power"`                        // power of the minimum detectable drop, e.g. 0.8
-	Alpha              float64 `json:"alpha"`                        // set by Summarize: 1 − Confidence, the level of every test
-	NegligibleDropPP   float64 `json:"negligible_drop_pp"`           // pp; see NegligibleDropPP
-	StrongDropPP       float64 `json:"strong_drop_pp"`               // pp; see StrongDropPP
-	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"` // bits per token; see EntropyShiftThresholdBits
-	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`   // cosine difference; see DDCMarginShiftThreshold
-	FewTemplates       int     `json:"few_templates"`                // cluster-t is reported below this many templates; see DefaultFewTemplates
-	PermutationExact   int     `json:"permutation_exact_max_templates"`
-	PermutationDraws   int     `json:"permutation_draws"` // Monte Carlo sign vectors above PermutationExact templates
+	BootstrapResamples int     `json:"bootstrap_resamples"`             // B ≥ 1
+	Seed               int64   `json:"bootstrap_seed"`                  // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
+	Confidence         float64 `json:"confidence_level"`                // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
+	Power              float64 `json:"power"`                           // power of the minimum detectable drop, e.g. 0.8
+	Alpha              float64 `json:"alpha"`                           // set by Summarize: 1 − Confidence, the level of every test
+	NegligibleDropPP   float64 `json:"negligible_drop_pp"`              // pp; see NegligibleDropPP
+	StrongDropPP       float64 `json:"strong_drop_pp"`                  // pp; see StrongDropPP
+	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"`    // bits per token; see EntropyShiftThresholdBits
+	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`      // cosine difference; see DDCMarginShiftThreshold
+	FewTemplates       int     `json:"cluster_t_below_templates"`       // cluster-t is reported below this many templates; see DefaultFewTemplates
+	PermutationExact   int     `json:"permutation_exact_max_templates"` // the sign-flip test enumerates all 2^G sign vectors up to this many templates (≤ 30)
+	PermutationDraws   int     `json:"permutation_draws"`               // Monte Carlo sign vectors above PermutationExact templates
 	// Primary is the pre-specified primary variant (`run --primary`): when
 	// set, a model's verdict is this variant's, tested alone at α; the other
 	// variants are secondary (Holm among themselves). "" means Holm across
