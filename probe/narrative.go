@@ -11,7 +11,7 @@ import (
 // narrativeIntro is the fixed paragraph on what the probe tests. It is the
 // only text of the narrative with numbers that are not from the Summary (the
 // citation).
-const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), or an irrelevant clause that does not change the answer (noop), and compared with its base instance. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
+const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), an irrelevant clause that does not change the answer (noop), or a clause that looks relevant but was reviewed not to change it (noop-seeming), and compared with its base instance. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
 
 // Narrative renders the summary as Markdown for a reader: what the probe
 // tests; the run's denominators, unit of analysis, number of templates and
@@ -136,8 +136,8 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 		v := &m.Variants[i]
 		drop, rel := "—", "—"
 		if v.Variant != BaseVariant {
-			drop = fopt(v.DropPP, 1) + " " + estCI(v.DropPP, 1)
-			rel = fopt(v.RelativeDropPct, 1) + " " + estCI(v.RelativeDropPct, 1)
+			drop = strings.TrimSpace(fopt(v.DropPP, 1) + " " + estCI(v.DropPP, 1))
+			rel = strings.TrimSpace(fopt(v.RelativeDropPct, 1) + " " + estCI(v.RelativeDropPct, 1))
 		}
 		wil, se := "n/a", "n/a"
 		if v.AccuracyPct != nil {

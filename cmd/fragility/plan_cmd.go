@@ -27,7 +27,7 @@ the per-pair difference (base right − variant right): planning defaults (0.05 
 given with --between/--within or estimated from a pilot run with --from RUN_DIR. Nothing is run.
 
 Instances add distinct pairs only for variants that re-draw names or numbers (names, numbers,
-symbolic, noop); base and paraphrase prompts repeat across instances and count once, so only
+symbolic, noop, noop-seeming); base and paraphrase prompts repeat across instances and count once, so only
 more templates reduce the between-template part.
 
 Examples:
@@ -137,7 +137,7 @@ func printPlan(pl *probe.Plan) {
 	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between templates %.4g, within %.4g (ICC %.2f); %s.\n",
 		pl.Between, pl.Within, pl.ICC, pl.ComponentsSource)
 	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000).\n")
-	fmt.Printf("The sign-flip test needs at least %d templates to reach %s at all. Instances add distinct pairs only for variants that re-draw values (names, numbers, symbolic, noop).\n",
+	fmt.Printf("The sign-flip test needs at least %d templates to reach %s at all. Instances add distinct pairs only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming).\n",
 		pl.SignFlipMinTemplates, trimFloat(pl.TestAlpha))
 }
 
