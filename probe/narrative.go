@@ -122,7 +122,7 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 		pr := v.Paired
 		fmt.Fprintf(b, "**Verdict: %s** (on %s, %s). Base accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
 			m.Verdict, v.Variant, from, accText(base), v.Variant, accText(v),
-			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, estCI(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
+			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, ivOpt(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
 			verdictReason(pr, v.Verdict, p))
 		if pw := pr.Power; pw != nil {
 			b.WriteString(" " + powerSentence(pw))
@@ -581,10 +581,22 @@ func alphaText(a float64) string {
 // ciSource says where an estimate's reported interval comes from and over
 // how many templates.
 func ciSource(e *Estimate) string {
-	if e == nil || e.CI == nil {
+	switch {
+	case e == nil || e.CI == nil:
 		return fmt.Sprintf("%d templates", clustersOf(e))
+	case e.Degenerate:
+		return fmt.Sprintf("%s, as every one of the %d templates gave the same value", e.CI.Method, e.Clusters)
 	}
 	return fmt.Sprintf("%s, %d templates", e.CI.Method, e.Clusters)
+}
+
+// ivOpt is the reported interval of an estimate without its method, or a
+// plain statement when there is none.
+func ivOpt(e *Estimate, prec int) string {
+	if e == nil || e.CI == nil {
+		return estCI(e, prec)
+	}
+	return ivText(e.CI, prec)
 }
 
 func clustersOf(e *Estimate) int {
