@@ -53,7 +53,7 @@ func Narrative(s *Summary) string {
 	fmt.Fprintf(&b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
 	fmt.Fprintf(&b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
 	if s.FewTemplates && s.Clusters > 0 {
-		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so the intervals reported here are cluster-t intervals on G − 1 degrees of freedom, which hold their level with few clusters. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates and instances a drop of D pp needs.\n",
+		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so the intervals reported here are cluster-t intervals on G − 1 degrees of freedom, which come closer to it (in our simulation of this design at 6 templates, 90%% for a nominal 95%%, against 76%% for the bootstrap). %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates a drop of D pp needs.\n",
 			s.Clusters, p.FewTemplates, conf, minPSentence(s))
 	}
 

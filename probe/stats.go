@@ -34,10 +34,11 @@ const (
 	// DefaultFewTemplates is the number of templates (clusters) below which
 	// the cluster-t interval, not the bootstrap percentile interval, is the
 	// reported one: with few clusters the percentile cluster bootstrap
-	// under-covers (about 84% for a nominal 95% at 6 templates in the
-	// simulation of probe/stats TestClusterTCoverageG6, against 94% for
-	// cluster-t; Cameron & Miller 2015, §VI, discuss "few clusters" as
-	// roughly 20 to 50).
+	// under-covers more (in the simulation of probe/stats
+	// TestClusterTCoverageG6 at 6 templates, for a nominal 95%: 85% against
+	// 94% for cluster-t when pairs are independent, and in this probe's
+	// design, one fixed base prompt per template, 76% against 90%; Cameron
+	// & Miller 2015, §VI, discuss "few clusters" as roughly 20 to 50).
 	DefaultFewTemplates = 20
 
 	// NegligibleDropPP is the margin, in percentage points of accuracy, under
@@ -59,15 +60,38 @@ const (
 	// must reach for a shift to be flagged as meaningful.
 	DDCMarginShiftThreshold = 0.01
 
+	// PlanningOutcomeVariance and PlanningDropVariance are the assumptions
+	// behind the planning defaults below. They are not measured (no run in
+	// this repository has the templates to estimate them well: a pilot and
+	// `fragility plan --from RUN_DIR` replace them); they are chosen so that
+	// a plan errs towards more templates.
+	//
+	// PlanningOutcomeVariance is E_g[p_g(1 − p_g)], the Bernoulli variance
+	// of one prompt's 0/1 outcome within its template, for the base prompt
+	// and a variant instance alike: 0.20 is a template whose instances the
+	// model answers right about 72% (or 28%) of the time; the most it can
+	// be is 0.25, a template right half the time; a model that gets each
+	// template all right or all wrong has 0.
+	PlanningOutcomeVariance = 0.20
+	// PlanningDropVariance is Var_g(δ_g), how much the true drop differs
+	// between templates: 0.05 is a standard deviation of about 22 pp.
+	PlanningDropVariance = 0.05
+
 	// PlanningBetween and PlanningWithin are the variance components, in
 	// squared fractions, of a paired 0/1 difference (base right − variant
 	// right) assumed when a run shows no variation to estimate them from, and
-	// by `fragility plan` without --from: between templates σ²_b = 0.05 and
-	// within a template σ²_w = 0.20. With 5 pairs per template they give a
-	// minimum detectable drop at 80% power of about 43 pp at 6 templates, 20
-	// pp at 20 and 12 pp at 50.
-	PlanningBetween = 0.05
-	PlanningWithin  = 0.20
+	// by `fragility plan` without --from (or --between/--within). They follow
+	// stats.FixedBaseComponents: a template's base prompt is ONE fixed prompt
+	// (its copies collapse), shared by all of the template's pairs, so its
+	// own Bernoulli variance stays in the between-template part, which more
+	// instances do not divide: σ²_b = PlanningDropVariance +
+	// PlanningOutcomeVariance = 0.25, while only the variant instances'
+	// variance, σ²_w = PlanningOutcomeVariance = 0.20, is divided by the
+	// instances m. The minimum detectable drop at 80% power and α = 0.05 is
+	// then about 77 pp at 6 templates, 36 pp at 20 and 22 pp at 50 with 5
+	// instances, and more instances barely lower it (√((0.25 + 0.20/m)/G)).
+	PlanningBetween = PlanningDropVariance + PlanningOutcomeVariance
+	PlanningWithin  = PlanningOutcomeVariance
 
 	// BootstrapStream is the PCG stream (second seed word) of the bootstrap
 	// generator, rand.NewPCG(uint64(Params.Seed), BootstrapStream): the
@@ -262,6 +286,10 @@ type Power struct {
 	Between float64 `json:"between_variance"`
 	Within  float64 `json:"within_variance"`
 	ICC     float64 `json:"icc"`
+	// WithinIdentified is false when no template has two distinct pairs
+	// (a variant that re-draws nothing): Within is then 0 and Between the
+	// whole variance (stats.Components.WithinIdentified).
+	WithinIdentified bool `json:"within_identified"`
 	// Source is "observed" (estimated from this run's pairs, stats.
 	// VarianceComponents) or "planning defaults" (PlanningBetween and
 	// PlanningWithin, when the run shows no variation to estimate from).
@@ -1348,7 +1376,10 @@ func verdictRank(v string) int {
 // power returns the minimum-detectable-drop inputs of a variant's pairs:
 // the variance components of the per-pair differences (observed, or the
 // planning defaults when they show no variation) and the pairs per
-// template. MDEPP is filled in once the test's family is known.
+// template. The pairs of a template share its one base prompt, so the
+// estimators put the base's own variance in the between part, which more
+// instances do not divide (stats.FixedBaseComponents). MDEPP is filled in
+// once the test's family is known.
 func power(pairs []*pairUnit, G int, p Params) *Power {
 	groups := make([][]float64, G)
 	for _, q := range pairs {
@@ -1366,7 +1397,7 @@ func power(pairs []*pairUnit, G int, p Params) *Power {
 		c.Between, c.Within = PlanningBetween, PlanningWithin
 		pw.Source = "planning defaults"
 	}
-	pw.Between, pw.Within, pw.ICC = c.Between, c.Within, c.ICC()
+	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
 	return pw
 }
 

@@ -17,8 +17,9 @@
 //     with one resample of clusters shared by every statistic.
 //   - SignFlip: the sign-flip permutation test over clusters (exact or Monte
 //     Carlo), and Holm: Holm's step-down multiplicity adjustment.
-//   - VarianceComponents, MDE, RequiredClusters: power and planning from
-//     the between- and within-cluster variance of paired differences.
+//   - VarianceComponents, FixedBaseComponents, MDE, RequiredClusters: power
+//     and planning from the between- and within-cluster variance of paired
+//     differences (a fixed base prompt's own variance is between-cluster).
 //
 // Units: every function works in the units of its input; percentages are
 // the caller's business.

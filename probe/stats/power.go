@@ -29,6 +29,36 @@ func (c Components) ICC() float64 {
 	return 0
 }
 
+// FixedBaseComponents returns the variance components of the per-pair
+// difference d_gi = y_0g − y_gi (0/1 outcomes) of a paired design in which
+// each cluster g has ONE fixed reference unit y_0g (a template's base
+// prompt: one prompt however many instances are drawn) paired with m units
+// y_gi drawn anew for each pair (the instances of a variant that re-draws
+// names or numbers). Let p_g and q_g be the probabilities that the
+// reference and a drawn unit are right in cluster g, the reference being
+// exchangeable with a drawn unit of its cluster, and the outcomes
+// independent given g. The law of total variance (Casella & Berger 2002,
+// Statistical Inference, Thm. 4.4.7), conditioning on g, gives for the mean
+// of a cluster's m differences
+//
+//	Var(d̄_g) = Var(p_g − q_g) + E[p_g(1 − p_g)] + E[q_g(1 − q_g)]/m
+//
+// and for two differences of one cluster Cov(d_gi, d_gj) = Var(p_g − q_g)
+// + E[p_g(1 − p_g)]: the reference's own Bernoulli variance is shared by
+// every pair of its cluster. In the one-way model of d_gi (SEMean, MDE,
+// VarianceComponents) it therefore belongs to the between part, which no
+// number of instances divides:
+//
+//	σ²_b = dropVar + baseVar,  σ²_w = variantVar,
+//
+// with dropVar = Var(p_g − q_g) (how much the true drop differs between
+// clusters), baseVar = E[p_g(1 − p_g)] and variantVar = E[q_g(1 − q_g)]
+// (each at most 0.25). VarianceComponents applied to the pairs of such a
+// design estimates these σ²_b and σ²_w without needing the split.
+func FixedBaseComponents(dropVar, baseVar, variantVar float64) Components {
+	return Components{Between: dropVar + baseVar, Within: variantVar}
+}
+
 // VarianceComponents estimates σ²_b and σ²_w from unit values grouped by
 // cluster with the ANOVA (method of moments) estimators of the unbalanced
 // one-way model (Searle, Casella & McCulloch 1992, Variance Components,
