@@ -1,25 +1,131 @@
 package probe
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/templates"
 )
 
 // DefaultMaxTemplates is the largest number of templates a plan searches.
 const DefaultMaxTemplates = 100000
 
+// OptionError is an error of PlanRun, MakePlan or PlanShards caused by an
+// option out of range (a flag of `fragility plan`: wrong usage), not by the
+// input files.
+type OptionError struct{ Msg string }
+
+func (e OptionError) Error() string { return e.Msg }
+
+func optionErrorf(format string, args ...any) error { return OptionError{fmt.Sprintf(format, args...)} }
+
+// RunPlanOptions are the inputs of PlanRun besides the run's Config.
+type RunPlanOptions struct {
+	// Sizing sizes the run and its shards (see PlanShards).
+	Sizing ShardPlanOptions
+	// Power is the power analysis's drop, level, power, variance
+	// components and search bound; PlanRun sets its Templates, Instances,
+	// Variants and Primary from the run.
+	Power PlanOptions
+	// From is a previous run directory (optional). It gives the sizing its
+	// generation rate and mean tokens per item (RunThroughput) where
+	// Sizing has none, and the power analysis its variance components
+	// (PooledComponents of the run re-read with Recompute) unless
+	// ComponentsGiven: with components that cannot be estimated (no
+	// paired difference varies) the planning defaults stay, and
+	// Power.ComponentsSource says why.
+	From            string
+	ComponentsGiven bool
+}
+
+// RunPlan is the output of `fragility plan`: the size of the run that `run`
+// would start with the same flags, then what it can detect.
+type RunPlan struct {
+	Sizing *ShardPlan `json:"sizing"`
+	Power  *Plan      `json:"power"`
+}
+
+// PlanRun plans the run cfg defines without loading a model: it generates
+// the item set as `run` does (templates that do not load or draw are
+// skipped and counted), sizes it and its shards (PlanShards), and runs the
+// power analysis (MakePlan) at the run's size: G = the number of templates
+// the set holds, m = cfg.Instances, the Holm family from cfg.Variants and
+// cfg.Primary. Errors: OptionError for an option out of range; an error
+// naming the file for templates, models or a From directory that cannot
+// be read.
+func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
+	po := o.Power
+	po.Instances, po.Primary = cfg.Instances, cfg.Primary
+	po.Variants = make([]string, len(cfg.Variants))
+	for i, v := range cfg.Variants {
+		po.Variants[i] = string(v)
+	}
+	if err := po.check(); err != nil {
+		return nil, err
+	}
+	if o.From != "" {
+		rate, tok, prompt, err := RunThroughput(o.From)
+		if err != nil {
+			return nil, err
+		}
+		if o.Sizing.Rate.TokensPerSecond <= 0 {
+			o.Sizing.Rate = rate
+		}
+		if o.Sizing.TokensPerItem <= 0 {
+			o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem = tok, prompt
+			o.Sizing.TokensPerItemSource = "the mean of " + o.From
+		}
+		if !o.ComponentsGiven {
+			sum, err := Recompute(o.From)
+			if err != nil {
+				return nil, err
+			}
+			if b, w, n, ok := PooledComponents(sum); ok {
+				po.Between, po.Within = b, w
+				po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", o.From, n, sum.Clusters)
+			} else {
+				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
+			}
+		}
+	}
+	set, err := generateSet(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sizing, err := planShards(cfg, set, o.Sizing)
+	if err != nil {
+		return nil, err
+	}
+	po.Templates = setTemplates(set)
+	power, err := MakePlan(po)
+	if err != nil {
+		return nil, err
+	}
+	return &RunPlan{Sizing: sizing, Power: power}, nil
+}
+
+// setTemplates returns the number of templates with an instance in set.
+func setTemplates(set *templates.Set) int {
+	seen := map[string]bool{}
+	for i := range set.Instances {
+		seen[set.Instances[i].TemplateID] = true
+	}
+	return len(seen)
+}
+
 // PlanOptions are the inputs of MakePlan: the drop to detect, the design of
 // the run, the test's level and power, and the variance components of the
 // per-pair difference (base right − variant right, 0/1).
 type PlanOptions struct {
-	// DropPP is the paired drop to detect, in percentage points (> 0).
+	// DropPP is the paired drop to detect, in percentage points, in (0,
+	// 100]; 0 leaves the templates needed out (minimum detectable drop
+	// only).
 	DropPP float64
-	// Templates, when > 0, is a number of templates to evaluate (MDE and
-	// power at that size); 0 leaves it out.
+	// Templates is G, the number of templates of the run (MDE and power at
+	// that size); 0 leaves it out (then DropPP is needed). With 1 there is
+	// no minimum detectable drop.
 	Templates int
 	// Instances is the number of instances per template and variant, m: the
 	// distinct pairs per template of a variant that re-draws its values.
@@ -40,23 +146,26 @@ type PlanOptions struct {
 	MaxTemplates int
 }
 
-// PlanRow is the number of templates needed at one number of instances.
+// PlanRow is the power analysis at one number of instances m.
 type PlanRow struct {
 	Instances int `json:"instances"`
-	// Templates is the smallest number of templates that detects the drop
-	// (0 when even MaxTemplates does not); MDEPP the minimum detectable drop
-	// there, in percentage points.
-	Templates int     `json:"templates"`
-	MDEPP     float64 `json:"mde_pp"`
+	// MDEPP is the minimum detectable drop, pp, with Plan.Templates
+	// templates of m instances (nil when there are fewer than 2).
+	MDEPP *float64 `json:"mde_pp,omitempty"`
+	// TemplatesNeeded is, given a drop, the smallest number of templates
+	// of m instances that detects it (0: more than Plan.MaxTemplates), and
+	// MDEAtNeededPP the minimum detectable drop there; nil without a drop.
+	TemplatesNeeded *int    `json:"templates_needed,omitempty"`
+	MDEAtNeededPP   float64 `json:"mde_at_needed_pp,omitempty"`
 }
 
-// Plan is what a run needs to detect a drop: it is the output of `fragility
-// plan` (also as JSON). Sizes are for one variant's paired drop; other
-// commands may add fields (items, tokens, time) computed from the same
-// design.
+// Plan is the power analysis of a run: what it can detect at its size and,
+// given a drop, how many templates that drop needs. Sizes are for one
+// variant's paired drop.
 type Plan struct {
-	DropPP    float64  `json:"drop_pp"`   // the drop to detect, pp
-	Instances int      `json:"instances"` // m, instances per template and variant
+	DropPP    float64  `json:"drop_pp,omitempty"` // the drop to detect, pp (0: none given)
+	Templates int      `json:"templates"`         // G, the run's templates
+	Instances int      `json:"instances"`         // m, instances per template and variant
 	Variants  []string `json:"variants"`
 	Primary   string   `json:"primary_variant,omitempty"`
 	// Tests is the size of the Holm family the drop is tested in (1 with a
@@ -76,44 +185,63 @@ type Plan struct {
 	// exact sign-flip test can reach TestAlpha at all
 	// (stats.SignFlipMinClusters).
 	SignFlipMinTemplates int `json:"sign_flip_min_templates"`
-	// NeededTemplates is the smallest number of templates detecting DropPP
-	// with Instances instances (0: more than MaxTemplates), MDEAtNeededPP the
-	// minimum detectable drop there.
-	NeededTemplates int     `json:"needed_templates"`
-	MDEAtNeededPP   float64 `json:"mde_at_needed_pp"`
-	MaxTemplates    int     `json:"max_templates"`
-	// Templates, when given, with the minimum detectable drop (pp) and the
-	// power to detect DropPP at that size (nil when not given).
-	Templates      int      `json:"templates,omitempty"`
-	MDEPP          *float64 `json:"mde_pp,omitempty"`
+	// MDEPP is the minimum detectable drop (pp) with Templates × Instances
+	// (nil with fewer than 2 templates), PowerAtDropPct the power to
+	// detect DropPP there (nil without both; 0 below the sign-flip floor).
+	MDEPP          *float64 `json:"mde_pp"`
 	PowerAtDropPct *float64 `json:"power_at_drop_pct,omitempty"`
-	// ByInstances is NeededTemplates for other numbers of instances
-	// (1, 2, 5, 10, 20 and Instances).
+	// NeededTemplates is, given a drop, the smallest number of templates
+	// detecting it with Instances instances (0: more than MaxTemplates),
+	// MDEAtNeededPP the minimum detectable drop there; nil without a drop.
+	NeededTemplates *int    `json:"needed_templates,omitempty"`
+	MDEAtNeededPP   float64 `json:"mde_at_needed_pp,omitempty"`
+	MaxTemplates    int     `json:"max_templates"`
+	// ByInstances is the analysis at 1, 2, 5, 10 and 20 instances and at
+	// Instances.
 	ByInstances []PlanRow `json:"by_instances"`
 }
 
-// MakePlan computes a Plan: for a paired drop of o.DropPP, the number of
-// templates needed at o.Instances instances and at other instance counts, and,
-// when o.Templates is given, the minimum detectable drop and the power at
-// that size. The sizes follow stats.MDE, (t_{1−α/2,G−1} + t_{power,G−1}) ·
-// √((σ²_b + σ²_w/m)/G) (Bloom 1995; the design effect of Donner & Klar
-// 2000), at the level of Holm's first step, and never fall below the number
-// of templates at which the sign-flip test can reach that level. Errors name
-// the option that is out of range.
-func MakePlan(o PlanOptions) (*Plan, error) {
+// check validates the options; errors are OptionErrors naming the flag.
+func (o PlanOptions) check() error {
 	switch {
-	case !(o.DropPP > 0 && o.DropPP <= 100):
-		return nil, fmt.Errorf("--drop must be in (0, 100] percentage points, got %v", o.DropPP)
+	case !(o.DropPP >= 0 && o.DropPP <= 100):
+		return optionErrorf("--drop must be in (0, 100] percentage points, got %v", o.DropPP)
 	case o.Instances < 1:
-		return nil, fmt.Errorf("--instances must be at least 1, got %d", o.Instances)
-	case o.Templates < 0 || o.Templates == 1:
-		return nil, fmt.Errorf("--templates must be at least 2, got %d", o.Templates)
+		return optionErrorf("--instances must be at least 1, got %d", o.Instances)
 	case !(o.Alpha > 0 && o.Alpha < 1):
-		return nil, fmt.Errorf("--alpha must be in (0, 1), got %v", o.Alpha)
+		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
 	case !(o.Power > 0 && o.Power < 1):
-		return nil, fmt.Errorf("--power must be in (0, 1), got %v", o.Power)
+		return optionErrorf("--power must be in (0, 1), got %v", o.Power)
 	case !(o.Between >= 0 && o.Within >= 0) || math.IsInf(o.Between, 0) || math.IsInf(o.Within, 0) || o.Between+o.Within == 0:
-		return nil, errors.New("--between and --within must be ≥ 0 and not both 0")
+		return OptionError{"--between and --within must be ≥ 0 and not both 0"}
+	case o.MaxTemplates < 0 || o.MaxTemplates == 1:
+		return optionErrorf("--max-templates must be at least 2, got %d", o.MaxTemplates)
+	}
+	if o.Primary != "" && (o.Primary == BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
+		return optionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)
+	}
+	if !slices.ContainsFunc(o.Variants, func(v string) bool { return v != BaseVariant }) {
+		return OptionError{"--variants needs a variant other than base: a drop is measured against base"}
+	}
+	return nil
+}
+
+// MakePlan computes a Plan: with o.Templates templates of o.Instances
+// instances, the minimum detectable drop and, given o.DropPP, the power to
+// detect it; given o.DropPP, the number of templates needed at o.Instances
+// and at other instance counts. The sizes follow stats.MDE, (t_{1−α/2,G−1}
+// + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; the design effect of
+// Donner & Klar 2000), at the level of Holm's first step, and never fall
+// below the number of templates at which the sign-flip test can reach that
+// level. In this probe σ²_b holds the fixed base prompt's own variance
+// (stats.FixedBaseComponents): more instances divide only σ²_w. Errors are
+// OptionErrors naming the option that is out of range.
+func MakePlan(o PlanOptions) (*Plan, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Templates < 0 || (o.Templates == 0 && o.DropPP == 0) {
+		return nil, OptionError{"plan: a number of templates (≥ 1) or a drop to detect (--drop) is needed"}
 	}
 	tests := 0
 	for _, v := range o.Variants {
@@ -122,67 +250,85 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 		}
 	}
 	if o.Primary != "" {
-		if o.Primary == BaseVariant || !slices.Contains(o.Variants, o.Primary) {
-			return nil, fmt.Errorf("--primary %s must be one of the other variants in --variants", o.Primary)
-		}
 		tests = 1
-	}
-	if tests == 0 {
-		return nil, errors.New("--variants needs a variant other than base: a drop is measured against base")
 	}
 	maxG := o.MaxTemplates
 	if maxG == 0 {
 		maxG = DefaultMaxTemplates
 	}
 	c := stats.Components{Between: o.Between, Within: o.Within}
-	pl := &Plan{DropPP: o.DropPP, Instances: o.Instances, Variants: o.Variants, Primary: o.Primary, Tests: tests,
+	pl := &Plan{DropPP: o.DropPP, Templates: o.Templates, Instances: o.Instances, Variants: o.Variants, Primary: o.Primary, Tests: tests,
 		Alpha: o.Alpha, TestAlpha: o.Alpha / float64(tests), Power: o.Power,
 		Between: o.Between, Within: o.Within, ICC: c.ICC(), ComponentsSource: o.ComponentsSource, MaxTemplates: maxG}
 	pl.SignFlipMinTemplates = stats.SignFlipMinClusters(pl.TestAlpha)
-	need := func(m int) (int, float64) {
-		g, ok := stats.RequiredClusters(o.DropPP/100, float64(m), c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG)
-		if !ok {
-			return 0, 0
+	row := func(m int) PlanRow {
+		r := PlanRow{Instances: m}
+		if o.Templates >= 2 {
+			mde := 100 * stats.MDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power)
+			r.MDEPP = &mde
 		}
-		return g, 100 * stats.MDE(g, float64(m), c, pl.TestAlpha, o.Power)
+		if o.DropPP > 0 {
+			g, ok := stats.RequiredClusters(o.DropPP/100, float64(m), c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG)
+			if !ok {
+				g = 0
+			} else {
+				r.MDEAtNeededPP = 100 * stats.MDE(g, float64(m), c, pl.TestAlpha, o.Power)
+			}
+			r.TemplatesNeeded = &g
+		}
+		return r
 	}
-	pl.NeededTemplates, pl.MDEAtNeededPP = need(o.Instances)
 	ms := []int{1, 2, 5, 10, 20}
 	if !slices.Contains(ms, o.Instances) {
 		ms = append(ms, o.Instances)
 		slices.Sort(ms)
 	}
 	for _, m := range ms {
-		g, mde := need(m)
-		pl.ByInstances = append(pl.ByInstances, PlanRow{Instances: m, Templates: g, MDEPP: mde})
-	}
-	if o.Templates >= 2 {
-		pl.Templates = o.Templates
-		mde := 100 * stats.MDE(o.Templates, float64(o.Instances), c, pl.TestAlpha, o.Power)
-		pw := 100 * stats.Power(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha)
-		if o.Templates < pl.SignFlipMinTemplates {
-			pw = 0 // the test cannot reject at all
+		r := row(m)
+		pl.ByInstances = append(pl.ByInstances, r)
+		if m == o.Instances {
+			pl.MDEPP, pl.NeededTemplates, pl.MDEAtNeededPP = r.MDEPP, r.TemplatesNeeded, r.MDEAtNeededPP
 		}
-		pl.MDEPP, pl.PowerAtDropPct = &mde, &pw
+	}
+	if pl.MDEPP != nil && o.DropPP > 0 {
+		pw := 0.0 // below the sign-flip floor the test cannot reject at all
+		if o.Templates >= pl.SignFlipMinTemplates {
+			pw = 100 * stats.Power(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha)
+		}
+		pl.PowerAtDropPct = &pw
 	}
 	return pl, nil
 }
 
 // PooledComponents returns the variance components of a run's per-pair
-// differences for planning: the means of Between and Within over every
-// model × variant whose Power was estimated from the run ("observed"), and
-// how many there were. ok is false when none was.
+// differences for planning: the means of Between and Within over the model
+// × variant cells whose Power was estimated from the run ("observed"), and
+// how many there were; ok is false when none was. Cells whose σ²_w is not
+// identified (one pair per template: a variant that re-draws nothing, such
+// as paraphrase, where Between holds the whole variance) are left out when
+// any cell identifies it. The components already hold the fixed base
+// prompt's own variance in Between (stats.FixedBaseComponents): the
+// estimators see it shared by every pair of a template.
 func PooledComponents(s *Summary) (between, within float64, n int, ok bool) {
+	var cells []*Power
+	identified := false
 	for i := range s.Models {
 		for j := range s.Models[i].Variants {
 			pr := s.Models[i].Variants[j].Paired
 			if pr == nil || pr.Power == nil || pr.Power.Source != "observed" {
 				continue
 			}
-			between += pr.Power.Between
-			within += pr.Power.Within
-			n++
+			cells = append(cells, pr.Power)
+			identified = identified || pr.Power.WithinIdentified
 		}
+	}
+	for _, c := range cells {
+		if identified && !c.WithinIdentified {
+			continue
+		}
+		between += c.Between
+		within += c.Within
+		n++
 	}
 	if n == 0 {
 		return 0, 0, 0, false

@@ -1,16 +1,22 @@
 package probe
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/templates"
 )
 
 // TestMakePlan: the templates needed are the smallest G whose minimum
 // detectable drop (stats.MDE at the level of Holm's first step) is at most
-// the drop, never below the sign-flip floor; a primary variant tests at the
-// full α.
+// the drop, never below the sign-flip floor; the MDE at the run's size is
+// stats.MDE there; a primary variant tests at the full α.
 func TestMakePlan(t *testing.T) {
 	o := PlanOptions{DropPP: 10, Instances: 5, Variants: []string{"base", "symbolic", "noop"}, Alpha: 0.05, Power: 0.8,
 		Between: PlanningBetween, Within: PlanningWithin, Templates: 6}
@@ -19,71 +25,215 @@ func TestMakePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := stats.Components{Between: PlanningBetween, Within: PlanningWithin}
-	g := pl.NeededTemplates
+	if pl.NeededTemplates == nil {
+		t.Fatal("no templates needed with a drop")
+	}
+	g := *pl.NeededTemplates
 	if pl.Tests != 2 || pl.TestAlpha != 0.025 || g < 3 ||
 		stats.MDE(g, 5, c, 0.025, 0.8) > 0.10 || stats.MDE(g-1, 5, c, 0.025, 0.8) <= 0.10 {
 		t.Errorf("needed %d templates (tests %d, α %v)", g, pl.Tests, pl.TestAlpha)
 	}
-	if pl.MDEPP == nil || *pl.MDEPP < 40 || pl.PowerAtDropPct == nil || *pl.PowerAtDropPct != 0 || pl.SignFlipMinTemplates != 7 {
+	if pl.MDEPP == nil || !near(*pl.MDEPP, 100*stats.MDE(6, 5, c, 0.025, 0.8)) || pl.PowerAtDropPct == nil || *pl.PowerAtDropPct != 0 || pl.SignFlipMinTemplates != 7 {
 		t.Errorf("at 6 templates: MDE %v, power %v (sign-flip floor %d)", pl.MDEPP, pl.PowerAtDropPct, pl.SignFlipMinTemplates)
 	}
-	// More instances never need more templates; the row for 5 is the headline.
+	// More instances never need more templates nor detect less; the row
+	// for 5 is the headline.
 	for i, r := range pl.ByInstances {
-		if i > 0 && r.Templates > pl.ByInstances[i-1].Templates {
+		if r.TemplatesNeeded == nil || r.MDEPP == nil {
+			t.Fatalf("row %+v lacks a value", r)
+		}
+		if i > 0 && (*r.TemplatesNeeded > *pl.ByInstances[i-1].TemplatesNeeded || *r.MDEPP > *pl.ByInstances[i-1].MDEPP) {
 			t.Errorf("rows %+v", pl.ByInstances)
 		}
-		if r.Instances == 5 && r.Templates != g {
+		if r.Instances == 5 && (*r.TemplatesNeeded != g || *r.MDEPP != *pl.MDEPP) {
 			t.Errorf("row for 5 instances %+v, headline %d", r, g)
 		}
 	}
+	// With the base prompt's variance in σ²_b, 20 instances need more than
+	// (0.25 + 0.2/20)/(0.25 + 0.2/5) = 0.897 of the templates 5 need.
+	last := pl.ByInstances[len(pl.ByInstances)-1]
+	if last.Instances != 20 || float64(*last.TemplatesNeeded) < 0.85*float64(g) {
+		t.Errorf("20 instances need %d templates, 5 need %d: the base's variance was divided by the instances", *last.TemplatesNeeded, g)
+	}
 	o.Primary = "symbolic"
 	pp, _ := MakePlan(o)
-	if pp.Tests != 1 || pp.TestAlpha != 0.05 || pp.NeededTemplates >= g || pp.SignFlipMinTemplates != 6 {
+	if pp.Tests != 1 || pp.TestAlpha != 0.05 || *pp.NeededTemplates >= g || pp.SignFlipMinTemplates != 6 {
 		t.Errorf("primary: %+v", pp)
 	}
 	// A huge drop is limited by the sign-flip floor, not by the MDE.
 	o.DropPP, o.Primary = 95, ""
-	if pl, _ := MakePlan(o); pl.NeededTemplates != 7 {
-		t.Errorf("95 pp needs %d templates, want the floor 7", pl.NeededTemplates)
+	if pl, _ := MakePlan(o); *pl.NeededTemplates != 7 {
+		t.Errorf("95 pp needs %d templates, want the floor 7", *pl.NeededTemplates)
+	}
+	// Without a drop: the minimum detectable drop only.
+	o.DropPP, o.Templates = 0, 68
+	nd, err := MakePlan(o)
+	if err != nil || nd.NeededTemplates != nil || nd.PowerAtDropPct != nil || nd.MDEPP == nil || !near(*nd.MDEPP, 100*stats.MDE(68, 5, c, 0.025, 0.8)) {
+		t.Fatalf("no drop: %+v, %v", nd, err)
+	}
+	for _, r := range nd.ByInstances {
+		if r.TemplatesNeeded != nil || r.MDEPP == nil {
+			t.Errorf("no drop, row %+v", r)
+		}
+	}
+	// One template: nothing is detectable.
+	o.Templates = 1
+	if one, err := MakePlan(o); err != nil || one.MDEPP != nil {
+		t.Errorf("one template: %+v, %v", one, err)
 	}
 	for _, bad := range []PlanOptions{
+		{DropPP: -1, Instances: 2, Templates: 5, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 0, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 0, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Primary: "names", Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 1, Between: 0.05, Within: 0.2},
-		{DropPP: 5, Instances: 2, Templates: 1, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
+		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: 1},
 	} {
-		if _, err := MakePlan(bad); err == nil || !strings.HasPrefix(err.Error(), "--") {
-			t.Errorf("%+v: %v, want an error naming the flag", bad, err)
+		var oe OptionError
+		if _, err := MakePlan(bad); !errors.As(err, &oe) || !strings.Contains(err.Error(), "--") {
+			t.Errorf("%+v: %v, want an OptionError naming the flag", bad, err)
 		}
 	}
 }
 
-// TestPooledComponents: the plan's components from a run are the means of
-// the observed ones.
-func TestPooledComponents(t *testing.T) {
-	s, err := Summarize(richTrials(), Params{BootstrapResamples: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b, w float64
-	n := 0
-	for _, m := range s.Models {
-		for _, v := range m.Variants {
-			if v.Paired != nil && v.Paired.Power.Source == "observed" {
-				b += v.Paired.Power.Between
-				w += v.Paired.Power.Within
-				n++
+// pairedTrials are one model's trials on 8 templates × 3 instances in base
+// (one fixed prompt per template), symbolic (a prompt per instance) and
+// paraphrase (one fixed prompt per template: one pair per template).
+func pairedTrials() []Trial {
+	var ts []Trial
+	for ti := range 8 {
+		tpl := fmt.Sprintf("t%d", ti)
+		for inst := range 3 {
+			for _, v := range []string{"base", "symbolic", "paraphrase"} {
+				q := v + " question of " + tpl
+				right := ti%3 != 0
+				switch v {
+				case "symbolic":
+					q = fmt.Sprintf("%s %d", q, inst)
+					right = (ti+inst)%4 != 0
+				case "paraphrase":
+					right = ti%2 == 0
+				}
+				ts = append(ts, Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
+					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 10 + ti, PromptTokens: 30, Rule: "final_answer"})
 			}
 		}
 	}
-	pb, pw, pn, ok := PooledComponents(s)
-	if !ok || pn != n || n == 0 || !near(pb, b/float64(n)) || !near(pw, w/float64(n)) {
-		t.Errorf("pooled %v %v over %d, want over %d", pb, pw, pn, n)
+	return ts
+}
+
+// TestPooledComponents: the plan's components from a run are the means of
+// the observed ones whose σ²_w is identified (a variant with one pair per
+// template is left out while another identifies it, used when none does).
+func TestPooledComponents(t *testing.T) {
+	s, err := Summarize(pairedTrials(), Params{BootstrapResamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := map[string]*Power{}
+	for _, v := range s.Models[0].Variants {
+		if v.Paired != nil {
+			pw[v.Variant] = v.Paired.Power
+		}
+	}
+	sym, para := pw["symbolic"], pw["paraphrase"]
+	if sym == nil || para == nil || sym.Source != "observed" || para.Source != "observed" || !sym.WithinIdentified || para.WithinIdentified {
+		t.Fatalf("powers: symbolic %+v, paraphrase %+v", sym, para)
+	}
+	if b, w, n, ok := PooledComponents(s); !ok || n != 1 || b != sym.Between || w != sym.Within {
+		t.Errorf("pooled %v %v over %d, want symbolic's %v %v", b, w, n, sym.Between, sym.Within)
+	}
+	only := &Summary{Models: []ModelSummary{{Variants: []VariantSummary{{Variant: "paraphrase", Paired: &Paired{Power: para}}}}}}
+	if b, w, n, ok := PooledComponents(only); !ok || n != 1 || b != para.Between || w != 0 {
+		t.Errorf("paraphrase only: %v %v over %d", b, w, n)
+	}
+	two := &Summary{Models: []ModelSummary{{Variants: []VariantSummary{{Variant: "a", Paired: &Paired{Power: sym}},
+		{Variant: "b", Paired: &Paired{Power: &Power{Source: "observed", Between: sym.Between + 0.1, Within: sym.Within + 0.2, WithinIdentified: true}}}}}}}
+	if b, w, n, ok := PooledComponents(two); !ok || n != 2 || !near(b, sym.Between+0.05) || !near(w, sym.Within+0.1) {
+		t.Errorf("two cells: %v %v over %d", b, w, n)
 	}
 	if _, _, _, ok := PooledComponents(&Summary{}); ok {
 		t.Error("an empty summary gave components")
+	}
+}
+
+// TestPlanRun: the one entry of `fragility plan`: the power analysis runs
+// at the number of templates the source yields (a file that does not load
+// is skipped, as run skips it), the sizing counts the same set (one model's
+// items, no memory, when no model is at hand), and --from gives both
+// halves: the rate and tokens per item, and the pooled variance
+// components, unless components were given.
+func TestPlanRun(t *testing.T) {
+	tdir := shardTemplates(t)
+	if err := os.WriteFile(filepath.Join(tdir, "zz-broken.yaml"), []byte("id: [unclosed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
+		Instances: 3, Seed: 3, MaxTokens: 50}
+	cfg.Params.NSeq = 4
+	power := PlanOptions{DropPP: 10, Alpha: 0.05, Power: 0.8, Between: PlanningBetween, Within: PlanningWithin, ComponentsSource: "planning defaults"}
+	o := RunPlanOptions{Sizing: ShardPlanOptions{Shards: 2, NoModel: "none at hand", Memory: true}, Power: power}
+	p, err := PlanRun(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := generateSet(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Skipped) == 0 {
+		t.Fatal("the broken file was not skipped: the test proves nothing")
+	}
+	if p.Power.Templates != 6 || p.Power.Instances != 3 || p.Power.Tests != 2 || p.Sizing.Items != len(set.Instances) ||
+		len(p.Sizing.Models) != 0 || p.Sizing.ModelNote != "none at hand" || len(p.Sizing.Shards) != 2 || p.Sizing.Shards[0].MemoryBytes != 0 {
+		t.Errorf("plan: power %+v, sizing %+v", p.Power, p.Sizing)
+	}
+	want, _ := MakePlan(PlanOptions{DropPP: 10, Templates: 6, Instances: 3, Variants: []string{"base", "symbolic", "noop"}, Alpha: 0.05, Power: 0.8,
+		Between: PlanningBetween, Within: PlanningWithin, ComponentsSource: "planning defaults"})
+	if *p.Power.MDEPP != *want.MDEPP || *p.Power.NeededTemplates != *want.NeededTemplates {
+		t.Errorf("power %+v, want MakePlan's %+v", p.Power, want)
+	}
+
+	// A pilot run directory: manifest and results.csv.
+	dir := t.TempDir()
+	man := Manifest{Config: Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "paraphrase"}, Instances: 3, Seed: 3, BootstrapB: 50},
+		GenerationSeconds: 12}
+	data, _ := json.Marshal(man)
+	os.WriteFile(filepath.Join(dir, FileManifest), data, 0o644)
+	f, err := os.Create(filepath.Join(dir, FileResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := pairedTrials()
+	if err := WriteResultsCSV(f, ts); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	o.From = dir
+	p, err = PlanRun(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate, tok, _, _ := RunThroughput(dir)
+	sum, _ := Recompute(dir)
+	b, w, _, _ := PooledComponents(sum)
+	if p.Sizing.Rate == nil || p.Sizing.Rate.TokensPerSecond != rate.TokensPerSecond || p.Sizing.TokensPerItem != tok ||
+		p.Power.Between != b || p.Power.Within != w || !strings.Contains(p.Power.ComponentsSource, dir) {
+		t.Errorf("--from: sizing %+v, power %+v; want rate %v, %v tokens per item, components %v %v", p.Sizing, p.Power, rate, tok, b, w)
+	}
+	o.ComponentsGiven, o.Power.Between, o.Power.Within, o.Power.ComponentsSource = true, 0.1, 0.1, "given"
+	if p, err := PlanRun(cfg, o); err != nil || p.Power.Between != 0.1 || p.Power.ComponentsSource != "given" || p.Sizing.Rate == nil {
+		t.Errorf("--from with given components: %+v, %v", p, err)
+	}
+	var oe OptionError
+	o.Sizing.Shards = 1000
+	if _, err := PlanRun(cfg, o); !errors.As(err, &oe) || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("more shards than batches: %v", err)
+	}
+	cfg.Primary = "names"
+	if _, err := PlanRun(cfg, o); !errors.As(err, &oe) {
+		t.Errorf("a primary variant not in the run: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
 
@@ -29,6 +30,10 @@ type ShardPlanOptions struct {
 	// Memory estimates each model's memory with gguf-parser-go (reads the
 	// GGUF headers, not the weights).
 	Memory bool
+	// NoModel, when Config.Models is empty, says why no model file is at
+	// hand: the items of one model are then sized, with no memory
+	// estimate (ShardPlan.ModelNote).
+	NoModel string
 }
 
 // ShardPlanModel is one model of a planned run.
@@ -56,7 +61,8 @@ type ShardEstimate struct {
 // shards before anything runs.
 type ShardPlan struct {
 	Models              []ShardPlanModel `json:"models"`
-	Instances           int              `json:"instances_per_model"` // items of one model (the set)
+	ModelNote           string           `json:"model_note,omitempty"` // why Models is empty (ShardPlanOptions.NoModel)
+	Instances           int              `json:"instances_per_model"`  // items of one model (the set)
 	Excluded            int              `json:"excluded_draws"`
 	Items               int              `json:"items"` // all models
 	Batch               int              `json:"batch"`
@@ -80,30 +86,45 @@ type ShardPlan struct {
 // tokens; expected items × o.TokensPerItem) and, given o.Rate, the expected
 // generation wall time = expected tokens / tokens per second. Model loading,
 // the prompt and the DDC classifier are not counted (a rate measured on a
-// previous run includes the prompt's prefill). Errors: templates that do not
-// load, or more shards than batches.
+// previous run includes the prompt's prefill). With no model and
+// o.NoModel, the items of one model are sized and no memory is estimated.
+// Errors: templates that do not load, a model file that cannot be read, or
+// (OptionError) more shards than batches. PlanRun calls it with the power
+// analysis of the same run.
 func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
-	if o.Shards == 0 {
-		o.Shards = 1
-	}
-	if o.Shards < 1 {
-		return nil, fmt.Errorf("--shards must be at least 1, got %d", o.Shards)
-	}
-	if cfg.Instances < 1 || cfg.MaxTokens < 1 || len(cfg.Models) == 0 {
-		return nil, fmt.Errorf("plan: need at least one model, one instance and one token")
-	}
-	cfg.Params.NSeq = max(cfg.Params.NSeq, 1)
 	set, err := generateSet(cfg)
 	if err != nil {
 		return nil, err
 	}
+	return planShards(cfg, set, o)
+}
+
+// planShards is PlanShards on the generated set.
+func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan, error) {
+	if o.Shards == 0 {
+		o.Shards = 1
+	}
+	if o.Shards < 1 {
+		return nil, optionErrorf("--shards must be at least 1, got %d", o.Shards)
+	}
+	if cfg.Instances < 1 || cfg.MaxTokens < 1 || (len(cfg.Models) == 0 && o.NoModel == "") {
+		return nil, OptionError{"plan: need at least one model, one instance and one token"}
+	}
+	cfg.Params.NSeq = max(cfg.Params.NSeq, 1)
+	paths := cfg.Models
+	if len(paths) == 0 {
+		cfg.Models = []string{""} // one model to size, with no file
+	}
 	batches := planBatches(cfg, set)
 	if o.Shards > len(batches) {
-		return nil, fmt.Errorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
+		return nil, optionErrorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
 	}
 	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), Items: len(set.Instances) * len(cfg.Models),
 		Batch: cfg.Params.NSeq, Batches: len(batches), MaxTokens: cfg.MaxTokens,
 		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource}
+	if len(paths) == 0 {
+		p.ModelNote = o.NoModel
+	}
 	if p.TokensPerItem <= 0 {
 		p.TokensPerItem = float64(cfg.MaxTokens)
 		p.TokensPerItemSource = "max tokens (an upper bound)"
@@ -112,7 +133,7 @@ func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
 		r := o.Rate
 		p.Rate = &r
 	}
-	for _, path := range cfg.Models {
+	for _, path := range paths {
 		pm := ShardPlanModel{Path: path}
 		if st, err := os.Stat(path); err == nil {
 			pm.SizeBytes = st.Size()
@@ -144,6 +165,9 @@ func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
 		se := ShardEstimate{Shard: s.String(), FirstBatch: lo, Batches: hi - lo}
 		for _, b := range batches[lo:hi] {
 			se.Items += len(b.items)
+			if len(paths) == 0 {
+				continue
+			}
 			if len(se.Models) == 0 || se.Models[len(se.Models)-1] != b.model {
 				se.Models = append(se.Models, b.model)
 				se.MemoryBytes = max(se.MemoryBytes, p.Models[b.model].MemoryBytes)

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,6 +26,43 @@ var (
 	flagJSON      = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"}
 	flagBackend   = &cli.StringFlag{Name: "backend-dir", EnvVars: []string{"FRAGILITY_BACKEND_DIR"}, Usage: "directory holding ggml GPU backends (default: lib/ next to the binary)"}
 )
+
+// Flags that define a run, shared by `run` and `plan` (which sizes and
+// plans the run that `run` would start with the same flags), besides
+// flagTemplates, flagLevel, flagPrompt and flagShots.
+var (
+	flagModels    = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"}
+	flagVariants  = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
+	flagInstances = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
+	flagMaxTokens = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
+	flagBatch     = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
+	flagPrimary   = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
+)
+
+// runDefinition reads the flags that define a run's items and test (the
+// templates, variants, instances, seed, output budget, prompt preset,
+// shots, level and primary variant) into cfg; wrong values are usage
+// errors. Models, batch and the rest are the caller's.
+func runDefinition(c *cli.Context, cfg *probe.Config) error {
+	cfg.Templates, cfg.Instances = c.String(flagTemplates.Name), c.Int(flagInstances.Name)
+	cfg.Seed, cfg.MaxTokens = int64(c.Uint64(flagSeed.Name)), c.Int(flagMaxTokens.Name)
+	vs, err := templates.ParseVariants(c.String(flagVariants.Name))
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	cfg.Variants = vs
+	if err := promptFlags(c, cfg); err != nil {
+		return err
+	}
+	cfg.Primary = c.String(flagPrimary.Name)
+	if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !slices.Contains(vs, templates.Variant(cfg.Primary))) {
+		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}
+	}
+	if b := c.Int(flagBatch.Name); b < 1 || b > probe.MaxBatch {
+		return usageError{fmt.Sprintf("--batch must be between 1 and %d, got %d", probe.MaxBatch, b)}
+	}
+	return nil
+}
 
 func modelFlags() []cli.Flag {
 	return []cli.Flag{flagThreads, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fragility/fragility/probe"
 	"github.com/urfave/cli/v2"
@@ -13,39 +16,66 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:  "plan",
-		Usage: "how many templates and instances a run needs to detect a given drop (power analysis)",
-		Description: `Computes, for a paired drop of --drop percentage points, the number of templates a run needs
-to detect it with --power (default 80%) at --alpha (default 0.05, divided over the variants as
-Holm's first step does, or not at all with --primary), for --instances instances per template,
-and for 1, 2, 5, 10 and 20 instances. With --templates it also gives the minimum detectable
-drop and the power at that size. The sizes use the t-based minimum detectable effect
+		Usage: "plan a run before it runs: its size per shard (items, tokens, memory, time) and the drop it can detect (power analysis)",
+		Description: `Plans the run that fragility run would start with the same flags (models, templates, variants,
+instances, seed, --batch, --max-tokens, --n-ctx, --level, --prompt, --shots, --primary), without
+loading a model. Nothing is run. It prints two parts.
+
+Sizing: the run's items (models × the set that --templates, --variants and --instances generate,
+as run generates it), its batches of --batch items and their split into --shards shards as run
+--shard K/N splits them; per shard the generated tokens (at most items × --max-tokens; expected
+from the mean tokens per item of a previous run given with --from), each model's memory at
+--n-ctx × --batch (gguf-parser-go's estimate from the GGUF header: weights, KV cache, compute
+buffers) and, given a generation rate, the expected generation time. The rate, in generated
+tokens per second: --tokens-per-second; --bench FILE, the JSON of fragility bench --json on the
+target machine ((b) scaled by (c)'s batching speed-up when the bench batched as many items as
+--batch); or --from RUN_DIR, a previous run there (its generated tokens over its generation
+seconds). Model loading and the DDC classifier are not counted. With no --model and the default
+model not in the cache, one line says so and items and tokens are sized without memory.
+
+Power, for one variant's paired drop (base right − variant right): G is the number of templates
+--templates yields (those that do not load or draw are skipped, as run skips them) and m is
+--instances. It gives the minimum detectable drop (MDE) with G templates at --power (default
+80%), two-sided at --alpha (default 0.05, divided over the variants other than base as Holm's
+first step does, or whole for a --primary variant); with --drop D, the power to detect D and the
+templates D needs; and a table of both by instances (1, 2, 5, 10, 20). The sizes use
 
    MDE = (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m) / G)
 
-(Bloom 1995; Donner & Klar 2000) with σ²_b and σ²_w the between- and within-template variance of
-the per-pair difference (base right − variant right): planning defaults (0.05 and 0.20) unless
-given with --between/--within or estimated from a pilot run with --from RUN_DIR. Nothing is run.
+(Bloom 1995; Donner & Klar 2000), never below the templates the sign-flip test needs to reach α
+at all, with σ²_b and σ²_w the between- and within-template variance of the per-pair difference:
+estimated from a previous run with --from RUN_DIR (pooled over its models and variants), given
+with --between/--within, or the planning defaults (0.25 and 0.20).
 
-Instances add distinct pairs only for variants that re-draw names or numbers (names, numbers,
-symbolic, noop, noop-seeming); base and paraphrase prompts repeat across instances and count once, so only
-more templates reduce the between-template part.
+Templates, not instances, buy power. A template's base prompt is one fixed prompt (its copies
+collapse) shared by all of the template's pairs, so its own right/wrong variance stays in σ²_b
+whatever --instances is; instances divide only σ²_w, and only for variants that re-draw values
+(names, numbers, symbolic, noop, noop-seeming). Under the planning defaults, with Holm over
+symbolic and noop (the default variants), a 10 pp drop needs about 340 templates at 2 instances
+and 260 at 10 (250 at 20), a 5 pp drop about 1,330 and 1,030. The 68 built-in templates detect
+drops of about 22.5 pp at 2 instances, 19.8 pp at 10 and 19.4 pp at 20; with the 99 importable
+GSM-Symbolic templates (167 in all), 14.2, 12.5 and 12.3 pp; a --primary variant lowers these by
+about a tenth. No library here reaches 10 pp. The defaults are assumptions, not measurements: a
+pilot run and --from replace them.
 
 Examples:
    fragility plan --drop 5
-   fragility plan --drop 10 --templates 20 --instances 5
-   fragility plan --drop 10 --variants base,symbolic,noop --primary symbolic
-   fragility plan --drop 10 --from runs/demo --json`,
-		Flags: []cli.Flag{flagJSON,
-			&cli.Float64Flag{Name: "drop", Usage: "the paired drop to detect, in percentage points (required)"},
-			&cli.IntFlag{Name: "templates", Usage: "a number of templates to evaluate (minimum detectable drop and power at that size)"},
-			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
-			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "the run's variants: the drop is tested with Holm's adjustment over those other than base"},
-			&cli.StringFlag{Name: "primary", Usage: "a pre-specified primary variant: its drop is tested alone"},
+   fragility plan --templates builtin --instances 10 --drop 10
+   fragility plan --model m.gguf --shards 8 --from runs/pilot
+   fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
+   fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
+   fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
+			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary,
+			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
+			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
+			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
+			&cli.StringFlag{Name: "from", Usage: "a previous run directory: its rate and mean tokens per item (sizing) and its variance components (power)"},
+			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs (default: none, minimum detectable drop only)"},
 			&cli.Float64Flag{Name: "alpha", Value: 1 - probe.DefaultConfidence, Usage: "family-wise level of the test"},
-			&cli.Float64Flag{Name: "power", Value: probe.DefaultPower, Usage: "power to detect the drop"},
-			&cli.Float64Flag{Name: "between", Value: probe.PlanningBetween, Usage: "between-template variance σ²_b of the per-pair 0/1 difference"},
+			&cli.Float64Flag{Name: "power", Value: probe.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
+			&cli.Float64Flag{Name: "between", Value: probe.PlanningBetween, Usage: "between-template variance σ²_b of the per-pair 0/1 difference (holds the base prompt's own variance)"},
 			&cli.Float64Flag{Name: "within", Value: probe.PlanningWithin, Usage: "within-template variance σ²_w of the per-pair 0/1 difference"},
-			&cli.StringFlag{Name: "from", Usage: "estimate σ²_b and σ²_w from this run directory's results.csv (pooled over models and variants)"},
 			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: "largest number of templates to consider"},
 		},
 		Action: planAction,
@@ -56,89 +86,180 @@ func planAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usageError{fmt.Sprintf("plan takes no arguments, got %q", c.Args().First())}
 	}
-	if !c.IsSet("drop") {
-		return usageError{"--drop D is required: the paired drop to detect, in percentage points"}
+	var cfg probe.Config
+	if err := runDefinition(c, &cfg); err != nil {
+		return err
 	}
-	var variants []string
-	for _, v := range strings.Split(c.String("variants"), ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			variants = append(variants, v)
+	cfg.Models = c.StringSlice(flagModels.Name)
+	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
+	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
+		return usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
+	}
+	if c.Int("shards") < 1 {
+		return usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
+	}
+	if c.Float64("tokens-per-second") < 0 {
+		return usageError{"--tokens-per-second must be positive"}
+	}
+	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
+		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
+		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
+			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates"),
+			ComponentsSource: "planning defaults"}}
+	if o.ComponentsGiven {
+		o.Power.ComponentsSource = "given with --between/--within"
+	}
+	if len(cfg.Models) == 0 {
+		if p, err := defaultModelPath("llm"); err == nil {
+			cfg.Models = []string{p}
+		} else {
+			o.Sizing.NoModel = fmt.Sprintf("none at hand (no --model; %v): items and tokens are for one model, memory is not estimated", err)
 		}
 	}
-	o := probe.PlanOptions{
-		DropPP: c.Float64("drop"), Templates: c.Int("templates"), Instances: c.Int("instances"),
-		Variants: variants, Primary: c.String("primary"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
-		Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates"),
-		ComponentsSource: "planning defaults",
-	}
-	if c.IsSet("between") || c.IsSet("within") {
-		o.ComponentsSource = "given"
-	}
-	if dir := c.String("from"); dir != "" {
-		if c.IsSet("between") || c.IsSet("within") {
-			return usageError{"--from and --between/--within both give the variance components: use one"}
-		}
-		sum, err := probe.Recompute(dir)
+	if b := c.String("bench"); b != "" {
+		rate, err := probe.BenchThroughput(b, cfg.Params.NSeq)
 		if err != nil {
 			return err
 		}
-		b, w, n, ok := probe.PooledComponents(sum)
-		if !ok {
-			return fmt.Errorf("%s: no paired differences that vary to estimate the variance components from (every pair agreed, or no variant other than base)", dir)
-		}
-		o.Between, o.Within = b, w
-		o.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", dir, n, sum.Clusters)
+		o.Sizing.Rate = rate
 	}
-	if o.MaxTemplates < 2 {
-		return usageError{"--max-templates must be at least 2"}
+	if r := c.Float64("tokens-per-second"); r > 0 {
+		o.Sizing.Rate = probe.Throughput{TokensPerSecond: r, Source: "--tokens-per-second"}
 	}
-	pl, err := probe.MakePlan(o)
+	p, err := probe.PlanRun(cfg, o)
+	var oe probe.OptionError
+	if errors.As(err, &oe) {
+		return usageError{oe.Msg}
+	}
 	if err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	if c.Bool(flagJSON.Name) {
-		return printJSON(pl)
+		return printJSON(p)
 	}
-	printPlan(pl)
+	printSizing(p.Sizing, cfg)
+	fmt.Println()
+	printPower(p.Power, cfg)
 	return nil
 }
 
-// printPlan writes a plan for a reader.
-func printPlan(pl *probe.Plan) {
+// printSizing writes the sizing part of a plan for a reader.
+func printSizing(p *probe.ShardPlan, cfg probe.Config) {
+	fmt.Println("## Sizing")
+	fmt.Println()
+	set := fmt.Sprintf("%s, %d instance(s), %d draws excluded", cfg.Templates, cfg.Instances, p.Excluded)
+	if len(p.Models) == 0 {
+		fmt.Printf("Run: %d items per model (%s) in %d batches of up to %d\n", p.Items, set, p.Batches, p.Batch)
+		fmt.Printf("Model: %s\n", p.ModelNote)
+	} else {
+		var names []string
+		for _, m := range p.Models {
+			names = append(names, filepath.Base(m.Path))
+		}
+		fmt.Printf("Run: %d model(s) (%s) × %d items (%s) = %d items in %d batches of up to %d\n",
+			len(p.Models), strings.Join(names, ", "), p.Instances, set, p.Items, p.Batches, p.Batch)
+	}
+	fmt.Printf("Generated tokens: at most %d (%d × --max-tokens %d); expected %.0f (%.1f per item: %s)\n",
+		p.GenTokensMax, p.Items, p.MaxTokens, p.GenTokens, p.TokensPerItem, p.TokensPerItemSource)
+	if p.PromptTokens > 0 {
+		fmt.Printf("Prompt tokens: about %.0f (%.1f per item)\n", p.PromptTokens, p.PromptTokens/float64(p.Items))
+	}
+	for i, m := range p.Models {
+		if m.MemoryBytes > 0 {
+			fmt.Printf("Model %d: %s on disk, about %s to run at --n-ctx %d × --batch %d\n", i, bytesHuman(uint64(m.SizeBytes)), bytesHuman(m.MemoryBytes), cfg.Params.NCtx, p.Batch)
+		}
+	}
+	if p.Rate != nil {
+		fmt.Printf("Rate: %.1f generated tokens/s (%s)\nOne machine: %s of generation\n", p.Rate.TokensPerSecond, p.Rate.Source, duration(p.Seconds))
+	} else {
+		fmt.Println("Rate: none given (--tokens-per-second, --bench or --from): no times")
+	}
+	fmt.Println()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "shard\tbatches\titems\tmodels\ttokens at most\ttokens expected\tmemory\tgeneration time")
+	for _, s := range p.Shards {
+		var idx []string
+		for _, m := range s.Models {
+			idx = append(idx, fmt.Sprint(m))
+		}
+		ms := strings.Join(idx, ",")
+		if ms == "" {
+			ms = "—"
+		}
+		t := "—"
+		if p.Rate != nil {
+			t = duration(s.Seconds)
+		}
+		fmt.Fprintf(tw, "%s\t%d–%d\t%d\t%s\t%d\t%.0f\t%s\t%s\n", s.Shard, s.FirstBatch+1, s.FirstBatch+s.Batches, s.Items, ms, s.GenTokensMax, s.GenTokens, bytesHuman(s.MemoryBytes), t)
+	}
+	tw.Flush()
+	if p.MemorySource != "" {
+		fmt.Printf("\nMemory: %s.\n", p.MemorySource)
+	}
+}
+
+// printPower writes the power part of a plan for a reader.
+func printPower(pl *probe.Plan, cfg probe.Config) {
 	level := fmt.Sprintf("α = %s", trimFloat(pl.TestAlpha))
 	if pl.Tests > 1 {
 		level += fmt.Sprintf(" (%s Holm-adjusted over %d variants: its first step)", trimFloat(pl.Alpha), pl.Tests)
 	} else if pl.Primary != "" {
 		level += fmt.Sprintf(" (primary variant %s, tested alone)", pl.Primary)
 	}
-	fmt.Printf("To detect a paired drop of %s pp with %s%% power, two-sided at %s:\n\n", trimFloat(pl.DropPP), trimFloat(100*pl.Power), level)
-	if pl.NeededTemplates > 0 {
-		fmt.Printf("  %d templates with %d instances each (minimum detectable drop there: %.1f pp)\n\n", pl.NeededTemplates, pl.Instances, pl.MDEAtNeededPP)
+	fmt.Println("## Power")
+	fmt.Println()
+	fmt.Printf("Paired drop of a variant against base, %d templates (%s) × %d instances, %s%% power, two-sided at %s.\n\n",
+		pl.Templates, cfg.Templates, pl.Instances, trimFloat(100*pl.Power), level)
+	if pl.MDEPP != nil {
+		fmt.Printf("Minimum detectable drop with %d templates and %d instances: %.1f pp.\n", pl.Templates, pl.Instances, *pl.MDEPP)
 	} else {
-		fmt.Printf("  more than %d templates with %d instances each\n\n", pl.MaxTemplates, pl.Instances)
+		fmt.Printf("With %d template no drop is detectable: a paired test needs at least 2 templates.\n", pl.Templates)
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  instances per template\ttemplates needed\tminimum detectable drop there, pp")
-	for _, r := range pl.ByInstances {
-		if r.Templates == 0 {
-			fmt.Fprintf(tw, "  %d\t> %d\t—\n", r.Instances, pl.MaxTemplates)
-			continue
+	if pl.PowerAtDropPct != nil {
+		fmt.Printf("Power to detect %s pp with them: %.0f%%.\n", trimFloat(pl.DropPP), *pl.PowerAtDropPct)
+	}
+	if pl.NeededTemplates != nil {
+		if *pl.NeededTemplates > 0 {
+			fmt.Printf("To detect %s pp: %d templates with %d instances each (minimum detectable drop there: %.1f pp).\n",
+				trimFloat(pl.DropPP), *pl.NeededTemplates, pl.Instances, pl.MDEAtNeededPP)
+		} else {
+			fmt.Printf("To detect %s pp: more than %d templates with %d instances each.\n", trimFloat(pl.DropPP), pl.MaxTemplates, pl.Instances)
 		}
-		fmt.Fprintf(tw, "  %d\t%d\t%.1f\n", r.Instances, r.Templates, r.MDEPP)
+	}
+	if pl.Templates < pl.SignFlipMinTemplates {
+		fmt.Printf("The sign-flip test cannot reach %s with fewer than %d templates, whatever the data.\n", trimFloat(pl.TestAlpha), pl.SignFlipMinTemplates)
+	}
+	fmt.Println()
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	head := fmt.Sprintf("instances per template\tMDE with %d templates, pp", pl.Templates)
+	if pl.DropPP > 0 {
+		head += fmt.Sprintf("\ttemplates needed for %s pp\tMDE there, pp", trimFloat(pl.DropPP))
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range pl.ByInstances {
+		line := fmt.Sprintf("%d\t%s", r.Instances, ppText(r.MDEPP))
+		if r.TemplatesNeeded != nil {
+			if *r.TemplatesNeeded == 0 {
+				line += fmt.Sprintf("\t> %d\t—", pl.MaxTemplates)
+			} else {
+				line += fmt.Sprintf("\t%d\t%.1f", *r.TemplatesNeeded, r.MDEAtNeededPP)
+			}
+		}
+		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
-	if pl.MDEPP != nil {
-		fmt.Printf("\nWith %d templates and %d instances: minimum detectable drop %.1f pp; power to detect %s pp: %.0f%%.\n",
-			pl.Templates, pl.Instances, *pl.MDEPP, trimFloat(pl.DropPP), *pl.PowerAtDropPct)
-		if pl.Templates < pl.SignFlipMinTemplates {
-			fmt.Printf("The sign-flip test cannot reach %s with fewer than %d templates, whatever the data.\n", trimFloat(pl.TestAlpha), pl.SignFlipMinTemplates)
-		}
-	}
-	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between templates %.4g, within %.4g (ICC %.2f); %s.\n",
+	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between templates σ²_b = %.4g, within σ²_w = %.4g (ICC %.2f); %s.\n",
 		pl.Between, pl.Within, pl.ICC, pl.ComponentsSource)
-	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000).\n")
-	fmt.Printf("The sign-flip test needs at least %d templates to reach %s at all. Instances add distinct pairs only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming).\n",
-		pl.SignFlipMinTemplates, trimFloat(pl.TestAlpha))
+	fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
+	fmt.Println("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000).")
+}
+
+// ppText formats an optional value in percentage points.
+func ppText(x *float64) string {
+	if x == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f", *x)
 }
 
 // trimFloat formats x with at most 4 decimals and no trailing zeros.
@@ -146,4 +267,27 @@ func trimFloat(x float64) string {
 	s := fmt.Sprintf("%.4f", x)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+func bytesHuman(b uint64) string {
+	switch {
+	case b == 0:
+		return "—"
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	default:
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+}
+
+func duration(sec float64) string {
+	d := time.Duration(sec * float64(time.Second))
+	switch {
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
 }

@@ -22,7 +22,7 @@ func pilotRun(t *testing.T, primary string) string {
 	t.Helper()
 	dir := t.TempDir()
 	man := probe.Manifest{Config: probe.Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "noop"},
-		Instances: 3, Seed: 3, BootstrapB: 200, Primary: primary}}
+		Instances: 3, Seed: 3, BootstrapB: 200, Primary: primary}, GenerationSeconds: 12}
 	data, _ := json.Marshal(man)
 	if err := os.WriteFile(filepath.Join(dir, probe.FileManifest), data, 0o644); err != nil {
 		t.Fatal(err)
@@ -78,53 +78,100 @@ func pilotRun(t *testing.T, primary string) string {
 	return dir
 }
 
-// TestPlanCommand: the command prints the plan of probe.MakePlan, as JSON
-// on request; it refuses wrong usage with exit 2; --from takes the
-// variance components from a run directory.
+// noModels is an environment in which the default model is not cached.
+func noModels(t *testing.T) []string { return []string{"FRAGILITY_MODELS=" + t.TempDir()} }
+
+// TestPlanCommand: `fragility plan` prints probe.PlanRun's plan, sizing then
+// power, as one JSON object on request: the power analysis runs at the
+// number of templates --templates yields and --instances; without a model at
+// hand it says so in one line and sizes without memory; --drop is optional;
+// --from gives the rate, tokens per item and variance components; wrong
+// usage exits 2 with one line.
 func TestPlanCommand(t *testing.T) {
-	r := fragility(t, nil, "plan", "--drop", "10", "--instances", "5", "--json")
+	tdir := templateDir(t)
+	r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--instances", "5", "--json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var got probe.Plan
+	var got probe.RunPlan
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := probe.MakePlan(probe.PlanOptions{DropPP: 10, Instances: 5, Variants: []string{"base", "symbolic", "noop"}, Alpha: 0.05, Power: 0.8,
-		Between: probe.PlanningBetween, Within: probe.PlanningWithin})
-	if got.NeededTemplates != want.NeededTemplates || got.Tests != 2 || got.ComponentsSource != "planning defaults" {
-		t.Errorf("plan %+v, want %d templates", got, want.NeededTemplates)
+	want, _ := probe.MakePlan(probe.PlanOptions{DropPP: 10, Templates: len(runTemplates), Instances: 5, Variants: []string{"base", "symbolic", "noop"},
+		Alpha: 0.05, Power: 0.8, Between: probe.PlanningBetween, Within: probe.PlanningWithin})
+	pw, sz := got.Power, got.Sizing
+	if pw == nil || sz == nil || pw.Templates != len(runTemplates) || pw.NeededTemplates == nil || *pw.NeededTemplates != *want.NeededTemplates ||
+		*pw.MDEPP != *want.MDEPP || pw.Tests != 2 || pw.ComponentsSource != "planning defaults" {
+		t.Fatalf("power %+v, want %d templates needed, MDE %v at %d templates", pw, *want.NeededTemplates, *want.MDEPP, len(runTemplates))
 	}
-	r = fragility(t, nil, "plan", "--drop", "10", "--instances", "5", "--templates", "6")
-	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("%d templates with 5 instances each", want.NeededTemplates)) ||
-		!strings.Contains(r.stdout, "With 6 templates and 5 instances: minimum detectable drop") {
-		t.Errorf("text plan (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
+	if len(sz.Models) != 0 || !strings.Contains(sz.ModelNote, "not in the cache") || sz.Items == 0 || sz.Shards[0].MemoryBytes != 0 {
+		t.Errorf("sizing without a model: %+v", sz)
 	}
+
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--instances", "5")
+	for _, w := range []string{"## Sizing", "## Power", fmt.Sprintf("Minimum detectable drop with %d templates and 5 instances: %.1f pp", len(runTemplates), *want.MDEPP),
+		"Power to detect 10 pp", "templates needed for 10 pp", "one fixed prompt shared by all its pairs"} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("text plan lacks %q (exit %d):\n%s%s", w, r.code, r.stdout, r.stderr)
+		}
+	}
+	var modelLines int
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "Model: none at hand") {
+			modelLines++
+		}
+	}
+	if modelLines != 1 {
+		t.Errorf("%d lines say that no model is at hand:\n%s", modelLines, r.stdout)
+	}
+
+	// Without --drop: the minimum detectable drop only.
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--json")
+	var nd probe.RunPlan
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &nd) != nil || nd.Power.MDEPP == nil || nd.Power.NeededTemplates != nil || nd.Power.Instances != 2 {
+		t.Errorf("no --drop: exit %d, %+v\n%s", r.code, nd.Power, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "plan", "--templates", tdir); r.code != 0 || strings.Contains(r.stdout, "templates needed") || strings.Contains(r.stdout, "To detect") {
+		t.Errorf("no --drop (text): exit %d\n%s", r.code, r.stdout)
+	}
+
 	for _, args := range [][]string{
-		{"plan"},
 		{"plan", "--drop", "-3"},
-		{"plan", "--drop", "5", "--primary", "base"},
-		{"plan", "--drop", "5", "--instances", "0"},
+		{"plan", "--drop", "0"},
+		{"plan", "--primary", "base"},
+		{"plan", "--variants", "base,symbolic", "--primary", "noop"},
+		{"plan", "--instances", "0"},
+		{"plan", "--alpha", "2"},
+		{"plan", "--shards", "0"},
+		{"plan", "--batch", "0"},
+		{"plan", "--variants", "bogus"},
+		{"plan", "--variants", "base"},
 		{"plan", "--drop", "5", "extra"},
-		{"plan", "--drop", "5", "--from", "x", "--between", "0.1"},
 	} {
-		if r := fragility(t, nil, args...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		if r := fragility(t, noModels(t), append(args, "--templates", tdir)...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
 		}
 	}
+
 	dir := pilotRun(t, "")
-	r = fragility(t, nil, "plan", "--drop", "10", "--from", dir, "--json")
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", dir, "--json")
 	if r.code != 0 {
 		t.Fatalf("--from: exit %d: %s", r.code, r.stderr)
 	}
-	var fromRun probe.Plan
+	var fromRun probe.RunPlan
 	json.Unmarshal([]byte(r.stdout), &fromRun)
 	sum, _ := probe.Recompute(dir)
 	b, w, _, _ := probe.PooledComponents(sum)
-	if fromRun.Between != b || fromRun.Within != w || !strings.Contains(fromRun.ComponentsSource, dir) {
-		t.Errorf("--from: %+v, want components %v %v", fromRun, b, w)
+	if fromRun.Power.Between != b || fromRun.Power.Within != w || !strings.Contains(fromRun.Power.ComponentsSource, dir) ||
+		fromRun.Sizing.Rate == nil || fromRun.Sizing.Rate.TokensPerSecond != 8*3*3*20/12.0 || fromRun.Sizing.TokensPerItem != 20 {
+		t.Errorf("--from: power %+v, sizing %+v; want components %v %v, 120 tokens/s, 20 tokens per item", fromRun.Power, fromRun.Sizing, b, w)
 	}
-	if r := fragility(t, nil, "plan", "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing") {
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--between", "0.1", "--json")
+	var given probe.RunPlan
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != probe.PlanningWithin || given.Sizing.Rate == nil {
+		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing") {
 		t.Errorf("--from a missing directory: exit %d, %q", r.code, r.stderr)
 	}
 }

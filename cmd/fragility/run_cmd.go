@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sync"
 	"syscall"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
-	"github.com/fragility/fragility/templates"
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 )
@@ -52,17 +50,11 @@ have been in a single run. --shard auto takes K and N from a Slurm job array
 Job (JOB_COMPLETION_INDEX, 0-based, with --shards N). fragility merge joins the shards into one
 run directory; deploy/ has ready launch files.`,
 		Flags: append(modelFlags(), flagTemplate,
-			&cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"},
-			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
-			flagLevel, flagPrompt,
-			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
-			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
-			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
-			flagShots,
+			flagModels, flagTemplates, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
-			&cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"},
+			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
-			&cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"},
+			flagPrimary,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
@@ -82,10 +74,10 @@ run directory; deploy/ has ready launch files.`,
 
 func runAction(c *cli.Context) error {
 	cfg := probe.Config{
-		Templates:    c.String("templates"),
-		Instances:    c.Int("instances"),
+		Templates:    c.String(flagTemplates.Name),
+		Instances:    c.Int(flagInstances.Name),
 		Seed:         int64(c.Uint64(flagSeed.Name)),
-		MaxTokens:    c.Int("max-tokens"),
+		MaxTokens:    c.Int(flagMaxTokens.Name),
 		Temperature:  c.Float64("temperature"),
 		ChatTemplate: c.String(flagTemplate.Name),
 		BootstrapB:   c.Int("bootstrap"),
@@ -114,19 +106,10 @@ func runAction(c *cli.Context) error {
 		if cfg.OutDir == "" {
 			return usageError{"--out DIR is required (or --resume DIR)"}
 		}
-		vs, err := templates.ParseVariants(c.String("variants"))
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		cfg.Variants = vs
-		if err := promptFlags(c, &cfg); err != nil {
+		if err := runDefinition(c, &cfg); err != nil {
 			return err
 		}
-		cfg.Primary = c.String("primary")
-		if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !slices.Contains(vs, templates.Variant(cfg.Primary))) {
-			return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String("variants"))}
-		}
-		cfg.Models = c.StringSlice("model")
+		cfg.Models = c.StringSlice(flagModels.Name)
 		if len(cfg.Models) == 0 {
 			p, err := defaultModelPath("llm")
 			if err != nil {
@@ -134,12 +117,9 @@ func runAction(c *cli.Context) error {
 			}
 			cfg.Models = []string{p}
 		}
-		if c.Int("batch") < 1 {
-			return usageError{"--batch must be at least 1"}
-		}
 	}
 	p := loadParams(c)
-	p.NSeq = c.Int("batch")
+	p.NSeq = c.Int(flagBatch.Name)
 	cfg.Params = p
 
 	opt := probe.Options{Resume: resume != "", Force: c.Bool("force"), Log: os.Stderr,

@@ -473,7 +473,8 @@ func runWithEnv(env []string, name string, args ...string) (string, error) {
 
 // TestPlanShardsCLI: `fragility plan` sizes the shard tests' plan as `run
 // --shard` splits it (the items of each shard are the rows of that shard's
-// results.csv), with the rate of a previous run; bad flags exit 2.
+// results.csv), with the rate of a previous run, and runs its power
+// analysis on the same templates; bad flags exit 2.
 func TestPlanShardsCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs tiny models")
@@ -484,9 +485,13 @@ func TestPlanShardsCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
 	}
-	var p probe.ShardPlan
-	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil {
+	var rp probe.RunPlan
+	if err := json.Unmarshal([]byte(r.stdout), &rp); err != nil || rp.Sizing == nil {
 		t.Fatalf("plan --json: %v\n%s", err, r.stdout)
+	}
+	p := rp.Sizing
+	if rp.Power == nil || rp.Power.Templates != len(runTemplates) || rp.Power.Tests != 1 {
+		t.Errorf("plan's power part: %+v, want %d templates, one variant tested", rp.Power, len(runTemplates))
 	}
 	if got, want := p.Items, len(rowsWithoutSeconds(t, whole))-1; got != want || len(p.Shards) != 3 || p.Rate == nil || p.Rate.TokensPerSecond <= 0 {
 		t.Fatalf("plan: %d items (whole run %d), %d shards, rate %+v", got, want, len(p.Shards), p.Rate)

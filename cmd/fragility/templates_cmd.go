@@ -14,9 +14,10 @@ import (
 // flagTemplates names where templates come from, for every command that
 // reads them.
 var flagTemplates = &cli.StringFlag{
-	Name:  "templates",
-	Value: "builtin",
-	Usage: "templates: builtin, a directory, an own-format .yaml/.json file, a GSM-Symbolic .json file or a GSM8K .jsonl file",
+	Name:    "templates",
+	Aliases: []string{"t"},
+	Value:   "builtin",
+	Usage:   "templates: builtin, a directory, an own-format .yaml/.json file, a GSM-Symbolic .json file or a GSM8K .jsonl file",
 }
 
 // flagLevel is the GSM-Symbolic difficulty level of the templates read.
