@@ -349,8 +349,8 @@ func TestFromSummary(t *testing.T) {
 			for _, v := range m.Variants {
 				if m.Label == c.Model && v.Variant == c.Variant {
 					n++
-					if c.Acc.Value != v.AccuracyPct.Value || c.Acc.Lo != v.AccuracyBootstrap.Lo || c.Acc.Hi != v.AccuracyBootstrap.Hi || c.K != float64(v.K) || c.N != v.N {
-						t.Errorf("%s/%s: %+v, summary %+v %+v", c.Model, c.Variant, c.Acc, v.AccuracyPct, v.AccuracyBootstrap)
+					if ci := v.AccuracyPct.CI; c.Acc.Value != v.AccuracyPct.Value || c.Acc.Lo != ci.Lo || c.Acc.Hi != ci.Hi || c.Acc.Method != ci.Method || c.K != v.K || c.N != v.N {
+						t.Errorf("%s/%s: %+v, summary %+v", c.Model, c.Variant, c.Acc, v.AccuracyPct)
 					}
 				}
 			}
@@ -361,8 +361,8 @@ func TestFromSummary(t *testing.T) {
 			for _, v := range m.Variants {
 				if m.Label == c.Model && v.Variant == c.Variant {
 					n++
-					if c.Drop.Value != v.DropPP.Value || c.Drop.Lo != v.DropPP.CI.Lo || c.Drop.Hi != v.DropPP.CI.Hi {
-						t.Errorf("%s/%s drop: %+v, summary %+v", c.Model, c.Variant, c.Drop, v.DropPP)
+					if d := v.Paired.PairedDropPP; c.Drop.Value != d.Value || c.Drop.Lo != d.CI.Lo || c.Drop.Hi != d.CI.Hi || c.Drop.Method != d.CI.Method {
+						t.Errorf("%s/%s drop: %+v, summary %+v", c.Model, c.Variant, c.Drop, d)
 					}
 				}
 			}

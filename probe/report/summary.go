@@ -66,7 +66,9 @@ func countText(k float64, n int) string {
 }
 
 // unitText names the unit accuracies are counted in.
-func unitText(s *probe.Summary) string { return "scored trials" }
+func unitText(s *probe.Summary) string {
+	return "distinct prompts (copies of one prompt in a model × variant count once)"
+}
 
 // accuracyCell is one model × variant accuracy: K right of N units.
 type accuracyCell struct {
@@ -76,45 +78,50 @@ type accuracyCell struct {
 	Acc            *interval // nil when N = 0
 }
 
+// reported returns an estimate with the interval the summary reports for it
+// (Estimate.CI, whose Method names how it was computed) and the number of
+// templates it rests on; nil for nil.
+func reported(e *probe.Estimate) *interval {
+	if e == nil {
+		return nil
+	}
+	iv := &interval{Value: e.Value, G: e.Clusters}
+	if e.CI != nil {
+		iv.Lo, iv.Hi, iv.HasCI, iv.Method = e.CI.Lo, e.CI.Hi, true, e.CI.Method
+	}
+	return iv
+}
+
 // accuracyCells returns every model × variant accuracy of the summary with
-// its reported interval: the cluster-bootstrap interval (it respects the
-// clustering by template), or the Wilson interval where the bootstrap gave
-// none.
+// its reported interval.
 func accuracyCells(s *probe.Summary) []accuracyCell {
 	var out []accuracyCell
 	for _, m := range s.Models {
 		for i := range m.Variants {
 			v := &m.Variants[i]
-			c := accuracyCell{Model: m.Label, Variant: v.Variant, K: float64(v.K), N: v.N}
-			if v.AccuracyPct != nil {
-				c.Acc = &interval{Value: v.AccuracyPct.Value}
-				switch {
-				case v.AccuracyBootstrap != nil:
-					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method, c.Acc.G = v.AccuracyBootstrap.Lo, v.AccuracyBootstrap.Hi, true, methodBootstrap, len(s.Templates)
-				case v.AccuracyPct.CI != nil:
-					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = v.AccuracyPct.CI.Lo, v.AccuracyPct.CI.Hi, true, methodWilson
-				}
-			}
-			out = append(out, c)
+			out = append(out, accuracyCell{Model: m.Label, Variant: v.Variant, K: v.K, N: v.N, Acc: reported(v.AccuracyPct)})
 		}
 	}
 	return out
 }
 
-// The interval methods of today's summary.
-const (
-	methodBootstrap = "cluster bootstrap"
-	methodWilson    = "Wilson"
-)
-
-// methodText describes an interval method for a caption; g names the
-// number of templates the intervals rest on ("6", "2–6"; "" when unknown).
+// methodText describes an interval method (probe.Interval.Method) for a
+// caption; g names the number of templates the intervals rest on ("6",
+// "2–6").
 func methodText(s *probe.Summary, method, g string) string {
 	switch method {
-	case methodBootstrap:
+	case probe.MethodClusterT:
+		t := fmt.Sprintf("cluster-t on G − 1 degrees of freedom with the CR1 cluster-robust standard error over the G = %s templates of the estimate (Miller 2024)", g)
+		if s.FewTemplates {
+			t += fmt.Sprintf(", reported instead of the bootstrap as the run has fewer than %d templates, where the percentile bootstrap under-covers", s.Params.FewTemplates)
+		}
+		return t
+	case probe.MethodBootstrap:
 		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s templates", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g)
-	case methodWilson:
-		return s.Params.AccuracyInterval + ", which treats the trials as independent"
+	case probe.MethodWilson:
+		return "Wilson score interval over the distinct prompts, treated as independent, where every template gave the same outcome and no clustered interval can say anything"
+	case probe.MethodWilsonDifference:
+		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every template gave the same difference"
 	}
 	return method
 }
@@ -181,20 +188,17 @@ type dropCell struct {
 	Verdict        string
 }
 
-// dropCells returns the drop of every non-base variant of every model that
-// has one, with its reported interval.
+// dropCells returns the paired drop of every non-base variant of every
+// model that has one (the drop its verdict and test rest on), with its
+// reported interval.
 func dropCells(s *probe.Summary) []dropCell {
 	var out []dropCell
 	for _, m := range s.Models {
 		for _, v := range m.Variants {
-			if v.DropPP == nil {
+			if v.Paired == nil || v.Paired.PairedDropPP == nil {
 				continue
 			}
-			d := dropCell{Model: m.Label, Variant: v.Variant, Verdict: v.Verdict, Drop: interval{Value: v.DropPP.Value}}
-			if v.DropPP.CI != nil {
-				d.Drop.Lo, d.Drop.Hi, d.Drop.HasCI, d.Drop.Method, d.Drop.G = v.DropPP.CI.Lo, v.DropPP.CI.Hi, true, methodBootstrap, len(s.Templates)
-			}
-			out = append(out, d)
+			out = append(out, dropCell{Model: m.Label, Variant: v.Variant, Verdict: v.Verdict, Drop: *reported(v.Paired.PairedDropPP)})
 		}
 	}
 	return out
@@ -210,7 +214,7 @@ func dropIntervals(cells []dropCell) []interval {
 
 // dropText says what the drop of dropCells is.
 func dropText(s *probe.Summary) string {
-	return "Base accuracy minus variant accuracy in percentage points (positive: worse than base)"
+	return "Paired drop in percentage points: the mean over distinct base/variant pairs of (base right − variant right), positive when the variant does worse; the drop the verdict and its sign-flip test rest on"
 }
 
 // dropThresholds returns the drops, in pp, the verdicts are worded against:
@@ -223,7 +227,7 @@ func dropThresholds(s *probe.Summary) (negligible, strong float64) {
 func verdictOf(s *probe.Summary, label string) (verdict, variant string) {
 	for _, m := range s.Models {
 		if m.Label == label {
-			return m.Verdict, m.WorstVariant
+			return m.Verdict, m.VerdictVariant
 		}
 	}
 	return "", ""
@@ -246,8 +250,7 @@ func flipCells(s *probe.Summary) []flipCell {
 			}
 			q := v.Paired
 			out = append(out, flipCell{Model: m.Label, Variant: v.Variant,
-				BothRight: float64(q.BothCorrect.Count), BaseOnly: float64(q.BaseOnly.Count),
-				VariantOnly: float64(q.VariantOnly.Count), BothBad: float64(q.BothWrong.Count)})
+				BothRight: q.BothCorrect.Count, BaseOnly: q.BaseOnly.Count, VariantOnly: q.VariantOnly.Count, BothBad: q.BothWrong.Count})
 		}
 	}
 	return out
@@ -255,7 +258,7 @@ func flipCells(s *probe.Summary) []flipCell {
 
 // pairsText says what a pair of flipCells is.
 func pairsText(s *probe.Summary) string {
-	return "matched pairs (same model, template and instance, scored in base and in the variant)"
+	return "distinct base/variant prompt pairs (same model and template, both scored; copies of one pair count once)"
 }
 
 // groupCell is the accuracy of one model on one variant within one group
@@ -272,14 +275,7 @@ func difficultyCells(s *probe.Summary) []groupCell {
 	var out []groupCell
 	for _, m := range s.Models {
 		for _, g := range m.Difficulty {
-			c := groupCell{Model: m.Label, Axis: g.Axis, Group: g.Group, Variant: g.Variant, K: float64(g.K), N: g.N}
-			if g.AccuracyPct != nil {
-				c.Acc = &interval{Value: g.AccuracyPct.Value}
-				if g.AccuracyPct.CI != nil {
-					c.Acc.Lo, c.Acc.Hi, c.Acc.HasCI, c.Acc.Method = g.AccuracyPct.CI.Lo, g.AccuracyPct.CI.Hi, true, methodWilson
-				}
-			}
-			out = append(out, c)
+			out = append(out, groupCell{Model: m.Label, Axis: g.Axis, Group: g.Group, Variant: g.Variant, K: g.K, N: g.N, Acc: reported(g.Accuracy)})
 		}
 	}
 	return out
