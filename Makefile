@@ -4,9 +4,10 @@
 #   make test     install what is needed (Go modules, default models) and run every test
 #   make build    build bin/fragility; ggml is compiled for THIS machine's CPU (-march=native)
 #   make build PORTABLE=1   baseline x86-64 build that runs on any x86-64 CPU
-#   make models   fetch the default models into the cache (see models/README.md)
+#   make models   fetch the default set of models into the cache (see models/README.md)
+#   make models-extra   fetch the opt-in models too (Qwen2.5-Coder-1.5B-Instruct)
 #   make cuda     build ggml's CUDA backend as a shared library next to the binary (bin/lib)
-#   make bench    Go benchmarks and `fragility bench` on the default model
+#   make bench    Go benchmarks and `fragility bench` (on Gemma 3 270M: BENCH_MODEL)
 #   make test-slurm   the sharded run on a real one-node Slurm cluster (see README "Running on a cluster")
 
 SHELL := /bin/bash
@@ -28,7 +29,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models browser test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
+.PHONY: all build headers models models-extra browser test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -49,8 +50,15 @@ build: headers
 	@echo "build: CGO_CFLAGS='$(CGO_CFLAGS)' (the first build compiles llama.cpp: ~4-5 min on 2 cores)"
 	$(GO) build $(GOFLAGS_BUILD) -o bin/fragility ./cmd/fragility
 
+# The default set (models/manifest.json "set": "default"): the default LLM
+# (Qwen2.5-Coder-0.5B-Instruct), Gemma 3 270M (fast tests, quantization
+# examples) and the sentence embedder. Pure Go: no cgo build needed.
 models:
 	$(GO) run ./models/fetch
+
+# The extra set: Qwen2.5-Coder-1.5B-Instruct (1.1 GB), for `--model qwen2.5-coder-1.5b`.
+models-extra:
+	$(GO) run ./models/fetch --extra
 
 # browser: headless Chromium for the test of report.html (TestReportInChromium).
 # Debian's chromium is installed when no Chromium is on PATH and we are root
@@ -82,20 +90,43 @@ fuzz: headers
 
 BENCHTIME ?= 20x
 # Go benchmarks (entropy pass per vocabulary size, answer extractor,
-# statistics, embedder) and `fragility bench` on the default model, in one table.
+# statistics, embedder) and `fragility bench` on BENCH_MODEL, in one table.
+# Gemma 3 270M is the case where the per-token entropy pass weighs most (the
+# largest vocabulary, 262,144 entries, for the least compute); `fragility
+# bench` alone runs the default LLM. Any cached name or GGUF path works.
 BENCH_OUT ?= runs/bench
+BENCH_MODEL ?= gemma-3-270m-q4_k_m
 bench: build models
 	@mkdir -p $(BENCH_OUT)
 	@echo "bench: Go benchmarks (testing.B) -> $(BENCH_OUT)/go-bench.txt"
 	$(GO) test -run '^$$' -bench 'BenchmarkEntropy|BenchmarkMaxLogitCopy|BenchmarkExtract|BenchmarkSummarize|BenchmarkEmbed50Words' -benchtime $(BENCHTIME) ./llm/ ./probe/ ./embed/ > $(BENCH_OUT)/go-bench.txt || { cat $(BENCH_OUT)/go-bench.txt; exit 1; }
-	@echo "bench: fragility bench on the default model (about 6 min on 2 cores)"
-	@bin/fragility bench --go-bench $(BENCH_OUT)/go-bench.txt > $(BENCH_OUT)/table.md; s=$$?; cat $(BENCH_OUT)/table.md; exit $$s
+	@echo "bench: fragility bench on $(BENCH_MODEL) (about 6 min on 2 cores)"
+	@bin/fragility bench --model $(BENCH_MODEL) --go-bench $(BENCH_OUT)/go-bench.txt > $(BENCH_OUT)/table.md; s=$$?; cat $(BENCH_OUT)/table.md; exit $$s
 
+# The main job on the default models, sized to finish in a few minutes on 2
+# CPU cores (README "The demo" has the measured wall time). The default LLM
+# is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
+# its answers short and in the "Final answer: N" format (recorded in the
+# manifest). Change the matrix here or on the command line, e.g.
+#   make demo DEMO_INSTANCES=2 DEMO_MODEL=qwen2.5-coder-1.5b
 DEMO_OUT ?= runs/demo
-# The main job on the default models: 5 built-in templates x base/symbolic/noop x 2 instances.
 # It also writes $(DEMO_OUT)/report.html.
+DEMO_MODEL ?= qwen2.5-coder-0.5b
+DEMO_TEMPLATES ?= builtin
+DEMO_VARIANTS ?= base,symbolic,noop
+DEMO_INSTANCES ?= 5
+DEMO_SHOTS ?= 3
+DEMO_MAX_TOKENS ?= 192
+DEMO_BATCH ?= 8
+DEMO_SEED ?= 1
 demo: build models
-	bin/fragility run --out $(DEMO_OUT) --force --variants base,symbolic,noop --instances 2 --seed 1 --shots 3
+	@t0=$$(date +%s); \
+	bin/fragility run --model $(DEMO_MODEL) --templates $(DEMO_TEMPLATES) --variants $(DEMO_VARIANTS) \
+	  --instances $(DEMO_INSTANCES) --shots $(DEMO_SHOTS) --max-tokens $(DEMO_MAX_TOKENS) --batch $(DEMO_BATCH) \
+	  --seed $(DEMO_SEED) --out $(DEMO_OUT) --force; s=$$?; \
+	echo; echo "demo: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DEMO_OUT)/:"; \
+	ls -1 $(DEMO_OUT) 2>/dev/null | sed 's|^|  $(DEMO_OUT)/|'; \
+	echo "demo: re-render with: bin/fragility report $(DEMO_OUT)"; exit $$s
 
 # GPU (CUDA), see README "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
 # from the pinned sources with cmake (ninja when present) into bin/lib, where

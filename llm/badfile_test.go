@@ -18,21 +18,22 @@ import (
 	"github.com/fragility/fragility/models"
 )
 
-// defaultModelFile returns the path of the cached default LLM.
-func defaultModelFile(t *testing.T) string {
+// gemmaFile returns the path of the cached Gemma 3 270M model, whose
+// metadata (gemma3.* keys) these tests edit.
+func gemmaFile(t *testing.T) string {
 	t.Helper()
-	p, err := models.DefaultPath("llm")
+	p, err := models.PathOf(gemmaName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// ggufHeader returns the bytes of the default model before its tensor data
+// ggufHeader returns the bytes of the Gemma model before its tensor data
 // (header, metadata, tensor table, padding) and the model's file size.
 func ggufHeader(t *testing.T) (header []byte, size int64) {
 	t.Helper()
-	src := defaultModelFile(t)
+	src := gemmaFile(t)
 	f, err := gguf.ParseGGUFFile(src, gguf.SkipLargeMetadata())
 	if err != nil {
 		t.Fatal(err)
@@ -97,9 +98,9 @@ func wantErr(t *testing.T, what string, err error, path, want string) {
 func TestCheckGGUFBadFiles(t *testing.T) {
 	header, size := ggufHeader(t)
 	dir := t.TempDir()
-	src := defaultModelFile(t)
+	src := gemmaFile(t)
 	if err := CheckGGUF(src); err != nil {
-		t.Fatalf("default model refused: %v", err)
+		t.Fatalf("Gemma model refused: %v", err)
 	}
 
 	// Truncated: the whole header and the first MiB of tensor data.
@@ -243,7 +244,7 @@ func TestCheckGGUFFlipSweep(t *testing.T) {
 }
 
 func TestCheckGGUFTooLarge(t *testing.T) {
-	src := defaultModelFile(t)
+	src := gemmaFile(t)
 	t.Setenv(EnvMemAvailable, "100000000")
 	wantErr(t, "100 MB available", CheckGGUF(src), src,
 		"too large for this machine: its tensors need 235.2 MiB but only 95.4 MiB of memory is available (FRAGILITY_MEM_AVAILABLE)")

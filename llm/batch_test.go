@@ -12,7 +12,7 @@ import (
 // not batch-invariant, so entropies agree closely, not bit for bit; two
 // batched runs agree bit for bit.
 func TestGenerateBatchSharedPrefix(t *testing.T) {
-	single := defaultModel(t)
+	single := gemmaModel(t)
 	p := single.Params()
 	p.NSeq = 3
 	batched, err := Load(single.Metadata().Path, p)

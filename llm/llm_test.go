@@ -13,31 +13,48 @@ import (
 	"github.com/fragility/fragility/models"
 )
 
-var (
-	loadOnce sync.Once
-	shared   *Model
-	loadErr  error
+// The models of these tests, by their manifest names: Gemma 3 270M is the
+// fast pretrained model without a chat template (most tests); the Qwen2.5
+// Coder 0.5B Instruct model is the chat model (template, end of turn).
+const (
+	gemmaName = "gemma-3-270m-q4_k_m"
+	chatName  = "qwen2.5-coder-0.5b"
 )
 
-// defaultModel loads the default LLM from the cache once for all tests.
-func defaultModel(t testing.TB) *Model {
+var (
+	loadMu sync.Mutex
+	loaded = map[string]*Model{}
+)
+
+// cachedModel loads the named model from the cache once for all tests, with
+// one thread and a 1024-token context.
+func cachedModel(t testing.TB, name string) *Model {
 	t.Helper()
-	loadOnce.Do(func() {
-		p, err := models.DefaultPath("llm")
-		if err != nil {
-			loadErr = err
-			return
-		}
-		shared, loadErr = Load(p, Params{Threads: 1, NCtx: 1024, Seed: 1})
-	})
-	if loadErr != nil {
-		t.Fatalf("default model: %v (run `make models`)", loadErr)
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if m, ok := loaded[name]; ok {
+		return m
 	}
-	return shared
+	p, err := models.PathOf(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(p, Params{Threads: 1, NCtx: 1024, Seed: 1})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	loaded[name] = m
+	return m
 }
 
+// gemmaModel is the fast pretrained model most tests use.
+func gemmaModel(t testing.TB) *Model { return cachedModel(t, gemmaName) }
+
+// chatModel is the instruction-tuned model with a chat template.
+func chatModel(t testing.TB) *Model { return cachedModel(t, chatName) }
+
 func TestLoadMetadata(t *testing.T) {
-	m := defaultModel(t)
+	m := gemmaModel(t)
 	md := m.Metadata()
 	if md.Architecture != "gemma3" {
 		t.Errorf("architecture = %q, want gemma3", md.Architecture)
@@ -60,15 +77,15 @@ func TestLoadMetadata(t *testing.T) {
 	if !strings.Contains(md.Description, "gemma3") {
 		t.Errorf("description = %q", md.Description)
 	}
-	// The default model is the pretrained (not instruction-tuned) Gemma 3
-	// 270M: its GGUF carries no tokenizer.chat_template.
+	// Gemma 3 270M is the pretrained (not instruction-tuned) model: its
+	// GGUF carries no tokenizer.chat_template.
 	if md.ChatTemplate != "" {
 		t.Errorf("unexpected chat template %q", md.ChatTemplate)
 	}
 }
 
 func TestTokenizeRoundTrip(t *testing.T) {
-	m := defaultModel(t)
+	m := gemmaModel(t)
 	for _, s := range []string{
 		"A baker sold 12 loaves in the morning at $3 each.",
 		"Zoë paid 4,50 € für drei Äpfel — naïve café, 東京, emoji 🍞.",
@@ -110,7 +127,7 @@ func prompt(t *testing.T, m *Model, q string) []Token {
 }
 
 func TestRenderChat(t *testing.T) {
-	m := defaultModel(t)
+	m := gemmaModel(t)
 	msgs := []Message{{Role: "system", Content: "Be brief."}, {Role: "user", Content: "Hi"}}
 	r, err := m.RenderChat(msgs)
 	if err != nil {
@@ -136,7 +153,7 @@ func TestRenderChat(t *testing.T) {
 }
 
 func TestGreedyDeterministic(t *testing.T) {
-	m := defaultModel(t)
+	m := gemmaModel(t)
 	p := prompt(t, m, "What is 7 plus 5? Answer with a number.")
 	opt := GenerateOptions{MaxTokens: 24, Stop: []string{"\nUser:"}}
 	a, err := m.Generate(context.Background(), p, opt)
@@ -203,7 +220,7 @@ func pairwiseSum(x []float64) float64 {
 }
 
 func TestEntropyMatchesReferenceOnModelLogits(t *testing.T) {
-	m := defaultModel(t)
+	m := gemmaModel(t)
 	p := prompt(t, m, "Tom has 3 apples and buys 4 more. How many apples does he have?")
 	steps := 0
 	err := m.Score(context.Background(), p, nil, 12, func(step int, logits []float32, d Dist) error {

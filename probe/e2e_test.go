@@ -27,11 +27,12 @@ func defaultPath(t *testing.T, kind string) string {
 	return p
 }
 
-// TestRunEndToEnd runs the probe on the default model and embedder with a
-// tiny budget and checks that every file agrees with every other.
+// TestRunEndToEnd runs the probe on the fast Gemma model and the default
+// embedder with a tiny budget and checks that every file agrees with every
+// other.
 func TestRunEndToEnd(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the default model")
+		t.Skip("runs a real model")
 	}
 	e, err := embed.Open(defaultPath(t, "embedder"))
 	if err != nil {
@@ -67,7 +68,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	}
 	cfg := Config{
-		Models:    []string{defaultPath(t, "llm")},
+		Models:    []string{gemmaModel(t)},
 		Templates: tdir,
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
 		Instances: 1,

@@ -15,11 +15,19 @@ import (
 	"github.com/fragility/fragility/templates"
 )
 
-// issue6Model returns the path of the cached default LLM, or fails the test
-// saying how to fetch it.
-func issue6Model(t *testing.T) string {
+// gemmaName is the manifest name of the fast pretrained model these tests
+// run (Gemma 3 270M, no chat template); chatName the instruction-tuned chat
+// model (the default LLM).
+const (
+	gemmaName = "gemma-3-270m-q4_k_m"
+	chatName  = "qwen2.5-coder-0.5b"
+)
+
+// gemmaModel returns the path of the cached Gemma 3 270M model, or fails
+// the test saying how to fetch it.
+func gemmaModel(t *testing.T) string {
 	t.Helper()
-	p, err := models.DefaultPath("llm")
+	p, err := models.PathOf(gemmaName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +65,7 @@ func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, ns
 }
 
 func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
-	model := issue6Model(t)
+	model := gemmaModel(t)
 	dir := tinyRun(t, []string{model}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
 	traces, err := ReadTraces(dir)
 	if err != nil {

@@ -20,11 +20,11 @@ var cpu = []string{"--gpu-layers", "0", "--threads", "2"}
 // lines to stderr, which oneErrorLine refuses.
 var logLLM = []string{"FRAGILITY_LLAMA_LOG=1"}
 
-// modelHeader returns the bytes of the default model before its tensor data
+// modelHeader returns the bytes of the Gemma model before its tensor data
 // and the model's size.
 func modelHeader(t *testing.T) ([]byte, int64) {
 	t.Helper()
-	src := defaultLLM(t)
+	src := gemmaLLM(t)
 	f, err := gguf.ParseGGUFFile(src, gguf.SkipLargeMetadata(), gguf.UseMMap())
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestBadModelFiles(t *testing.T) {
 		{"corrupt metadata", p("corrupt-metadata.gguf"), nil, "corrupt-metadata.gguf: corrupt GGUF header or metadata: read metadata kv 0: invalid value type: GGUFMetadataValueType(153)"},
 		{"zero layers", p("zero-layers.gguf"), nil, "zero-layers.gguf: corrupt GGUF metadata: gemma3.block_count is 0"},
 		{"unknown architecture", p("unknown-arch.gguf"), nil, `unknown-arch.gguf: unknown model architecture "mamba9" (general.architecture): llama.cpp ec98e2002 does not support it`},
-		{"too large", defaultLLM(t), []string{"FRAGILITY_MEM_AVAILABLE=50000000"}, "gemma-3-270m-q4_k_m.gguf: too large for this machine: its tensors need 235.2 MiB but only 47.7 MiB of memory is available (FRAGILITY_MEM_AVAILABLE)"},
+		{"too large", gemmaLLM(t), []string{"FRAGILITY_MEM_AVAILABLE=50000000"}, "gemma-3-270m-q4_k_m.gguf: too large for this machine: its tensors need 235.2 MiB but only 47.7 MiB of memory is available (FRAGILITY_MEM_AVAILABLE)"},
 	}
 	for _, c := range cases {
 		env := append(append([]string(nil), logLLM...), c.env...)

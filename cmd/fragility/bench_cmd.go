@@ -37,7 +37,7 @@ Examples:
    fragility bench --model my.gguf --threads 8 --pp 512 --tg 256 --reps 5
    fragility bench --batch 16 --items 32 --json`,
 		Flags: append(modelFlags(), flagJSON,
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (default: the cached default model)"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage},
 			&cli.IntFlag{Name: "pp", Value: 64, Usage: "prompt tokens of (a) and (b)"},
 			&cli.IntFlag{Name: "tg", Value: 128, Usage: "generated tokens of (a) and of (b) per repeat (a multiple of 32)"},
 			&cli.IntFlag{Name: "reps", Value: 10, Usage: "repeats of (a) and (b), as llama-bench -r (whose default is 5; b/a is a small difference, so 10 here)"},

@@ -37,7 +37,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: `read texts from this file, one per non-blank line ("-": standard input)`},
 			&cli.StringFlag{Name: "level", Value: "main", Usage: "DDC level: main (10 classes) or division (99 divisions in use)"},
-			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory (default: the cached default embedder)"},
+			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory or cached embedder name (default: the default embedder)"},
 			&cli.IntFlag{Name: "top", Value: 5, Usage: "classes to print per text (0: all); --json always has all"},
 			flagJSON,
 		},
@@ -72,11 +72,9 @@ func classifyAction(c *cli.Context) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	dir := c.String("embedder")
-	if dir == "" {
-		if dir, err = defaultModelPath("embedder"); err != nil {
-			return err
-		}
+	dir, err := resolveModel(c.String("embedder"), "embedder")
+	if err != nil {
+		return err
 	}
 	e, err := embed.Open(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
@@ -19,7 +20,7 @@ func init() {
 	register(&cli.Command{
 		Name:      "compare",
 		Usage:     "compare quantizations of one model: KL divergence per token against a reference, side by side with accuracy and drops",
-		ArgsUsage: "[flags] A.gguf B.gguf [C.gguf ...]",
+		ArgsUsage: "[flags] A.gguf B.gguf [C.gguf ...]  (paths or cached model names)",
 		Description: `Runs the same items on every file (as fragility run with several models, without DDC), then
 feeds the reference file's prompts and generated tokens to every other file (teacher forcing)
 and compares, at every token, the two next-token distributions over the full vocabulary:
@@ -29,7 +30,8 @@ entropy difference in bits, the statistics llama.cpp's llama-perplexity --kl-div
 Beside them: each file's accuracy per variant and its drops from base.
 
 The reference is the file with the most bits per weight unless --reference names one. Files
-must share a tokenizer (one model family). Results: DIR/compare.csv, DIR/compare.md (printed),
+must share a tokenizer (one model family). There is no default: name at least two files (a
+cached model's name works too). Results: DIR/compare.csv, DIR/compare.md (printed),
 DIR/compare.json, next to the run's own files, and DIR/report.html with the comparison plotted
 beside the run's other plots (--no-html skips it). --from DIR compares an existing run instead.
 
@@ -64,6 +66,11 @@ func compareAction(c *cli.Context) error {
 	defer stop()
 	dir := c.String("from")
 	quiet := c.Bool("quiet")
+	// --reference may name a cached model as well as a file.
+	ref := c.String("reference")
+	if r, err := models.Resolve(ref, "llm"); ref != "" && err == nil {
+		ref = r
+	}
 	if dir == "" {
 		if c.NArg() < 2 {
 			return usageError{"expected at least two GGUF files (or --from RUN_DIR)"}
@@ -78,13 +85,17 @@ func compareAction(c *cli.Context) error {
 		if c.Int("batch") < 1 {
 			return usageError{"--batch must be at least 1"}
 		}
-		if ref := c.String("reference"); ref != "" && !namesOneOf(ref, c.Args().Slice()) {
-			return usageError{fmt.Sprintf("--reference %s is not one of the files to compare", ref)}
+		files, err := resolveModels(c.Args().Slice(), "llm")
+		if err != nil {
+			return err
+		}
+		if ref != "" && !namesOneOf(ref, files) {
+			return usageError{fmt.Sprintf("--reference %s is not one of the files to compare", c.String("reference"))}
 		}
 		p := loadParams(c)
 		p.NSeq = c.Int("batch")
 		cfg := probe.Config{
-			Models:       c.Args().Slice(),
+			Models:       files,
 			Templates:    c.String("templates"),
 			Variants:     vs,
 			Instances:    c.Int("instances"),
@@ -123,7 +134,7 @@ func compareAction(c *cli.Context) error {
 		}
 		llm.LoadBackends(c.String(flagBackend.Name))
 	}
-	if err := compareRun(ctx, dir, c.String("reference"), c.Bool("json"), quiet); err != nil {
+	if err := compareRun(ctx, dir, ref, c.Bool("json"), quiet); err != nil {
 		return err
 	}
 	if c.Bool("no-html") {

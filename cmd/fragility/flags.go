@@ -31,7 +31,7 @@ var (
 // plans the run that `run` would start with the same flags), besides
 // flagTemplates, flagLevel, flagPrompt and flagShots.
 var (
-	flagModels    = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (repeatable; default: the cached default model)"}
+	flagModels    = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage + " (repeatable)"}
 	flagVariants  = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
 	flagInstances = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
 	flagMaxTokens = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
@@ -68,16 +68,43 @@ func modelFlags() []cli.Flag {
 	return []cli.Flag{flagThreads, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}
 }
 
-// defaultModelPath returns the cached default LLM, or an error saying how to
-// fetch it.
+// defaultModelPath returns the cached default model of kind ("llm" or
+// "embedder"), or an error naming it and how to fetch it.
 func defaultModelPath(kind string) (string, error) { return models.DefaultPath(kind) }
 
-// modelOrDefault returns the --model flag's value, or the cached default LLM.
-func modelOrDefault(c *cli.Context) (string, error) {
-	if p := c.String("model"); p != "" {
-		return p, nil
+// resolveModel is the one place where what a user passed as a model (a
+// --model or --embedder value, a model argument) becomes the path a loader
+// opens: a path as it is, or the cached file of a model named in the
+// manifest (`fragility models list`); "" means the default model of kind.
+// A named model that is not cached fails with one line naming it and the
+// command that fetches it.
+func resolveModel(arg, kind string) (string, error) {
+	if arg == "" {
+		return defaultModelPath(kind)
 	}
-	return defaultModelPath("llm")
+	return models.Resolve(arg, kind)
+}
+
+// resolveModels resolves every argument with resolveModel.
+func resolveModels(args []string, kind string) ([]string, error) {
+	out := make([]string, len(args))
+	for i, a := range args {
+		p, err := resolveModel(a, kind)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// modelUsage is the usage text of the --model flags.
+const modelUsage = "GGUF file or cached model name (`fragility models list`); default: the default LLM"
+
+// modelOrDefault returns the model the --model flag names (resolveModel), or
+// the cached default LLM.
+func modelOrDefault(c *cli.Context) (string, error) {
+	return resolveModel(c.String("model"), "llm")
 }
 
 // loadParams builds llm.Params from the shared flags and loads GPU backends

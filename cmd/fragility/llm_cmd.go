@@ -16,12 +16,14 @@ func init() {
 	register(&cli.Command{
 		Name:      "inspect",
 		Usage:     "print a GGUF model's metadata (architecture, vocabulary, parameters, quantization type, chat template, sha256)",
-		ArgsUsage: "[MODEL.gguf]",
+		ArgsUsage: "[MODEL.gguf | NAME]",
 		Description: `Loads the model in-process through llama.cpp and prints what fragility records about it.
-Without an argument it inspects the default model from the cache.
+Without an argument it inspects the default model from the cache; a cached model's name
+(fragility models list) works as well as a path.
 
 Examples:
    fragility inspect
+   fragility inspect gemma-3-270m-q4_k_m
    fragility inspect ~/models/qwen3-0.6b-Q8_0.gguf
    fragility inspect --json my.gguf | jq .quantization`,
 		Flags: append(modelFlags(), flagJSON),
@@ -87,10 +89,11 @@ and the natural log-probability of the chosen token.
 
 Examples:
    fragility generate --prompt "What is 17 * 3?"
+   fragility generate --model qwen2.5-coder-1.5b --prompt "What is 17 * 3?"
    fragility generate --model my.gguf --prompt "..." --max-tokens 64 --json > tokens.json
    fragility generate --prompt "..." --temperature 0.8 --seed 7`,
 		Flags: append(modelFlags(), flagJSON, flagTemplate,
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "GGUF file (default: the cached default model)"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage},
 			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Required: true, Usage: "the user message"},
 			&cli.StringFlag{Name: "system", Usage: "an optional system message"},
 			&cli.IntFlag{Name: "max-tokens", Value: 128, Usage: "output budget in tokens"},
@@ -159,13 +162,11 @@ Examples:
 	})
 }
 
-// modelArg returns the first argument, or the default model when none.
+// modelArg returns the model the first argument names (resolveModel), or
+// the default model when there is none.
 func modelArg(c *cli.Context) (string, error) {
 	if c.NArg() > 1 {
-		return "", usageError{"expected one MODEL.gguf argument"}
+		return "", usageError{"expected one MODEL.gguf argument or model name"}
 	}
-	if c.NArg() == 1 {
-		return c.Args().First(), nil
-	}
-	return defaultModelPath("llm")
+	return resolveModel(c.Args().First(), "llm")
 }

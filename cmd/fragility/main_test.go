@@ -113,10 +113,14 @@ func tail(s string) string {
 	return s
 }
 
-// defaultLLM returns the path of the cached default model.
-func defaultLLM(t *testing.T) string {
+// gemmaName is the manifest name of the fast pretrained model the tests of
+// this package run (Gemma 3 270M): the default LLM is a larger chat model.
+const gemmaName = "gemma-3-270m-q4_k_m"
+
+// gemmaLLM returns the path of the cached Gemma model.
+func gemmaLLM(t *testing.T) string {
 	t.Helper()
-	p, err := models.DefaultPath("llm")
+	p, err := models.PathOf(gemmaName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,13 @@ func planAction(c *cli.Context) error {
 	if err := runDefinition(c, &cfg); err != nil {
 		return err
 	}
-	cfg.Models = c.StringSlice(flagModels.Name)
+	if ms := c.StringSlice(flagModels.Name); len(ms) > 0 {
+		models, err := resolveModels(ms, "llm")
+		if err != nil {
+			return err
+		}
+		cfg.Models = models
+	}
 	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
 	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
 		return usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}

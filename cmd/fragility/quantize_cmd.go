@@ -53,6 +53,10 @@ func quantizeAction(c *cli.Context) error {
 	if _, ok := llm.FileTypeByName(typ); !ok {
 		return usageError{fmt.Sprintf("unknown --type %q (known: %s)", typ, strings.Join(llm.QuantizeTypes(), ", "))}
 	}
+	in, err := resolveModel(in, "llm")
+	if err != nil {
+		return err
+	}
 	opt := llm.QuantizeOptions{AllowRequantize: c.Bool("allow-requantize"), Threads: c.Int("threads"), Force: c.Bool("force")}
 	printed := false
 	if !c.Bool("quiet") {
@@ -64,7 +68,7 @@ func quantizeAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	t0 := time.Now()
-	err := llm.Quantize(ctx, in, out, typ, opt)
+	err = llm.Quantize(ctx, in, out, typ, opt)
 	if printed {
 		fmt.Fprintln(os.Stderr)
 	}

