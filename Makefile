@@ -113,10 +113,10 @@ DEMO_OUT ?= runs/demo
 # It also writes $(DEMO_OUT)/report.html.
 DEMO_MODEL ?= qwen2.5-coder-0.5b
 DEMO_TEMPLATES ?= builtin
-DEMO_VARIANTS ?= base,symbolic,noop
-DEMO_INSTANCES ?= 5
+DEMO_VARIANTS ?= base,noop-seeming
+DEMO_INSTANCES ?= 1
 DEMO_SHOTS ?= 3
-DEMO_MAX_TOKENS ?= 192
+DEMO_MAX_TOKENS ?= 144
 DEMO_BATCH ?= 8
 DEMO_SEED ?= 1
 demo: build models

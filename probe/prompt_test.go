@@ -95,17 +95,17 @@ func TestGSMSymbolicShotsAreOurs(t *testing.T) {
 	}
 }
 
-// TestRunGSMSymbolicPreset runs the default model with the gsm-symbolic
+// TestRunGSMSymbolicPreset runs the fast Gemma model with the gsm-symbolic
 // preset on our P1 fixture: the prompt is the raw Q:/A: text, the manifest
 // records the preset, the level reaches results.csv, and generation stops
 // before the model writes the next "Q:".
 func TestRunGSMSymbolicPreset(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the default model")
+		t.Skip("runs a real model")
 	}
 	dir := t.TempDir()
 	cfg := Config{
-		Models:    []string{defaultPath(t, "llm")},
+		Models:    []string{gemmaModel(t)},
 		Templates: filepath.Join("..", "templates", "testdata", "gsmsym", "p1"),
 		Variants:  []templates.Variant{templates.VariantBase},
 		Instances: 1,

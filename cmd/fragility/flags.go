@@ -98,8 +98,9 @@ func resolveModels(args []string, kind string) ([]string, error) {
 	return out, nil
 }
 
-// modelUsage is the usage text of the --model flags.
-const modelUsage = "GGUF file or cached model name (`fragility models list`); default: the default LLM"
+// modelUsage is the usage text of the --model flags (no backquotes: the CLI
+// library would take a backquoted word for the value's placeholder).
+const modelUsage = "GGUF file or cached model name (see fragility models list); default: the default LLM"
 
 // modelOrDefault returns the model the --model flag names (resolveModel), or
 // the cached default LLM.

@@ -93,6 +93,8 @@ func TestModelNameErrors(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s was created", out)
 	}
+	r = fragility(t, empty, "plan", "--model", "qwen2.5-coder-1.5b")
+	oneErrorLine(t, "plan", r, "model qwen2.5-coder-1.5b is not in the cache", fetch)
 	// The default LLM, not cached: the same kind of line.
 	r = fragility(t, empty, append([]string{"generate", "--prompt", "hi"}, cpu...)...)
 	oneErrorLine(t, "generate with an empty cache", r, "model qwen2.5-coder-0.5b is not in the cache", "`make models`")
