@@ -103,8 +103,9 @@ bench: build models
 	@echo "bench: fragility bench on $(BENCH_MODEL) (about 6 min on 2 cores)"
 	@bin/fragility bench --model $(BENCH_MODEL) --go-bench $(BENCH_OUT)/go-bench.txt > $(BENCH_OUT)/table.md; s=$$?; cat $(BENCH_OUT)/table.md; exit $$s
 
-# The main job on the default models, sized to finish in a few minutes on 2
-# CPU cores (README "The demo" has the measured wall time). The default LLM
+# The main job on the default models: every built-in template in base and
+# noop-seeming, one instance, about 11 minutes on 2 busy CPU cores (README "The
+# demo" has the measurement; DEMO_MAX_TOKENS=128 is about 10). The default LLM
 # is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
 # its answers short and in the "Final answer: N" format (recorded in the
 # manifest). Change the matrix here or on the command line, e.g.
