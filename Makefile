@@ -108,10 +108,10 @@ bench: build models
 # demo" has the measurement; DEMO_MAX_TOKENS=128 is about 10). The default LLM
 # is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
 # its answers short and in the "Final answer: N" format (recorded in the
-# manifest). Change the matrix here or on the command line, e.g.
+# manifest). It also writes $(DEMO_OUT)/report.html. Change the matrix here or
+# on the command line, e.g.
 #   make demo DEMO_INSTANCES=2 DEMO_MODEL=qwen2.5-coder-1.5b
 DEMO_OUT ?= runs/demo
-# It also writes $(DEMO_OUT)/report.html.
 DEMO_MODEL ?= qwen2.5-coder-0.5b
 DEMO_TEMPLATES ?= builtin
 DEMO_VARIANTS ?= base,noop-seeming
