@@ -113,6 +113,20 @@ type Instance struct {
 	NoopLine   int               `json:"noop_line,omitempty"`   // the clause's line in the template file; for the generic pool, its 1-based position
 	NoopReason string            `json:"noop_reason,omitempty"` // noop-seeming: the reviewed reason why the answer is unchanged
 	NoopValues map[string]string `json:"noop_values,omitempty"` // the clause's own variables
+	// Passages are the passages a document item's prompt shows, in that
+	// order (package probe/docqa); nil for a template's instance.
+	Passages []Passage `json:"passages,omitempty"`
+	// Accepted lists every accepted answer of a document item, Answer
+	// first; nil for a template's instance.
+	Accepted []string `json:"accepted,omitempty"`
+}
+
+// Passage is one passage of a document item's prompt (package probe/docqa).
+type Passage struct {
+	Item       string `json:"item"`                 // ID of the item the passage belongs to
+	ID         string `json:"id"`                   // the passage's id within that item
+	Text       string `json:"text"`                 // the passage as shown
+	Distractor bool   `json:"distractor,omitempty"` // added by a distractor variant (the item's own distractor or another item's passage)
 }
 
 // Exclusion is one rejected draw (Draw ≥ 1), or an instance that was not
