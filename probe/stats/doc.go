@@ -13,6 +13,12 @@
 //     error with the CR1 small-sample factor G/(G−1) (Miller 2024, "Adding
 //     Error Bars to Evals", arXiv:2411.00640; Cameron & Miller 2015).
 //   - ClusterT, TQuantile: cluster-t intervals on G−1 degrees of freedom.
+//   - PairedMOVERWilson, MOVER, WilsonCrit, EffectiveN: the interval of a
+//     paired difference of clustered proportions (a paired drop): Wilson
+//     score limits of each proportion on its Korn–Graubard effective sample
+//     size with a t(G−1) critical value, combined by MOVER (Zou & Donner
+//     2008) with their cluster-robust correlation (Newcombe 1998, method
+//     10, for one pair per cluster).
 //   - JointBootstrap, Percentile, EmpiricalQuantile: the cluster bootstrap
 //     with one resample of clusters shared by every statistic.
 //   - SignFlip: the sign-flip permutation test over clusters (exact or Monte

@@ -1,0 +1,177 @@
+package stats
+
+import "math"
+
+// WilsonCrit returns the Wilson score interval of a proportion p estimated
+// from n units (n may be an effective sample size, not an integer) with the
+// critical value crit in place of z (Wilson 1927; see Wilson):
+//
+//	centre = (p + c²/2n) / (1 + c²/n)
+//	half   = c / (1 + c²/n) · √(p(1−p)/n + c²/4n²)
+//
+// clipped to [0, 1]. With crit = z_{(1+conf)/2} it is Wilson's interval;
+// with crit = t_{(1+conf)/2, df} and n an effective sample size it is the
+// score interval of Korn & Graubard (1998) with their degrees-of-freedom
+// adjustment: the formula depends on n and crit only through c²/n, and
+// their adjusted n*·(z/t)² with z gives the same c²/n as n* with t. ok is
+// false when n is not positive and finite, p is outside [0, 1] or crit is
+// not positive and finite.
+func WilsonCrit(p, n, crit float64) (lo, hi float64, ok bool) {
+	if !(n > 0) || math.IsInf(n, 0) || !(p >= 0 && p <= 1) || !(crit > 0) || math.IsInf(crit, 0) {
+		return 0, 0, false
+	}
+	c2 := crit * crit
+	den := 1 + c2/n
+	centre := (p + c2/(2*n)) / den
+	half := crit / den * math.Sqrt(p*(1-p)/n+c2/(4*n*n))
+	lo, hi = max(0, centre-half), min(1, centre+half)
+	if p == 0 {
+		lo = 0
+	}
+	if p == 1 {
+		hi = 1
+	}
+	return lo, hi, true
+}
+
+// EffectiveN returns the effective sample size of a proportion p estimated
+// from n units whose (design-based, e.g. cluster-robust) variance is v:
+//
+//	n_eff = n / deff,   deff = v / (p(1−p)/n),
+//
+// that is n_eff = p(1−p)/v (Kish 1965, Survey Sampling, §8.2; Korn &
+// Graubard 1998, "Confidence intervals for proportions with small expected
+// number of positive counts estimated from survey data", Survey
+// Methodology 24:193–201, eq. 2.1). As Korn & Graubard propose, the design
+// effect is truncated at 1 (n_eff ≤ n): clustering is not allowed to make
+// an interval narrower than the one for independent units. When p is 0 or
+// 1 (v is then 0 and deff undefined) it returns n. It returns 0 when n ≤ 0.
+func EffectiveN(p, n, v float64) float64 {
+	if !(n > 0) {
+		return 0
+	}
+	pq := p * (1 - p)
+	if !(pq > 0) || !(v > 0) {
+		return n
+	}
+	return min(n, pq/v)
+}
+
+// MOVER returns the confidence limits of θ₁ − θ₂ from the estimates θ₁, θ₂,
+// their own confidence limits [l₁, u₁] and [l₂, u₂] and the correlation r
+// of the two estimates, by the method of variance estimates recovery
+// (Zou & Donner 2008, "Construction of confidence limits about effect
+// measures: a general approach", Statistics in Medicine 27:1693–1702,
+// eqs. 5–6):
+//
+//	L = θ₁ − θ₂ − √((θ₁ − l₁)² + (u₂ − θ₂)² − 2r(θ₁ − l₁)(u₂ − θ₂))
+//	U = θ₁ − θ₂ + √((u₁ − θ₁)² + (θ₂ − l₂)² − 2r(u₁ − θ₁)(θ₂ − l₂))
+//
+// Each limit recovers the variance of one estimate from the distance to its
+// own limit on the side that matters, so an asymmetric single-proportion
+// interval (Wilson near 0 or 1) gives an asymmetric difference interval.
+// With Wilson limits and r the correlation of paired proportions this is
+// Newcombe's method 10 for a paired difference (Newcombe 1998, "Improved
+// confidence intervals for the difference between binomial proportions
+// based on paired data", Statistics in Medicine 17:2635–2650). r is
+// clipped to [−1, 1]; a negative radicand (impossible for |r| ≤ 1) is 0.
+func MOVER(t1, l1, u1, t2, l2, u2, r float64) (lo, hi float64) {
+	r = max(-1, min(1, r))
+	a, b := t1-l1, u2-t2
+	c, d := u1-t1, t2-l2
+	lo = t1 - t2 - math.Sqrt(max(0, a*a+b*b-2*r*a*b))
+	hi = t1 - t2 + math.Sqrt(max(0, c*c+d*d-2*r*c*d))
+	return lo, hi
+}
+
+// MOVERWilson is the MOVER-Wilson interval of a difference of two clustered
+// proportions measured on the same units (see PairedMOVERWilson), with the
+// quantities it was built from, for the record.
+type MOVERWilson struct {
+	Lo, Hi float64 // limits of A − B, fractions in [−1, 1]
+	// A and B are the two proportions, each with its Wilson limits at the
+	// effective sample size.
+	A, ALo, AHi float64
+	B, BLo, BHi float64
+	// NEffA and NEffB are the Korn–Graubard effective sample sizes (at most
+	// Units), Units the number of units (pairs), Clusters G.
+	NEffA, NEffB float64
+	Units        float64
+	Clusters     int
+	// Corr is the cluster-robust correlation of the two proportions (0 when
+	// either has no variance), Crit the critical value t_{(1+c)/2, G−1}.
+	Corr, Crit float64
+}
+
+// PairedMOVERWilson returns the confidence interval at level conf of the
+// difference A − B of two proportions measured on the same units in G
+// clusters (a paired drop: A the base outcome of each pair, B the variant
+// outcome), given as Ratios over the same clusters with equal denominators
+// (a.Den[g] = b.Den[g], the units of cluster g; values in [0, 1]). It
+// combines:
+//
+//   - for each proportion, the CR1 cluster-robust variance v (Influence.CR1:
+//     Miller 2024, arXiv:2411.00640; Cameron & Miller 2015), the
+//     Korn–Graubard effective sample size n_eff = p(1−p)/v with the design
+//     effect truncated at 1 (EffectiveN), and the Wilson score interval on
+//     n_eff with the critical value t_{(1+c)/2, G−1} in place of z
+//     (WilsonCrit; Korn & Graubard 1998's degrees-of-freedom adjustment with
+//     G − 1 degrees of freedom, as for cluster-t);
+//   - their correlation, from the same cluster-robust covariance:
+//     r = Σ_g e_Ag·e_Bg / √(Σ_g e_Ag² · Σ_g e_Bg²) over the clusters'
+//     influences (Ratio.Influence); with one unit per cluster this is the
+//     phi coefficient of the paired 2×2 table that Newcombe (1998, method
+//     10) uses, without his adjustment of its numerator by n/2;
+//   - MOVER (Zou & Donner 2008) for the difference.
+//
+// Unlike the symmetric cluster-t interval it is asymmetric where a
+// proportion is near 0 or 1 and never certain at the boundary: when every
+// pair is right on both sides it is not [0, 0]. ok is false with fewer than
+// 2 clusters, mismatched denominators, or conf not in (0, 1).
+func PairedMOVERWilson(a, b Ratio, capA, capB, conf float64) (MOVERWilson, bool) {
+	if len(a.Den) != len(b.Den) || len(a.Num) != len(a.Den) || len(b.Num) != len(b.Den) || !(conf > 0 && conf < 1) {
+		return MOVERWilson{}, false
+	}
+	var n float64
+	for g := range a.Den {
+		if a.Den[g] != b.Den[g] {
+			return MOVERWilson{}, false
+		}
+		n += a.Den[g]
+	}
+	ia, ok1 := a.Influence()
+	ib, ok2 := b.Influence()
+	if !ok1 || !ok2 {
+		return MOVERWilson{}, false
+	}
+	G := ia.Clusters()
+	if G < 2 {
+		return MOVERWilson{}, false
+	}
+	pa, _ := a.Value()
+	pb, _ := b.Value()
+	var saa, sbb, sab float64
+	for g := range ia.E {
+		if ia.Present[g] {
+			saa += ia.E[g] * ia.E[g]
+			sbb += ib.E[g] * ib.E[g]
+			sab += ia.E[g] * ib.E[g]
+		}
+	}
+	f := float64(G) / float64(G-1) // CR1
+	m := MOVERWilson{A: pa, B: pb, Units: n, Clusters: G, Crit: TQuantile((1+conf)/2, float64(G-1))}
+	m.NEffA = EffectiveN(pa, min(n, capA), f*saa)
+	m.NEffB = EffectiveN(pb, min(n, capB), f*sbb)
+	if saa > 0 && sbb > 0 {
+		m.Corr = max(-1, min(1, sab/math.Sqrt(saa*sbb)))
+	}
+	var okA, okB bool
+	m.ALo, m.AHi, okA = WilsonCrit(pa, m.NEffA, m.Crit)
+	m.BLo, m.BHi, okB = WilsonCrit(pb, m.NEffB, m.Crit)
+	if !okA || !okB {
+		return MOVERWilson{}, false
+	}
+	m.Lo, m.Hi = MOVER(pa, m.ALo, m.AHi, pb, m.BLo, m.BHi, m.Corr)
+	m.Lo, m.Hi = max(-1, m.Lo), min(1, m.Hi)
+	return m, true
+}

@@ -1,0 +1,118 @@
+package stats
+
+import (
+	"math"
+	"testing"
+)
+
+// TestPairedMOVERWilsonByHand checks PairedMOVERWilson against an
+// independent Python computation (plain Python, written from the formulas
+// of Kish, Korn & Graubard, Wilson and Zou & Donner, not from this code):
+// six templates with paired (base, variant) outcomes A = (111, 101),
+// B = (11, 00), C = (000, 010), D = (1111, 1101), E = (1, 1), F = (11, 01);
+// n = 15 pairs, base 12/15 = 0.8, variant 8/15. With the CR1 variances
+// V = G/(G−1)·Σ_c(Σ_i(y_ci − ȳ))²/n², the base's effective n is
+// min(15, 6, 0.8·0.2/V_A) = 4.213483146067414 (6 is the cap: one distinct
+// base prompt per template), the variant's is 15 (its design effect is
+// below 1, truncated), the cluster-robust correlation r =
+// 0.4651639961063309, and with scipy's t.ppf(0.975, 5) =
+// 2.5705818356363146 the interval is [−0.21636526395396355,
+// 0.5242088511206956].
+func TestPairedMOVERWilsonByHand(t *testing.T) {
+	base := ratioOf([][]float64{{1, 1, 1}, {1, 1}, {0, 0, 0}, {1, 1, 1, 1}, {1}, {1, 1}})
+	vari := ratioOf([][]float64{{1, 0, 1}, {0, 0}, {0, 1, 0}, {1, 1, 0, 1}, {1}, {0, 1}})
+	m, ok := PairedMOVERWilson(base, vari, 6, 15, 0.95)
+	if !ok {
+		t.Fatal("not ok")
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"A", m.A, 0.8}, {"B", m.B, 8.0 / 15},
+		{"NEffA", m.NEffA, 4.213483146067414}, {"NEffB", m.NEffB, 15},
+		{"Corr", m.Corr, 0.4651639961063309}, {"Crit", m.Crit, 2.5705818356363146},
+		{"Lo", m.Lo, -0.21636526395396355}, {"Hi", m.Hi, 0.5242088511206956},
+	} {
+		if !near(c.got, c.want, 1e-9) {
+			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
+		}
+	}
+	if m.Clusters != 6 || m.Units != 15 {
+		t.Errorf("clusters %d units %v", m.Clusters, m.Units)
+	}
+}
+
+// TestMOVERNewcombe2x2: with one pair per cluster the cluster-robust
+// correlation is the phi coefficient of the paired 2×2 table, and MOVER on
+// Wilson limits with z is Newcombe's (1998) method 10 (φ without his n/2
+// adjustment). Table: both right 8, base only 5, variant only 1, both wrong
+// 6 (N = 20). Python (statistics.NormalDist for z = 1.9599639845400536):
+// φ = 0.4530333378893934, interval [−0.022427229023660927,
+// 0.3895991658307496].
+func TestMOVERNewcombe2x2(t *testing.T) {
+	var b, v [][]float64
+	add := func(k int, x, y float64) {
+		for range k {
+			b = append(b, []float64{x})
+			v = append(v, []float64{y})
+		}
+	}
+	add(8, 1, 1)
+	add(5, 1, 0)
+	add(1, 0, 1)
+	add(6, 0, 0)
+	m, ok := PairedMOVERWilson(ratioOf(b), ratioOf(v), 20, 20, 0.95)
+	if !ok || !near(m.Corr, 0.4530333378893934, 1e-12) {
+		t.Fatalf("corr %v ok %v", m.Corr, ok)
+	}
+	z := 1.9599639845400536
+	l1, u1, _ := WilsonCrit(0.65, 20, z)
+	l2, u2, _ := WilsonCrit(0.45, 20, z)
+	lo, hi := MOVER(0.65, l1, u1, 0.45, l2, u2, m.Corr)
+	if !near(lo, -0.022427229023660927, 1e-12) || !near(hi, 0.3895991658307496, 1e-12) {
+		t.Errorf("MOVER [%.17g, %.17g]", lo, hi)
+	}
+	// WilsonCrit with z is Wilson.
+	wl, wh, _ := Wilson(13, 20, 0.95)
+	if !near(wl, l1, 1e-12) || !near(wh, u1, 1e-12) {
+		t.Errorf("WilsonCrit [%v, %v], Wilson [%v, %v]", l1, u1, wl, wh)
+	}
+}
+
+// TestPairedMOVERWilsonEdges: all pairs right on both sides is not an
+// interval of certainty; bad input is refused.
+func TestPairedMOVERWilsonEdges(t *testing.T) {
+	ones := ratioOf([][]float64{{1, 1}, {1, 1}, {1, 1}})
+	m, ok := PairedMOVERWilson(ones, ones, 3, 6, 0.95)
+	if !ok || m.Lo >= 0 || m.Hi <= 0 || m.Lo < -1 || m.Hi > 1 {
+		t.Errorf("all right: [%v, %v] ok %v", m.Lo, m.Hi, ok)
+	}
+	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}}), ratioOf([][]float64{{0}}), 1, 1, 0.95); ok {
+		t.Error("one cluster accepted")
+	}
+	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}, {1, 0}}), ratioOf([][]float64{{0}, {1}}), 2, 2, 0.95); ok {
+		t.Error("unequal denominators accepted")
+	}
+	if _, ok := PairedMOVERWilson(ones, ones, 3, 6, 1); ok {
+		t.Error("confidence 1 accepted")
+	}
+	if n := EffectiveN(0.5, 10, 0.1); n != 2.5 {
+		t.Errorf("EffectiveN(0.5, 10, 0.1) = %v, want 0.25/0.1 = 2.5", n)
+	}
+	if n := EffectiveN(0.5, 10, 0.001); n != 10 {
+		t.Errorf("EffectiveN truncation: %v, want 10", n)
+	}
+	if n := EffectiveN(0, 10, 0); n != 10 {
+		t.Errorf("EffectiveN at p = 0: %v, want n", n)
+	}
+	if lo, hi := MOVER(0.5, 0.4, 0.6, 0.5, 0.4, 0.6, 2); !near(lo, 0, 1e-12) || !near(hi, 0, 1e-12) {
+		t.Errorf("r clipped to 1 with equal distances: [%v, %v]", lo, hi)
+	}
+	if _, _, ok := WilsonCrit(0.5, 0, 2); ok {
+		t.Error("WilsonCrit with n = 0 accepted")
+	}
+	if math.IsNaN(m.Corr) {
+		t.Error("NaN correlation")
+	}
+}
