@@ -73,7 +73,7 @@ func TestResultsCSVRoundTrip(t *testing.T) {
 	}
 	// The header is the json tags of Trial in field order.
 	header := strings.SplitN(first, "\n", 2)[0]
-	if !strings.HasPrefix(header, "item_id,model_path,model_name,") || !strings.HasSuffix(header, ",ddc_margin,seconds") {
+	if !strings.HasPrefix(header, "item_id,model_path,model_name,") || !strings.HasSuffix(header, ",ddc_margin,seconds,score_rule,f1,not_stated,passages") {
 		t.Errorf("header %q", header)
 	}
 	if !strings.Contains(first, ",0.30000000000000004,") || !strings.Contains(first, ",0.3333333333333333,") {

@@ -34,7 +34,11 @@ func Narrative(s *Summary) string {
 	conf := fnum(100*p.Confidence, 0) + "%"
 
 	b.WriteString("# Fragility report\n\n## What this probe tests\n\n")
-	b.WriteString(narrativeIntro)
+	if s.Documents != nil {
+		b.WriteString(documentsIntro)
+	} else {
+		b.WriteString(narrativeIntro)
+	}
 	b.WriteString("\n\n## Run\n\n")
 	fmt.Fprintf(&b, "- Trials: %d in %d model(s); %d skipped (not run, excluded from every statistic). Nothing is filtered to items a model solved in the base variant: every denominator counts all scored prompts.\n",
 		s.Trials, len(s.Models), s.Skipped)
@@ -60,6 +64,9 @@ func Narrative(s *Summary) string {
 	if len(s.Models) == 0 {
 		b.WriteString("\nNo trials: nothing to report.\n")
 		return b.String()
+	}
+	if s.Documents != nil {
+		writeDocuments(&b, s.Documents, conf)
 	}
 	for i := range s.Models {
 		writeModel(&b, &s.Models[i], p, conf)

@@ -62,6 +62,21 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	for i, v := range cfg.Variants {
 		po.Variants[i] = string(v)
 	}
+	var set *templates.Set
+	if cfg.Items != "" {
+		// Document items: a requested "paraphrase" is one variant per
+		// paraphrase, so the Holm family is the set's variants.
+		var err error
+		if set, err = generateSet(cfg); err != nil {
+			return nil, err
+		}
+		po.Variants = po.Variants[:0]
+		for _, in := range set.Instances {
+			if !slices.Contains(po.Variants, string(in.Variant)) {
+				po.Variants = append(po.Variants, string(in.Variant))
+			}
+		}
+	}
 	if err := po.check(); err != nil {
 		return nil, err
 	}
@@ -90,9 +105,11 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			}
 		}
 	}
-	set, err := generateSet(cfg)
-	if err != nil {
-		return nil, err
+	if set == nil {
+		var err error
+		if set, err = generateSet(cfg); err != nil {
+			return nil, err
+		}
 	}
 	sizing, err := planShards(cfg, set, o.Sizing)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/templates"
 )
 
 // PromptVersion names the instruction and exemplars below; it is recorded in
@@ -80,6 +82,11 @@ const (
 	// problems; GSMSymbolicExemplars are our own problems in the same shape,
 	// so no benchmark item can leak into the prompt.
 	PromptGSMSymbolic = "gsm-symbolic"
+	// PromptDocQA is the reading preset of document items (run --items):
+	// docqa.Instruction, then the passages numbered in the order shown and
+	// the question (docqa.Body), as one user turn rendered with the chat
+	// template; no exemplars.
+	PromptDocQA = "docqa"
 )
 
 // GSMSymbolicPromptVersion names GSMSymbolicInstruction and
@@ -123,14 +130,19 @@ func ParsePrompt(s string) (string, error) {
 		return PromptFragility, nil
 	case PromptGSMSymbolic:
 		return PromptGSMSymbolic, nil
+	case PromptDocQA:
+		return PromptDocQA, nil
 	}
-	return "", fmt.Errorf("unknown prompt %q (known: %s, %s)", s, PromptFragility, PromptGSMSymbolic)
+	return "", fmt.Errorf("unknown prompt %q (known: %s, %s, %s)", s, PromptFragility, PromptGSMSymbolic, PromptDocQA)
 }
 
 // MaxShotsFor is the largest --shots for a prompt preset.
 func MaxShotsFor(preset string) int {
 	if preset == PromptGSMSymbolic {
 		return len(GSMSymbolicExemplars)
+	}
+	if preset == PromptDocQA {
+		return 0
 	}
 	return MaxShots
 }
@@ -160,8 +172,18 @@ func GSMSymbolicPrompt(question string, shots int) (string, error) {
 	return b.String(), nil
 }
 
+// itemText is the text of an instance that RenderItem renders: the
+// question, or for a document item its passages and question (docqa.Body).
+func itemText(in *templates.Instance) string {
+	if len(in.Passages) > 0 {
+		return docqa.Body(in)
+	}
+	return in.Question
+}
+
 // RenderItem renders one problem's prompt for model m under cfg's preset:
-// PromptFragility through the chat template (cfg.ChatTemplate, or the
+// PromptDocQA as one user turn (docqa.Instruction and question, which is
+// then itemText's passages and question); PromptFragility through the chat template (cfg.ChatTemplate, or the
 // model's own); PromptGSMSymbolic as raw completion text (Template "raw"),
 // or, when cfg.ChatTemplate names a template, as one user turn rendered with
 // it. Stop strings the preset needs are in the result.
@@ -169,6 +191,9 @@ func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error)
 	preset, err := ParsePrompt(cfg.Prompt)
 	if err != nil {
 		return llm.Rendered{}, err
+	}
+	if preset == PromptDocQA {
+		return m.RenderChatWith([]llm.Message{{Role: "user", Content: docqa.Instruction + "\n\n" + question}}, cfg.ChatTemplate)
 	}
 	if preset == PromptGSMSymbolic {
 		text, err := GSMSymbolicPrompt(question, cfg.Shots)
@@ -195,6 +220,9 @@ func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error)
 // promptInfo is the manifest's record of the frozen prompt.
 func promptInfo(cfg Config) PromptInfo {
 	preset, _ := ParsePrompt(cfg.Prompt)
+	if preset == PromptDocQA {
+		return PromptInfo{Version: docqa.PromptVersion, Preset: preset, Instruction: docqa.Instruction, Exemplars: []Exemplar{}}
+	}
 	if preset == PromptGSMSymbolic {
 		shots := min(max(cfg.Shots, 0), len(GSMSymbolicExemplars))
 		return PromptInfo{Version: GSMSymbolicPromptVersion, Preset: preset, Instruction: GSMSymbolicInstruction,

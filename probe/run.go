@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -46,8 +47,11 @@ type Classifier func(texts []string) ([]DDC, error)
 // Config is everything that defines a run. It is stored in the manifest, and
 // `fragility run --resume DIR` continues from the stored Config.
 type Config struct {
-	Models       []string            `json:"models"`    // GGUF paths, never copied or modified
-	Templates    string              `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl
+	Models    []string `json:"models"`    // GGUF paths, never copied or modified
+	Templates string   `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl
+	// Items is a file of the user's own document-question items (package
+	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
+	Items        string              `json:"items,omitempty"`
 	Variants     []templates.Variant `json:"variants"`
 	Instances    int                 `json:"instances"`
 	Seed         int64               `json:"seed"`
@@ -147,6 +151,9 @@ func (c *Config) Validate() error {
 	if c.Shots < 0 || c.Shots > MaxShotsFor(preset) {
 		return fmt.Errorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
 	}
+	if (c.Items != "") != (preset == PromptDocQA) {
+		return fmt.Errorf("--prompt %s goes with --items FILE (document questions), and only with it", PromptDocQA)
+	}
 	if _, err := templates.ParseLevel(c.Level); err != nil {
 		return fmt.Errorf("--level: %w", err)
 	}
@@ -188,7 +195,8 @@ func (c *Config) Validate() error {
 		if c.Primary == BaseVariant {
 			return errors.New("--primary names the variant whose drop against base decides the verdict: it cannot be base")
 		}
-		if !slices.Contains(c.Variants, templates.Variant(c.Primary)) {
+		expanded := c.Items != "" && strings.HasPrefix(c.Primary, docqa.Paraphrase+"-") && slices.Contains(c.Variants, docqa.Paraphrase)
+		if !slices.Contains(c.Variants, templates.Variant(c.Primary)) && !expanded {
 			return fmt.Errorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
 		}
 	}
@@ -217,6 +225,9 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	set, err := generateSet(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if len(set.Instances) == 0 && cfg.Items != "" {
+		return nil, fmt.Errorf("items %s: no instance could be generated", cfg.Items)
 	}
 	if len(set.Instances) == 0 {
 		if len(set.Skipped) > 0 {
@@ -507,7 +518,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 				return err
 			}
 			tr.PromptTokens = len(q.tokens)
-			fillFromGeneration(&tr, g, wall/float64(len(queue)))
+			fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted)
 			trials = append(trials, tr)
 			traces = append(traces, newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue)))
 		}
@@ -523,7 +534,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			if st.has(it.id) {
 				continue
 			}
-			r, err := RenderItem(m, cfg, it.inst.Question)
+			r, err := RenderItem(m, cfg, itemText(it.inst))
 			if err != nil {
 				return fmt.Errorf("%s: %w", md.Path, err)
 			}
@@ -575,6 +586,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		Question:     in.Question,
 		Expected:     in.Answer,
 		Rule:         answer.RuleNone,
+		Passages:     docqa.PassageList(in),
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {
@@ -586,17 +598,28 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 	return t, nil
 }
 
-// fillFromGeneration scores a generation and fills the outcome columns.
-func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64) {
+// fillFromGeneration scores a generation and fills the outcome columns. A
+// document item (accepted answers given) is scored by docqa.ScoreResponse,
+// any other against t.Expected as a number.
+func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted []string) {
 	t.Response = g.Text
 	t.Tokens = len(g.Tokens)
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
 	ex := answer.Extract(g.Text)
-	t.Rule = ex.Rule
-	t.Extracted = ex.Value
 	t.Correct = ex.Rule != answer.RuleNone && answer.AnswerMatches(ex.Value, t.Expected)
 	t.ExpectedAnywhere = answer.ExpectedAnywhere(g.Text, t.Expected)
+	t.ScoreRule = docqa.ScoreNumber
+	if t.F1 = 0; t.Correct {
+		t.F1 = 1
+	}
+	if accepted != nil {
+		sc := docqa.ScoreResponse(g.Text, accepted)
+		ex = answer.Extraction{Value: sc.Value, Rule: sc.Rule, Start: sc.Start, End: sc.End}
+		t.Correct, t.ExpectedAnywhere, t.ScoreRule, t.F1, t.NotStated = sc.Correct, sc.Anywhere, sc.ScoreRule, sc.F1, sc.NotStated
+	}
+	t.Rule = ex.Rule
+	t.Extracted = ex.Value
 	all := make([]float64, len(g.Tokens))
 	var ans []float64
 	off := 0
@@ -683,6 +706,13 @@ func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, ba
 // one-line reason, and listed in set.Skipped (then in the set file and the
 // manifest).
 func generateSet(cfg Config) (*templates.Set, error) {
+	if cfg.Items != "" {
+		items, err := docqa.Load(cfg.Items)
+		if err != nil {
+			return nil, err
+		}
+		return docqa.Generate(items, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+	}
 	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return nil, err

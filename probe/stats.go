@@ -331,6 +331,9 @@ type Summary struct {
 	// ModelPairs are the paired differences between every two models, on
 	// the prompts both were given (nil with one model).
 	ModelPairs []ModelPair `json:"model_pairs"`
+	// Documents is the section on document items (run --items); nil when
+	// the trials are none.
+	Documents *DocumentSummary `json:"documents,omitempty"`
 }
 
 // ModelSummary is the statistics of one model.
@@ -530,9 +533,12 @@ type ModelDifference struct {
 var variantOrder = []string{BaseVariant, "names", "numbers", "symbolic", "paraphrase", "noop", "noop-seeming"}
 
 // promptKey identifies a trial's prompt within its model, variant and
-// template: the question text, or the instance index when no question was
-// recorded.
+// template: the question text (with a document item's passages, in order),
+// or the instance index when no question was recorded.
 func promptKey(t *Trial) string {
+	if t.Passages != "" {
+		return "q:" + t.Question + "\x00p:" + t.Passages
+	}
 	if t.Question != "" {
 		return "q:" + t.Question
 	}
@@ -1342,6 +1348,7 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 			}
 		}
 	}
+	s.Documents = documentsSummary(trials, s)
 	return s, nil
 }
 

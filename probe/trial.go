@@ -50,6 +50,13 @@ type Trial struct {
 	DDCMargin   float64 `json:"ddc_margin"`    // cosine(top) − cosine(runner-up)
 
 	Seconds float64 `json:"seconds"` // wall time of generation for this item
+
+	// Document items (run --items; package docqa). ScoreRule is also set
+	// for arithmetic items ("number").
+	ScoreRule string  `json:"score_rule"` // "number" or "exact_match" (docqa.ScoreNumber, docqa.ScoreExactMatch)
+	F1        float64 `json:"f1"`         // token F1 against the best accepted answer, in [0, 1] (docqa.TokenF1); 1 or 0 for numbers
+	NotStated bool    `json:"not_stated"` // the model answered that the passages do not state it (scored as wrong)
+	Passages  string  `json:"passages"`   // the passages shown, in order (docqa.PassageList); "" for arithmetic items
 }
 
 // Skipped reports whether the item was recorded without being run.

@@ -195,7 +195,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	}
 	questions := map[string]string{}
 	for _, in := range set.Instances {
-		questions[in.ID] = in.Question
+		questions[in.ID] = itemText(&in)
 	}
 	traces, err := ReadTraces(dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -36,6 +37,7 @@ var (
 	flagInstances = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
 	flagMaxTokens = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
 	flagBatch     = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
+	flagItems     = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
 	flagPrimary   = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
 
@@ -46,6 +48,9 @@ var (
 func runDefinition(c *cli.Context, cfg *probe.Config) error {
 	cfg.Templates, cfg.Instances = c.String(flagTemplates.Name), c.Int(flagInstances.Name)
 	cfg.Seed, cfg.MaxTokens = int64(c.Uint64(flagSeed.Name)), c.Int(flagMaxTokens.Name)
+	if c.IsSet(flagItems.Name) {
+		return itemsDefinition(c, cfg)
+	}
 	vs, err := templates.ParseVariants(c.String(flagVariants.Name))
 	if err != nil {
 		return usageError{err.Error()}
@@ -54,8 +59,51 @@ func runDefinition(c *cli.Context, cfg *probe.Config) error {
 	if err := promptFlags(c, cfg); err != nil {
 		return err
 	}
+	if cfg.Prompt == probe.PromptDocQA {
+		return usageError{"--prompt docqa reads document questions: give them with --items FILE"}
+	}
+	return primaryAndBatch(c, cfg)
+}
+
+// itemsDefinition is runDefinition for --items: document questions (package
+// docqa) with their own variants, the docqa prompt and, unless given, one
+// instance (base and paraphrase prompts are the same at every index).
+func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
+	cfg.Items, cfg.Templates = c.String(flagItems.Name), ""
+	if cfg.Items == "" {
+		return usageError{"--items needs a file"}
+	}
+	if c.IsSet(flagTemplates.Name) || c.IsSet(flagLevel.Name) {
+		return usageError{"--items replaces --templates (and --level): give one or the other"}
+	}
+	if p := c.String(flagPrompt.Name); c.IsSet(flagPrompt.Name) && p != probe.PromptDocQA {
+		return usageError{fmt.Sprintf("--items takes --prompt %s, not %s", probe.PromptDocQA, p)}
+	}
+	if c.IsSet(flagShots.Name) && c.Int(flagShots.Name) != 0 {
+		return usageError{"--shots: the docqa prompt has no worked examples"}
+	}
+	cfg.Prompt, cfg.Shots = probe.PromptDocQA, 0
+	list := "base,paraphrase,distractor"
+	if c.IsSet(flagVariants.Name) {
+		list = c.String(flagVariants.Name)
+	}
+	vs, err := docqa.ParseVariants(list)
+	if err != nil {
+		return usageError{"--variants: " + err.Error()}
+	}
+	cfg.Variants = vs
+	if !c.IsSet(flagInstances.Name) {
+		cfg.Instances = 1
+	}
+	return primaryAndBatch(c, cfg)
+}
+
+// primaryAndBatch checks --primary against cfg.Variants, and --batch.
+func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
+	vs := cfg.Variants
 	cfg.Primary = c.String(flagPrimary.Name)
-	if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !slices.Contains(vs, templates.Variant(cfg.Primary))) {
+	expanded := cfg.Items != "" && strings.HasPrefix(cfg.Primary, docqa.Paraphrase+"-") && slices.Contains(vs, docqa.Paraphrase)
+	if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
 		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}
 	}
 	if b := c.Int(flagBatch.Name); b < 1 || b > probe.MaxBatch {

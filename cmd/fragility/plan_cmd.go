@@ -65,7 +65,7 @@ Examples:
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
@@ -153,7 +153,7 @@ func planAction(c *cli.Context) error {
 func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
-	set := fmt.Sprintf("%s, %d instance(s), %d draws excluded", cfg.Templates, cfg.Instances, p.Excluded)
+	set := fmt.Sprintf("%s, %d instance(s), %d draws excluded", planSource(cfg), cfg.Instances, p.Excluded)
 	if len(p.Models) == 0 {
 		fmt.Printf("Run: %d items per model (%s) in %d batches of up to %d\n", p.Items, set, p.Batches, p.Batch)
 		fmt.Printf("Model: %s\n", p.ModelNote)
@@ -204,6 +204,15 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	}
 }
 
+// planSource names where the plan's items come from: the templates, or
+// the document items file (a template is then an item).
+func planSource(cfg probe.Config) string {
+	if cfg.Items != "" {
+		return "items " + cfg.Items
+	}
+	return cfg.Templates
+}
+
 // printPower writes the power part of a plan for a reader.
 func printPower(pl *probe.Plan, cfg probe.Config) {
 	level := fmt.Sprintf("α = %s", trimFloat(pl.TestAlpha))
@@ -215,7 +224,7 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	fmt.Println("## Power")
 	fmt.Println()
 	fmt.Printf("Paired drop of a variant against base, %d templates (%s) × %d instances, %s%% power, two-sided at %s.\n\n",
-		pl.Templates, cfg.Templates, pl.Instances, trimFloat(100*pl.Power), level)
+		pl.Templates, planSource(cfg), pl.Instances, trimFloat(100*pl.Power), level)
 	if pl.MDEPP != nil {
 		fmt.Printf("Minimum detectable drop with %d templates and %d instances: %.1f pp.\n", pl.Templates, pl.Instances, *pl.MDEPP)
 	} else {

@@ -40,6 +40,7 @@ Examples:
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
+   fragility run --items examples/docqa.jsonl --variants base,paraphrase,distractor --out runs/docqa
    fragility run --resume runs/q
    fragility run --shard 2/4 --out runs/q/shards/2 ...     # the second of four shards (see fragility merge)
    fragility run --shard auto --out runs/q/shards/$SLURM_ARRAY_TASK_ID ...
@@ -51,7 +52,7 @@ have been in a single run. --shard auto takes K and N from a Slurm job array
 Job (JOB_COMPLETION_INDEX, 0-based, with --shards N). fragility merge joins the shards into one
 run directory; deploy/ has ready launch files.`,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
+			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},

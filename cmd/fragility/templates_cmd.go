@@ -30,7 +30,7 @@ var flagLevel = &cli.StringFlag{
 var flagPrompt = &cli.StringFlag{
 	Name:  "prompt",
 	Value: probe.PromptFragility,
-	Usage: "prompt preset: fragility (our instruction, chat turns) or gsm-symbolic (the GSM-Symbolic protocol: its instruction line, 8-shot Q:/A: completion, stop at the next Q:; our own shots)",
+	Usage: "prompt preset: fragility (our instruction, chat turns) or gsm-symbolic (the GSM-Symbolic protocol: its instruction line, 8-shot Q:/A: completion, stop at the next Q:; our own shots), or docqa (with --items: the passages numbered, the question, answer from the passages or say not stated)",
 }
 
 // flagShots is the number of worked examples put before each problem.

@@ -79,11 +79,15 @@ type rawItem struct {
 // Errors is the list of bad items of a file: one line per bad item, each
 // "file:line: field: reason". Load returns it when any item is bad.
 type Errors struct {
+	File  string
 	Lines []string
 }
 
-// Error returns the lines joined by newlines.
-func (e *Errors) Error() string { return strings.Join(e.Lines, "\n") }
+// Error is a first line naming the file and the count, then the lines, one
+// per bad item.
+func (e *Errors) Error() string {
+	return fmt.Sprintf("%s: %d bad item(s), nothing was run:\n%s", e.File, len(e.Lines), strings.Join(e.Lines, "\n"))
+}
 
 // fieldError is the first problem found in one item.
 type fieldError struct{ field, reason string }
@@ -110,7 +114,7 @@ func Read(r io.Reader, name string) ([]Item, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<26)
 	var items []Item
-	errs := &Errors{}
+	errs := &Errors{File: name}
 	firstLine := map[string]int{}
 	line := 0
 	for sc.Scan() {

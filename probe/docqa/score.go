@@ -111,7 +111,10 @@ func trimMarkup(resp string, s, e int) (int, int) {
 
 // ScoreResponse scores a response against the accepted answers (Item.Accepted:
 // canonical first). When every accepted answer is a number the rule is
-// ScoreNumber, else ScoreExactMatch. An answer text saying "not stated"
+// ScoreNumber: the number of the answer text (the "Answer:" line, else the
+// first non-empty line; Rule says which) is compared, or when that text
+// holds none, the number answer.Extract finds in the whole response (Rule
+// is then its rule). Else the rule is ScoreExactMatch on the answer text. An answer text saying "not stated"
 // sets NotStated and is wrong.
 func ScoreResponse(resp string, accepted []string) Score {
 	text, s, e, rule := answerText(resp)
@@ -125,7 +128,14 @@ func ScoreResponse(resp string, accepted []string) Score {
 			sc.Rule, sc.Value, sc.Start, sc.End, sc.NotStated = rule, NotStated, s, e, true
 			return sc
 		}
-		ex := answer.Extract(resp)
+		// The number of the answer text first (its docqa rule is kept),
+		// else answer.Extract over the whole response.
+		ex := answer.Extract(text)
+		if ex.Rule != answer.RuleNone {
+			ex.Rule, ex.Start, ex.End = rule, ex.Start+s, ex.End+s
+		} else {
+			ex = answer.Extract(resp)
+		}
 		sc.Rule, sc.Value, sc.Start, sc.End = ex.Rule, ex.Value, ex.Start, ex.End
 		if ex.Rule != answer.RuleNone {
 			for _, a := range accepted {
