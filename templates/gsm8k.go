@@ -48,7 +48,8 @@ func ParseGSM8K(path string, data []byte) ([]*Template, error) {
 		if m == nil {
 			return nil, fileError(path, line, "answer does not end with \"#### N\"")
 		}
-		n, ok := parseNumber(m[1])
+		// Some copies write a negative answer with U+2212 MINUS SIGN.
+		n, ok := parseNumber(strings.Replace(m[1], "\u2212", "-", 1))
 		if !ok {
 			return nil, fileError(path, line, "answer: %q after #### is not a number", m[1])
 		}

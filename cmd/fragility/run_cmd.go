@@ -36,7 +36,7 @@ Examples:
    fragility run --out runs/demo
    fragility run --model qwen2.5-coder-1.5b --out runs/q15
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
-   fragility run --templates ../shared/samples/gsm_symbolic_style --out runs/gsym --shots 2
+   fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
