@@ -15,7 +15,21 @@ import (
 // patterns and normalisation). It is recorded in the manifest; change it
 // whenever a change to this file can change an extracted value or the rule
 // that fired for some response.
-const ExtractionRulesVersion = "extract/1"
+//
+// extract/2 (this version) adds two steps before the rules, in this order:
+//  1. the reasoning block: when the response holds a closed reasoning block
+//     (ReasoningSpan) and a number follows it, only the text after the block
+//     is read, because a model's thinking tries out numbers it later drops;
+//     when nothing with a number follows (the budget ran out inside the
+//     block), the whole response is read as before;
+//  2. the run-on cut: in what is read, a line that starts a new made-up
+//     problem ("Question:", "Q:", "Problem:"; RunOnCut) after a number ends the
+//     response, because the made-up problem's own "Final answer:" would
+//     otherwise win under the last-occurrence policy of every rule.
+//
+// The block comes first so that a "Q:" the model writes inside its thinking
+// does not cut away the answer after the block.
+const ExtractionRulesVersion = "extract/2"
 
 // Names of the extraction rules, recorded in Trial.Rule. They are stable:
 // results files from different versions of the tool can be compared by them.
@@ -56,6 +70,14 @@ type Extraction struct {
 	Start   int    `json:"start"`
 	End     int    `json:"end"`
 	Percent bool   `json:"percent"` // the number carried a percent sign (Value is in percent: "25%" gives "25")
+	// Cut is the byte offset at which a run-on into a new made-up problem
+	// was cut off before the rules ran (RunOnCut), -1 when none was;
+	// CutMarker is the marker found there ("Q:", "Question:", "Problem:").
+	Cut       int    `json:"cut"`
+	CutMarker string `json:"cut_marker,omitempty"`
+	// ThinkEnd is the byte offset just after the reasoning block that was
+	// skipped (the answer was read after it), -1 when none was skipped.
+	ThinkEnd int `json:"think_end"`
 }
 
 // numTok is one number found in a text: its byte span and exact value.
@@ -87,7 +109,88 @@ var (
 // number are not part of it. Digits glued to a preceding letter ("Q4",
 // "GSM8K") are not numbers. Number words ("eighteen") and decimal commas
 // ("3,5") are not recognised. Extract never panics.
+//
+// Before the rules, a closed reasoning block followed by a number is skipped
+// and a run-on into a new made-up problem is cut off (see
+// ExtractionRulesVersion for the order and why); Start and End are still
+// offsets into the whole response.
 func Extract(response string) Extraction {
+	lo, thinkEnd := 0, -1
+	if _, end, closed := ReasoningSpan(response); closed && len(scanNumbers(response, end, len(response))) > 0 {
+		lo, thinkEnd = end, end
+	}
+	hi, marker := len(response), ""
+	cut := -1
+	if k, m := RunOnCut(response[lo:]); k >= 0 {
+		hi, marker, cut = lo+k, m, lo+k
+	}
+	e := extractRules(response[lo:hi])
+	if e.Rule != RuleNone {
+		e.Start += lo
+		e.End += lo
+	}
+	e.Cut, e.CutMarker, e.ThinkEnd = cut, marker, thinkEnd
+	return e
+}
+
+// reRunOn matches a line that opens a new problem: "Question:", "Q:",
+// "Problem:" (optionally numbered, bold or a markdown heading).
+var reRunOn = regexp.MustCompile(`\n[ \t]*(?:#+[ \t]*)?(?:\*\*|__)?((?:Question|Problem|Q)(?:[ \t]*\d+)?)[ \t]*(?:\*\*|__)?[ \t]*:`)
+
+// RunOnCut returns the byte offset of the first line of s that starts a new
+// made-up problem ("Question:", "Q:", "Problem:", optionally numbered, in
+// bold or as a heading) after at least one number, and the marker found
+// ("Q:"); -1 and "" when there is none. A marker before any number is a
+// restatement of the problem, not a run-on, and is not cut.
+func RunOnCut(s string) (int, string) {
+	for _, loc := range reRunOn.FindAllStringSubmatchIndex(s, -1) {
+		if len(scanNumbers(s, 0, loc[0])) == 0 {
+			continue
+		}
+		return loc[0], s[loc[2]:loc[3]] + ":"
+	}
+	return -1, ""
+}
+
+// reasoningMarkers are the delimiters of reasoning blocks that current
+// reasoning models' chat templates use: <think> (Qwen3, QwQ, DeepSeek-R1),
+// <thinking>, <reasoning>, <seed:think> (Seed-OSS), the "thought" markers
+// of OpenThoughts-style models, and gpt-oss's analysis channel, which ends
+// where the final channel starts.
+var reasoningMarkers = []struct{ open, close string }{
+	{"<think>", "</think>"},
+	{"<thinking>", "</thinking>"},
+	{"<reasoning>", "</reasoning>"},
+	{"<seed:think>", "</seed:think>"},
+	{"<|begin_of_thought|>", "<|end_of_thought|>"},
+	{"<|channel|>analysis<|message|>", "<|channel|>final<|message|>"},
+}
+
+// ReasoningSpan returns the byte span [start, end) of the reasoning block in
+// a response and whether the block is closed. A closed block runs from its
+// opening delimiter (or from 0 when the chat template put the opening one in
+// the prompt, as DeepSeek-R1's does) to the end of the last closing
+// delimiter; an open one (the budget ran out while thinking) from its
+// opening delimiter to the end. It returns 0, 0, false when the response
+// holds no reasoning delimiter.
+func ReasoningSpan(s string) (start, end int, closed bool) {
+	for _, m := range reasoningMarkers {
+		if c := strings.LastIndex(s, m.close); c >= 0 {
+			start = 0
+			if o := strings.Index(s, m.open); o >= 0 && o < c {
+				start = o
+			}
+			return start, c + len(m.close), true
+		}
+		if o := strings.Index(s, m.open); o >= 0 {
+			return o, len(s), false
+		}
+	}
+	return 0, 0, false
+}
+
+// extractRules runs the rules on a response (or the part of it Extract reads).
+func extractRules(response string) Extraction {
 	if e, ok := extractFinalAnswer(response); ok {
 		return e
 	}
@@ -104,7 +207,7 @@ func Extract(response string) Extraction {
 	if len(toks) > 0 {
 		return toks[len(toks)-1].extraction(RuleLastNumber)
 	}
-	return Extraction{Rule: RuleNone, Start: -1, End: -1}
+	return Extraction{Rule: RuleNone, Start: -1, End: -1, Cut: -1, ThinkEnd: -1}
 }
 
 // ExpectedAnywhere reports whether the expected value appears as a whole
@@ -155,7 +258,7 @@ func NormalizeNumber(s string) (string, bool) {
 }
 
 func (t numTok) extraction(rule string) Extraction {
-	return Extraction{Value: canonical(t.val), Rule: rule, Start: t.start, End: t.end, Percent: t.percent}
+	return Extraction{Value: canonical(t.val), Rule: rule, Start: t.start, End: t.end, Percent: t.percent, Cut: -1, ThinkEnd: -1}
 }
 
 // parseNumber parses a string holding exactly one number (with optional

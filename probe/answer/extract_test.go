@@ -68,6 +68,27 @@ var extractCases = []struct {
 	{"emoji and unicode", "Total = 42 🍎 — done ✅", "42", RuleLastNumber, "42"},
 	{"final answer beats boxed", "\\boxed{7}\nFinal answer: 8", "8", RuleFinalAnswer, "8"},
 	{"division by zero fraction", "Final answer: 5/0", "5", RuleFinalAnswer, "5"},
+	// extract/2: run-on into a new made-up problem.
+	{"run-on Q:", "3 * 6 = 18\nFinal answer: 18\nQ: Tom has 4 pens and buys 5. How many?\nA: 4 + 5 = 9\nFinal answer: 9", "18", RuleFinalAnswer, "18"},
+	{"run-on Question:", "So she pays 12.\nFinal answer: 12\n\nQuestion: A farmer has 7 cows.\nFinal answer: 7", "12", RuleFinalAnswer, "12"},
+	{"run-on Problem:", "The total is 40.\nProblem: A box holds 9 eggs; how many in 3 boxes?\nThe answer is 27.", "40", RuleLastNumber, "40"},
+	{"run-on bold numbered", "Final answer: 15\n**Question 2:** What is 3 + 3? Final answer: 6", "15", RuleFinalAnswer, "15"},
+	{"run-on heading", "18 apples in all.\n### Problem: A train leaves at 9.\n#### 9", "18", RuleLastNumber, "18"},
+	{"run-on with indented Q", "Final answer: 21\n  Q: What is 2 * 2?\n  A: 4", "21", RuleFinalAnswer, "21"},
+	{"restated question not cut", "Question: how many apples?\nShe has 3 + 4 = 7.\nFinal answer: 7", "7", RuleFinalAnswer, "7"},
+	{"run-on without answer before keeps last number", "We know 5 and 6.\nQ: Another one: 8 + 1?\nFinal answer: 9", "6", RuleLastNumber, "6"},
+	{"Q inside a word not cut", "FAQ: 5 + 5 = 10\nFinal answer: 10", "10", RuleFinalAnswer, "10"},
+	{"quantity line not cut", "Total 12.\nQuantity: 3 boxes\nFinal answer: 36", "36", RuleFinalAnswer, "36"},
+	// extract/2: reasoning blocks.
+	{"think then answer", "<think>Maybe 17? No, 3 * 6 = 18.\nFinal answer: 17</think>\nShe has 18 apples.", "18", RuleLastNumber, "18"},
+	{"think then final answer", "<think>Final answer: 20</think>\n\nFinal answer: 21", "21", RuleFinalAnswer, "21"},
+	{"think opened in prompt", "Let me add 4 and 5, giving 9. Final answer: 8</think>\nThe answer is 9.", "9", RuleAnswerIs, "9"},
+	{"think without answer after", "<think>3 * 6 = 18, so the answer is 18.</think>\nDone.", "18", RuleAnswerIs, "18"},
+	{"unclosed think falls back", "<think>First 2 + 2 = 4, then 4 * 3 = 12", "12", RuleLastNumber, "12"},
+	{"thinking tag", "<thinking>Guess 40.</thinking>Final answer: 42", "42", RuleFinalAnswer, "42"},
+	{"gpt-oss channels", "<|channel|>analysis<|message|>Try 30. Final answer: 30<|end|><|start|>assistant<|channel|>final<|message|>It is 31.", "31", RuleLastNumber, "31"},
+	{"run-on inside think is ignored", "<think>Check.\nQ: what if 5?\nThen 6.</think>\nFinal answer: 11\nQ: Next, 2 + 2?\nFinal answer: 4", "11", RuleFinalAnswer, "11"},
+	{"calculator annotations", "He buys 3 * 4 = <<3*4=12>>12 pens.\nFinal answer: 12", "12", RuleFinalAnswer, "12"},
 }
 
 func TestExtractTable(t *testing.T) {
@@ -97,6 +118,44 @@ func TestExtractTable(t *testing.T) {
 				t.Fatalf("AnswerMatches(%q, %q) = false", e.Value, c.value)
 			}
 		})
+	}
+}
+
+// TestExtractCutAndThink checks what extract/2 records about the cut and
+// the reasoning block, not only the value.
+func TestExtractCutAndThink(t *testing.T) {
+	r := "Final answer: 18\nQ: Tom has 4 pens.\nFinal answer: 4"
+	e := Extract(r)
+	if e.Cut != strings.Index(r, "\nQ:") || e.CutMarker != "Q:" || e.ThinkEnd != -1 {
+		t.Fatalf("cut %d %q think %d, want %d \"Q:\" -1", e.Cut, e.CutMarker, e.ThinkEnd, strings.Index(r, "\nQ:"))
+	}
+	r = "<think>Q: 7?</think>\nQuestion 3: 9 apples\n"
+	// The only number after the block is inside the run-on: nothing is
+	// before the marker, so it is not a run-on and the 9 is read.
+	if e = Extract(r); e.Value != "9" || e.Cut != -1 || e.ThinkEnd != strings.Index(r, "\nQuestion") {
+		t.Fatalf("got %+v", e)
+	}
+	if e = Extract("Final answer: 5"); e.Cut != -1 || e.CutMarker != "" || e.ThinkEnd != -1 {
+		t.Fatalf("no cut or block, got %+v", e)
+	}
+	if e = Extract("nothing"); e.Cut != -1 || e.ThinkEnd != -1 {
+		t.Fatalf("RuleNone: got %+v", e)
+	}
+	for _, c := range []struct {
+		s          string
+		start, end int
+		closed     bool
+	}{
+		{"<think>ab</think>cd", 0, 17, true},
+		{"x<think>ab</think>cd", 1, 18, true},
+		{"ab</think>cd", 0, 10, true},
+		{"x<think>ab", 1, 10, false},
+		{"plain", 0, 0, false},
+	} {
+		s, e, ok := ReasoningSpan(c.s)
+		if s != c.start || e != c.end || ok != c.closed {
+			t.Errorf("ReasoningSpan(%q) = %d %d %v, want %d %d %v", c.s, s, e, ok, c.start, c.end, c.closed)
+		}
 	}
 }
 
