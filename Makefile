@@ -1,6 +1,7 @@
 # fragility — build, fetch default models, test, demo.
 #
 #   make demo     run the probe on the default models and print the narrative
+#   make demo-docqa   the document-question probe on examples/docqa.jsonl (docs/docqa.md)
 #   make test     install what is needed (Go modules, default models) and run every test
 #   make build    build bin/fragility; ggml is compiled for THIS machine's CPU (-march=native)
 #   make build PORTABLE=1   baseline x86-64 build that runs on any x86-64 CPU
@@ -29,7 +30,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models models-extra browser test test-short test-slurm demo bench cuda gpu-bundle fmt vet clean fuzz
+.PHONY: all build headers models models-extra browser test test-short test-slurm demo demo-docqa bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -128,6 +129,22 @@ demo: build models
 	echo; echo "demo: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DEMO_OUT)/:"; \
 	ls -1 $(DEMO_OUT) 2>/dev/null | sed 's|^|  $(DEMO_OUT)/|'; \
 	echo "demo: re-render with: bin/fragility report $(DEMO_OUT)"; exit $$s
+
+# Document questions (docs/docqa.md): the 24 items of examples/docqa.jsonl
+# in base, their two paraphrases and one distractor each, on the default LLM
+# (README "Your own questions" has the measurement: about 3 minutes on 2
+# busy CPU cores). Change the matrix here or on the command line, e.g.
+#   make demo-docqa DOCQA_VARIANTS=base,paraphrase,distractor-2,shuffle
+DOCQA_OUT ?= runs/docqa
+DOCQA_ITEMS ?= examples/docqa.jsonl
+DOCQA_MODEL ?= qwen2.5-coder-0.5b
+DOCQA_VARIANTS ?= base,paraphrase,distractor
+DOCQA_MAX_TOKENS ?= 64
+demo-docqa: build models
+	@t0=$$(date +%s); \
+	bin/fragility run --model $(DOCQA_MODEL) --items $(DOCQA_ITEMS) --variants $(DOCQA_VARIANTS) \
+	  --max-tokens $(DOCQA_MAX_TOKENS) --batch $(DEMO_BATCH) --seed $(DEMO_SEED) --out $(DOCQA_OUT) --force; s=$$?; \
+	echo; echo "demo-docqa: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DOCQA_OUT)/"; exit $$s
 
 # GPU (CUDA), see README "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
 # from the pinned sources with cmake (ninja when present) into bin/lib, where
