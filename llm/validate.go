@@ -35,6 +35,9 @@ const (
 // trip llama.cpp's assertions, and a model whose tensors do not fit in the
 // available memory (see EnvMemAvailable).
 func validateGGUF(path string, fileSize int64) error {
+	if err := scanGGUFHeader(path, fileSize); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	f, err := parseGGUF(path)
 	if err != nil {
 		var need, have uint64
