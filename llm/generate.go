@@ -24,6 +24,9 @@ const (
 	StopString      = "stop"         // a stop string appeared in the text
 	StopMaxTokens   = "max_tokens"   // the output budget was reached
 	StopContextFull = "context_full" // the sequence filled its context
+	// StopInjectBudget: an injected text would have passed
+	// GenerateOptions.MaxInjected.
+	StopInjectBudget = "inject_budget"
 )
 
 // GenerateOptions are the decoding settings of one generation. They are
@@ -40,7 +43,26 @@ type GenerateOptions struct {
 	// IgnoreEOS keeps generating past end-of-generation tokens, for timing
 	// runs that need exactly MaxTokens tokens (fragility bench).
 	IgnoreEOS bool `json:"ignore_eos,omitempty"`
+	// Inject, when set, is called after every generated token that did not
+	// end the sequence, with the sequence's index in the batch and its text
+	// so far. A non-empty return is tokenized (no special tokens added or
+	// parsed) and fed to the sequence as if the model had written it: its
+	// tokens are appended to Generation.Tokens with Injected set and no
+	// entropy, their pieces to the text, and decoding continues after
+	// them. It is how a tool's result (a calculator's) enters a generation.
+	// Injected tokens do not count against MaxTokens; at most MaxInjected
+	// of them enter a sequence, and a result that would pass that bound or
+	// the context ends the sequence (StopInjectBudget, StopContextFull).
+	// Inject runs on the generating goroutine and must not call the Model.
+	Inject func(seq int, text string) string `json:"-"`
+	// MaxInjected bounds the injected tokens of one sequence; 0 means
+	// DefaultMaxInjected when Inject is set.
+	MaxInjected int `json:"max_injected_tokens,omitempty"`
 }
+
+// DefaultMaxInjected is the injected-token bound of a sequence when
+// GenerateOptions.MaxInjected is 0.
+const DefaultMaxInjected = 256
 
 // TokenRecord is what is recorded for each generated token. Entropy is of the
 // full-vocabulary distribution the token was chosen from.
@@ -51,15 +73,19 @@ type TokenRecord struct {
 	LogProb     float64 `json:"logprob"`      // natural log-probability of the chosen token
 	Prob        float64 `json:"prob"`         // probability of the chosen token
 	TopProb     float64 `json:"top_prob"`     // probability of the most likely token
+	// Injected marks a token fed by GenerateOptions.Inject, not chosen by
+	// the model: its entropy fields are zero and belong to no statistic.
+	Injected bool `json:"injected,omitempty"`
 }
 
 // Generation is the result of one prompt.
 type Generation struct {
 	PromptTokens int           `json:"prompt_tokens"`
 	SharedPrefix int           `json:"shared_prefix_tokens"` // prompt tokens decoded once for the whole batch (0: none)
-	Tokens       []TokenRecord `json:"tokens"`
-	Text         string        `json:"text"` // concatenated pieces, end-of-generation token excluded, cut at a stop string
+	Tokens       []TokenRecord `json:"tokens"`               // generated and injected tokens in sequence order (Injected marks the latter)
+	Text         string        `json:"text"`                 // concatenated pieces, end-of-generation token excluded, cut at a stop string
 	StopReason   string        `json:"stop_reason"`
+	StopString   string        `json:"stop_string,omitempty"` // the stop string that ended generation (StopReason StopString)
 	PrefillSec   float64       `json:"prefill_seconds"`
 	DecodeSec    float64       `json:"decode_seconds"` // llama_decode time of the generated tokens
 	EntropySec   float64       `json:"entropy_seconds"`
@@ -72,6 +98,21 @@ type Generation struct {
 	pos           int
 	rng           *rand.Rand
 	lastBatchSlot int
+	seq           int // index in the batch
+	fed           int // tokens of Tokens already decoded into the sequence
+	generated     int // tokens of Tokens chosen by the model
+}
+
+// Generated returns the number of tokens the model chose (Tokens less the
+// injected ones).
+func (g *Generation) Generated() int {
+	n := 0
+	for i := range g.Tokens {
+		if !g.Tokens[i].Injected {
+			n++
+		}
+	}
+	return n
 }
 
 // PromptTooLongError is returned when a prompt does not fit in the context.
@@ -156,7 +197,7 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		sharedSec = time.Since(t0).Seconds() / float64(len(prompts))
 	}
 	for s, p := range prompts {
-		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens)}
+		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens+maxInjected(opt)), entSec: make([]float64, 0, opt.MaxTokens), seq: s}
 		if opt.Temperature > 0 {
 			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
 		}
@@ -191,8 +232,11 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			if g.stopped {
 				continue
 			}
-			last := g.Tokens[len(g.Tokens)-1].ID
-			C.fragility_batch_set(&m.batch, C.int(n), C.llama_token(last), C.llama_pos(g.pos), C.llama_seq_id(s), 1)
+			// The next token not yet decoded: the last chosen one, or
+			// the next of an injected text (fed one per step).
+			next := g.Tokens[g.fed].ID
+			g.fed++
+			C.fragility_batch_set(&m.batch, C.int(n), C.llama_token(next), C.llama_pos(g.pos), C.llama_seq_id(s), 1)
 			g.lastBatchSlot = n
 			g.pos++
 			n++
@@ -214,6 +258,9 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 				continue
 			}
 			g.DecodeSec += dt
+			if g.fed < len(g.Tokens) {
+				continue // an injected text is still being fed: nothing to choose yet
+			}
 			if err := m.step(g, g.lastBatchSlot, opt); err != nil {
 				return nil, err
 			}
@@ -296,13 +343,14 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 		rec.ID = Token(arg)
 		g.entSec = append(g.entSec, 0)
 		m.passes.Add(1)
-		m.passJobs <- passJob{buf: buf, rec: &g.Tokens[:k+1][k], id: rec.ID, sec: &g.entSec[k]}
+		m.passJobs <- passJob{buf: buf, rec: &g.Tokens[:k+1][k], id: rec.ID, sec: &g.entSec[len(g.entSec)-1]}
 	}
 	eog := m.IsEndOfGeneration(rec.ID) && !opt.IgnoreEOS
 	if !eog {
 		rec.Piece = m.Piece(rec.ID)
 	}
 	g.Tokens = g.Tokens[:k+1]
+	g.generated++
 	// Only ID and Piece are written here; the pass goroutine writes the
 	// entropy fields of the same element, which does not move: g.Tokens has
 	// capacity MaxTokens from the start.
@@ -322,15 +370,60 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 		}
 		if k := strings.Index(g.Text, s); k >= 0 {
 			g.Text = g.Text[:k]
-			g.stopped, g.StopReason = true, StopString
+			g.stopped, g.StopReason, g.StopString = true, StopString, s
 			return nil
 		}
 	}
 	switch {
-	case len(g.Tokens) >= opt.MaxTokens:
+	case g.generated >= opt.MaxTokens:
 		g.stopped, g.StopReason = true, StopMaxTokens
 	case g.pos+1 >= m.params.NCtx:
 		g.stopped, g.StopReason = true, StopContextFull
+	}
+	if !g.stopped && opt.Inject != nil {
+		return m.inject(g, opt)
+	}
+	return nil
+}
+
+// maxInjected is the injected-token bound of opt (0 without Inject).
+func maxInjected(opt GenerateOptions) int {
+	switch {
+	case opt.Inject == nil:
+		return 0
+	case opt.MaxInjected > 0:
+		return opt.MaxInjected
+	}
+	return DefaultMaxInjected
+}
+
+// inject asks opt.Inject for a text to feed after g's last chosen token and
+// appends its tokens. They stay within the capacity g.Tokens was made with
+// (the entropy pass of the chosen token writes into that array while this
+// runs, so it must not move).
+func (m *Model) inject(g *Generation, opt GenerateOptions) error {
+	text := opt.Inject(g.seq, g.Text)
+	if text == "" {
+		return nil
+	}
+	toks, err := m.Tokenize(text, false, false)
+	if err != nil {
+		return fmt.Errorf("generate: injected text %q: %w", text, err)
+	}
+	switch {
+	case len(toks) == 0:
+		return nil
+	case len(g.Tokens)+len(toks) > cap(g.Tokens):
+		g.stopped, g.StopReason = true, StopInjectBudget
+		return nil
+	case g.pos+len(toks)+1 >= m.params.NCtx:
+		g.stopped, g.StopReason = true, StopContextFull
+		return nil
+	}
+	for _, t := range toks {
+		p := m.Piece(t)
+		g.Tokens = append(g.Tokens, TokenRecord{ID: t, Piece: p, Injected: true})
+		g.Text += p
 	}
 	return nil
 }

@@ -324,8 +324,8 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", filepath.Join(dir, FileTraces), ln+1, err)
 		}
-		if t.SkipReason != "" {
-			continue
+		if t.SkipReason != "" || itemCondition(t.ItemID) != ConditionNone {
+			continue // the comparison is of the model alone
 		}
 		prompts[mi][inst] = t.PromptTokenIDs
 		if mi == ref && len(t.Tokens) > 0 {

@@ -26,6 +26,7 @@ type Manifest struct {
 	Models          []ModelEntry      `json:"models"`
 	Embedder        *Embedder         `json:"embedder,omitempty"`
 	Prompt          PromptInfo        `json:"prompt"`
+	Calculator      *CalcInfo         `json:"calculator,omitempty"` // the calculator condition's protocol and call limit; nil without it
 	Sampler         string            `json:"sampler"`
 	ExtractionRules string            `json:"extraction_rules"`
 	Order           string            `json:"order"`

@@ -91,7 +91,7 @@ const (
 
 // GSMSymbolicPromptVersion names GSMSymbolicInstruction and
 // GSMSymbolicExemplars; it is recorded in the manifest.
-const GSMSymbolicPromptVersion = "gsm-symbolic-8shot-1"
+const GSMSymbolicPromptVersion = "gsm-symbolic-8shot-2"
 
 // GSMSymbolicInstruction is the instruction line of the GSM-Symbolic
 // protocol.
@@ -120,8 +120,9 @@ var GSMSymbolicExemplars = []Exemplar{
 }
 
 // GSMSymbolicStop ends a gsm-symbolic generation where the model starts the
-// next question.
-var GSMSymbolicStop = []string{"\nQ:"}
+// next question (RunOnStops; the trial's stop reason is then StopRunOn).
+// gsm-symbolic-8shot-1 stopped at "\nQ:" only.
+var GSMSymbolicStop = RunOnStops
 
 // ParsePrompt checks a --prompt value; "" is PromptFragility.
 func ParsePrompt(s string) (string, error) {

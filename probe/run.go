@@ -70,7 +70,13 @@ type Config struct {
 	// model's verdict is this variant's, tested alone, instead of the most
 	// severe over the variants with Holm's adjustment. "" for none.
 	Primary string `json:"primary_variant,omitempty"`
-	OutDir  string `json:"-"`
+	// Conditions are the run's conditions (ConditionNone,
+	// ConditionCalculator), each run on every item; nil means none alone.
+	// CalcCalls is the calculator's call limit per item (DefaultCalcCalls
+	// when 0 and the calculator runs).
+	Conditions []string `json:"conditions,omitempty"`
+	CalcCalls  int      `json:"calc_calls,omitempty"`
+	OutDir     string   `json:"-"`
 }
 
 // Embedder describes the embedder in the manifest.
@@ -108,6 +114,7 @@ type plannedItem struct {
 	model int
 	inst  *templates.Instance
 	id    string
+	cond  string // condition; "" is ConditionNone
 }
 
 // itemID is the unique ID of an instance run on the model with index mi.
@@ -191,6 +198,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("--shard %w", err)
 		}
 	}
+	if err := c.validateConditions(); err != nil {
+		return err
+	}
 	if c.Primary != "" {
 		if c.Primary == BaseVariant {
 			return errors.New("--primary names the variant whose drop against base decides the verdict: it cannot be base")
@@ -260,6 +270,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 		Skipped:         set.Skipped,
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
+		Calculator:      calcInfo(cfg),
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
 		Batching:        fmt.Sprintf("batches of %d consecutive items of the order, per model, decoded together in one llama_batch (an item whose prompt does not fit the context is recorded as skipped and leaves its batch one shorter); a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
 		KVType:          "f16 (llama.cpp default)",
@@ -501,6 +512,8 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			prompts[i] = q.tokens
 		}
 		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+		calc := newCalculator(cfg, queue[0].it.cond, len(queue))
+		calc.setOptions(&opt)
 		t0 := time.Now()
 		gens, err := m.GenerateBatch(ctx, prompts, opt)
 		if err != nil {
@@ -512,15 +525,18 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 		ntok := 0
 		for i, q := range queue {
 			g := gens[i]
-			ntok += len(g.Tokens)
+			ntok += g.Generated()
 			tr, err := newTrial(q.it, md, cfg, ddc)
 			if err != nil {
 				return err
 			}
 			tr.PromptTokens = len(q.tokens)
-			fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted)
+			calls := calc.finish(i, g)
+			fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
 			trials = append(trials, tr)
-			traces = append(traces, newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue)))
+			trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
+			trace.CalcCalls = calls
+			traces = append(traces, trace)
 		}
 		if err := st.append(trials, traces); err != nil {
 			return err
@@ -534,7 +550,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			if st.has(it.id) {
 				continue
 			}
-			r, err := RenderItem(m, cfg, itemText(it.inst))
+			r, err := renderCondition(m, cfg, itemText(it.inst), it.cond)
 			if err != nil {
 				return fmt.Errorf("%s: %w", md.Path, err)
 			}
@@ -587,6 +603,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		Expected:     in.Answer,
 		Rule:         answer.RuleNone,
 		Passages:     docqa.PassageList(in),
+		Condition:    condName(it.cond),
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {
@@ -601,9 +618,12 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 // fillFromGeneration scores a generation and fills the outcome columns. A
 // document item (accepted answers given) is scored by docqa.ScoreResponse,
 // any other against t.Expected as a number.
-func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted []string) {
+//
+// cond is the item's condition and calls its calculator calls; injected
+// tokens (calculator results) are in no entropy statistic.
+func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted []string, cond string, calls []CalcCall) {
 	t.Response = g.Text
-	t.Tokens = len(g.Tokens)
+	t.Tokens = g.Generated()
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
 	ex := answer.Extract(g.Text)
@@ -620,13 +640,15 @@ func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted [
 	}
 	t.Rule = ex.Rule
 	t.Extracted = ex.Value
-	all := make([]float64, len(g.Tokens))
-	var ans []float64
+	var all, ans []float64
 	off := 0
-	for i, tok := range g.Tokens {
-		all[i] = tok.EntropyBits
+	for _, tok := range g.Tokens {
 		start, end := off, off+len(tok.Piece)
 		off = end
+		if tok.Injected {
+			continue
+		}
+		all = append(all, tok.EntropyBits)
 		if ex.Rule != answer.RuleNone && start < ex.End && end > ex.Start {
 			ans = append(ans, tok.EntropyBits)
 		}
@@ -636,6 +658,7 @@ func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted [
 	}
 	t.EntropyMean, t.EntropyP95, t.BranchingMedian = entropyStats(all)
 	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(ans)
+	finishTrial(t, g, ex, cond, calls)
 }
 
 // entropyStats returns the mean and 95th percentile of per-token entropies
@@ -682,6 +705,7 @@ type Trace struct {
 	StopReason     string       `json:"stop_reason,omitempty"`
 	SkipReason     string       `json:"skip_reason,omitempty"`
 	Tokens         []TraceToken `json:"tokens"`
+	CalcCalls      []CalcCall   `json:"calc_calls,omitempty"` // calculator calls, in order (condition calculator)
 }
 
 // TraceToken is one generated token in a Trace.
@@ -690,12 +714,13 @@ type TraceToken struct {
 	Piece       string    `json:"piece"`
 	EntropyBits float64   `json:"entropy_bits"`
 	LogProb     float64   `json:"logprob"`
+	Injected    bool      `json:"injected,omitempty"` // fed by the calculator, not generated: no entropy
 }
 
 func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, batch int) Trace {
 	tr := Trace{ItemID: id, Prompt: r.Text, PromptTokenIDs: toks, BatchSize: batch, StopReason: g.StopReason}
 	for _, t := range g.Tokens {
-		tr.Tokens = append(tr.Tokens, TraceToken{ID: t.ID, Piece: t.Piece, EntropyBits: t.EntropyBits, LogProb: t.LogProb})
+		tr.Tokens = append(tr.Tokens, TraceToken{ID: t.ID, Piece: t.Piece, EntropyBits: t.EntropyBits, LogProb: t.LogProb, Injected: t.Injected})
 	}
 	return tr
 }

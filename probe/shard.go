@@ -172,13 +172,17 @@ func planBatches(cfg Config, set *templates.Set) []planBatch {
 	nseq := max(cfg.Params.NSeq, 1)
 	var out []planBatch
 	for mi := range cfg.Models {
-		for lo := 0; lo < len(order); lo += nseq {
-			b := planBatch{model: mi}
-			for _, k := range order[lo:min(lo+nseq, len(order))] {
-				in := &set.Instances[k]
-				b.items = append(b.items, plannedItem{model: mi, inst: in, id: itemID(mi, in)})
+		// Each condition runs every item, in the same order, in batches of
+		// its own (a batch is decoded under one condition).
+		for _, cond := range runConditions(cfg) {
+			for lo := 0; lo < len(order); lo += nseq {
+				b := planBatch{model: mi}
+				for _, k := range order[lo:min(lo+nseq, len(order))] {
+					in := &set.Instances[k]
+					b.items = append(b.items, plannedItem{model: mi, inst: in, id: condItemID(itemID(mi, in), cond), cond: cond})
+				}
+				out = append(out, b)
 			}
-			out = append(out, b)
 		}
 	}
 	return out

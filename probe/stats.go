@@ -343,6 +343,7 @@ type ModelSummary struct {
 	Name         string `json:"name"`
 	Family       string `json:"family"`
 	Quantization string `json:"quantization"`
+	Condition    string `json:"condition"` // ConditionNone or ConditionCalculator: a model under each condition is summarised apart
 	Trials       int    `json:"trials"`
 	Skipped      int    `json:"skipped"`
 	// N is the number of distinct prompts over all variants, Copies the
@@ -830,7 +831,7 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		if !ok {
 			mi = len(models)
 			modelIdx[mk] = mi
-			models = append(models, &ModelSummary{Path: t.ModelPath, Name: t.ModelName, Family: t.ModelFamily, Quantization: t.Quantization})
+			models = append(models, &ModelSummary{Path: t.ModelPath, Name: t.ModelName, Family: t.ModelFamily, Quantization: t.Quantization, Condition: condName(t.Condition)})
 		}
 		models[mi].Trials++
 		k := key{mk, t.TemplateID, t.Variant, t.Instance}
@@ -1417,12 +1418,17 @@ func finite(xs ...float64) bool {
 	return true
 }
 
-// modelKey identifies a trial's model: its path, or its name without one.
+// modelKey identifies a trial's model: its path, or its name without one,
+// with "#" and the condition appended under a condition other than none:
+// each model × condition is summarised as a model of its own, so the
+// paired differences between models (ModelPairs) include the calculator's
+// effect on the same prompts.
 func modelKey(t *Trial) string {
-	if t.ModelPath != "" {
-		return t.ModelPath
+	k := t.ModelPath
+	if k == "" {
+		k = t.ModelName
 	}
-	return t.ModelName
+	return condItemID(k, t.Condition)
 }
 
 // setLabels gives every model a display label: its name and quantization,
@@ -1437,11 +1443,12 @@ func setLabels(models []*ModelSummary) {
 		if m.Label == "" {
 			m.Label = filepath.Base(m.Path)
 		}
+		m.Label += condLabel(m.Condition)
 		count[m.Label]++
 	}
 	for _, m := range models {
 		if count[m.Label] > 1 && m.Path != "" {
-			m.Label = filepath.Base(m.Path)
+			m.Label = filepath.Base(m.Path) + condLabel(m.Condition)
 		}
 	}
 	count = map[string]int{}

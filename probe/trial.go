@@ -57,6 +57,28 @@ type Trial struct {
 	F1        float64 `json:"f1"`         // token F1 against the best accepted answer, in [0, 1] (docqa.TokenF1); 1 or 0 for numbers
 	NotStated bool    `json:"not_stated"` // the model answered that the passages do not state it (scored as wrong)
 	Passages  string  `json:"passages"`   // the passages shown, in order (docqa.PassageList); "" for arithmetic items
+
+	// Condition is what the model could use besides itself: ConditionNone
+	// or ConditionCalculator; CalcCalls the calculator calls it made (those
+	// past the call limit included), 0 without the calculator.
+	Condition string `json:"condition"`
+	CalcCalls int    `json:"calc_calls"`
+	// CutMarker is the run-on marker at which the response was cut before
+	// extraction ("Q:"; answer.RunOnCut), "" when it was not cut.
+	CutMarker string `json:"cut_marker"`
+	// Reasoning effort (see fillEffort): EffortTokens are the model's
+	// thinking tokens when the response has a reasoning block
+	// (EffortSource "think"), else its generated tokens up to the answer
+	// region's end, a run-on cut excluded (EffortSource "all").
+	// ThinkTokens and ThinkEntropyMean are of the block (0 without one);
+	// ReplyTokens and ReplyEntropyMean of the generated tokens after it.
+	// Injected tokens (calculator results) are in none of these.
+	EffortTokens     int     `json:"effort_tokens"`
+	EffortSource     string  `json:"effort_source"`
+	ThinkTokens      int     `json:"think_tokens"`
+	ThinkEntropyMean float64 `json:"think_entropy_mean_bits"`
+	ReplyTokens      int     `json:"reply_tokens"`
+	ReplyEntropyMean float64 `json:"reply_entropy_mean_bits"`
 }
 
 // Skipped reports whether the item was recorded without being run.

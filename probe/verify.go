@@ -307,6 +307,7 @@ func splitItemID(id string, nModels int) (int, string, error) {
 	if err != nil || mi < 0 || mi >= nModels {
 		return 0, "", fmt.Errorf("item id %q names model %s, but the manifest has %d model(s)", id, head, nModels)
 	}
+	inst, _, _ = strings.Cut(inst, "#") // a condition suffix (condItemID)
 	return mi, inst, nil
 }
 
@@ -318,7 +319,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 	var stop []string
 	for i, t := range g.traces {
 		_, inst, _ := splitItemID(t.ItemID, math.MaxInt)
-		r, err := RenderItem(m, cfg, questions[inst])
+		r, err := renderCondition(m, cfg, questions[inst], itemCondition(t.ItemID))
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)
 		}
@@ -337,6 +338,9 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 		prompts[i] = t.PromptTokenIDs
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+	// A calculator batch is replayed with the calculator: its results are
+	// fed at the same points, so the replay is compared token by token.
+	newCalculator(cfg, itemCondition(g.traces[0].ItemID), len(g.traces)).setOptions(&opt)
 	gens, err := m.GenerateBatch(ctx, prompts, opt)
 	if err != nil {
 		return fmt.Errorf("%s: replaying the batch of %s: %w", md.Path, g.traces[0].ItemID, err)

@@ -32,13 +32,15 @@ var (
 // plans the run that `run` would start with the same flags), besides
 // flagTemplates, flagLevel, flagPrompt and flagShots.
 var (
-	flagModels    = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage + " (repeatable)"}
-	flagVariants  = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
-	flagInstances = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
-	flagMaxTokens = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
-	flagBatch     = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
-	flagItems     = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
-	flagPrimary   = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
+	flagModels     = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage + " (repeatable)"}
+	flagVariants   = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
+	flagInstances  = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
+	flagMaxTokens  = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
+	flagBatch      = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
+	flagItems      = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
+	flagConditions = &cli.StringFlag{Name: "conditions", Value: probe.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
+	flagCalcCalls  = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
+	flagPrimary    = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
 
 // runDefinition reads the flags that define a run's items and test (the
@@ -106,6 +108,22 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 	if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
 		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}
 	}
+	if s := c.String(flagConditions.Name); s != "" {
+		conds, err := probe.ParseConditions(s)
+		if err != nil {
+			return usageError{"--conditions: " + err.Error()}
+		}
+		cfg.Conditions = conds
+	}
+	if c.IsSet(flagCalcCalls.Name) {
+		if n := c.Int(flagCalcCalls.Name); n < 1 {
+			return usageError{fmt.Sprintf("--calc-calls must be at least 1, got %d", n)}
+		}
+		if !slices.Contains(cfg.Conditions, probe.ConditionCalculator) {
+			return usageError{"--calc-calls goes with --conditions calculator"}
+		}
+	}
+	cfg.CalcCalls = c.Int(flagCalcCalls.Name)
 	if b := c.Int(flagBatch.Name); b < 1 || b > probe.MaxBatch {
 		return usageError{fmt.Sprintf("--batch must be between 1 and %d, got %d", probe.MaxBatch, b)}
 	}

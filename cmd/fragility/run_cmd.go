@@ -40,6 +40,7 @@ Examples:
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
+   fragility run --conditions none,calculator --calc-calls 10 --variants base,numbers,symbolic --out runs/calc
    fragility run --items examples/docqa.jsonl --variants base,paraphrase,distractor --out runs/docqa
    fragility run --resume runs/q
    fragility run --shard 2/4 --out runs/q/shards/2 ...     # the second of four shards (see fragility merge)
@@ -56,7 +57,7 @@ run directory; deploy/ has ready launch files.`,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
-			flagPrimary,
+			flagPrimary, flagConditions, flagCalcCalls,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},

@@ -1,0 +1,385 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/templates"
+)
+
+// Conditions: what the model may use besides itself (run --conditions).
+const (
+	// ConditionNone: the model alone.
+	ConditionNone = "none"
+	// ConditionCalculator: the model may call the in-process calculator in
+	// the GSM8K annotation style (CalcProtocolVersion).
+	ConditionCalculator = "calculator"
+)
+
+// DefaultCalcCalls is the calculator's call limit per item when
+// --calc-calls is not given.
+const DefaultCalcCalls = 10
+
+// CalcProtocolVersion names the calculator protocol below (trigger,
+// evaluation, result format, instruction note); it is recorded in the
+// manifest and changes whenever any of them changes.
+//
+// The protocol: when the generated text ends in "<<EXPR=" (EXPR on one
+// line, holding no "<<", ">>" or "="), generation pauses, EXPR is evaluated
+// exactly by templates.EvalArithmetic, and "RESULT>>" is fed to the model as
+// if it had written it (llm.GenerateOptions.Inject); then decoding goes on.
+// RESULT is the exact value as an integer or finite decimal, or rounded
+// half-even to CalcDecimals decimals when it has no finite decimal form;
+// an expression that does not evaluate gets "error>>". Calls past the
+// limit are recorded with the error "call limit reached" and get nothing:
+// the model writes its own result.
+const CalcProtocolVersion = "calc/1"
+
+// CalcDecimals is the number of decimals of a calculator result that has
+// no finite decimal form.
+const CalcDecimals = 6
+
+// calcNote is the instruction note of the calculator condition, with one
+// example of the protocol; %d is the call limit.
+const calcNote = "You have a calculator. To use it, write << then an arithmetic expression then =, " +
+	"and the calculator writes the exact result and >> for you; then go on writing. " +
+	"Example: \"The tickets cost <<3*12.5=37.5>>37.5 dollars.\" You may use it up to %d times."
+
+// CalcNote returns the instruction note of the calculator condition for a
+// call limit; it follows the preset's instruction in every prompt of the
+// condition.
+func CalcNote(limit int) string { return fmt.Sprintf(calcNote, limit) }
+
+// CalcInfo is the manifest's record of the calculator condition.
+type CalcInfo struct {
+	Protocol string `json:"protocol"`   // CalcProtocolVersion
+	Calls    int    `json:"call_limit"` // calls per item that get a result
+	Note     string `json:"note"`       // the instruction note (CalcNote)
+	Decimals int    `json:"decimals"`   // CalcDecimals
+}
+
+// calcInfo is the manifest's calculator record of cfg; nil when the
+// calculator does not run.
+func calcInfo(cfg Config) *CalcInfo {
+	if !slices.Contains(cfg.Conditions, ConditionCalculator) {
+		return nil
+	}
+	return &CalcInfo{Protocol: CalcProtocolVersion, Calls: cfg.CalcCalls, Note: CalcNote(cfg.CalcCalls), Decimals: CalcDecimals}
+}
+
+// ParseConditions reads a --conditions list ("none,calculator").
+func ParseConditions(csv string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(csv, ",") {
+		f = strings.TrimSpace(f)
+		switch f {
+		case ConditionNone, ConditionCalculator:
+		case "":
+			continue
+		default:
+			return nil, fmt.Errorf("unknown condition %q (known: %s, %s)", f, ConditionNone, ConditionCalculator)
+		}
+		if slices.Contains(out, f) {
+			return nil, fmt.Errorf("condition %q given twice", f)
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no condition given")
+	}
+	return out, nil
+}
+
+// validateConditions checks and normalises Conditions and CalcCalls: the
+// condition none alone is stored as nil (so that such a run's plan is the
+// plan of a run made before conditions existed).
+func (c *Config) validateConditions() error {
+	for i, cond := range c.Conditions {
+		if cond != ConditionNone && cond != ConditionCalculator {
+			return fmt.Errorf("--conditions: unknown condition %q (known: %s, %s)", cond, ConditionNone, ConditionCalculator)
+		}
+		if slices.Contains(c.Conditions[:i], cond) {
+			return fmt.Errorf("--conditions: %q given twice", cond)
+		}
+	}
+	if len(c.Conditions) == 1 && c.Conditions[0] == ConditionNone {
+		c.Conditions = nil
+	}
+	if c.CalcCalls < 0 {
+		return fmt.Errorf("--calc-calls must be at least 1, got %d", c.CalcCalls)
+	}
+	if !slices.Contains(c.Conditions, ConditionCalculator) {
+		c.CalcCalls = 0
+		return nil
+	}
+	if c.Items != "" {
+		return errors.New("--conditions calculator is for arithmetic items, not document questions (--items)")
+	}
+	if c.CalcCalls == 0 {
+		c.CalcCalls = DefaultCalcCalls
+	}
+	return nil
+}
+
+// condName is the name of a planned item's condition ("" is none).
+func condName(cond string) string {
+	if cond == "" {
+		return ConditionNone
+	}
+	return cond
+}
+
+// condLabel is what a model's display label gets for its condition:
+// nothing for none, " + calculator" for the calculator.
+func condLabel(cond string) string {
+	if cond == "" || cond == ConditionNone {
+		return ""
+	}
+	return " + " + cond
+}
+
+// runConditions returns the conditions a run plans, in order.
+func runConditions(cfg Config) []string {
+	if len(cfg.Conditions) == 0 {
+		return []string{ConditionNone}
+	}
+	return cfg.Conditions
+}
+
+// condItemID is the item ID of an item under a condition: the ID itself
+// under none (as in runs made before conditions existed), else the ID with
+// "#" and the condition appended ("m0/t1/base/0#calculator").
+func condItemID(id, cond string) string {
+	if cond == "" || cond == ConditionNone {
+		return id
+	}
+	return id + "#" + cond
+}
+
+// itemCondition returns the condition of an item ID (condItemID).
+func itemCondition(id string) string {
+	if _, c, ok := strings.Cut(id, "#"); ok {
+		return c
+	}
+	return ConditionNone
+}
+
+// renderCondition renders one problem's prompt as RenderItem does, with
+// the calculator note after the instruction under the calculator
+// condition (in the last user turn for the fragility preset).
+func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rendered, error) {
+	if cond != ConditionCalculator {
+		return RenderItem(m, cfg, question)
+	}
+	note := CalcNote(max(cfg.CalcCalls, 1))
+	preset, err := ParsePrompt(cfg.Prompt)
+	if err != nil {
+		return llm.Rendered{}, err
+	}
+	switch preset {
+	case PromptGSMSymbolic:
+		text, err := GSMSymbolicPrompt(question, cfg.Shots)
+		if err != nil {
+			return llm.Rendered{}, err
+		}
+		text = strings.Replace(text, GSMSymbolicInstruction, GSMSymbolicInstruction+" "+note, 1)
+		if cfg.ChatTemplate == "" {
+			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
+		}
+		r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
+		if err != nil {
+			return r, err
+		}
+		r.Stop = append(r.Stop, GSMSymbolicStop...)
+		return r, nil
+	case PromptFragility:
+		msgs, err := Messages(question, cfg.Shots)
+		if err != nil {
+			return llm.Rendered{}, err
+		}
+		last := &msgs[len(msgs)-1]
+		last.Content = strings.Replace(last.Content, Instruction, Instruction+" "+note, 1)
+		return m.RenderChatWith(msgs, cfg.ChatTemplate)
+	}
+	return llm.Rendered{}, fmt.Errorf("the calculator condition has no prompt for --prompt %s", preset)
+}
+
+// CalcCall is one calculator call, recorded in traces.jsonl.
+type CalcCall struct {
+	Expr   string `json:"expr"`             // the expression as the model wrote it
+	Result string `json:"result,omitempty"` // the text fed back, ">>" excluded; "" when nothing was
+	Error  string `json:"error,omitempty"`  // why the expression gave no value, or "call limit reached"
+	// Token is the index, in the trace's tokens, of the generated token
+	// that completed "<<EXPR="; the result's tokens follow it.
+	Token  int `json:"token"`
+	offset int // byte offset in the text where the call was made
+}
+
+// calculator is the calculator of one batch: the calls of each sequence.
+type calculator struct {
+	limit int
+	calls [][]CalcCall
+}
+
+// newCalculator returns the calculator for a batch of n sequences under
+// cond, nil under any other condition.
+func newCalculator(cfg Config, cond string, n int) *calculator {
+	if cond != ConditionCalculator {
+		return nil
+	}
+	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]CalcCall, n)}
+}
+
+// setOptions hooks the calculator into a batch's generation options.
+func (c *calculator) setOptions(opt *llm.GenerateOptions) {
+	if c == nil {
+		return
+	}
+	opt.Inject = c.inject
+	opt.MaxInjected = c.limit * 32
+}
+
+// inject is the llm.GenerateOptions.Inject hook: the protocol of
+// CalcProtocolVersion.
+func (c *calculator) inject(seq int, text string) string {
+	expr, ok := pendingCall(text)
+	if !ok {
+		return ""
+	}
+	call := CalcCall{Expr: expr, offset: len(text)}
+	defer func() { c.calls[seq] = append(c.calls[seq], call) }()
+	if len(c.calls[seq]) >= c.limit {
+		call.Error = "call limit reached"
+		return ""
+	}
+	v, err := templates.EvalArithmetic(expr)
+	if err != nil {
+		call.Error, call.Result = err.Error(), "error"
+		return "error>>"
+	}
+	call.Result = CalcResult(v)
+	return call.Result + ">>"
+}
+
+// pendingCall reports whether text ends in a call "<<EXPR=" and returns
+// EXPR (trimmed).
+func pendingCall(text string) (string, bool) {
+	if !strings.HasSuffix(text, "=") {
+		return "", false
+	}
+	open := strings.LastIndex(text, "<<")
+	if open < 0 {
+		return "", false
+	}
+	body := text[open+2 : len(text)-1]
+	if strings.TrimSpace(body) == "" || len(body) > 256 || strings.ContainsAny(body, "=\n") || strings.Contains(body, ">>") {
+		return "", false
+	}
+	return strings.TrimSpace(body), true
+}
+
+// CalcResult writes a calculator value: an integer or a finite decimal
+// exactly, any other rational rounded half-even to CalcDecimals decimals
+// with trailing zeros dropped.
+func CalcResult(v *big.Rat) string {
+	if s, ok := answer.NormalizeNumber(v.RatString()); ok && !strings.Contains(s, "/") {
+		return s
+	}
+	// Half-even rounding at CalcDecimals decimals: scale, round, unscale.
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(CalcDecimals), nil)
+	x := new(big.Rat).Mul(v, new(big.Rat).SetInt(scale))
+	q, r := new(big.Int).QuoRem(x.Num(), x.Denom(), new(big.Int))
+	// q is truncated toward zero; r has x's sign.
+	twice := new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2))
+	if c := twice.Cmp(x.Denom()); c > 0 || (c == 0 && q.Bit(0) == 1) {
+		if x.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	s, _ := answer.NormalizeNumber(new(big.Rat).SetFrac(q, scale).FloatString(CalcDecimals))
+	return s
+}
+
+// finish gives sequence seq's calls their token indices in g and returns
+// them.
+func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
+	if c == nil {
+		return nil
+	}
+	calls := c.calls[seq]
+	off, k := 0, 0
+	for i, t := range g.Tokens {
+		off += len(t.Piece)
+		for k < len(calls) && calls[k].offset <= off {
+			calls[k].Token = i
+			k++
+		}
+	}
+	return calls
+}
+
+// finishTrial fills the columns of extract/2, the condition, the stop
+// reason of a run-on and the reasoning effort from a generation.
+func finishTrial(t *Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []CalcCall) {
+	t.Condition = condName(cond)
+	t.CalcCalls = len(calls)
+	t.CutMarker = ex.CutMarker
+	if g.StopReason == llm.StopString && slices.Contains(RunOnStops, g.StopString) {
+		t.StopReason = StopRunOn
+	}
+	fillEffort(t, g, ex)
+}
+
+// StopRunOn is the stop reason of a generation stopped at a run-on marker
+// (one of RunOnStops): the model began a new made-up problem.
+const StopRunOn = "run_on"
+
+// RunOnStops are the stop strings of prompt formats that allow stopping
+// where a response runs on into a new problem (the gsm-symbolic preset);
+// they are the line starts answer.RunOnCut cuts at.
+var RunOnStops = []string{"\nQ:", "\nQuestion:", "\nProblem:"}
+
+// fillEffort fills the reasoning-effort columns (see Trial). Token spans
+// are the pieces' byte spans in the generation's text.
+func fillEffort(t *Trial, g *llm.Generation, ex answer.Extraction) {
+	rs, re, _ := answer.ReasoningSpan(g.Text)
+	block := re > 0
+	end := len(g.Text)
+	if ex.Cut >= 0 {
+		end = ex.Cut
+	}
+	var think, reply []float64
+	effort := 0
+	off := 0
+	for _, tok := range g.Tokens {
+		start := off
+		off += len(tok.Piece)
+		if tok.Injected {
+			continue
+		}
+		switch {
+		case block && start < re && off > rs:
+			think = append(think, tok.EntropyBits)
+		case block && start >= re:
+			reply = append(reply, tok.EntropyBits)
+		}
+		if !block && start < end {
+			effort++
+		}
+	}
+	t.ThinkTokens, t.ReplyTokens = len(think), len(reply)
+	t.ThinkEntropyMean, _, _ = entropyStats(think)
+	t.ReplyEntropyMean, _, _ = entropyStats(reply)
+	if block {
+		t.EffortTokens, t.EffortSource = len(think), "think"
+	} else {
+		t.EffortTokens, t.EffortSource = effort, "all"
+	}
+}
