@@ -45,12 +45,15 @@ type Manifest struct {
 	// MergeDifferences lists the environment differences between shards
 	// that `fragility merge --accept-env-diff` accepted.
 	MergeDifferences []string `json:"merge_env_differences,omitempty"`
-	Status           string   `json:"status"` // "running", "interrupted" or "complete"
-	Started          string   `json:"started"`
-	Finished         string   `json:"finished,omitempty"`
-	Resumes          int      `json:"resumes"`
-	EmbedSeconds     float64  `json:"embed_seconds"`      // classifier time, spent beside generation
-	EmbedWaitSeconds float64  `json:"embed_wait_seconds"` // time the run waited for a DDC result
+	Status           string   `json:"status"` // "running", "interrupted", "failed" or "complete"
+	// FailReason is the error that stopped a run with status "failed" (or
+	// an "interrupted" one that did not stop at a batch boundary).
+	FailReason       string  `json:"fail_reason,omitempty"`
+	Started          string  `json:"started"`
+	Finished         string  `json:"finished,omitempty"`
+	Resumes          int     `json:"resumes"`
+	EmbedSeconds     float64 `json:"embed_seconds"`      // classifier time, spent beside generation
+	EmbedWaitSeconds float64 `json:"embed_wait_seconds"` // time the run waited for a DDC result
 	// GenerationSeconds is the time spent in generation and WallSeconds the
 	// time from loading the first model to the end, each summed over the
 	// processes of the run (an interrupted one and its resumes) and, in a

@@ -218,8 +218,28 @@ func (c *Config) Validate() error {
 // summary.json and narrative.md and returns the summary. The item set is
 // generated and validated before any model loads; so is the output directory.
 // On a cancelled ctx it returns an error wrapping llm.ErrAborted and leaves a
-// valid, resumable run directory.
+// valid, resumable run directory. Any other error after the run directory's
+// manifest exists (a model llama.cpp refuses, a failed write) leaves the
+// manifest with status "failed" and the error as fail_reason, never
+// "running".
 func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
+	var man *Manifest
+	sum, err := run(ctx, cfg, opt, &man)
+	if err != nil && man != nil && man.Status == "running" {
+		man.Status = "failed"
+		if errors.Is(err, llm.ErrAborted) || ctx.Err() != nil {
+			man.Status = "interrupted"
+		}
+		man.FailReason = err.Error()
+		man.Finished = time.Now().UTC().Format(time.RFC3339)
+		if werr := writeJSONAtomic(filepath.Join(man.Config.OutDir, FileManifest), man); werr != nil {
+			return nil, fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
+		}
+	}
+	return sum, err
+}
+
+func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summary, error) {
 	out := cfg.OutDir
 	if opt.Resume {
 		stored, err := ReadManifest(out)
@@ -354,6 +374,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
 		return nil, err
 	}
+	*manOut = man
 
 	// DDC reading of every distinct question this run decodes, once, in a
 	// goroutine that runs beside generation (in run order, so the first
