@@ -59,5 +59,8 @@ func Recompute(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	if sum.Calculator != nil && man.Calculator != nil {
+		sum.Calculator.CallLimit = man.Calculator.Calls
+	}
 	return sum, nil
 }

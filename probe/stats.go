@@ -334,6 +334,12 @@ type Summary struct {
 	// Documents is the section on document items (run --items); nil when
 	// the trials are none.
 	Documents *DocumentSummary `json:"documents,omitempty"`
+	// Calculator is the calculator condition's section (run --conditions
+	// none,calculator); nil when no trial ran with the calculator.
+	Calculator *CalculatorSummary `json:"calculator,omitempty"`
+	// Effort is the reasoning effort of every summarised model, by variant
+	// and difficulty.
+	Effort []EffortSummary `json:"effort,omitempty"`
 }
 
 // ModelSummary is the statistics of one model.
@@ -1350,6 +1356,8 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		}
 	}
 	s.Documents = documentsSummary(trials, s)
+	s.Calculator = calculatorSummary(trials, s)
+	s.Effort = effortSummaries(trials, s)
 	return s, nil
 }
 

@@ -1,0 +1,331 @@
+package probe
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CalculatorSummary is the calculator condition as its own axis: for each
+// model that ran under both conditions, per variant, accuracy without and
+// with the calculator on the same items, how many answers wrong without it
+// it fixed (and right ones it broke), and the calls per item. Counts are of
+// trials matched by template, variant and instance index; the intervals of
+// the accuracy difference are in Summary.ModelPairs (the model against
+// itself with the calculator, paired over the same prompts).
+type CalculatorSummary struct {
+	Protocol  string             `json:"protocol"`   // CalcProtocolVersion of the binary that summarised
+	CallLimit int                `json:"call_limit"` // calls per item that got a result (from the manifest; 0 when unknown)
+	Models    []CalcModelSummary `json:"models"`
+}
+
+// CalcModelSummary is one model's calculator section.
+type CalcModelSummary struct {
+	Label     string `json:"label"`      // the model's label without the calculator (Summary.Models)
+	CalcLabel string `json:"calc_label"` // its label with the calculator
+	Path      string `json:"path"`
+	// Variants holds one row per variant in Summary.Variants order, then a
+	// row "all" over every variant.
+	Variants []CalcVariantSummary `json:"variants"`
+}
+
+// CalcVariantSummary compares the conditions on one variant's items.
+type CalcVariantSummary struct {
+	Variant string `json:"variant"`
+	Items   int    `json:"items"` // items scored under both conditions
+	// NoneCorrect and CalcCorrect are the items answered right without and
+	// with the calculator; Fixed the items wrong without it and right with
+	// it, Broken the reverse. FixedShare = Fixed / (Items − NoneCorrect),
+	// the share of wrong answers the calculator fixed (0 when none were
+	// wrong).
+	NoneCorrect int     `json:"none_correct"`
+	CalcCorrect int     `json:"calculator_correct"`
+	Fixed       int     `json:"fixed"`
+	Broken      int     `json:"broken"`
+	FixedShare  float64 `json:"fixed_share"`
+	// Calls are the calculator calls made on these items (those past the
+	// limit included), CallsPerItem = Calls / Items, ItemsWithCalls the
+	// items with at least one call.
+	Calls          int     `json:"calls"`
+	CallsPerItem   float64 `json:"calls_per_item"`
+	ItemsWithCalls int     `json:"items_with_calls"`
+}
+
+// calculatorSummary computes the calculator section; nil when no trial ran
+// under the calculator.
+func calculatorSummary(trials []Trial, s *Summary) *CalculatorSummary {
+	type k struct{ model, tmpl, variant string }
+	type ik struct {
+		k
+		inst int
+	}
+	none := map[ik]*Trial{}
+	var any bool
+	for i := range trials {
+		t := &trials[i]
+		if t.Skipped() {
+			continue
+		}
+		if condName(t.Condition) == ConditionNone {
+			none[ik{k{modelKey(t), t.TemplateID, t.Variant}, t.Instance}] = t
+		} else {
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	label := map[string]string{}
+	for _, m := range s.Models {
+		label[condItemID(summaryModelPath(&m), m.Condition)] = m.Label
+	}
+	out := &CalculatorSummary{Protocol: CalcProtocolVersion}
+	rows := map[string]map[string]*CalcVariantSummary{}
+	var order []string
+	for i := range trials {
+		t := &trials[i]
+		if t.Skipped() || condName(t.Condition) != ConditionCalculator {
+			continue
+		}
+		base := t.ModelPath
+		if base == "" {
+			base = t.ModelName
+		}
+		n, ok := none[ik{k{base, t.TemplateID, t.Variant}, t.Instance}]
+		if !ok {
+			continue
+		}
+		if rows[base] == nil {
+			rows[base] = map[string]*CalcVariantSummary{}
+			order = append(order, base)
+			out.Models = append(out.Models, CalcModelSummary{Label: label[base], CalcLabel: label[modelKey(t)], Path: t.ModelPath})
+		}
+		for _, v := range []string{t.Variant, "all"} {
+			r := rows[base][v]
+			if r == nil {
+				r = &CalcVariantSummary{Variant: v}
+				rows[base][v] = r
+			}
+			r.Items++
+			r.Calls += t.CalcCalls
+			if t.CalcCalls > 0 {
+				r.ItemsWithCalls++
+			}
+			switch {
+			case n.Correct:
+				r.NoneCorrect++
+			case t.Correct:
+				r.Fixed++
+			}
+			if t.Correct {
+				r.CalcCorrect++
+			} else if n.Correct {
+				r.Broken++
+			}
+		}
+	}
+	for i, base := range order {
+		for _, v := range append(slices.Clone(s.Variants), "all") {
+			r := rows[base][v]
+			if r == nil {
+				continue
+			}
+			if wrong := r.Items - r.NoneCorrect; wrong > 0 {
+				r.FixedShare = float64(r.Fixed) / float64(wrong)
+			}
+			r.CallsPerItem = float64(r.Calls) / float64(r.Items)
+			out.Models[i].Variants = append(out.Models[i].Variants, *r)
+		}
+	}
+	return out
+}
+
+// summaryModelPath is the path (or name) modelKey uses for a summarised model.
+func summaryModelPath(m *ModelSummary) string {
+	if m.Path != "" {
+		return m.Path
+	}
+	return m.Name
+}
+
+// EffortSummary is one model's reasoning effort (Trial.EffortTokens) by
+// variant and by difficulty, under one condition.
+type EffortSummary struct {
+	Label string `json:"label"` // the model's label in Summary.Models (condition included)
+	// Source is "think" when every scored trial's effort is its reasoning
+	// block, "all" when no trial had a block (effort is then the generated
+	// tokens up to the answer region's end), "mixed" otherwise.
+	Source     string        `json:"source"`
+	ByVariant  []EffortGroup `json:"by_variant"`
+	Difficulty []EffortGroup `json:"difficulty"` // by level, then by steps, easiest first
+	// Falls lists each step between consecutive difficulty groups (of one
+	// axis, easiest first) where mean effort fell while difficulty rose.
+	Falls []EffortFall `json:"falls"`
+}
+
+// EffortGroup is the mean effort of a group of scored trials.
+type EffortGroup struct {
+	Axis       string  `json:"axis"` // "variant", "level" or "steps"
+	Group      string  `json:"group"`
+	Trials     int     `json:"trials"`
+	MeanTokens float64 `json:"mean_effort_tokens"`
+	// MeanThinkEntropy is the mean of the trials' think-block mean entropy
+	// (bits), over trials with a block; 0 when none had one.
+	MeanThinkEntropy float64 `json:"mean_think_entropy_bits"`
+	Correct          int     `json:"correct"`
+}
+
+// EffortFall is a fall of mean effort from one difficulty group to the
+// next harder one.
+type EffortFall struct {
+	Axis       string  `json:"axis"`
+	From       string  `json:"from"`
+	To         string  `json:"to"`
+	FromTokens float64 `json:"from_tokens"`
+	ToTokens   float64 `json:"to_tokens"`
+}
+
+// effortSummaries computes the effort section of every summarised model.
+func effortSummaries(trials []Trial, s *Summary) []EffortSummary {
+	var out []EffortSummary
+	for mi := range s.Models {
+		m := &s.Models[mi]
+		key := condItemID(summaryModelPath(m), m.Condition)
+		var mine []*Trial
+		think, all := 0, 0
+		for i := range trials {
+			t := &trials[i]
+			if t.Skipped() || modelKey(t) != key {
+				continue
+			}
+			mine = append(mine, t)
+			if t.EffortSource == "think" {
+				think++
+			} else {
+				all++
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		es := EffortSummary{Label: m.Label, Source: "mixed"}
+		switch {
+		case all == 0:
+			es.Source = "think"
+		case think == 0:
+			es.Source = "all"
+		}
+		for _, v := range s.Variants {
+			if g, ok := effortGroup(mine, "variant", v, func(t *Trial) string { return t.Variant }); ok {
+				es.ByVariant = append(es.ByVariant, g)
+			}
+		}
+		for _, axis := range []string{"level", "steps"} {
+			val := func(t *Trial) string { return groupValue(axis, t.Level, t.Steps, t.Relation) }
+			var groups []string
+			for _, t := range mine {
+				if g := val(t); !slices.Contains(groups, g) && !(axis == "level" && g == "") && !(axis == "steps" && t.Steps == 0) {
+					groups = append(groups, g)
+				}
+			}
+			if len(groups) < 2 {
+				continue
+			}
+			slices.SortFunc(groups, func(a, b string) int { return compareGroups(axis, a, b) })
+			var prev *EffortGroup
+			for _, gv := range groups {
+				g, _ := effortGroup(mine, axis, gv, val)
+				es.Difficulty = append(es.Difficulty, g)
+				if prev != nil && g.MeanTokens < prev.MeanTokens {
+					es.Falls = append(es.Falls, EffortFall{Axis: axis, From: prev.Group, To: g.Group, FromTokens: prev.MeanTokens, ToTokens: g.MeanTokens})
+				}
+				prev = &es.Difficulty[len(es.Difficulty)-1]
+			}
+		}
+		out = append(out, es)
+	}
+	return out
+}
+
+// effortGroup averages the effort of the trials whose val is group.
+func effortGroup(ts []*Trial, axis, group string, val func(*Trial) string) (EffortGroup, bool) {
+	g := EffortGroup{Axis: axis, Group: group}
+	var sum, ent float64
+	nThink := 0
+	for _, t := range ts {
+		if val(t) != group {
+			continue
+		}
+		g.Trials++
+		sum += float64(t.EffortTokens)
+		if t.ThinkTokens > 0 {
+			ent += t.ThinkEntropyMean
+			nThink++
+		}
+		if t.Correct {
+			g.Correct++
+		}
+	}
+	if g.Trials == 0 {
+		return g, false
+	}
+	g.MeanTokens = sum / float64(g.Trials)
+	if nThink > 0 {
+		g.MeanThinkEntropy = ent / float64(nThink)
+	}
+	return g, true
+}
+
+// writeCalculator writes the calculator section of the narrative.
+func writeCalculator(b *strings.Builder, c *CalculatorSummary) {
+	limit := ""
+	if c.CallLimit > 0 {
+		limit = fmt.Sprintf(", at most %d calls per item", c.CallLimit)
+	}
+	b.WriteString("\n## Calculator condition\n\n")
+	fmt.Fprintf(b, "Each item ran twice: the model alone (none) and with a calculator it calls by writing `<<EXPR=` (protocol %s%s): the exact result and `>>` are fed to it as if it had written them. Injected tokens are in no entropy statistic. A wrong answer the calculator fixes points at arithmetic; one it does not fix, at the reasoning. Counts are items matched by template, variant and instance; the paired accuracy differences with intervals are under \"Differences between models\" (the model against itself with the calculator).\n",
+		CalcProtocolVersion, limit)
+	for _, m := range c.Models {
+		fmt.Fprintf(b, "\n### %s\n\n| variant | items | accuracy, none | accuracy, calculator | wrong answers fixed | right answers broken | calls per item | items with calls |\n|---|---|---|---|---|---|---|---|\n", m.Label)
+		for _, v := range m.Variants {
+			wrong := v.Items - v.NoneCorrect
+			fmt.Fprintf(b, "| %s | %d | %s (%d/%d) | %s (%d/%d) | %s (%d/%d) | %d | %s | %d |\n", v.Variant, v.Items,
+				pctText(v.NoneCorrect, v.Items), v.NoneCorrect, v.Items, pctText(v.CalcCorrect, v.Items), v.CalcCorrect, v.Items,
+				pctText(v.Fixed, wrong), v.Fixed, wrong, v.Broken, fnum(v.CallsPerItem, 2), v.ItemsWithCalls)
+		}
+	}
+}
+
+// pctText is k/n as a percentage with one decimal, "—" for n = 0.
+func pctText(k, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return fnum(100*float64(k)/float64(n), 1) + "%"
+}
+
+// writeEffort writes the reasoning-effort section of the narrative.
+func writeEffort(b *strings.Builder, es []EffortSummary) {
+	if len(es) == 0 {
+		return
+	}
+	b.WriteString("\n## Reasoning effort\n\nEffort is the number of tokens a model spent before its answer: its thinking tokens when it reasons in a delimited block (`<think>…</think>` and the like), otherwise all its generated tokens up to the answer region's end (a run-on into a made-up problem excluded). Calculator results fed to the model are not counted. Reasoning models have been reported to think longer as problems get harder and then less near collapse; a fall is flagged below as observed, not explained.\n")
+	for _, e := range es {
+		src := map[string]string{"think": "thinking tokens (every response had a reasoning block)",
+			"all": "all generated tokens (no response had a reasoning block)", "mixed": "thinking tokens where a response had a block, all generated tokens elsewhere"}[e.Source]
+		fmt.Fprintf(b, "\n### %s\n\nEffort counted as %s.\n\n| axis | group | trials | mean effort, tokens | mean think entropy, bits | correct |\n|---|---|---|---|---|---|\n", e.Label, src)
+		for _, g := range append(slices.Clone(e.ByVariant), e.Difficulty...) {
+			ent := "—"
+			if g.MeanThinkEntropy > 0 {
+				ent = fnum(g.MeanThinkEntropy, 3)
+			}
+			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d/%d |\n", g.Axis, g.Group, g.Trials, fnum(g.MeanTokens, 1), ent, g.Correct, g.Trials)
+		}
+		if len(e.Falls) == 0 {
+			b.WriteString("\nEffort did not fall from any difficulty group to the next harder one.\n")
+		}
+		for _, f := range e.Falls {
+			fmt.Fprintf(b, "\n**Effort fell while difficulty rose:** %s %s → %s, %s → %s tokens on average.\n", f.Axis, f.From, f.To, fnum(f.FromTokens, 1), fnum(f.ToTokens, 1))
+		}
+	}
+}
