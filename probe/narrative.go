@@ -57,8 +57,8 @@ func Narrative(s *Summary) string {
 	fmt.Fprintf(&b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
 	fmt.Fprintf(&b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
 	if s.FewTemplates && s.Clusters > 0 {
-		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so the intervals reported here are cluster-t intervals on G − 1 degrees of freedom, which come closer to it (in our simulation of this design at 6 templates, 90%% for a nominal 95%%, against 76%% for the bootstrap). %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates a drop of D pp needs.\n",
-			s.Clusters, p.FewTemplates, conf, minPSentence(s))
+		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so accuracies and shifts are reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom. Neither is exact with few templates: %s. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates a drop of D pp needs.\n",
+			s.Clusters, p.FewTemplates, conf, p.PairedDropCoverage, minPSentence(s))
 	}
 
 	if len(s.Models) == 0 {
@@ -433,7 +433,7 @@ func writeThresholds(b *strings.Builder, p Params, conf string) {
 	}
 	fmt.Fprintf(b, "- An entropy shift is meaningful when its whole interval lies beyond ±%s bits and its adjusted test reaches α; a DDC-margin shift likewise beyond ±%s.\n",
 		fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
-	fmt.Fprintf(b, "- When every template gives the same value the clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a paired drop or difference the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n")
+	fmt.Fprintf(b, "- A paired drop's interval is MOVER-Wilson: it is asymmetric near 0%% and 100%% accuracy and is never [0, 0], even when every pair agrees. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n")
 }
 
 // verdictReason says which rule of stats.ClassifyDrop gave the verdict, with

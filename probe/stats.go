@@ -103,6 +103,14 @@ const (
 	PermutationStream uint64 = 0x7065726d
 )
 
+// MOVERWilsonCoverage is what the simulations of probe/stats
+// (TestMOVERWilsonCoverage, TestMOVERWilsonConcentrated: one fixed base
+// prompt per template, 4000 runs each, true drop known) measured for the
+// 95% MOVER-Wilson interval of a paired drop; Summarize records it in
+// Params.PairedDropCoverage and the narrative's few-template warning
+// prints it.
+const MOVERWilsonCoverage = "in simulations of this design (one base prompt per template, 4000 runs each) the 95% MOVER-Wilson interval of a paired drop covered the true drop in 97.1% of runs at 6 templates with one instance each (cluster-t: 80.0%), 95.6% at 20 and 94.7% at 50 templates, but only 90.8% at 6 templates with 5 instances each (cluster-t: 89.0%) and 90.6% at 10 templates with 10 instances each when the whole drop sits in 2 of them (cluster-t: 92.0%)"
+
 // Verdicts on a variant's drop (see stats.ClassifyDrop), and VerdictFloor.
 // They say what was observed, not how a model computes.
 const (
@@ -138,6 +146,16 @@ const (
 	// confidence 1 − α/2 (Bonferroni: both hold together with probability ≥
 	// 1 − α), over units treated as independent.
 	MethodWilsonDifference = "wilson difference"
+	// MethodMOVERWilson: the interval of a paired drop (base accuracy −
+	// variant accuracy over the same pairs), stats.PairedMOVERWilson: Wilson
+	// score limits of each accuracy on its Korn–Graubard effective sample
+	// size (design effect from the template clusters, truncated at 1; the
+	// base side at most its distinct prompts) with the critical value
+	// t_{(1+c)/2, G−1}, combined by MOVER (Zou & Donner 2008) with the
+	// cluster-robust correlation of the two accuracies (Newcombe 1998,
+	// method 10, when each template holds one pair). It is the reported
+	// interval of every paired drop at every number of templates (G ≥ 2).
+	MethodMOVERWilson = "mover-wilson"
 )
 
 // Params are the settings of the statistics, recorded in the summary. Zero
@@ -168,10 +186,13 @@ type Params struct {
 	ClusterRobust    string `json:"cluster_robust_se"`
 	Bootstrap        string `json:"bootstrap"`
 	ReportedInterval string `json:"reported_interval"`
-	PermutationTest  string `json:"permutation_test"`
-	Multiplicity     string `json:"multiplicity"`
-	MDE              string `json:"minimum_detectable_drop"`
-	ExtractionRules  string `json:"extraction_rules"`
+	// PairedDropCoverage states the measured coverage of the paired drop's
+	// interval (MOVERWilsonCoverage).
+	PairedDropCoverage string `json:"paired_drop_coverage"`
+	PermutationTest    string `json:"permutation_test"`
+	Multiplicity       string `json:"multiplicity"`
+	MDE                string `json:"minimum_detectable_drop"`
+	ExtractionRules    string `json:"extraction_rules"`
 }
 
 // DefaultParams returns the default Params with the given bootstrap seed.
@@ -214,8 +235,9 @@ func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi <
 // unit of the statistic (percent, percentage points, bits, cosine units).
 type Estimate struct {
 	Value float64 `json:"value"`
-	// CI is the reported interval: ClusterT when the estimate rests on fewer
-	// than Params.FewTemplates templates, Bootstrap otherwise; when the data
+	// CI is the reported interval: MOVERWilson for a paired drop; otherwise
+	// ClusterT when the estimate rests on fewer than Params.FewTemplates
+	// templates, Bootstrap otherwise; when the data
 	// vary not at all between templates (SE = 0, or a single template) the
 	// clustered intervals are degenerate and CI is the fallback given for the
 	// statistic (Wilson for an accuracy or a share, MethodWilsonDifference
@@ -232,6 +254,10 @@ type Estimate struct {
 	ClusterT  *Interval `json:"cluster_t"`
 	Bootstrap *Interval `json:"bootstrap"`
 	Wilson    *Interval `json:"wilson,omitempty"`
+	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
+	// (MethodMOVERWilson), which is then the reported CI whenever it is
+	// defined (G ≥ 2), degenerate or not.
+	MOVERWilson *Interval `json:"mover_wilson,omitempty"`
 	// Degenerate is true when SE is 0 or undefined: every template gave the
 	// same value, so no clustered interval can say anything (it would print
 	// as [v, v], as if certain).
@@ -578,6 +604,7 @@ type pairUnit struct {
 	both, bo, vo, bw     float64 // copies in each cell
 	ans, all, ddc        shiftAcc
 	level, relation, key string
+	bkey, vkey           string // the base and the variant prompt (template-qualified)
 	steps                int
 }
 
@@ -646,8 +673,12 @@ func (es *estimates) finish(g int) {
 				e.Bootstrap = &Interval{Lo: lo, Hi: hi, Method: MethodBootstrap, Replicates: len(reps[i])}
 			}
 		}
+		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
 		switch {
-		case e.SE == nil || *e.SE == 0 || e.ClusterT == nil:
+		case e.MOVERWilson != nil:
+			e.Degenerate = degenerate
+			e.CI = e.MOVERWilson
+		case degenerate:
 			e.Degenerate = true
 			e.CI = it.fallback
 		case e.Clusters < es.p.FewTemplates || e.Bootstrap == nil:
@@ -808,7 +839,8 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops: MOVER-Wilson at every number of templates (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates)
+	p.PairedDropCoverage = MOVERWilsonCoverage
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template sums of paired differences; exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	if p.Primary != "" {
 		p.Multiplicity = fmt.Sprintf("primary variant %s tested alone at α = %s and its verdict is the model's; other variants Holm-adjusted among themselves (secondary); shifts Holm-adjusted across all variants; differences between models Holm-adjusted within each model pair", p.Primary, fnum(alpha, 2))
@@ -949,7 +981,8 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		pk := t.TemplateID + "\x00" + promptKey(b) + "\x00" + promptKey(t)
 		q := c.pairs[pk]
 		if q == nil {
-			q = &pairUnit{tmpl: tIdx[t.TemplateID], level: t.Level, relation: t.Relation, steps: t.Steps, key: pk}
+			q = &pairUnit{tmpl: tIdx[t.TemplateID], level: t.Level, relation: t.Relation, steps: t.Steps, key: pk,
+				bkey: t.TemplateID + "\x00" + promptKey(b), vkey: t.TemplateID + "\x00" + promptKey(t)}
 			c.pairs[pk] = q
 			c.pairOrder = append(c.pairOrder, pk)
 		}
@@ -1050,7 +1083,9 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		}
 		v, _ := r.Value()
 		n := float64(len(pairs))
-		return es.add(100*v, inf(r, 100), scaled(r, 100), -100, 100, wilsonDiff(bo, n, vo, n)), r, bo, vo
+		e := es.add(100*v, inf(r, 100), scaled(r, 100), -100, 100, wilsonDiff(bo, n, vo, n))
+		e.MOVERWilson = moverWilson(pairs, G, conf)
+		return e, r, bo, vo
 	}
 
 	type modelData struct {
@@ -1359,6 +1394,42 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 	s.Calculator = calculatorSummary(trials, s)
 	s.Effort = effortSummaries(trials, s)
 	return s, nil
+}
+
+// moverWilson returns the MOVER-Wilson interval of the paired drop of
+// pairs over G templates, in percentage points (MethodMOVERWilson), or nil
+// when it is undefined (fewer than 2 templates). Each side's effective
+// sample size is capped at the Kish effective number of its distinct
+// prompts, each weighted by the pairs it appears in (stats.KishN): a
+// template's base prompt, shared by all the template's pairs, counts once,
+// not once per pair. The unit correlation is the Pearson (phi) correlation
+// of the pairs' base and variant outcomes.
+func moverWilson(pairs []*pairUnit, G int, conf float64) *Interval {
+	base, vari := stats.NewRatio(G), stats.NewRatio(G)
+	bw, vw := map[string]float64{}, map[string]float64{}
+	xs, ys := make([]float64, len(pairs)), make([]float64, len(pairs))
+	for i, q := range pairs {
+		xs[i], ys[i] = q.b/float64(q.copies), q.v/float64(q.copies)
+		base.Add(q.tmpl, xs[i])
+		vari.Add(q.tmpl, ys[i])
+		bw[q.bkey]++
+		vw[q.vkey]++
+	}
+	m, ok := stats.PairedMOVERWilson(base, vari, stats.KishN(mapValues(bw)), stats.KishN(mapValues(vw)), stats.Pearson(xs, ys), conf)
+	if !ok {
+		return nil
+	}
+	return &Interval{Lo: 100 * m.Lo, Hi: 100 * m.Hi, Method: MethodMOVERWilson}
+}
+
+// mapValues returns the values of m sorted (a deterministic order for sums).
+func mapValues(m map[string]float64) []float64 {
+	out := make([]float64, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // moreSevere reports whether variant vs's verdict should replace the

@@ -105,8 +105,19 @@ func TestSummarizeHandCase(t *testing.T) {
 	// to 100. Sign flip over D = (1, 1, 0): |Σ s·D| ≥ 2 in 4 of 8 sign
 	// vectors, p = 0.5.
 	d := p.PairedDropPP
-	if !near(*d.SE, 16.66666666666668) || !near(d.ClusterT.Lo, -38.3775454958244) || d.ClusterT.Hi != 100 || d.CI != d.ClusterT {
+	if !near(*d.SE, 16.66666666666668) || !near(d.ClusterT.Lo, -38.3775454958244) || d.ClusterT.Hi != 100 {
 		t.Errorf("paired drop %+v cluster-t %+v", d, d.ClusterT)
+	}
+	// The reported interval is MOVER-Wilson. Plain Python from the formulas
+	// (base 5/6, variant 3/6 over the pairs; CR1 variances, Korn–Graubard
+	// effective n 5 and 3, capped at 6 distinct prompts a side; the
+	// difference's variance floored at its independent-pairs value, which
+	// binds here, giving r = 0.7698003589195009; Wilson limits with
+	// t.ppf(0.975, 2) = 4.302652729911275; MOVER): [−10.820050133085057,
+	// 68.91234712340566] pp.
+	if mw := d.MOVERWilson; mw == nil || d.CI != mw || mw.Method != MethodMOVERWilson ||
+		math.Abs(mw.Lo+10.820050133085057) > 1e-9 || math.Abs(mw.Hi-68.91234712340566) > 1e-9 {
+		t.Errorf("paired drop MOVER-Wilson %+v, CI %+v", d.MOVERWilson, d.CI)
 	}
 	if p.Test == nil || p.Test.P != 0.5 || p.Test.Templates != 3 || p.Test.MinP != 0.25 || p.Test.Family != 1 || p.Test.Method != "sign-flip, exact" {
 		t.Errorf("test %+v", p.Test)
@@ -225,10 +236,10 @@ func TestBootstrapSharedResample(t *testing.T) {
 			t.Errorf("%s: identical variant has drop %+v", m.Label, d)
 		}
 		pd := m.Variants[1].Paired.PairedDropPP
-		// 0 of 15 pairs either way: Wilson at 97.5% gives an upper bound
-		// U = z²/(n+z²) with z = Φ⁻¹(0.9875), so the interval is [−U, U].
-		lo, hi, _ := stats.Wilson(0, 15, 0.975)
-		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != MethodWilsonDifference || !near(pd.CI.Hi, 100*hi) || !near(pd.CI.Lo, -100*hi) || lo != 0 {
+		// Every pair agrees: the clustered SE is 0 (Degenerate), and the
+		// reported MOVER-Wilson interval is symmetric around 0 (the two
+		// Wilson intervals are the same, correlation 1) but not [0, 0].
+		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != MethodMOVERWilson || !(pd.CI.Hi > 5) || !near(pd.CI.Lo, -pd.CI.Hi) {
 			t.Errorf("%s: degenerate paired drop reported as %+v", m.Label, pd.CI)
 		}
 		if m.Variants[1].Verdict != VerdictInconclusive { // the bound, 26 pp, is far above the margin
@@ -520,7 +531,7 @@ func TestFlippedPairsNotNoDrop(t *testing.T) {
 	if m.Verdict == VerdictNoDrop || noop.Verdict != VerdictInconclusive || p.Test.P != 1 {
 		t.Errorf("verdict %q (%q), p %v, CI %+v", m.Verdict, noop.Verdict, p.Test.P, p.PairedDropPP.CI)
 	}
-	if ci := p.PairedDropPP.CI; ci.Method != MethodClusterT || ci.Lo > -50 || ci.Hi < 50 {
+	if ci := p.PairedDropPP.CI; ci.Method != MethodMOVERWilson || ci.Lo > -50 || ci.Hi < 50 {
 		t.Errorf("interval %+v", ci)
 	}
 	md := Narrative(s)
@@ -657,7 +668,7 @@ func TestReportedIntervalBySize(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := s.Models[0].Variants[1]
-		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != c.method || v.Paired.Test.Method != c.test {
+		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != MethodMOVERWilson || v.Paired.Test.Method != c.test {
 			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
 		}
 		if c.test == "sign-flip, Monte Carlo" && (v.Paired.Test.Draws != stats.MonteCarloDraws || v.Paired.Test.MinP != 1.0/(stats.MonteCarloDraws+1)) {

@@ -120,6 +120,8 @@ func methodText(s *probe.Summary, method, g string) string {
 		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s templates", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g)
 	case probe.MethodWilson:
 		return "Wilson score interval over the distinct prompts, treated as independent, where every template gave the same outcome and no clustered interval can say anything"
+	case probe.MethodMOVERWilson:
+		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008) over G = %s templates", g)
 	case probe.MethodWilsonDifference:
 		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every template gave the same difference"
 	}

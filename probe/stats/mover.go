@@ -107,8 +107,12 @@ type MOVERWilson struct {
 // difference A − B of two proportions measured on the same units in G
 // clusters (a paired drop: A the base outcome of each pair, B the variant
 // outcome), given as Ratios over the same clusters with equal denominators
-// (a.Den[g] = b.Den[g], the units of cluster g; values in [0, 1]). It
-// combines:
+// (a.Den[g] = b.Den[g], the units of cluster g; values in [0, 1]). capA and
+// capB bound each side's effective sample size (the number of distinct
+// units on that side, e.g. KishN of the distinct prompts: a base prompt
+// shared by a template's pairs counts once); unitCorr is the correlation of
+// the two outcomes over the units (Pearson over the pairs; for 0/1
+// outcomes the phi coefficient of the paired 2×2 table). It combines:
 //
 //   - for each proportion, the CR1 cluster-robust variance v (Influence.CR1:
 //     Miller 2024, arXiv:2411.00640; Cameron & Miller 2015), the
@@ -117,18 +121,32 @@ type MOVERWilson struct {
 //     n_eff with the critical value t_{(1+c)/2, G−1} in place of z
 //     (WilsonCrit; Korn & Graubard 1998's degrees-of-freedom adjustment with
 //     G − 1 degrees of freedom, as for cluster-t);
-//   - their correlation, from the same cluster-robust covariance:
-//     r = Σ_g e_Ag·e_Bg / √(Σ_g e_Ag² · Σ_g e_Bg²) over the clusters'
-//     influences (Ratio.Influence); with one unit per cluster this is the
-//     phi coefficient of the paired 2×2 table that Newcombe (1998, method
-//     10) uses, without his adjustment of its numerator by n/2;
+//
+//   - their correlation r, from the same cluster-robust covariance, so
+//     that the variance of the difference MOVER recovers is the
+//     cluster-robust one, V_D = CR1 of the influences e_A − e_B. Where the
+//     design effects are truncated (variances v*_X = p_X(1−p_X)/n_eff,X
+//     larger than the cluster-robust V_X) the difference's variance is
+//     floored the same way, at its value for independent pairs, s²_D/n with
+//     s²_D = p_A q_A + p_B q_B − 2·unitCorr·√(p_A q_A p_B q_B); then
+//
+//     r = (v*_A + v*_B − max(V_D, s²_D/n)) / (2√(v*_A v*_B)),
+//
+//     clipped to [−1, 1]. Without truncation this is the cluster-robust
+//     correlation Σ_g e_Ag·e_Bg / √(Σ_g e_Ag² · Σ_g e_Bg²), which with one
+//     unit per cluster is the phi coefficient of the paired 2×2 table that
+//     Newcombe (1998, method 10) uses (without his adjustment of its
+//     numerator by n/2); when everything is truncated, the regime of
+//     independent units, it is unitCorr. When v*_A or v*_B is 0 (a
+//     proportion of 0 or 1) r is unitCorr;
+//
 //   - MOVER (Zou & Donner 2008) for the difference.
 //
 // Unlike the symmetric cluster-t interval it is asymmetric where a
 // proportion is near 0 or 1 and never certain at the boundary: when every
 // pair is right on both sides it is not [0, 0]. ok is false with fewer than
 // 2 clusters, mismatched denominators, or conf not in (0, 1).
-func PairedMOVERWilson(a, b Ratio, capA, capB, conf float64) (MOVERWilson, bool) {
+func PairedMOVERWilson(a, b Ratio, capA, capB, unitCorr, conf float64) (MOVERWilson, bool) {
 	if len(a.Den) != len(b.Den) || len(a.Num) != len(a.Den) || len(b.Num) != len(b.Den) || !(conf > 0 && conf < 1) {
 		return MOVERWilson{}, false
 	}
@@ -162,8 +180,18 @@ func PairedMOVERWilson(a, b Ratio, capA, capB, conf float64) (MOVERWilson, bool)
 	m := MOVERWilson{A: pa, B: pb, Units: n, Clusters: G, Crit: TQuantile((1+conf)/2, float64(G-1))}
 	m.NEffA = EffectiveN(pa, min(n, capA), f*saa)
 	m.NEffB = EffectiveN(pb, min(n, capB), f*sbb)
-	if saa > 0 && sbb > 0 {
-		m.Corr = max(-1, min(1, sab/math.Sqrt(saa*sbb)))
+	if math.IsNaN(unitCorr) {
+		unitCorr = 0
+	}
+	unitCorr = max(-1, min(1, unitCorr))
+	qa, qb := pa*(1-pa), pb*(1-pb)
+	wa, wb := qa/m.NEffA, qb/m.NEffB
+	if wa > 0 && wb > 0 {
+		vd := max(0, f*(saa+sbb-2*sab))
+		floor := max(0, qa+qb-2*unitCorr*math.Sqrt(qa*qb)) / n
+		m.Corr = max(-1, min(1, (wa+wb-max(vd, floor))/(2*math.Sqrt(wa*wb))))
+	} else {
+		m.Corr = unitCorr
 	}
 	var okA, okB bool
 	m.ALo, m.AHi, okA = WilsonCrit(pa, m.NEffA, m.Crit)
@@ -174,4 +202,57 @@ func PairedMOVERWilson(a, b Ratio, capA, capB, conf float64) (MOVERWilson, bool)
 	m.Lo, m.Hi = MOVER(pa, m.ALo, m.AHi, pb, m.BLo, m.BHi, m.Corr)
 	m.Lo, m.Hi = max(-1, m.Lo), min(1, m.Hi)
 	return m, true
+}
+
+// KishN returns Kish's effective sample size of a weighted mean with
+// weights w (Kish 1965, Survey Sampling, §11.7):
+//
+//	n_w = (Σ w)² / Σ w²
+//
+// It is the number of equally weighted independent units that give the
+// same variance: for the base side of paired prompts, w_i is the number of
+// pairs in which distinct prompt i appears, so a base prompt shared by m
+// pairs counts as one unit, not m. Non-positive weights are ignored; 0 for
+// none.
+func KishN(w []float64) float64 {
+	var s, s2 float64
+	for _, x := range w {
+		if x > 0 {
+			s += x
+			s2 += x * x
+		}
+	}
+	if s2 == 0 {
+		return 0
+	}
+	return s * s / s2
+}
+
+// Pearson returns the Pearson correlation of x and y (equal lengths):
+// Σ(x − x̄)(y − ȳ) / √(Σ(x − x̄)² Σ(y − ȳ)²); for 0/1 values the phi
+// coefficient (AD − BC)/√((A+B)(C+D)(A+C)(B+D)) of their 2×2 table
+// (Yule 1912). It returns 0 when either has no variance or the lengths
+// differ or are below 2.
+func Pearson(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 2 {
+		return 0
+	}
+	var mx, my float64
+	for i := range x {
+		mx += x[i]
+		my += y[i]
+	}
+	mx /= float64(len(x))
+	my /= float64(len(y))
+	var sxx, syy, sxy float64
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxx += dx * dx
+		syy += dy * dy
+		sxy += dx * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return max(-1, min(1, sxy/math.Sqrt(sxx*syy)))
 }

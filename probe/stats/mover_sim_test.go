@@ -13,9 +13,10 @@ import (
 // template's m pairs); each variant instance shares the base's uniform draw
 // with probability 0.7 (answers to one problem are correlated), as in
 // simTemplateDrops. It returns the base and variant outcomes as Ratios over
-// the templates.
-func simPairRatios(rng *rand.Rand, g, m int, delta, spread float64) (base, variant Ratio) {
+// the templates and the Pearson (phi) correlation of the pairs.
+func simPairRatios(rng *rand.Rand, g, m int, delta, spread float64) (base, variant Ratio, corr float64) {
 	base, variant = NewRatio(g), NewRatio(g)
+	var xs, ys []float64
 	for j := range g {
 		p := 0.55 + 0.4*rng.Float64()
 		q := p - (delta + spread*(2*rng.Float64()-1))
@@ -25,19 +26,21 @@ func simPairRatios(rng *rand.Rand, g, m int, delta, spread float64) (base, varia
 			if rng.Float64() > 0.7 {
 				v = rng.Float64()
 			}
-			base.Add(j, b2f(u0 < p))
-			variant.Add(j, b2f(v < q))
+			xs, ys = append(xs, b2f(u0 < p)), append(ys, b2f(v < q))
+			base.Add(j, xs[len(xs)-1])
+			variant.Add(j, ys[len(ys)-1])
 		}
 	}
-	return base, variant
+	return base, variant, Pearson(xs, ys)
 }
 
 // simConcentrated draws a run where the drop sits in k of the g templates:
 // every template has base accuracy p_j ~ U(0.55, 0.95); in k of them the
 // variant loses drop (a fraction), in the others nothing. Same fixed base
 // and correlation as simPairRatios. The true drop is k·drop/g.
-func simConcentrated(rng *rand.Rand, g, m, k int, drop float64) (base, variant Ratio) {
+func simConcentrated(rng *rand.Rand, g, m, k int, drop float64) (base, variant Ratio, corr float64) {
 	base, variant = NewRatio(g), NewRatio(g)
+	var xs, ys []float64
 	for j := range g {
 		p := 0.55 + 0.4*rng.Float64()
 		q := p
@@ -50,11 +53,12 @@ func simConcentrated(rng *rand.Rand, g, m, k int, drop float64) (base, variant R
 			if rng.Float64() > 0.7 {
 				v = rng.Float64()
 			}
-			base.Add(j, b2f(u0 < p))
-			variant.Add(j, b2f(v < q))
+			xs, ys = append(xs, b2f(u0 < p)), append(ys, b2f(v < q))
+			base.Add(j, xs[len(xs)-1])
+			variant.Add(j, ys[len(ys)-1])
 		}
 	}
-	return base, variant
+	return base, variant, Pearson(xs, ys)
 }
 
 func b2f(b bool) float64 {
@@ -67,12 +71,12 @@ func b2f(b bool) float64 {
 // coverage returns the share of runs in which the 95% MOVER-Wilson
 // interval (base capped at one distinct prompt per template) and the
 // cluster-t interval of the paired drop cover truth.
-func coverage(seed uint64, runs int, truth float64, draw func(rng *rand.Rand) (Ratio, Ratio)) (mover, clusterT float64) {
+func coverage(seed uint64, runs int, truth float64, draw func(rng *rand.Rand) (Ratio, Ratio, float64)) (mover, clusterT float64) {
 	rng := rand.New(rand.NewPCG(seed, 14))
 	var a, c int
 	for range runs {
-		br, vr := draw(rng)
-		if m, ok := PairedMOVERWilson(br, vr, float64(br.Clusters()), math.Inf(1), 0.95); ok && m.Lo <= truth && truth <= m.Hi {
+		br, vr, r := draw(rng)
+		if m, ok := PairedMOVERWilson(br, vr, float64(br.Clusters()), math.Inf(1), r, 0.95); ok && m.Lo <= truth && truth <= m.Hi {
 			a++
 		}
 		ib, _ := br.Influence()
@@ -103,7 +107,7 @@ func TestMOVERWilsonCoverage(t *testing.T) {
 		G, m   int
 		lo, hi float64
 	}{{6, 1, 0.93, 0.98}, {20, 1, 0.93, 0.97}, {50, 1, 0.93, 0.97}, {6, 5, 0.87, 0.94}} {
-		mw, ct := coverage(uint64(c.G*100+c.m), runs, 0.15, func(rng *rand.Rand) (Ratio, Ratio) {
+		mw, ct := coverage(uint64(c.G*100+c.m), runs, 0.15, func(rng *rand.Rand) (Ratio, Ratio, float64) {
 			return simPairRatios(rng, c.G, c.m, 0.15, 0.15)
 		})
 		t.Logf("G = %d, m = %d, drop 15 pp: MOVER-Wilson coverage %.4f, cluster-t %.4f (%d runs)", c.G, c.m, mw, ct, runs)
@@ -123,7 +127,7 @@ func TestMOVERWilsonCoverage(t *testing.T) {
 // Fixed seed; under a second.
 func TestMOVERWilsonConcentrated(t *testing.T) {
 	const runs = 4000
-	mw, ct := coverage(1010, runs, 0.10, func(rng *rand.Rand) (Ratio, Ratio) {
+	mw, ct := coverage(1010, runs, 0.10, func(rng *rand.Rand) (Ratio, Ratio, float64) {
 		return simConcentrated(rng, 10, 10, 2, 0.5)
 	})
 	t.Logf("G = 10, m = 10, drop in 2 templates: MOVER-Wilson coverage %.4f, cluster-t %.4f (%d runs)", mw, ct, runs)

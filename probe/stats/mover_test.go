@@ -14,14 +14,16 @@ import (
 // V = G/(G−1)·Σ_c(Σ_i(y_ci − ȳ))²/n², the base's effective n is
 // min(15, 6, 0.8·0.2/V_A) = 4.213483146067414 (6 is the cap: one distinct
 // base prompt per template), the variant's is 15 (its design effect is
-// below 1, truncated), the cluster-robust correlation r =
-// 0.4651639961063309, and with scipy's t.ppf(0.975, 5) =
-// 2.5705818356363146 the interval is [−0.21636526395396355,
-// 0.5242088511206956].
+// below 1, truncated), the unit (phi) correlation of the 15 pairs
+// 0.20044593143431824, the correlation r = (v*_A + v*_B − max(V_D,
+// s²_D/n))/(2√(v*_A v*_B)) = 0.4787708312212122 (v*_X = p_X q_X / n_eff,X;
+// here V_D, the clustered variance of the difference, is the larger), and
+// with scipy's t.ppf(0.975, 5) = 2.5705818356363146 the interval is
+// [−0.21226227921809088, 0.5214855400685146].
 func TestPairedMOVERWilsonByHand(t *testing.T) {
 	base := ratioOf([][]float64{{1, 1, 1}, {1, 1}, {0, 0, 0}, {1, 1, 1, 1}, {1}, {1, 1}})
 	vari := ratioOf([][]float64{{1, 0, 1}, {0, 0}, {0, 1, 0}, {1, 1, 0, 1}, {1}, {0, 1}})
-	m, ok := PairedMOVERWilson(base, vari, 6, 15, 0.95)
+	m, ok := PairedMOVERWilson(base, vari, 6, 15, 0.20044593143431824, 0.95)
 	if !ok {
 		t.Fatal("not ok")
 	}
@@ -31,8 +33,8 @@ func TestPairedMOVERWilsonByHand(t *testing.T) {
 	}{
 		{"A", m.A, 0.8}, {"B", m.B, 8.0 / 15},
 		{"NEffA", m.NEffA, 4.213483146067414}, {"NEffB", m.NEffB, 15},
-		{"Corr", m.Corr, 0.4651639961063309}, {"Crit", m.Crit, 2.5705818356363146},
-		{"Lo", m.Lo, -0.21636526395396355}, {"Hi", m.Hi, 0.5242088511206956},
+		{"Corr", m.Corr, 0.4787708312212122}, {"Crit", m.Crit, 2.5705818356363146},
+		{"Lo", m.Lo, -0.21226227921809088}, {"Hi", m.Hi, 0.5214855400685146},
 	} {
 		if !near(c.got, c.want, 1e-9) {
 			t.Errorf("%s = %.17g, want %.17g", c.name, c.got, c.want)
@@ -43,7 +45,8 @@ func TestPairedMOVERWilsonByHand(t *testing.T) {
 	}
 }
 
-// TestMOVERNewcombe2x2: with one pair per cluster the cluster-robust
+// TestMOVERNewcombe2x2: with one pair per cluster (and no design effect
+// truncated: each CR1 variance is p(1−p)/(n−1), above p(1−p)/n) the
 // correlation is the phi coefficient of the paired 2×2 table, and MOVER on
 // Wilson limits with z is Newcombe's (1998) method 10 (φ without his n/2
 // adjustment). Table: both right 8, base only 5, variant only 1, both wrong
@@ -62,7 +65,7 @@ func TestMOVERNewcombe2x2(t *testing.T) {
 	add(5, 1, 0)
 	add(1, 0, 1)
 	add(6, 0, 0)
-	m, ok := PairedMOVERWilson(ratioOf(b), ratioOf(v), 20, 20, 0.95)
+	m, ok := PairedMOVERWilson(ratioOf(b), ratioOf(v), 20, 20, 0.4530333378893934, 0.95)
 	if !ok || !near(m.Corr, 0.4530333378893934, 1e-12) {
 		t.Fatalf("corr %v ok %v", m.Corr, ok)
 	}
@@ -84,17 +87,17 @@ func TestMOVERNewcombe2x2(t *testing.T) {
 // interval of certainty; bad input is refused.
 func TestPairedMOVERWilsonEdges(t *testing.T) {
 	ones := ratioOf([][]float64{{1, 1}, {1, 1}, {1, 1}})
-	m, ok := PairedMOVERWilson(ones, ones, 3, 6, 0.95)
+	m, ok := PairedMOVERWilson(ones, ones, 3, 6, 0, 0.95)
 	if !ok || m.Lo >= 0 || m.Hi <= 0 || m.Lo < -1 || m.Hi > 1 {
 		t.Errorf("all right: [%v, %v] ok %v", m.Lo, m.Hi, ok)
 	}
-	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}}), ratioOf([][]float64{{0}}), 1, 1, 0.95); ok {
+	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}}), ratioOf([][]float64{{0}}), 1, 1, 0, 0.95); ok {
 		t.Error("one cluster accepted")
 	}
-	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}, {1, 0}}), ratioOf([][]float64{{0}, {1}}), 2, 2, 0.95); ok {
+	if _, ok := PairedMOVERWilson(ratioOf([][]float64{{1}, {1, 0}}), ratioOf([][]float64{{0}, {1}}), 2, 2, 0, 0.95); ok {
 		t.Error("unequal denominators accepted")
 	}
-	if _, ok := PairedMOVERWilson(ones, ones, 3, 6, 1); ok {
+	if _, ok := PairedMOVERWilson(ones, ones, 3, 6, 0, 1); ok {
 		t.Error("confidence 1 accepted")
 	}
 	if n := EffectiveN(0.5, 10, 0.1); n != 2.5 {
@@ -114,5 +117,49 @@ func TestPairedMOVERWilsonEdges(t *testing.T) {
 	}
 	if math.IsNaN(m.Corr) {
 		t.Error("NaN correlation")
+	}
+}
+
+// TestKishN: by hand, weights (3, 3, 3) give 81/27 = 3; (1, 1, 2) give
+// 16/6 = 2.6666…; a shared base prompt in 5 pairs alone gives 1.
+func TestKishN(t *testing.T) {
+	for _, c := range []struct {
+		w    []float64
+		want float64
+	}{{[]float64{3, 3, 3}, 3}, {[]float64{1, 1, 2}, 16.0 / 6}, {[]float64{5}, 1}, {nil, 0}, {[]float64{0, -1}, 0}} {
+		if got := KishN(c.w); !near(got, c.want, 1e-15) {
+			t.Errorf("KishN(%v) = %v, want %v", c.w, got, c.want)
+		}
+	}
+}
+
+// TestPearsonPhi: for 0/1 pairs Pearson is the phi coefficient of the 2×2
+// table; by hand for both 8, base only 5, variant only 1, neither 6:
+// (8·6 − 5·1)/√(13·7·9·11) = 43/√9009 = 0.4530333378893934 (as in
+// TestMOVERNewcombe2x2). With no variation in one side it is 0. When one
+// side of a paired drop is at 100% (no variance to correlate),
+// PairedMOVERWilson takes unitCorr.
+func TestPearsonPhi(t *testing.T) {
+	var x, y []float64
+	for _, c := range []struct {
+		k    int
+		a, b float64
+	}{{8, 1, 1}, {5, 1, 0}, {1, 0, 1}, {6, 0, 0}} {
+		for range c.k {
+			x = append(x, c.a)
+			y = append(y, c.b)
+		}
+	}
+	if r := Pearson(x, y); !near(r, 43/math.Sqrt(9009), 1e-15) {
+		t.Errorf("phi %v", r)
+	}
+	if r := Pearson([]float64{1, 1, 1}, []float64{0, 1, 0}); r != 0 {
+		t.Errorf("constant side: %v", r)
+	}
+	base := ratioOf([][]float64{{1, 1}, {1, 1}, {1, 1}})
+	vari := ratioOf([][]float64{{1, 0}, {0, 0}, {1, 1}})
+	m, ok := PairedMOVERWilson(base, vari, 6, 6, 0.42, 0.95)
+	if !ok || m.Corr != 0.42 {
+		t.Errorf("corr %v ok %v", m.Corr, ok)
 	}
 }
