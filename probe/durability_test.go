@@ -64,11 +64,16 @@ func TestPrepareDir(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(run, FileResults)); string(b) != "old" {
 		t.Error("refused run directory was changed")
 	}
+	for _, name := range []string{FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
+		os.WriteFile(filepath.Join(run, name), []byte("old"), 0o644)
+	}
 	if err := prepareDir(run, true, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(run, FileResults)); err == nil {
-		t.Error("--force kept the old results.csv")
+	for _, name := range []string{FileResults, FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
+		if _, err := os.Stat(filepath.Join(run, name)); err == nil {
+			t.Errorf("--force kept the old %s", name)
+		}
 	}
 	if b, _ := os.ReadFile(filepath.Join(run, "notes.txt")); string(b) != "mine" {
 		t.Error("--force removed a file that is not the run's")

@@ -74,3 +74,9 @@ func checkWritable(dir string) error {
 	}
 	return nil
 }
+
+// RunFiles names every file a run, a merge, a compare or a report writes in
+// a run directory: what --force removes, and only that ("report.html" is
+// probe/report's FileHTML).
+var RunFiles = []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet,
+	FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html"}

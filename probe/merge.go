@@ -621,7 +621,7 @@ func moveInto(stage, dir string) error {
 		}
 		return nil
 	}
-	for _, name := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet, FileCompareCSV, FileCompareMD, FileCompareJSON} {
+	for _, name := range RunFiles {
 		os.Remove(filepath.Join(dir, name))
 	}
 	entries, err := os.ReadDir(stage)

@@ -135,49 +135,61 @@ const MaxBatch = 64
 // MinContext is the smallest context, in tokens, a run accepts.
 const MinContext = 64
 
-// Validate checks a Config before anything is loaded.
+// Validate checks a Config before anything is loaded. An option out of
+// range is an OptionError (wrong usage); a bad model file is an error naming
+// the file.
 func (c *Config) Validate() error {
 	if len(c.Models) == 0 {
 		return errors.New("no model given (--model)")
+	}
+	if err := c.ValidateOptions(); err != nil {
+		return err
 	}
 	for _, m := range c.Models {
 		if err := llm.CheckGGUF(m); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// ValidateOptions is Validate without the model files: it checks only the
+// options (each error an OptionError), so that a command can refuse wrong
+// usage before it loads backends or reads a model.
+func (c *Config) ValidateOptions() error {
 	if c.Instances < 1 {
-		return fmt.Errorf("--instances must be at least 1, got %d", c.Instances)
+		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
 	if c.MaxTokens < 1 {
-		return fmt.Errorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
+		return optionErrorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
 	}
 	preset, err := ParsePrompt(c.Prompt)
 	if err != nil {
-		return fmt.Errorf("--prompt: %w", err)
+		return OptionError{"--prompt: " + err.Error()}
 	}
 	if c.Shots < 0 || c.Shots > MaxShotsFor(preset) {
-		return fmt.Errorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
+		return optionErrorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
 	}
 	if (c.Items != "") != (preset == PromptDocQA) {
-		return fmt.Errorf("--prompt %s goes with --items FILE (document questions), and only with it", PromptDocQA)
+		return optionErrorf("--prompt %s goes with --items FILE (document questions), and only with it", PromptDocQA)
 	}
 	if _, err := templates.ParseLevel(c.Level); err != nil {
-		return fmt.Errorf("--level: %w", err)
+		return OptionError{"--level: " + err.Error()}
 	}
 	if c.Temperature < 0 || math.IsNaN(c.Temperature) {
-		return fmt.Errorf("--temperature must be ≥ 0, got %v", c.Temperature)
+		return optionErrorf("--temperature must be ≥ 0, got %v", c.Temperature)
 	}
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
 	if c.Params.NSeq > MaxBatch {
-		return fmt.Errorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
+		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
 	}
 	if c.Params.NCtx != 0 && c.Params.NCtx < MinContext {
-		return fmt.Errorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)
+		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)
 	}
 	if c.Params.Threads < 0 || c.Params.NBatch < 0 {
-		return fmt.Errorf("--threads and --n-batch must be positive (0: default), got %d and %d", c.Params.Threads, c.Params.NBatch)
+		return optionErrorf("--threads and --n-batch must be positive (0: default), got %d and %d", c.Params.Threads, c.Params.NBatch)
 	}
 	seen := map[string]string{}
 	for _, m := range c.Models {
@@ -195,7 +207,7 @@ func (c *Config) Validate() error {
 	}
 	if c.Shard != nil {
 		if err := c.Shard.Valid(); err != nil {
-			return fmt.Errorf("--shard %w", err)
+			return OptionError{"--shard " + err.Error()}
 		}
 	}
 	if err := c.validateConditions(); err != nil {
@@ -203,11 +215,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Primary != "" {
 		if c.Primary == BaseVariant {
-			return errors.New("--primary names the variant whose drop against base decides the verdict: it cannot be base")
+			return OptionError{"--primary names the variant whose drop against base decides the verdict: it cannot be base"}
 		}
 		expanded := c.Items != "" && strings.HasPrefix(c.Primary, docqa.Paraphrase+"-") && slices.Contains(c.Variants, docqa.Paraphrase)
 		if !slices.Contains(c.Variants, templates.Variant(c.Primary)) && !expanded {
-			return fmt.Errorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
+			return optionErrorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
 		}
 	}
 	return nil
@@ -505,7 +517,7 @@ func prepareDir(dir string, force, resume bool) error {
 		if !force {
 			return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
 		}
-		for _, name := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet} {
+		for _, name := range RunFiles {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}

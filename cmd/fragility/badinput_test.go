@@ -260,3 +260,28 @@ func TestOutputDirChecks(t *testing.T) {
 	r = fragility(t, logLLM, append([]string{"run", "--no-ddc", "--out", out}, cpu...)...)
 	oneErrorLine(t, "full disk", r, "output directory "+out+": cannot write (disk full?): ", "no space left on device")
 }
+
+// TestUsageExitCodes: wrong usage exits 2 with one line, flags named with
+// two dashes, no GPU notice before it; a resumed run refuses a flag that
+// would change its plan, naming it.
+func TestUsageExitCodes(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"run", "--frobnicate"}, "flag provided but not defined: --frobnicate"},
+		{[]string{"run", "--model", gemmaName, "--instances", "0", "--out", out, "--gpu-layers", "99"}, "--instances must be at least 1"},
+		{[]string{"run", "--model", gemmaName, "--max-tokens", "0", "--out", out}, "--max-tokens must be at least 1"},
+		{[]string{"run", "--model", gemmaName, "--shots", "9", "--out", out}, "--shots must be between 0 and"},
+		{[]string{"run", "--resume", out, "--instances", "5"}, "--instances with --resume"},
+		{[]string{"run", "--resume", out, "--seed", "3"}, "--seed with --resume"},
+	} {
+		r := fragility(t, nil, c.args...)
+		line := strings.TrimSuffix(r.stderr, "\n")
+		if r.code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, r.code, r.stderr, c.want)
+		}
+	}
+}

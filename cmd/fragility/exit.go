@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"strings"
+
+	"github.com/fragility/fragility/probe"
 )
 
 // Exit codes of the fragility command.
@@ -20,7 +22,8 @@ func (e usageError) Error() string { return e.msg }
 
 func exitCode(err error) int {
 	var u usageError
-	if errors.As(err, &u) || strings.HasPrefix(err.Error(), "Required flag") {
+	var o probe.OptionError
+	if errors.As(err, &u) || errors.As(err, &o) || strings.HasPrefix(err.Error(), "Required flag") {
 		return exitUsage
 	}
 	return exitFailure

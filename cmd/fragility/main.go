@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,13 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {},
 		OnUsageError:         onUsageError,
+		// Reached only for an argument that names no command.
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usageError{fmt.Sprintf("unknown command %q (see: fragility help)", c.Args().First())}
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
 	var setAll func([]*cli.Command)
 	setAll = func(cs []*cli.Command) {
@@ -47,9 +55,16 @@ func newApp() *cli.App {
 
 // onUsageError turns a flag the CLI library could not parse into one line
 // and exit code 2, instead of the whole help text on stdout.
+// The flag package names a flag with one dash; fragility's flags are
+// written with two everywhere.
 func onUsageError(c *cli.Context, err error, _ bool) error {
-	return usageError{fmt.Sprintf("%v (see: fragility help %s)", err, c.Command.Name)}
+	msg := oneDashFlag.ReplaceAllString(err.Error(), "$1--$2")
+	return usageError{fmt.Sprintf("%s (see: fragility help %s)", msg, c.Command.Name)}
 }
+
+// oneDashFlag matches a flag name written with one dash in a flag-package
+// message ("flag provided but not defined: -x", "invalid value ... for flag -n").
+var oneDashFlag = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]*)`)
 
 // flagsFirst moves the flags of a command line before its positional
 // arguments, so that `fragility report runs/x --json` means what it says:

@@ -30,7 +30,8 @@ plots and a table of every trial in one page that opens from disk; --no-html ski
 Progress goes to stderr.
 
 An interrupted run (Ctrl-C, SIGTERM) keeps every finished trial; --resume DIR finishes it and
-gives the same results as an uninterrupted run.
+gives the same results as an uninterrupted run; a flag that would change
+the resumed run's settings is refused.
 
 Examples:
    fragility run --out runs/demo
@@ -95,6 +96,9 @@ func runAction(c *cli.Context) error {
 		if c.IsSet("shard") || c.IsSet("shards") {
 			return usageError{"--shard/--shards with --resume: a resumed run keeps the shard its manifest records"}
 		}
+		if err := resumeFlags(c); err != nil {
+			return err
+		}
 		cfg.OutDir = resume
 	} else {
 		if spec := c.String("shard"); spec != "" {
@@ -121,6 +125,14 @@ func runAction(c *cli.Context) error {
 			return err
 		}
 		cfg.Models = models
+	}
+	if resume == "" {
+		// Wrong usage is refused before loadParams prints any GPU notice.
+		check := cfg
+		check.Params = llm.Params{Threads: c.Int(flagThreads.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
+		if err := check.ValidateOptions(); err != nil {
+			return err
+		}
 	}
 	p := loadParams(c)
 	p.NSeq = c.Int(flagBatch.Name)
@@ -221,6 +233,29 @@ func runAction(c *cli.Context) error {
 	if !c.Bool("no-html") {
 		if err := writeHTMLReport(cfg.OutDir); err != nil {
 			return fmt.Errorf("%w (the run's other files are complete; fragility report --html %s retries the page)", err, cfg.OutDir)
+		}
+	}
+	return nil
+}
+
+// resumeKeeps names the flags a resumed run accepts: they change how the
+// run is shown or where its embedder is found, not its plan or a logit.
+var resumeKeeps = map[string]bool{"resume": true, "out": true, "quiet": true, "copy": true,
+	"no-compare": true, "no-html": true, "embedder": true, "help": true}
+
+// resumeFlags refuses, naming it, any flag given with --resume that would
+// change the plan or the numbers of the run its manifest defines (models,
+// templates, instances, seed, tokens, sampling, context, threads, ...).
+func resumeFlags(c *cli.Context) error {
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if resumeKeeps[name] {
+			continue
+		}
+		for _, n := range f.Names() {
+			if c.IsSet(n) {
+				return usageError{fmt.Sprintf("--%s with --resume: a resumed run keeps the settings its manifest records (only --out, --quiet, --copy, --no-compare, --no-html and --embedder may be given)", name)}
+			}
 		}
 	}
 	return nil
