@@ -58,6 +58,12 @@ type GenerateOptions struct {
 	// MaxInjected bounds the injected tokens of one sequence; 0 means
 	// DefaultMaxInjected when Inject is set.
 	MaxInjected int `json:"max_injected_tokens,omitempty"`
+	// OnStep, when set, is called after every decoding step of GenerateBatch
+	// (the first one right after the prompts' prefill) with the number of
+	// tokens generated so far by all sequences of the batch together. It runs
+	// on the generating goroutine between two llama_decode calls, so it must
+	// return quickly (a progress display). It changes no result.
+	OnStep func(tokens int) `json:"-"`
 }
 
 // DefaultMaxInjected is the injected-token bound of a sequence when
@@ -127,6 +133,11 @@ func (e *PromptTooLongError) Error() string {
 // ErrAborted is returned (wrapped) when the context was cancelled.
 var ErrAborted = errors.New("generation aborted")
 
+// Done reports whether the generation finished (StopReason is set). After an
+// interrupted GenerateBatch, the finished generations are complete and equal
+// to those of an uninterrupted call; the others are partial.
+func (g *Generation) Done() bool { return g.stopped }
+
 // Generate runs one prompt (token ids, e.g. from Tokenize of a RenderChat
 // result) in a fresh KV state and returns the generated tokens with their
 // per-token records. Errors: an empty prompt, a prompt longer than n_ctx
@@ -146,6 +157,12 @@ func (m *Model) Generate(ctx context.Context, prompt []Token, opt GenerateOption
 // another. Results are in prompt order. llama.cpp is not batch-invariant: the
 // same prompt can give different logits alone and in a batch, so the batch
 // composition is part of what a manifest must record.
+//
+// When ctx is cancelled during generation (after every prefill), the error
+// wraps ErrAborted and the results are returned with it: the generations for
+// which Done is true finished before the interruption and are exactly what an
+// uninterrupted call gives (a sequence's steps do not depend on when the
+// others stop); the others are cut short. Any other error returns nil results.
 func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) ([]*Generation, error) {
 	if m.ctx == nil {
 		return nil, errors.New("generate: model is closed")
@@ -214,6 +231,10 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			return nil, err
 		}
 	}
+	generated := len(prompts) // each prompt's first token, chosen after its prefill
+	if opt.OnStep != nil {
+		opt.OnStep(generated)
+	}
 	tGen := time.Now()
 	defer func() {
 		m.passes.Wait() // never leave a pass writing into a result
@@ -250,7 +271,14 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		m.batch.n_tokens = C.int32_t(n)
 		t0 := time.Now()
 		if err := m.decode(ctx); err != nil {
-			return nil, fmt.Errorf("generate: %w", err)
+			err = fmt.Errorf("generate: %w", err)
+			if errors.Is(err, ErrAborted) {
+				if perr := m.waitPasses(); perr != nil {
+					return nil, perr
+				}
+				return gens, err
+			}
+			return nil, err
 		}
 		dt := time.Since(t0).Seconds() / float64(n)
 		for _, g := range gens {
@@ -264,6 +292,10 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			if err := m.step(g, g.lastBatchSlot, opt); err != nil {
 				return nil, err
 			}
+			generated++
+		}
+		if opt.OnStep != nil {
+			opt.OnStep(generated)
 		}
 	}
 	return gens, nil

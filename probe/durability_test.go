@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"bytes"
 	"github.com/fragility/fragility/probe/answer"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,7 +96,9 @@ func trialFor(id string) Trial {
 
 // TestResumeKeepsWholeBatches writes what an interrupted run can leave (a
 // record cut short, a trace line cut short, a batch with one trace missing)
-// and checks that resuming keeps exactly the whole batches in both files.
+// and checks that resuming keeps the whole batches as done and the finished
+// items of a batch cut short as held, both in both files; completing the
+// held batch cuts them off and writes the batch in order.
 func TestResumeKeepsWholeBatches(t *testing.T) {
 	dir := t.TempDir()
 	s, err := openStreams(dir, false)
@@ -118,7 +122,7 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 	res, _ := os.ReadFile(resPath)
 	tr, _ := os.ReadFile(trPath)
 
-	check := func(name string, res, tr []byte, want ...string) {
+	check := func(name string, res, tr []byte, want, held []string) *streams {
 		t.Helper()
 		os.WriteFile(resPath, res, 0o644)
 		os.WriteFile(trPath, tr, 0o644)
@@ -126,35 +130,67 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		s.close()
-		var got []string
+		var got, gotHeld []string
 		for _, x := range s.trials {
 			got = append(got, x.ItemID)
 		}
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("%s: kept %v, want %v", name, got, want)
-		}
-		// Both files were rewritten with exactly those items.
-		f, _ := os.Open(resPath)
-		trials, err := ReadResultsCSV(f)
-		f.Close()
-		traces, terr := ReadTraces(dir)
-		if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {
-			t.Errorf("%s: rewritten files: %d trials (%v), %d traces (%v)", name, len(trials), err, len(traces), terr)
-		}
-		for i := range traces {
-			if traces[i].ItemID != want[i] || trials[i].Response != trialFor(want[i]).Response {
-				t.Errorf("%s: rewritten item %d: %+v", name, i, traces[i])
+		for _, id := range []string{"a", "b", "c", "d", "e"} {
+			if _, ok := s.heldOf(id); ok {
+				gotHeld = append(gotHeld, id)
 			}
 		}
+		if strings.Join(got, ",") != strings.Join(want, ",") || strings.Join(gotHeld, ",") != strings.Join(held, ",") {
+			t.Errorf("%s: kept %v and held %v, want %v and %v", name, got, gotHeld, want, held)
+		}
+		// Both files were rewritten with exactly those items.
+		checkFiles(t, name, dir, append(slices.Clone(want), held...))
 		tempLeft(t, dir)
+		return s
 	}
 	all := []string{"a", "b", "c", "d", "e"}
-	check("complete", res, tr, all...)
-	check("record cut short", res[:len(res)-5], tr, "a", "b", "c")
-	check("trace line cut short", res, tr[:len(tr)-10], "a", "b", "c")
+	check("complete", res, tr, all, nil).close()
+	check("record cut short", res[:len(res)-5], tr, []string{"a", "b", "c"}, nil).close()
+	check("trace line cut short", res, tr[:len(tr)-10], []string{"a", "b", "c"}, []string{"d"}).close()
 	lines := strings.SplitAfter(string(tr), "\n")
-	check("batch missing a trace", res, []byte(strings.Join(lines[:4], "")), "a", "b", "c")
-	check("first batch incomplete", res, []byte(lines[0]), []string{}...)
-	check("nothing finished", []byte(strings.SplitAfter(string(res), "\n")[0]), nil, []string{}...)
+	check("batch missing a trace", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"}).close()
+	check("first batch incomplete", res, []byte(lines[0]), nil, []string{"a"}).close()
+	check("nothing finished", []byte(strings.SplitAfter(string(res), "\n")[0]), nil, nil, nil).close()
+
+	// Completing the held batch (d held, e decoded now) writes d, e in order
+	// after c.
+	s = check("held then completed", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"})
+	h, _ := s.heldOf("d")
+	e := Trace{ItemID: "e", BatchSize: 2, Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
+	if err := s.completeHeld([]Trial{h.trial, trialFor("e")}, []Trace{h.trace, e}); err != nil {
+		t.Fatal(err)
+	}
+	s.close()
+	if _, ok := s.heldOf("d"); ok {
+		t.Error("d still held after its batch was written")
+	}
+	checkFiles(t, "held then completed", dir, all)
+	a, _ := os.ReadFile(resPath)
+	b, _ := os.ReadFile(trPath)
+	if !bytes.Equal(a, res) || !bytes.Equal(b, tr) {
+		t.Errorf("after completing the held batch the files differ from an uninterrupted run's")
+	}
+}
+
+// checkFiles checks that results.csv and traces.jsonl of dir hold exactly
+// the items want, in order.
+func checkFiles(t *testing.T, name, dir string, want []string) {
+	t.Helper()
+	f, _ := os.Open(filepath.Join(dir, FileResults))
+	trials, err := ReadResultsCSV(f)
+	f.Close()
+	traces, terr := ReadTraces(dir)
+	if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {
+		t.Errorf("%s: rewritten files: %d trials (%v), %d traces (%v), want %d", name, len(trials), err, len(traces), terr, len(want))
+		return
+	}
+	for i := range traces {
+		if traces[i].ItemID != want[i] || trials[i].ItemID != want[i] || trials[i].Response != trialFor(want[i]).Response {
+			t.Errorf("%s: rewritten item %d: %+v", name, i, traces[i])
+		}
+	}
 }

@@ -87,7 +87,8 @@ type Embedder struct {
 	Level  string `json:"level"`
 }
 
-// Event is a progress report, sent after every finished batch of trials.
+// Event is a progress report, sent after every finished batch of trials and,
+// while a batch runs, every 200 ms or so from its first token (Done unchanged).
 type Event struct {
 	Model       string  // path of the model being run
 	Done, Total int     // trials finished (resumed ones included) and planned, all models
@@ -524,10 +525,19 @@ func prepareDir(dir string, force, resume bool) error {
 	return checkWritable(dir)
 }
 
+// progressTick is the shortest interval between two progress reports of a
+// batch in flight.
+var progressTick = 200 * time.Millisecond
+
 // runModel runs every not-yet-done item of one model's batches. The items
 // of one batch are decoded together, less those already done (a resumed run
-// keeps whole batches only) and those whose prompt does not fit the context,
-// which are recorded as skipped (written before the batch's decoded items).
+// decodes a batch cut short by an interruption whole again and writes it in
+// order, see streams) and those whose prompt does not fit the context, which
+// are recorded as skipped (written before the batch's decoded items). On an
+// interruption the batch's finished items are written before it returns.
+// progress gets the items finished, the tokens generated since its last call
+// and the generation seconds of each finished batch; it is also called while
+// a batch runs, with no item finished.
 func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
 	md := m.Metadata()
 	type prepared struct {
@@ -544,21 +554,43 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 		for i, q := range queue {
 			prompts[i] = q.tokens
 		}
-		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+		// Progress from the first token: the tokens of the batch in flight,
+		// at most every progressTick, without waiting for the batch to end.
+		reported := 0
+		lastTick := time.Now()
+		onStep := func(tokens int) {
+			if now := time.Now(); now.Sub(lastTick) >= progressTick || reported == 0 {
+				progress(0, tokens-reported, 0)
+				reported, lastTick = tokens, now
+			}
+		}
+		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep}
 		calc := newCalculator(cfg, queue[0].it.cond, len(queue))
 		calc.setOptions(&opt)
 		t0 := time.Now()
-		gens, err := m.GenerateBatch(ctx, prompts, opt)
-		if err != nil {
-			return fmt.Errorf("%s: %w", md.Path, err)
+		gens, genErr := m.GenerateBatch(ctx, prompts, opt)
+		if genErr != nil && gens == nil {
+			return fmt.Errorf("%s: %w", md.Path, genErr)
 		}
 		wall := time.Since(t0).Seconds()
 		var trials []Trial
 		var traces []Trace
-		ntok := 0
+		ntok, held, n := 0, false, 0
 		for i, q := range queue {
 			g := gens[i]
 			ntok += g.Generated()
+			if h, ok := st.heldOf(q.it.id); ok {
+				// Finished before an earlier interruption: its recorded
+				// result stands (this decode of the whole batch repeats it).
+				held = true
+				if genErr == nil {
+					trials, traces = append(trials, h.trial), append(traces, h.trace)
+				}
+				continue
+			}
+			if genErr != nil && !g.Done() {
+				continue // cut short by the interruption: run again on resume
+			}
 			tr, err := newTrial(q.it, md, cfg, ddc)
 			if err != nil {
 				return err
@@ -570,12 +602,23 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 			trace.CalcCalls = calls
 			traces = append(traces, trace)
+			n++
 		}
-		if err := st.append(trials, traces); err != nil {
-			return err
+		write := st.append
+		if held && genErr == nil {
+			write = st.completeHeld
+			n = len(queue)
 		}
-		progress(len(queue), ntok, wall)
+		if len(trials) > 0 {
+			if err := write(trials, traces); err != nil {
+				return err
+			}
+		}
+		progress(n, ntok-reported, wall)
 		queue = queue[:0]
+		if genErr != nil {
+			return fmt.Errorf("%s: %w", md.Path, genErr)
+		}
 		return nil
 	}
 	for _, b := range batches {

@@ -13,46 +13,80 @@ import (
 
 // streams appends finished trials to results.csv and traces.jsonl, with an
 // fsync after every batch, so an interrupted run keeps all it finished.
+//
+// A batch cut short by an interruption leaves its finished items at the end
+// of both files. A resumed run holds them (held): it decodes that batch
+// whole again, as llama.cpp is not batch-invariant, and when the batch is
+// done it cuts the files back to where the held items start (cut) and writes
+// the batch in order, the held items as they were recorded and the others
+// as decoded now. The files are then what an uninterrupted run writes.
 type streams struct {
 	res, tr *os.File
 	trials  []Trial
 	done    map[string]bool
+	held    map[string]heldItem
+	cut     [2]int64 // sizes of results.csv and traces.jsonl before the held items
+}
+
+// heldItem is a finished item of a batch cut short by an interruption.
+type heldItem struct {
+	trial Trial
+	trace Trace
 }
 
 func (s *streams) has(id string) bool { return s.done[id] }
 
+// heldOf returns the recorded result of a held item.
+func (s *streams) heldOf(id string) (heldItem, bool) {
+	h, ok := s.held[id]
+	return h, ok
+}
+
 // openStreams opens the result streams of dir. Without resume they are
 // created empty (results.csv with its header). With resume the finished
-// trials are read back: only items present in both files, and only whole
-// batches (a batch cut short by an interruption is run again, as llama.cpp is
-// not batch-invariant); both files are rewritten atomically with those and
-// then appended to.
+// trials are read back: only items present in both files, whole batches as
+// done, and the finished items of a batch cut short as held (see streams);
+// both files are rewritten atomically with those and then appended to.
 func openStreams(dir string, resume bool) (*streams, error) {
 	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
-	s := &streams{done: map[string]bool{}}
+	s := &streams{done: map[string]bool{}, held: map[string]heldItem{}}
 	if resume {
-		trials, traces, err := readFinished(resPath, trPath)
+		trials, traces, nHeld, err := readFinished(resPath, trPath)
 		if err != nil {
 			return nil, err
 		}
+		nDone := len(trials) - nHeld
 		var rb bytes.Buffer
-		if err := WriteResultsCSV(&rb, trials); err != nil {
+		if err := WriteResultsCSV(&rb, trials[:nDone]); err != nil {
+			return nil, err
+		}
+		s.cut[0] = int64(rb.Len())
+		if err := writeCSVRecords(&rb, trials[nDone:]); err != nil {
 			return nil, err
 		}
 		if err := writeAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
 		var tb bytes.Buffer
-		for _, t := range traces {
+		for i, t := range traces {
+			if i == nDone {
+				s.cut[1] = int64(tb.Len())
+			}
 			line, _ := json.Marshal(t)
 			tb.Write(append(line, '\n'))
+		}
+		if nHeld == 0 {
+			s.cut[1] = int64(tb.Len())
 		}
 		if err := writeAtomic(trPath, tb.Bytes()); err != nil {
 			return nil, err
 		}
-		s.trials = trials
-		for _, t := range trials {
+		s.trials = trials[:nDone]
+		for _, t := range s.trials {
 			s.done[t.ItemID] = true
+		}
+		for i := nDone; i < len(trials); i++ {
+			s.held[trials[i].ItemID] = heldItem{trial: trials[i], trace: traces[i]}
 		}
 	} else {
 		var rb bytes.Buffer
@@ -94,13 +128,9 @@ func (s *streams) append(trials []Trial, traces []Trace) error {
 		return fmt.Errorf("%s: %w", s.tr.Name(), err)
 	}
 	var rb bytes.Buffer
-	w := csv.NewWriter(&rb)
-	for i := range trials {
-		if err := w.Write(trials[i].csvRecord()); err != nil {
-			return err
-		}
+	if err := writeCSVRecords(&rb, trials); err != nil {
+		return err
 	}
-	w.Flush()
 	if _, err := s.res.Write(rb.Bytes()); err != nil {
 		return fmt.Errorf("%s: %w", s.res.Name(), err)
 	}
@@ -114,6 +144,35 @@ func (s *streams) append(trials []Trial, traces []Trace) error {
 	return nil
 }
 
+// writeCSVRecords writes the results.csv records of trials, without a header.
+func writeCSVRecords(w io.Writer, trials []Trial) error {
+	cw := csv.NewWriter(w)
+	for i := range trials {
+		if err := cw.Write(trials[i].csvRecord()); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// completeHeld writes a batch that held items (see streams): it cuts both
+// files back to where the held items start and appends the whole batch in
+// order. trials and traces are the batch's items in order, the held ones
+// included.
+func (s *streams) completeHeld(trials []Trial, traces []Trace) error {
+	if err := s.res.Truncate(s.cut[0]); err != nil {
+		return fmt.Errorf("%s: %w", s.res.Name(), err)
+	}
+	if err := s.tr.Truncate(s.cut[1]); err != nil {
+		return fmt.Errorf("%s: %w", s.tr.Name(), err)
+	}
+	for _, t := range trials {
+		delete(s.held, t.ItemID)
+	}
+	return s.append(trials, traces)
+}
+
 func (s *streams) close() {
 	if s.res != nil {
 		s.res.Close()
@@ -124,20 +183,21 @@ func (s *streams) close() {
 }
 
 // readFinished reads what an interrupted run left: complete CSV records and
-// complete trace lines, keeping items present in both and belonging to a
-// complete batch, in results.csv order.
-func readFinished(resPath, trPath string) ([]Trial, []Trace, error) {
+// complete trace lines, keeping items present in both, in results.csv order.
+// Whole batches come first; the last nHeld trials are the finished items of
+// a batch cut short by the interruption (only the last batch written can be).
+func readFinished(resPath, trPath string) (trials []Trial, traces []Trace, nHeld int, err error) {
 	data, err := os.ReadFile(resPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resume: %w", err)
+		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
 	}
-	trials, err := readCSVPrefix(data)
+	all, err := readCSVPrefix(data)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resume: %s: %w", resPath, err)
+		return nil, nil, 0, fmt.Errorf("cannot resume: %s: %w", resPath, err)
 	}
 	tdata, err := os.ReadFile(trPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resume: %w", err)
+		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
 	}
 	traceOf := map[string]Trace{}
 	lines := strings.Split(string(tdata), "\n")
@@ -150,36 +210,38 @@ func readFinished(resPath, trPath string) ([]Trial, []Trace, error) {
 			if i == len(lines)-1 { // a cut-off last line
 				break
 			}
-			return nil, nil, fmt.Errorf("cannot resume: %s:%d: %w", trPath, i+1, err)
+			return nil, nil, 0, fmt.Errorf("cannot resume: %s:%d: %w", trPath, i+1, err)
 		}
 		traceOf[t.ItemID] = t
 	}
-	// Whole batches only: count the members of each batch (keyed by its
-	// first item) that made it into both files.
-	var keep []Trial
-	var traces []Trace
-	for i := 0; i < len(trials); {
-		tr, ok := traceOf[trials[i].ItemID]
+	// Whole batches: count the members of each batch (keyed by its first
+	// item) that made it into both files. What follows the last whole batch
+	// in both files is the cut-short batch's finished items.
+	for i := 0; i < len(all); {
+		tr, ok := traceOf[all[i].ItemID]
+		if !ok {
+			break
+		}
 		size := max(tr.BatchSize, 1)
-		if !ok || i+size > len(trials) {
-			break
-		}
-		whole := true
-		for j := i; j < i+size; j++ {
-			if _, ok := traceOf[trials[j].ItemID]; !ok {
-				whole = false
+		n := 0
+		for j := i; j < min(i+size, len(all)); j++ {
+			u, ok := traceOf[all[j].ItemID]
+			if !ok || max(u.BatchSize, 1) != size || u.SkipReason != "" && size > 1 {
+				break
 			}
+			n++
 		}
-		if !whole {
+		for j := i; j < i+n; j++ {
+			trials = append(trials, all[j])
+			traces = append(traces, traceOf[all[j].ItemID])
+		}
+		if n < size {
+			nHeld = n
 			break
-		}
-		for j := i; j < i+size; j++ {
-			keep = append(keep, trials[j])
-			traces = append(traces, traceOf[trials[j].ItemID])
 		}
 		i += size
 	}
-	return keep, traces, nil
+	return trials, traces, nHeld, nil
 }
 
 // readCSVPrefix parses results.csv, keeping every complete record before a
