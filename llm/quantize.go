@@ -159,6 +159,11 @@ wait:
 		os.Remove(tmp)
 		return fmt.Errorf("quantize %s to %s: llama.cpp wrote an invalid file: %w", in, typ, err)
 	}
+	// CreateTemp made it 0600; the output is an ordinary file, as a run's are.
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("quantize %s: %w", in, err)
+	}
 	if err := os.Rename(tmp, out); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("quantize %s: %w", in, err)

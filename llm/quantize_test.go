@@ -32,6 +32,9 @@ func TestQuantize(t *testing.T) {
 		if calls == 0 {
 			t.Errorf("%s: progress never called", typ)
 		}
+		if st, err := os.Stat(out); err != nil || st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: file mode %v (%v), want -rw-r--r-- as a run's files", typ, st.Mode(), err)
+		}
 		m, err := Load(out, Params{Threads: 1, NCtx: 256})
 		if err != nil {
 			t.Fatalf("%s: load: %v", typ, err)

@@ -183,6 +183,10 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
+	if c.Params.NUBatch <= 0 {
+		// Recorded as llama.cpp will use it, not as 0.
+		c.Params.NUBatch = c.Params.Defaults().NUBatch
+	}
 	if c.Params.NSeq > MaxBatch {
 		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
 	}

@@ -138,6 +138,10 @@ func (s *Set) WriteFile(path string, overwrite bool) (err error) {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("writing set %s: %w", path, err)
 	}
+	// CreateTemp made it 0600; a set is an ordinary file, as a run's are.
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing set %s: %w", path, err)
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("writing set %s: %w", path, err)
 	}

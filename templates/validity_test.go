@@ -273,6 +273,9 @@ func TestWriteFile(t *testing.T) {
 	if err := set.WriteFile(p, false); err != nil {
 		t.Fatal(err)
 	}
+	if st, err := os.Stat(p); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("set file mode: %v %v, want -rw-r--r-- as a run's files", st.Mode(), err)
+	}
 	if err := set.WriteFile(p, false); err == nil || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("overwrote without force: %v", err)
 	}

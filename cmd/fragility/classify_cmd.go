@@ -30,13 +30,13 @@ cache directory (fragility/ddc).
 
 Examples:
    fragility classify "Tom has 3 apples and buys 5 more. How many apples does he have?"
-   fragility classify --level division "A baker puts 48 cupcakes into 6 boxes."
+   fragility classify --ddc-level division "A baker puts 48 cupcakes into 6 boxes."
    fragility classify --file prompts.txt --json > ddc.json
    printf 'first text\nsecond text\n' | fragility classify --file - --top 3
    fragility classify --embedder ./my-minilm "text"   # a directory with model.onnx + tokenizer.json`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: `read texts from this file, one per non-blank line ("-": standard input)`},
-			&cli.StringFlag{Name: "level", Value: "main", Usage: "DDC level: main (10 classes) or division (99 divisions in use)"},
+			&cli.StringFlag{Name: "ddc-level", Aliases: []string{"level"}, Value: "main", Usage: "DDC level: main (10 classes) or division (99 divisions in use)"},
 			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory or cached embedder name (default: the default embedder)"},
 			&cli.IntFlag{Name: "top", Value: 5, Usage: "classes to print per text (0: all); --json always has all"},
 			flagJSON,
@@ -68,7 +68,7 @@ func classifyAction(c *cli.Context) error {
 			return usageError{fmt.Sprintf("classify: text %d is empty", i+1)}
 		}
 	}
-	level, err := embed.ParseLevel(c.String("level"))
+	level, err := embed.ParseLevel(c.String("ddc-level"))
 	if err != nil {
 		return usageError{err.Error()}
 	}

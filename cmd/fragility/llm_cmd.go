@@ -108,6 +108,9 @@ Examples:
 			if c.Int("max-tokens") <= 0 {
 				return usageError{"--max-tokens must be > 0"}
 			}
+			if t := c.Float64("temperature"); t < 0 || math.IsNaN(t) {
+				return usageError{fmt.Sprintf("--temperature must be ≥ 0 (0: greedy), got %v", t)}
+			}
 			m, err := llm.Load(path, loadParams(c))
 			if err != nil {
 				return err
