@@ -84,10 +84,12 @@ test-slurm: headers models
 
 FUZZTIME ?= 10s
 # Bounded fuzz runs of the answer extractor and both template parsers.
+# -fuzzminimizetime 1s: minimizing a new input otherwise takes up to 60 s of
+# a 10 s run (FuzzParseOwn then stalls after a few dozen executions).
 fuzz: headers
-	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) ./probe/answer/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseOwn$$' -fuzztime $(FUZZTIME) ./templates/
-	$(GO) test -run '^$$' -fuzz '^FuzzParseGSMSymbolic$$' -fuzztime $(FUZZTIME) ./templates/
+	$(GO) test -run '^$$' -fuzz '^FuzzExtract$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./probe/answer/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseOwn$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./templates/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseGSMSymbolic$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 1s ./templates/
 
 BENCHTIME ?= 20x
 # Go benchmarks (entropy pass per vocabulary size, answer extractor,

@@ -21,7 +21,8 @@ func noCatch(f *testing.F) {
 }
 
 // FuzzParseOwn: no input makes the own-format parser (or generation from
-// what it accepts) panic. Run: go test -fuzz=FuzzParseOwn -fuzztime=10s ./templates/
+// what it accepts) panic. Run: go test -fuzz=FuzzParseOwn -fuzztime=10s -fuzzminimizetime=1s ./templates/
+// (without the minimize cap, minimizing one new input can take the whole run)
 func FuzzParseOwn(f *testing.F) {
 	noCatch(f)
 	entries, _ := builtinFS.ReadDir("builtin")
@@ -47,11 +48,7 @@ func FuzzParseOwn(f *testing.F) {
 // Run: go test -fuzz=FuzzParseGSMSymbolic -fuzztime=10s ./templates/
 func FuzzParseGSMSymbolic(f *testing.F) {
 	noCatch(f)
-	dir := filepath.Join("..", "..", "shared", "samples", "gsm_symbolic_style")
-	if d := os.Getenv("FRAGILITY_SHARED"); d != "" {
-		dir = filepath.Join(d, "samples", "gsm_symbolic_style")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "gsm_symbolic_style", "*.json"))
 	own, _ := filepath.Glob(filepath.Join("testdata", "gsmsym", "*", "*.json"))
 	files = append(files, own...)
 	for _, p := range files {
