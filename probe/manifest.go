@@ -96,7 +96,7 @@ func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
 
 // fileIdentity hashes a model file and identifies it from its GGUF metadata.
 func fileIdentity(path string) (ModelEntry, error) {
-	sum, err := models.SHA256File(path)
+	sum, err := models.SHA256FileOnce(path)
 	if err != nil {
 		return ModelEntry{}, err
 	}

@@ -127,7 +127,10 @@ func isNumber(s string) bool {
 
 func main() {
 	app := newApp()
-	if err := app.Run(flagsFirst(app, os.Args)); err != nil {
+	startCPUProfile()
+	err := app.Run(flagsFirst(app, os.Args))
+	stopCPUProfile()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "fragility: %v\n", err)
 		os.Exit(exitCode(err))
 	}

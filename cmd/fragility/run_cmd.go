@@ -195,6 +195,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
 			fmt.Fprintf(os.Stderr, "\nfragility: interrupted; every finished trial is in %s. Finish with: fragility run --resume %s\n", cfg.OutDir, cfg.OutDir)
+			stopCPUProfile()
 			os.Exit(exitInterrupt)
 		}
 		return err
