@@ -54,6 +54,10 @@ var (
 type ggufScanner struct {
 	r    *bufio.Reader
 	left uint64 // bytes not yet read
+	size uint64 // bytes in the file
+
+	// Where scanHeader found the sections end, and the alignment.
+	kvEnd, infoEnd, align uint64
 }
 
 func (s *ggufScanner) read(n uint64) ([]byte, error) {
@@ -131,7 +135,7 @@ func scanGGUFHeader(path string, size int64) error {
 		return fmt.Errorf("cannot read: %w", pathErrCause(err))
 	}
 	defer fh.Close()
-	s := &ggufScanner{r: bufio.NewReaderSize(fh, 1<<20), left: uint64(size)}
+	s := &ggufScanner{r: bufio.NewReaderSize(fh, 1<<20), left: uint64(size), size: uint64(size)}
 	err = scanHeader(s)
 	if errors.Is(err, errShort) {
 		return fmt.Errorf("truncated GGUF: %w", err)
@@ -248,6 +252,7 @@ func scanHeader(s *ggufScanner) error {
 			return err
 		}
 	}
+	s.kvEnd, s.align = s.size-s.left, align
 	names := make(map[string]uint64, nTensors)
 	for i := uint64(0); i < nTensors; i++ {
 		name, err := s.str(fmt.Sprintf("tensor %d's name", i), ggmlMaxName-1)
@@ -307,5 +312,6 @@ func scanHeader(s *ggufScanner) error {
 			return err
 		}
 	}
+	s.infoEnd = s.size - s.left
 	return nil
 }

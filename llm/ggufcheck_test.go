@@ -201,3 +201,42 @@ func TestCheckGGUFHandBuilt(t *testing.T) {
 		t.Errorf("%d cases", len(cases))
 	}
 }
+
+// TestAddStringKV: the rewritten file keeps its tensors (data section moved
+// to the new alignment boundary), passes CheckGGUF and carries the pair.
+func TestAddStringKV(t *testing.T) {
+	t.Setenv(EnvMemAvailable, "1000000000")
+	p := filepath.Join(t.TempDir(), "m.gguf")
+	spec := goodSpec()
+	data := spec.bytes()
+	for i := range spec.dataBytes {
+		data[int64(len(data))-spec.dataBytes+i] = byte(i)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := addStringKV(p, KeyRequantizedFrom, "Q4_K_M sha256:00ff"); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckGGUF(p); err != nil {
+		t.Fatalf("rewritten file refused: %v", err)
+	}
+	f, err := parseGGUF(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, ok := f.Header.MetadataKV.Get(KeyRequantizedFrom)
+	if !ok || kv.ValueString() != "Q4_K_M sha256:00ff" || len(f.Header.MetadataKV) != 4 {
+		t.Fatalf("key %v %q, %d keys", ok, kv.ValueString(), len(f.Header.MetadataKV))
+	}
+	got, _ := os.ReadFile(p)
+	tail := got[int64(len(got))-spec.dataBytes:]
+	for i, b := range tail {
+		if b != byte(i) {
+			t.Fatalf("tensor data byte %d changed", i)
+		}
+	}
+	if f.TensorDataStartOffset%32 != 0 || int64(len(got))-f.TensorDataStartOffset != spec.dataBytes {
+		t.Errorf("data section at %d of %d bytes", f.TensorDataStartOffset, len(got))
+	}
+}

@@ -80,6 +80,9 @@ type Metadata struct {
 	ChatTemplate   string `json:"chat_template"` // tokenizer.chat_template ("" when the model has none)
 	AddBOS         bool   `json:"add_bos"`
 	ModelSizeBytes uint64 `json:"tensor_bytes"` // total size of all tensors (llama_model_size)
+	// RequantizedFrom is KeyRequantizedFrom of a file fragility quantize made
+	// from an already quantized one ("Q4_K_M sha256:..."), "" otherwise.
+	RequantizedFrom string `json:"requantized_from,omitempty"`
 }
 
 // Model is a loaded GGUF model together with one llama.cpp context. It owns C
@@ -221,6 +224,7 @@ func (m *Model) readMetadata(path, sum string, size int64) Metadata {
 	md.Name, _ = m.metaString("general.name")
 	md.Architecture, _ = m.metaString("general.architecture")
 	md.SizeLabel, _ = m.metaString("general.size_label")
+	md.RequantizedFrom, _ = m.metaString(KeyRequantizedFrom)
 	if ft, ok := m.metaString("general.file_type"); ok {
 		if v, err := strconv.Atoi(ft); err == nil {
 			md.FileType = v

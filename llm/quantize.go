@@ -159,6 +159,16 @@ wait:
 		os.Remove(tmp)
 		return fmt.Errorf("quantize %s to %s: llama.cpp wrote an invalid file: %w", in, typ, err)
 	}
+	if quantized, from, err := sourceQuantized(in); err == nil && quantized {
+		sum, _, err := hashFile(in)
+		if err == nil {
+			err = addStringKV(tmp, KeyRequantizedFrom, from+" sha256:"+sum)
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return fmt.Errorf("quantize %s: recording %s: %w", in, KeyRequantizedFrom, err)
+		}
+	}
 	// CreateTemp made it 0600; the output is an ordinary file, as a run's are.
 	if err := os.Chmod(tmp, 0o644); err != nil {
 		os.Remove(tmp)

@@ -450,16 +450,35 @@ func pickReference(man *Manifest, want string) (int, string, error) {
 		}
 		return 0, "", fmt.Errorf("reference %s is not one model of the run (models: %s)", want, strings.Join(names, ", "))
 	}
+	// A requantized file (llm.KeyRequantizedFrom) is no more precise than
+	// its source, whatever its bits per weight: it is the reference only
+	// when every candidate is requantized.
+	original := 0
+	for _, me := range man.Models {
+		if me.Metadata != nil && me.Metadata.RequantizedFrom == "" {
+			original++
+		}
+	}
 	best, bpw := 0, -1.0
 	for i, me := range man.Models {
+		if original > 0 && me.Metadata != nil && me.Metadata.RequantizedFrom != "" {
+			continue
+		}
 		if b := BitsPerWeight(me.Metadata); b > bpw {
 			best, bpw = i, b
 		}
 	}
 	if bpw <= 0 {
-		return 0, "the first model (no model metadata recorded to rank precision)", nil
+		return best, "the first model (no model metadata recorded to rank precision)", nil
 	}
-	return best, fmt.Sprintf("the file with the most bits per weight (%s)", fnum(bpw, 2)), nil
+	rule := fmt.Sprintf("the file with the most bits per weight (%s)", fnum(bpw, 2))
+	switch {
+	case original == 0:
+		rule += "; WARNING: every model is requantized (" + llm.KeyRequantizedFrom + "), so none has original weights"
+	case original < len(man.Models):
+		rule += ", among the files with original weights (requantized files are never the reference)"
+	}
+	return best, rule, nil
 }
 
 // readSummary reads summary.json of a run directory, recomputing it from

@@ -136,8 +136,16 @@ func TestCompareQuantizations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i, rule, _ := pickReference(man, ""); i != 2 || !strings.Contains(rule, "most bits per weight") {
-		t.Errorf("default reference = model %d (%s), want the Q8_0 file", i, rule)
+	// The Q8_0 and Q4_0 files were made from the Q4_K_M model: requantized,
+	// so the reference is the original Q4_K_M file despite Q8_0's bits.
+	if md := man.Models[2].Metadata; md == nil || !strings.HasPrefix(md.RequantizedFrom, "Q4_K_M sha256:"+man.Models[0].SHA256) {
+		t.Errorf("Q8_0 made from Q4_K_M: requantized_from %+v", md)
+	}
+	if md := man.Models[0].Metadata; md == nil || md.RequantizedFrom != "" {
+		t.Errorf("original file: requantized_from %+v", md)
+	}
+	if i, rule, _ := pickReference(man, ""); i != 0 || !strings.Contains(rule, "original weights") {
+		t.Errorf("default reference = model %d (%s), want the original Q4_K_M file", i, rule)
 	}
 	if _, _, err := pickReference(man, "nope.gguf"); err == nil || !strings.Contains(err.Error(), "nope.gguf") {
 		t.Errorf("unknown reference: %v", err)
@@ -181,5 +189,27 @@ func TestCompareQuantizations(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join(run, FileCompareMD))
 	if err != nil || !strings.Contains(string(md), "## Quantization comparison") || !strings.Contains(string(md), "| base |") {
 		t.Errorf("compare.md: %v\n%s", err, md)
+	}
+}
+
+// TestPickReferenceRequantized: a requantized file is never the reference
+// over a file with original weights, however many bits it has; when every
+// file is requantized the rule says so.
+func TestPickReferenceRequantized(t *testing.T) {
+	md := func(bytes uint64, from string) *llm.Metadata {
+		return &llm.Metadata{NParams: 1000, ModelSizeBytes: bytes, RequantizedFrom: from}
+	}
+	man := &Manifest{Models: []ModelEntry{
+		{Path: "a-Q4_K_M.gguf", Metadata: md(600, "")},
+		{Path: "a-Q8_0.gguf", Metadata: md(1062, "Q4_K_M sha256:ab")},
+		{Path: "a-Q4_0.gguf", Metadata: md(562, "")},
+	}}
+	if i, rule, _ := pickReference(man, ""); i != 0 || !strings.Contains(rule, "original weights") {
+		t.Errorf("reference %d (%s), want 0, the original file with the most bits", i, rule)
+	}
+	man.Models[0].Metadata.RequantizedFrom = "F16 sha256:cd"
+	man.Models[2].Metadata.RequantizedFrom = "F16 sha256:cd"
+	if i, rule, _ := pickReference(man, ""); i != 1 || !strings.Contains(rule, "every model is requantized") {
+		t.Errorf("all requantized: reference %d (%s), want 1 with a warning", i, rule)
 	}
 }

@@ -64,6 +64,7 @@ Examples:
 				{"architecture", md.Architecture},
 				{"size label", md.SizeLabel},
 				{"quantization", fmt.Sprintf("%s (general.file_type %d)", md.Quantization, md.FileType)},
+				{"requantized", requantizedRow(md.RequantizedFrom)},
 				{"parameters", fmt.Sprintf("%d", md.NParams)},
 				{"layers", fmt.Sprintf("%d", md.NLayer)},
 				{"n_vocab", fmt.Sprintf("%d", md.NVocab)},
@@ -172,4 +173,12 @@ func modelArg(c *cli.Context) (string, error) {
 		return "", usageError{"expected one MODEL.gguf argument or model name"}
 	}
 	return resolveModel(c.Args().First(), "llm")
+}
+
+// requantizedRow describes llm.KeyRequantizedFrom for inspect.
+func requantizedRow(from string) string {
+	if from == "" {
+		return "no (" + llm.KeyRequantizedFrom + " absent)"
+	}
+	return "yes, from " + from + ": no more precise than that file"
 }
