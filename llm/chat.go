@@ -121,3 +121,20 @@ func plainChat(msgs []Message) string {
 	b.WriteString("Assistant:")
 	return b.String()
 }
+
+// BuiltinChatTemplates returns the names of the chat templates built into
+// the pinned llama.cpp (llama_chat_builtin_templates), e.g. "chatml",
+// "gemma", "llama3".
+func BuiltinChatTemplates() []string {
+	n := int(C.llama_chat_builtin_templates(nil, 0))
+	if n <= 0 {
+		return nil
+	}
+	ptrs := make([]*C.char, n)
+	n = int(C.llama_chat_builtin_templates((**C.char)(unsafe.Pointer(&ptrs[0])), C.size_t(n)))
+	out := make([]string, 0, n)
+	for _, p := range ptrs[:min(n, len(ptrs))] {
+		out = append(out, C.GoString(p))
+	}
+	return out
+}

@@ -158,6 +158,9 @@ func (c *Config) Validate() error {
 // options (each error an OptionError), so that a command can refuse wrong
 // usage before it loads backends or reads a model.
 func (c *Config) ValidateOptions() error {
+	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
+		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
+	}
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}

@@ -285,3 +285,16 @@ func TestUsageExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownChatTemplate: an unknown --chat-template is wrong usage, refused
+// before the run directory exists.
+func TestUnknownChatTemplate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	r := fragility(t, nil, "run", "--model", gemmaName, "--chat-template", "nosuch", "--no-ddc", "--out", out)
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--chat-template "nosuch" is not a llama.cpp built-in template`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the run directory was created")
+	}
+}

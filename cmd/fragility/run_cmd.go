@@ -191,6 +191,9 @@ func runAction(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl-C stops the run at the next batch boundary; restoring
+	// the default handling makes a second one quit at once.
+	go func() { <-ctx.Done(); stop() }()
 	sum, err := probe.Run(ctx, cfg, opt)
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
