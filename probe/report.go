@@ -50,6 +50,21 @@ func Recompute(dir string) (*Summary, error) {
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("%s: no trials", path)
 	}
+	var counts *OverrideCounts
+	if o := man.Config.Overrides; o != "" {
+		ovs, sum, err := ReadOverrides(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: the run's %w", dir, err)
+		}
+		if want := man.Config.OverridesSHA256; want != "" && sum != want {
+			return nil, fmt.Errorf("%s: overrides %s changed since the run (sha256 %s, recorded %s)", dir, o, sum, want)
+		}
+		n, x := 0, 0
+		if trials, n, x, err = ApplyOverrides(trials, ovs, o); err != nil {
+			return nil, err
+		}
+		counts = &OverrideCounts{File: o, SHA256: sum, Overridden: n, Excluded: x}
+	}
 	p := DefaultParams(man.Config.Seed)
 	if man.Config.BootstrapB > 0 {
 		p.BootstrapResamples = man.Config.BootstrapB
@@ -59,6 +74,7 @@ func Recompute(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	sum.Overrides = counts
 	if sum.Calculator != nil && man.Calculator != nil {
 		sum.Calculator.CallLimit = man.Calculator.Calls
 	}

@@ -63,6 +63,11 @@ type Config struct {
 	ChatTemplate string              `json:"chat_template"`    // "" = the model's own (or the recorded fallback)
 	Params       llm.Params          `json:"params"`           // NSeq = sequences decoded together in one batch
 	BootstrapB   int                 `json:"bootstrap_resamples"`
+	// Overrides is the label-overrides file (run --overrides; see Override)
+	// and OverridesSHA256 its sha256, set by Validate: a report refuses the
+	// file once it has changed.
+	Overrides       string `json:"overrides,omitempty"`
+	OverridesSHA256 string `json:"overrides_sha256,omitempty"`
 	// Shard, when set, runs only that part of the plan (see ShardBatches);
 	// nil runs the whole plan. It is not part of the plan (PlanSHA256).
 	Shard *Shard `json:"shard,omitempty"`
@@ -160,6 +165,16 @@ func (c *Config) Validate() error {
 func (c *Config) ValidateOptions() error {
 	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
 		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
+	}
+	if c.Overrides != "" {
+		if abs, err := filepath.Abs(c.Overrides); err == nil {
+			c.Overrides = abs
+		}
+		_, sum, err := ReadOverrides(c.Overrides)
+		if err != nil {
+			return err
+		}
+		c.OverridesSHA256 = sum
 	}
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)

@@ -360,6 +360,9 @@ type Summary struct {
 	// Documents is the section on document items (run --items); nil when
 	// the trials are none.
 	Documents *DocumentSummary `json:"documents,omitempty"`
+	// Overrides counts the label overrides applied before scoring (run
+	// --overrides); nil without them.
+	Overrides *OverrideCounts `json:"overrides,omitempty"`
 	// Calculator is the calculator condition's section (run --conditions
 	// none,calculator); nil when no trial ran with the calculator.
 	Calculator *CalculatorSummary `json:"calculator,omitempty"`

@@ -61,6 +61,7 @@ run directory; deploy/ has ready launch files.`,
 			flagPrimary, flagConditions, flagCalcCalls,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
+			&cli.StringFlag{Name: "overrides", Usage: "label overrides (JSONL: template or item, and answer or exclude with a reason) applied before scoring"},
 			&cli.StringFlag{Name: "resume", Usage: "finish the interrupted run in this directory (its manifest defines the run)"},
 			&cli.StringFlag{Name: "embedder", Usage: "sentence-embedder directory or cached embedder name for the DDC columns (default: the default embedder)"},
 			&cli.BoolFlag{Name: "no-ddc", Usage: "skip the DDC classification"},
@@ -86,6 +87,7 @@ func runAction(c *cli.Context) error {
 		ChatTemplate: c.String(flagTemplate.Name),
 		BootstrapB:   c.Int("bootstrap"),
 		OutDir:       c.String("out"),
+		Overrides:    c.String("overrides"),
 	}
 	resume := c.String("resume")
 	shardSource := ""
