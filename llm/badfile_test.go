@@ -344,3 +344,23 @@ func TestKnownArchitecturesMatchPin(t *testing.T) {
 		t.Error("KnownArchitecture")
 	}
 }
+
+// TestCheckGGUFKVCache: the memory check counts the KV cache of the run's
+// context. Gemma 3 270M (18 layers, 1 KV head of 256 key and 256 value
+// dimensions): 18 × n_ctx × 512 × 2 bytes, 36 KiB per token of context.
+func TestCheckGGUFKVCache(t *testing.T) {
+	src := gemmaFile(t)
+	f, err := parseGGUF(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kvCacheBytes(f.Header.MetadataKV, 2048), uint64(18*2048*512*2); got != want {
+		t.Errorf("KV cache at 2048 tokens: %d bytes, want %d", got, want)
+	}
+	t.Setenv(EnvMemAvailable, "300000000") // tensors (235.2 MiB) fit
+	if err := CheckGGUFContext(src, 2048); err != nil {
+		t.Errorf("n_ctx 2048 in 300 MB: %v", err)
+	}
+	wantErr(t, "n_ctx 32768 in 300 MB", CheckGGUFContext(src, 32768), src,
+		"too large for this machine with this context: its tensors need 235.2 MiB and the KV cache about 576.0 MiB")
+}

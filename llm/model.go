@@ -281,7 +281,12 @@ func FileTypeByName(name string) (int, bool) {
 // regular file that starts with the GGUF magic, and that its header, metadata,
 // tensor table and size are sound and fit in memory (see validateGGUF).
 // Errors are one line that names the file and the problem.
-func CheckGGUF(path string) error {
+func CheckGGUF(path string) error { return CheckGGUFContext(path, 0) }
+
+// CheckGGUFContext is CheckGGUF with the memory check counting, besides the
+// tensors, the f16 KV cache of a context of nCtx tokens (all sequences
+// together; 0 counts none): see kvCacheBytes.
+func CheckGGUFContext(path string, nCtx int) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -307,5 +312,5 @@ func CheckGGUF(path string) error {
 	if _, err := io.ReadFull(fh, magic); err != nil || !bytes.Equal(magic, []byte("GGUF")) {
 		return fmt.Errorf("%s: %w (bad magic %q)", path, ErrNotGGUF, magic)
 	}
-	return validateGGUF(path, st.Size())
+	return validateGGUF(path, st.Size(), nCtx)
 }

@@ -34,7 +34,7 @@ const (
 // file), an architecture llama.cpp does not know, layer and expert counts that
 // trip llama.cpp's assertions, and a model whose tensors do not fit in the
 // available memory (see EnvMemAvailable).
-func validateGGUF(path string, fileSize int64) error {
+func validateGGUF(path string, fileSize int64, nCtx int) error {
 	if err := scanGGUFHeader(path, fileSize); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -89,7 +89,65 @@ func validateGGUF(path string, fileSize int64) error {
 	if err := checkArchitecture(f.Header.MetadataKV); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return checkMemory(path, tensorBytes)
+	kv := kvCacheBytes(f.Header.MetadataKV, nCtx)
+	return checkMemory(path, tensorBytes, kv)
+}
+
+// kvCacheBytes estimates llama.cpp's KV cache for a context of nCtx tokens
+// with f16 keys and values (the default KV type): for every layer, nCtx ×
+// (n_embd_k_gqa + n_embd_v_gqa) × 2 bytes, where n_embd_k_gqa = key_length
+// × head_count_kv (key_length defaults to embedding_length / head_count,
+// head_count_kv to head_count), as llama_hparams computes them. Per-layer
+// head-count arrays count their largest value; sliding-window layers are
+// counted at full size, so the estimate errs high. 0 when nCtx is 0 or a
+// key is missing.
+func kvCacheBytes(kvs gguf.GGUFMetadataKVs, nCtx int) uint64 {
+	if nCtx <= 0 {
+		return 0
+	}
+	arch := ""
+	if kv, ok := kvs.Get("general.architecture"); ok && kv.ValueType == gguf.GGUFMetadataValueTypeString {
+		arch = kv.ValueString()
+	}
+	num := func(key string) uint64 {
+		kv, ok := kvs.Get(arch + "." + key)
+		if !ok {
+			return 0
+		}
+		if kv.ValueType == gguf.GGUFMetadataValueTypeArray {
+			var m uint64
+			for _, x := range kv.ValueArray().Array {
+				switch v := x.(type) {
+				case uint32:
+					m = max(m, uint64(v))
+				case int32:
+					m = max(m, uint64(max(v, 0)))
+				}
+			}
+			return m
+		}
+		v, _, err := uintKey(kvs, arch+"."+key)
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	layers, embd, heads := num("block_count"), num("embedding_length"), num("attention.head_count")
+	if layers == 0 || embd == 0 || heads == 0 {
+		return 0
+	}
+	headsKV := num("attention.head_count_kv")
+	if headsKV == 0 {
+		headsKV = heads
+	}
+	kLen, vLen := num("attention.key_length"), num("attention.value_length")
+	if kLen == 0 {
+		kLen = embd / heads
+	}
+	if vLen == 0 {
+		vLen = embd / heads
+	}
+	return layers * uint64(nCtx) * (kLen + vLen) * headsKV * 2
 }
 
 // parseGGUF runs the parser on a memory map of the file (over ten times
@@ -237,17 +295,21 @@ func setOf(names []string) map[string]struct{} {
 	return m
 }
 
-// checkMemory refuses a model whose tensors alone need more memory than is
-// available: MemAvailable of /proc/meminfo plus the free memory of every GPU
+// checkMemory refuses a model whose tensors (need) and KV cache (kv) need
+// more memory than is available: MemAvailable of /proc/meminfo plus the free memory of every GPU
 // ggml knows, or the value of EnvMemAvailable when set. Where neither can be
 // read (not Linux), the check is skipped.
-func checkMemory(path string, need uint64) error {
+func checkMemory(path string, need, kv uint64) error {
 	avail, what, err := availableMemory()
 	if err != nil {
 		return err
 	}
-	if what == "" || need <= avail {
+	if what == "" || need+kv <= avail {
 		return nil
+	}
+	if kv > 0 && need <= avail {
+		return fmt.Errorf("%s: too large for this machine with this context: its tensors need %s and the KV cache about %s but only %s of memory is available (%s); lower --n-ctx, free memory or use a smaller quantization",
+			path, humanBytes(need), humanBytes(kv), humanBytes(avail), what)
 	}
 	return fmt.Errorf("%s: too large for this machine: its tensors need %s but only %s of memory is available (%s); free memory or use a smaller quantization",
 		path, humanBytes(need), humanBytes(avail), what)

@@ -152,7 +152,7 @@ func (c *Config) Validate() error {
 		return err
 	}
 	for _, m := range c.Models {
-		if err := llm.CheckGGUF(m); err != nil {
+		if err := llm.CheckGGUFContext(m, c.Params.Defaults().NCtx); err != nil {
 			return err
 		}
 	}
