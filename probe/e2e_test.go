@@ -50,7 +50,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 		out := make([]DDC, len(rs))
 		for i, r := range rs {
-			out[i] = DDC{Top: r.Top.Code, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
+			out[i] = DDC{Top: r.Top.Code, TopName: r.Top.Name, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
 		}
 		return out, nil
 	}
@@ -120,7 +120,7 @@ func TestRunEndToEnd(t *testing.T) {
 		if tr.ItemID != trials[i].ItemID || len(tr.Tokens) != trials[i].Tokens || tr.BatchSize < 1 {
 			t.Errorf("trace %d (%s, %d tokens) does not match row %s (%d tokens)", i, tr.ItemID, len(tr.Tokens), trials[i].ItemID, trials[i].Tokens)
 		}
-		if trials[i].DDCTop == "" || trials[i].DDCRunnerUp == "" {
+		if trials[i].DDCTop == "" || trials[i].DDCTopName == "" || trials[i].DDCRunnerUp == "" {
 			t.Errorf("row %s has no DDC reading", trials[i].ItemID)
 		}
 	}

@@ -36,6 +36,7 @@ const (
 // DDC is the Dewey Decimal reading of one prompt by the embedder.
 type DDC struct {
 	Top      string  `json:"top"`       // class code of the best class, e.g. "500"
+	TopName  string  `json:"top_name"`  // its class name, e.g. "Science"
 	RunnerUp string  `json:"runner_up"` // class code of the second class
 	Margin   float64 `json:"margin"`    // cosine(top) − cosine(runner-up)
 }
@@ -708,7 +709,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		return t, err
 	}
 	if ok {
-		t.DDCTop, t.DDCRunnerUp, t.DDCMargin = d.Top, d.RunnerUp, d.Margin
+		t.DDCTop, t.DDCTopName, t.DDCRunnerUp, t.DDCMargin = d.Top, d.TopName, d.RunnerUp, d.Margin
 	}
 	return t, nil
 }

@@ -46,6 +46,7 @@ type Trial struct {
 	AnswerBranching   float64 `json:"answer_branching_median"`  // median 2^H over answer tokens
 
 	DDCTop      string  `json:"ddc_top"`       // top DDC class code, e.g. "500"
+	DDCTopName  string  `json:"ddc_top_name"`  // its class name, e.g. "Science" ("" in older runs)
 	DDCRunnerUp string  `json:"ddc_runner_up"` // second class code
 	DDCMargin   float64 `json:"ddc_margin"`    // cosine(top) − cosine(runner-up)
 

@@ -324,7 +324,7 @@ func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Em
 		}
 		out := make([]probe.DDC, len(rs))
 		for i, r := range rs {
-			out[i] = probe.DDC{Top: r.Top.Code, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
+			out[i] = probe.DDC{Top: r.Top.Code, TopName: r.Top.Name, RunnerUp: r.RunnerUp.Code, Margin: r.Margin}
 		}
 		return out, nil
 	}
