@@ -291,7 +291,7 @@ func TestInterruptResume(t *testing.T) {
 			noTempFiles(t, dir)
 			t.Logf("interrupted by %v after %d of %d trials", c.sig, len(got), runTotal)
 
-			r = fragility(t, nil, append([]string{"run", "--resume", dir, "--quiet"}, cpu...)...)
+			r = fragility(t, nil, "run", "--resume", dir, "--quiet")
 			if r.code != 0 {
 				t.Fatalf("resume: exit %d\n%s", r.code, tail(r.stderr))
 			}

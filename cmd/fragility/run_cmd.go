@@ -101,6 +101,11 @@ func runAction(c *cli.Context) error {
 		if err := resumeFlags(c); err != nil {
 			return err
 		}
+		// A directory without a readable manifest is refused before
+		// loadParams prints any GPU notice.
+		if _, err := probe.ReadManifest(resume); err != nil {
+			return err
+		}
 		cfg.OutDir = resume
 	} else {
 		if spec := c.String("shard"); spec != "" {
