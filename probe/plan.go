@@ -97,9 +97,21 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			if err != nil {
 				return nil, err
 			}
-			if b, w, n, ok := PooledComponents(sum); ok {
+			if b, w, n, ok := PooledComponents(sum); ok && withinIdentified(sum) {
 				po.Between, po.Within = b, w
 				po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", o.From, n, sum.Clusters)
+			} else if ok {
+				// One pair per template everywhere: the run measures only
+				// the total σ²_b + σ²_w (b here). Its split is not
+				// identified, so σ²_w keeps its planning default (at most
+				// the total) and σ²_b is the rest: the plan at one
+				// instance matches the run, and more instances help only
+				// as much as the assumed σ²_w says.
+				po.Within = min(PlanningWithin, b+w)
+				po.Between = b + w - po.Within
+				po.WithinNotIdentified = true
+				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: σ²_w = %.4g is the planning default (an assumption), σ²_b the rest; a pilot with 2 or more instances per template measures it",
+					b+w, o.From, n, sum.Clusters, o.From, po.Within)
 			} else {
 				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
 			}
@@ -121,6 +133,20 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		return nil, err
 	}
 	return &RunPlan{Sizing: sizing, Power: power}, nil
+}
+
+// withinIdentified reports whether any model × variant cell of s with
+// observed components has two distinct pairs in a template, so that σ²_w
+// was estimated (stats.Components.WithinIdentified).
+func withinIdentified(s *Summary) bool {
+	for i := range s.Models {
+		for j := range s.Models[i].Variants {
+			if pr := s.Models[i].Variants[j].Paired; pr != nil && pr.Power != nil && pr.Power.Source == "observed" && pr.Power.WithinIdentified {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // setTemplates returns the number of templates with an instance in set.
@@ -159,6 +185,10 @@ type PlanOptions struct {
 	// squared fractions; ComponentsSource says where they come from.
 	Between, Within  float64
 	ComponentsSource string
+	// WithinNotIdentified is true when the components come from a run with
+	// one instance per template: Within is then an assumption, not an
+	// estimate (see RunPlanOptions.From).
+	WithinNotIdentified bool
 	// MaxTemplates bounds the search (DefaultMaxTemplates when 0).
 	MaxTemplates int
 }
@@ -198,6 +228,10 @@ type Plan struct {
 	Within           float64 `json:"within_variance"`
 	ICC              float64 `json:"icc"`
 	ComponentsSource string  `json:"components_source"`
+	// WithinNotIdentified is true when σ²_w could not be estimated (the
+	// source run had one instance per template) and Within is the planning
+	// default, an assumption.
+	WithinNotIdentified bool `json:"within_not_identified,omitempty"`
 	// SignFlipMinTemplates is the smallest number of templates at which the
 	// exact sign-flip test can reach TestAlpha at all
 	// (stats.SignFlipMinClusters).
@@ -276,7 +310,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	c := stats.Components{Between: o.Between, Within: o.Within}
 	pl := &Plan{DropPP: o.DropPP, Templates: o.Templates, Instances: o.Instances, Variants: o.Variants, Primary: o.Primary, Tests: tests,
 		Alpha: o.Alpha, TestAlpha: o.Alpha / float64(tests), Power: o.Power,
-		Between: o.Between, Within: o.Within, ICC: c.ICC(), ComponentsSource: o.ComponentsSource, MaxTemplates: maxG}
+		Between: o.Between, Within: o.Within, ICC: c.ICC(), ComponentsSource: o.ComponentsSource, WithinNotIdentified: o.WithinNotIdentified, MaxTemplates: maxG}
 	pl.SignFlipMinTemplates = stats.SignFlipMinClusters(pl.TestAlpha)
 	row := func(m int) PlanRow {
 		r := PlanRow{Instances: m}

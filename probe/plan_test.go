@@ -223,6 +223,39 @@ func TestPlanRun(t *testing.T) {
 		p.Power.Between != b || p.Power.Within != w || !strings.Contains(p.Power.ComponentsSource, dir) {
 		t.Errorf("--from: sizing %+v, power %+v; want rate %v, %v tokens per item, components %v %v", p.Sizing, p.Power, rate, tok, b, w)
 	}
+	if p.Power.WithinNotIdentified {
+		t.Error("a pilot with 3 instances per template has σ²_w identified")
+	}
+	// A pilot with one instance per template: σ²_w is not identified, and
+	// the plan says so instead of printing σ²_w = 0 as an estimate.
+	one := t.TempDir()
+	os.WriteFile(filepath.Join(one, FileManifest), data, 0o644)
+	var ts1 []Trial
+	for _, x := range ts {
+		if x.Instance == 0 {
+			ts1 = append(ts1, x)
+		}
+	}
+	f1, err := os.Create(filepath.Join(one, FileResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteResultsCSV(f1, ts1); err != nil {
+		t.Fatal(err)
+	}
+	f1.Close()
+	o1 := o
+	o1.From = one
+	p1, err := PlanRun(cfg, o1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum1, _ := Recompute(one)
+	b1, w1, _, ok1 := PooledComponents(sum1)
+	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || p1.Power.Within != min(PlanningWithin, b1) ||
+		!near(p1.Power.Between+p1.Power.Within, b1) || !strings.Contains(p1.Power.ComponentsSource, "NOT identified") {
+		t.Errorf("one instance per template: power %+v; pooled total %v", p1.Power, b1+w1)
+	}
 	o.ComponentsGiven, o.Power.Between, o.Power.Within, o.Power.ComponentsSource = true, 0.1, 0.1, "given"
 	if p, err := PlanRun(cfg, o); err != nil || p.Power.Between != 0.1 || p.Power.ComponentsSource != "given" || p.Sizing.Rate == nil {
 		t.Errorf("--from with given components: %+v, %v", p, err)

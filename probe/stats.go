@@ -71,10 +71,21 @@ const (
 	// and a variant instance alike: 0.20 is a template whose instances the
 	// model answers right about 72% (or 28%) of the time; the most it can
 	// be is 0.25, a template right half the time; a model that gets each
-	// template all right or all wrong has 0.
+	// template all right or all wrong has 0. Source: the bound p(1 − p) ≤
+	// 1/4 of a Bernoulli variance (Casella & Berger 2002, Statistical
+	// Inference, §3.2), taken near its top, as sample-size planning does
+	// for a proportion with no pilot (Donner & Klar 2000, Design and
+	// Analysis of Cluster Randomization Trials, §5.2: use conservative
+	// values when no estimate exists).
 	PlanningOutcomeVariance = 0.20
 	// PlanningDropVariance is Var_g(δ_g), how much the true drop differs
 	// between templates: 0.05 is a standard deviation of about 22 pp.
+	// Source: an assumption scaled to GSM-Symbolic (Mirzadeh et al. 2024,
+	// arXiv:2410.05229), whose drops range from about 0 to 65 pp across
+	// models and variants (abstract: "up to 65%" on GSM-NoOp); no
+	// per-template spread of drops is published, and none of this
+	// repository's runs has the templates to estimate it (`fragility plan
+	// --from RUN_DIR` replaces it by the run's estimate).
 	PlanningDropVariance = 0.05
 
 	// PlanningBetween and PlanningWithin are the variance components, in
