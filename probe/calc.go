@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -29,6 +30,9 @@ const DefaultCalcCalls = 10
 // evaluation, result format, instruction note); it is recorded in the
 // manifest and changes whenever any of them changes.
 //
+// The prompt adds CalcNote after the instruction, and the worked exemplars
+// (--shots) show their calculations as calls (CalcSolution).
+//
 // The protocol: when the generated text ends in "<<EXPR=" (EXPR on one
 // line, holding no "<<", ">>" or "="), generation pauses, EXPR is evaluated
 // exactly by templates.EvalArithmetic, and "RESULT>>" is fed to the model as
@@ -38,7 +42,7 @@ const DefaultCalcCalls = 10
 // an expression that does not evaluate gets "error>>". Calls past the
 // limit are recorded with the error "call limit reached" and get nothing:
 // the model writes its own result.
-const CalcProtocolVersion = "calc/1"
+const CalcProtocolVersion = "calc/2"
 
 // CalcDecimals is the number of decimals of a calculator result that has
 // no finite decimal form.
@@ -46,8 +50,8 @@ const CalcDecimals = 6
 
 // calcNote is the instruction note of the calculator condition, with one
 // example of the protocol; %d is the call limit.
-const calcNote = "You have a calculator. To use it, write << then an arithmetic expression then =, " +
-	"and the calculator writes the exact result and >> for you; then go on writing. " +
+const calcNote = "You have a calculator: do every calculation with it, not in your head. " +
+	"Write << then the calculation with numbers and + - * / ( ) then =, and the calculator writes the exact result and >> for you; then go on writing. " +
 	"Example: \"The tickets cost <<3*12.5=37.5>>37.5 dollars.\" You may use it up to %d times."
 
 // CalcNote returns the instruction note of the calculator condition for a
@@ -183,11 +187,16 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 	}
 	switch preset {
 	case PromptGSMSymbolic:
-		text, err := GSMSymbolicPrompt(question, cfg.Shots)
-		if err != nil {
-			return llm.Rendered{}, err
+		if cfg.Shots < 0 || cfg.Shots > len(GSMSymbolicExemplars) {
+			return llm.Rendered{}, fmt.Errorf("shots must be between 0 and %d, got %d", len(GSMSymbolicExemplars), cfg.Shots)
 		}
-		text = strings.Replace(text, GSMSymbolicInstruction, GSMSymbolicInstruction+" "+note, 1)
+		var b strings.Builder
+		b.WriteString(GSMSymbolicInstruction + " " + note + "\n\n")
+		for _, ex := range GSMSymbolicExemplars[:cfg.Shots] {
+			fmt.Fprintf(&b, "Q: %s\nA: %s\n\n", ex.Question, CalcSolution(ex.Solution))
+		}
+		fmt.Fprintf(&b, "Q: %s\nA: Let's think step by step.", question)
+		text := b.String()
 		if cfg.ChatTemplate == "" {
 			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
 		}
@@ -202,11 +211,31 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 		if err != nil {
 			return llm.Rendered{}, err
 		}
+		for i := range msgs {
+			if msgs[i].Role == "assistant" {
+				msgs[i].Content = CalcSolution(msgs[i].Content)
+			}
+		}
 		last := &msgs[len(msgs)-1]
 		last.Content = strings.Replace(last.Content, Instruction, Instruction+" "+note, 1)
 		return m.RenderChatWith(msgs, cfg.ChatTemplate)
 	}
 	return llm.Rendered{}, fmt.Errorf("the calculator condition has no prompt for --prompt %s", preset)
+}
+
+// reCalcStep matches a worked calculation in an exemplar's solution:
+// "4 * 9 = 36".
+var reCalcStep = regexp.MustCompile(`(\d+(?:\.\d+)?(?:\s*[-+*/]\s*\d+(?:\.\d+)?)+)\s*=\s*(\d+(?:\.\d+)?)`)
+
+// CalcSolution is a worked exemplar's solution as the calculator condition
+// shows it: each calculation "4 * 9 = 36" written as a call,
+// "4 * 9 = <<4*9=36>>36" (GSM8K's annotation), the rest unchanged.
+func CalcSolution(s string) string {
+	return reCalcStep.ReplaceAllStringFunc(s, func(m string) string {
+		sub := reCalcStep.FindStringSubmatch(m)
+		expr := strings.Join(strings.Fields(sub[1]), "")
+		return sub[1] + " = <<" + expr + "=" + sub[2] + ">>" + sub[2]
+	})
 }
 
 // CalcCall is one calculator call, recorded in traces.jsonl.

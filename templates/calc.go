@@ -15,7 +15,7 @@ var rePercent = regexp.MustCompile(`(\d+(?:\.\d+)?)\s*%`)
 var reThousands = regexp.MustCompile(`(\d),(\d{3})\b`)
 
 // calcReplacer maps the operator glyphs a model writes to Python's.
-var calcReplacer = strings.NewReplacer("×", "*", "·", "*", "÷", "/", "−", "-", "–", "-", "$", "", `\$`, "", "x", "*", "X", "*")
+var calcReplacer = strings.NewReplacer(`\times`, "*", `\cdot`, "*", `\div`, "/", `\$`, "", `\,`, "", "×", "*", "·", "*", "÷", "/", "−", "-", "–", "-", "$", "", "x", "*", "X", "*")
 
 // EvalArithmetic evaluates an arithmetic expression as a calculator would,
 // exactly, over rationals (math/big.Rat): numbers with decimals and

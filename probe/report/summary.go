@@ -29,18 +29,29 @@ func summaryModels(s *probe.Summary) []modelRef {
 		if key == "" {
 			key = m.Name
 		}
-		out[i] = modelRef{Label: m.Label, Key: key, Path: m.Path}
+		out[i] = modelRef{Label: m.Label, Key: withCondition(key, m.Condition), Path: m.Path}
 	}
 	return out
 }
 
 // trialModelKey is the key a trial's model has in summaryModels: its path,
-// or its name when it has none (probe.Summarize groups trials this way).
+// or its name when it has none, with its condition other than none
+// (probe.Summarize groups trials this way: a model with the calculator is
+// summarised apart).
 func trialModelKey(t *probe.Trial) string {
 	if t.ModelPath != "" {
-		return t.ModelPath
+		return withCondition(t.ModelPath, t.Condition)
 	}
-	return t.ModelName
+	return withCondition(t.ModelName, t.Condition)
+}
+
+// withCondition appends "#condition" to a model key for a condition other
+// than none.
+func withCondition(key, cond string) string {
+	if cond == "" || cond == probe.ConditionNone {
+		return key
+	}
+	return key + "#" + cond
 }
 
 // interval is an estimate with the interval the summary reports for it.
@@ -298,7 +309,7 @@ func groupIntervals(cells []groupCell) []interval {
 func summaryDropByPath(s *probe.Summary, path, variant string) *interval {
 	label := ""
 	for _, m := range s.Models {
-		if m.Path == path {
+		if m.Path == path && withCondition("", m.Condition) == "" { // the model alone
 			label = m.Label
 		}
 	}
