@@ -8,7 +8,11 @@
 #   2. runs the carried binary on the tiny model on the GPU (all layers
 #      offloaded) and on the CPU (no backend loaded), greedy, same prompt,
 #   3. prints the maximum absolute per-token entropy difference, the first
-#      position where the chosen tokens differ (if any) and the tokens/s of each.
+#      position where the chosen tokens differ (if any) and the tokens/s of each,
+#   4. runs `fragility bench` on the 0.5B instruct model with all layers on the
+#      device, when that model is on the machine (BENCH_MODEL=PATH, or the
+#      fragility cache); otherwise it says it skipped this step and why (the
+#      model, ~400 MB, does not travel in the bundle).
 # Exit status: 0 when both runs finished and the GPU run really used the GPU;
 # 1 on a missing tool or a failed step. The numbers are reported, not judged:
 # GPU and CPU kernels differ in summation order, so small differences are
@@ -113,5 +117,14 @@ say "tokens/s CPU:  $(rate "$out/cpu.json")"
 
 if [[ $backend == cuda && $gpu_backend != CUDA* ]]; then
   die "the device run did not use a CUDA device (backend: $gpu_backend); llama.cpp log: FRAGILITY_LLAMA_LOG=1 $bin inspect --backend-dir $lib $model"
+fi
+bench_model=${BENCH_MODEL:-$("$bin" models path qwen2.5-coder-0.5b 2>/dev/null || true)}
+if [[ -n $bench_model && -f $bench_model ]]; then
+  say "fragility bench on $(basename "$bench_model"), all layers on the device (${BENCH_REPS:-5} repeats):"
+  "$bin" bench --model "$bench_model" --backend-dir "$lib" --gpu-layers -1 --reps "${BENCH_REPS:-5}" --no-ddc \
+    >"$out/bench.md" 2>"$out/bench.err" || { cat "$out/bench.err" >&2; die "fragility bench on the device failed"; }
+  sed 's/^/gpu-check:   /' "$out/bench.md"
+else
+  say "fragility bench on the 0.5B model: SKIPPED (no qwen2.5-coder-0.5b here: set BENCH_MODEL=PATH to its GGUF file)"
 fi
 say "done in $(( $(date +%s) - t_start )) s; outputs in ${out#"$root"/}"
