@@ -21,7 +21,12 @@ ifeq ($(PORTABLE),1)
 ARCH_FLAGS :=
 ARCH_NOTE := portable baseline x86-64 (PORTABLE=1)
 else
-ARCH_FLAGS := -march=native
+# -march=native on a CPU with AMX (Intel Sapphire Rapids and later) defines
+# __AMX_INT8__, and ggml-cpu.cpp then calls ggml_backend_amx_buffer_type(),
+# whose source (ggml-cpu/amx/) the module's cgo package does not compile: the
+# link fails. AMX stays off; every other feature of this CPU is used.
+AMX_OFF := $(shell echo 'int x;' | $${CC:-cc} -march=native -mno-amx-tile -mno-amx-int8 -mno-amx-bf16 -x c -c -o /dev/null - 2>/dev/null && echo -mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
+ARCH_FLAGS := -march=native $(AMX_OFF)
 ARCH_NOTE := -march=native: tuned to this machine's CPU; use PORTABLE=1 for a build that runs anywhere
 endif
 export CGO_ENABLED := 1
