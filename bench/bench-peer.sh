@@ -28,12 +28,25 @@ die() { echo "bench-peer: $*" >&2; exit 1; }
 [ $((ITEMS % 2)) -eq 0 ] && [ "$ITEMS" -ge 2 ] || die "PEER_ITEMS must be an even number ≥ 2, got $ITEMS"
 
 PY=$VENV/bin/python
-if ! "$PY" -c 'import llama_cpp, numpy' 2>/dev/null; then
+# The peer's llama.cpp is built like ours: for this CPU (cmake's GGML_NATIVE),
+# with AMX off. On an AMX CPU (Intel Sapphire Rapids and later) a native
+# llama-cpp-python build dies with a general protection fault in
+# libggml-cpu.so at its first decode on this VM, and our own build leaves
+# AMX out (Makefile: AMX_OFF). The flags are kept beside the venv, and a
+# venv built with other flags is rebuilt.
+PEER_CFLAGS=""
+if echo 'int x;' | cc -march=native -mno-amx-tile -mno-amx-int8 -mno-amx-bf16 -x c -c -o /dev/null - 2>/dev/null; then
+  PEER_CFLAGS="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+fi
+STAMP="llama-cpp-python==$LLAMA_CPP_PYTHON CFLAGS=$PEER_CFLAGS"
+if [ "$(cat "$VENV/.fragility-peer" 2>/dev/null)" != "$STAMP" ] || ! "$PY" -c 'import llama_cpp, numpy' 2>/dev/null; then
   echo "bench-peer: installing llama-cpp-python==$LLAMA_CPP_PYTHON and numpy into $VENV (builds llama.cpp from source: minutes)" >&2
   python3 -m venv "$VENV" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
   "$VENV/bin/pip" install -q --upgrade pip
-  CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$VENV/bin/pip" install -q "llama-cpp-python==$LLAMA_CPP_PYTHON" numpy ||
+  CMAKE_ARGS="-DCMAKE_C_FLAGS='$PEER_CFLAGS' -DCMAKE_CXX_FLAGS='$PEER_CFLAGS'" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) \
+    "$VENV/bin/pip" install -q --force-reinstall --no-cache-dir "llama-cpp-python==$LLAMA_CPP_PYTHON" numpy ||
     die "pip could not install llama-cpp-python (it needs a C++ compiler and cmake)"
+  echo "$STAMP" > "$VENV/.fragility-peer"
 fi
 PEER_VERSION=$("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)')
 
@@ -84,7 +97,7 @@ for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.spl
 nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
 pr = p["tokens_per_s"]
 print(f"{model}, {items} items (6 built-in templates per 12, base and noop, 3 shots) × up to {maxtok} tokens, "
-      f"{threads} llama.cpp thread(s); {cpu}, {nproc} CPUs")
+      f"{threads} llama.cpp thread(s) for one-token decodes and all {nproc} for prompts and batches (both tools' defaults); {cpu}, {nproc} CPUs")
 print()
 print("| | tokens/s | vs peer | target |")
 print("|---|---|---|---|")
@@ -94,6 +107,6 @@ print(f"| `fragility run --batch 1` ({t1} tokens, wall {s1} s in the manifest) |
 print(f"| `fragility run --batch {batch}` ({tb} tokens, wall {sb} s) | {rb:.2f} | **{vb:.2f}** | ≥ 2.00 {'met' if vb >= 2 else 'MISSED'} |")
 print()
 print(f"Same greedy tokens as `--batch 1` on {p['same_tokens']} of {p['items']} items; largest per-token entropy "
-      f"difference on equal tokens {p['max_entropy_diff_bits']:.2e} bits. The peer's time excludes its model load; "
+      f"difference while the contexts are equal {p['max_entropy_diff_bits']:.2e} bits. The peer's time excludes its model load; "
       f"fragility's wall time includes it. Peer entropy pass: {p['entropy_ms_per_token']:.2f} ms per token.")
 EOF

@@ -11,7 +11,8 @@ Usage: peer.py MODEL.gguf RUN_DIR THREADS
 Prints one JSON object on stdout: items, tokens, seconds (model load
 excluded), tokens_per_s, entropy_ms_per_token, same_tokens (items whose
 tokens equal the run's), max_entropy_diff_bits (largest difference from the
-run's per-token entropy over the tokens both chose alike).
+run's per-token entropy at the positions up to and including each item's
+first differing token, where both decoded the same context).
 """
 import json
 import math
@@ -38,6 +39,8 @@ def main():
     if not items:
         sys.stderr.write(f"{run_dir}/traces.jsonl: no generated item\n")
         sys.exit(1)
+    # n_threads_batch is left at llama-cpp-python's default, every core, as
+    # a researcher's script leaves it (fragility's --threads-batch default).
     llm = Llama(model_path=model, n_ctx=2048, n_threads=threads, n_batch=512, verbose=False)
     n_vocab = llm.n_vocab()
     log2 = math.log(2.0)
@@ -49,6 +52,7 @@ def main():
         llm.reset()
         llm.eval(it["prompt_token_ids"])
         got = []
+        diverged = False
         for k in range(len(want)):
             logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(n_vocab,)).astype(np.float64)
             t0 = time.perf_counter()
@@ -60,8 +64,9 @@ def main():
             tok = int(np.argmax(logits))
             got.append(tok)
             tokens += 1
-            if tok == want[k]["id"]:
+            if not diverged:  # same context as fragility's so far
                 max_diff = max(max_diff, abs(h - want[k]["entropy_bits"]))
+                diverged = tok != want[k]["id"]
             if k + 1 < len(want):
                 llm.eval([tok])
         same += got == [t["id"] for t in want]

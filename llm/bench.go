@@ -40,7 +40,7 @@ func (m *Model) BenchDecode(ctx context.Context, pp, tg int) (DecodeTiming, erro
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	prompt := m.benchPrompt(rng, pp)
-	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
+	m.clearMemory()
 	t0 := time.Now()
 	if err := m.prefill(ctx, prompt, 0, 0, true); err != nil {
 		return DecodeTiming{}, err
@@ -96,7 +96,7 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	prompt := m.benchPrompt(rng, pp)
-	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
+	m.clearMemory()
 	if err := m.prefill(ctx, prompt, 0, 0, true); err != nil {
 		return InterleavedTiming{}, err
 	}

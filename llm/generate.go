@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -64,6 +65,21 @@ type GenerateOptions struct {
 	// on the generating goroutine between two llama_decode calls, so it must
 	// return quickly (a progress display). It changes no result.
 	OnStep func(tokens int) `json:"-"`
+	// KeepPrefix, when set, is a prefix of every prompt (the instruction and
+	// worked examples a run puts before every problem) that the model
+	// decodes once and keeps: its KV cells stay in sequence 0 after the
+	// call, and a later call with the same KeepPrefix reuses them instead of
+	// decoding it again; they are copied to the batch's other sequences, and
+	// each prompt decodes only what follows the prefix. The logits are the
+	// same, bit for bit, whether the prefix was decoded in this call or kept
+	// from an earlier one (tested): the kept cells are what that decode
+	// wrote, and the cells after them are freed and masked out. It is
+	// ignored for a call (which then starts from a cleared KV state, as
+	// without it) when it is shorter than MinSharedPrefix or some prompt does
+	// not start with it or is not longer than it. How a prompt is split into
+	// decode calls can change its logits (llama.cpp is not invariant to it),
+	// so a run records whether it keeps a prefix.
+	KeepPrefix []Token `json:"-"`
 }
 
 // DefaultMaxInjected is the injected-token bound of a sequence when
@@ -87,7 +103,7 @@ type TokenRecord struct {
 // Generation is the result of one prompt.
 type Generation struct {
 	PromptTokens int           `json:"prompt_tokens"`
-	SharedPrefix int           `json:"shared_prefix_tokens"` // prompt tokens decoded once for the whole batch (0: none)
+	SharedPrefix int           `json:"shared_prefix_tokens"` // prompt tokens decoded once for the whole batch, or kept from an earlier call (0: none)
 	Tokens       []TokenRecord `json:"tokens"`               // generated and injected tokens in sequence order (Injected marks the latter)
 	Text         string        `json:"text"`                 // concatenated pieces, end-of-generation token excluded, cut at a stop string
 	StopReason   string        `json:"stop_reason"`
@@ -151,8 +167,10 @@ func (m *Model) Generate(ctx context.Context, prompt []Token, opt GenerateOption
 }
 
 // GenerateBatch runs up to Params().NSeq prompts together: each prompt is its
-// own sequence (seq_id = its index) in a KV state cleared before the call, its
-// prompt is prefilled on its own, and then one llama_batch holds the next
+// own sequence (seq_id = its index) in a KV state cleared before the call
+// (but for a kept prefix, GenerateOptions.KeepPrefix), its prompt is
+// prefilled on its own after the prefix its batch shares, and then one
+// llama_batch holds the next
 // token of every unfinished sequence at each step. No sequence attends to
 // another. Results are in prompt order. llama.cpp is not batch-invariant: the
 // same prompt can give different logits alone and in a batch, so the batch
@@ -163,7 +181,12 @@ func (m *Model) Generate(ctx context.Context, prompt []Token, opt GenerateOption
 // which Done is true finished before the interruption and are exactly what an
 // uninterrupted call gives (a sequence's steps do not depend on when the
 // others stop); the others are cut short. Any other error returns nil results.
-func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) ([]*Generation, error) {
+func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) (_ []*Generation, err error) {
+	defer func() {
+		if err != nil {
+			m.kept = nil // the KV state after a failed or aborted decode is not relied on
+		}
+	}()
 	if m.ctx == nil {
 		return nil, errors.New("generate: model is closed")
 	}
@@ -186,33 +209,11 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			}
 		}
 	}
-	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
-
-	var sharedSec float64
+	shared, sharedSec, err := m.startBatch(ctx, prompts, opt.KeepPrefix)
+	if err != nil {
+		return nil, err
+	}
 	gens := make([]*Generation, len(prompts))
-	// A prefix shared by every prompt of the batch (the instruction and the
-	// few-shot exemplars) is decoded once, into sequence 0, and its KV
-	// cells copied to the other sequences (llama_memory_seq_cp); each
-	// prompt then decodes only its own suffix. No sequence sees another's
-	// tokens. The shared length is recorded in each Generation.
-	shared := 0
-	if len(prompts) > 1 {
-		shared = commonPrefix(prompts)
-		if shared < MinSharedPrefix {
-			shared = 0
-		}
-	}
-	if shared > 0 {
-		t0 := time.Now()
-		if err := m.prefill(ctx, prompts[0][:shared], 0, 0, false); err != nil {
-			return nil, fmt.Errorf("generate: prefill of the shared prefix: %w", err)
-		}
-		mem := C.llama_get_memory(m.ctx)
-		for s := 1; s < len(prompts); s++ {
-			C.llama_memory_seq_cp(mem, 0, C.llama_seq_id(s), -1, -1)
-		}
-		sharedSec = time.Since(t0).Seconds() / float64(len(prompts))
-	}
 	for s, p := range prompts {
 		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens+maxInjected(opt)), entSec: make([]float64, 0, opt.MaxTokens), seq: s}
 		if opt.Temperature > 0 {
@@ -304,6 +305,85 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 // MinSharedPrefix is the shortest common prefix, in tokens, that
 // GenerateBatch decodes once for all sequences of a batch.
 const MinSharedPrefix = 16
+
+// startBatch readies the KV state for a batch of prompts and returns how
+// many leading tokens of every prompt are already decoded into its sequence
+// and the seconds that took per prompt. With a usable keep (see
+// GenerateOptions.KeepPrefix) that is len(keep): kept cells are reused, else
+// the prefix is decoded from a cleared state and kept. Without one the state
+// is cleared, and a prefix common to a batch of several prompts (at least
+// MinSharedPrefix tokens) is decoded once. The shared cells are copied from
+// sequence 0 to the others (llama_memory_seq_cp).
+func (m *Model) startBatch(ctx context.Context, prompts [][]Token, keep []Token) (int, float64, error) {
+	t0 := time.Now()
+	mem := C.llama_get_memory(m.ctx)
+	shared := 0
+	switch {
+	case keepUsable(keep, prompts) && slices.Equal(m.kept, keep) && m.dropAfter(len(keep)):
+		shared = len(keep)
+	case keepUsable(keep, prompts):
+		m.clearMemory()
+		if err := m.prefill(ctx, keep, 0, 0, false); err != nil {
+			return 0, 0, fmt.Errorf("generate: prefill of the kept prefix: %w", err)
+		}
+		m.kept = slices.Clone(keep)
+		shared = len(keep)
+	default:
+		m.clearMemory()
+		if len(prompts) > 1 {
+			if shared = commonPrefix(prompts); shared < MinSharedPrefix {
+				shared = 0
+			}
+		}
+		if shared > 0 {
+			if err := m.prefill(ctx, prompts[0][:shared], 0, 0, false); err != nil {
+				return 0, 0, fmt.Errorf("generate: prefill of the shared prefix: %w", err)
+			}
+		}
+	}
+	if shared > 0 {
+		for s := 1; s < len(prompts); s++ {
+			C.llama_memory_seq_cp(mem, 0, C.llama_seq_id(s), -1, -1)
+		}
+	}
+	return shared, time.Since(t0).Seconds() / float64(len(prompts)), nil
+}
+
+// keepUsable reports whether keep can be kept for this batch: at least
+// MinSharedPrefix tokens, and a proper prefix of every prompt.
+func keepUsable(keep []Token, prompts [][]Token) bool {
+	if len(keep) < MinSharedPrefix {
+		return false
+	}
+	for _, p := range prompts {
+		if len(p) <= len(keep) || !slices.Equal(p[:len(keep)], keep) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropAfter frees every KV cell but the first n positions of sequence 0
+// (the kept prefix), and every cell of the other sequences. It returns false
+// when the memory cannot drop part of a sequence (recurrent models); the
+// caller then decodes the prefix again from a cleared state.
+func (m *Model) dropAfter(n int) bool {
+	mem := C.llama_get_memory(m.ctx)
+	if !C.llama_memory_seq_rm(mem, 0, C.llama_pos(n), -1) {
+		return false
+	}
+	for s := 1; s < m.params.NSeq; s++ {
+		C.llama_memory_seq_rm(mem, C.llama_seq_id(s), -1, -1)
+	}
+	return true
+}
+
+// clearMemory clears the KV state (cells and data) and forgets a kept
+// prefix.
+func (m *Model) clearMemory() {
+	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
+	m.kept = nil
+}
 
 // commonPrefix returns the length of the longest prefix shared by every
 // prompt, leaving at least one token of each prompt to decode on its own.

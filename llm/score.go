@@ -38,7 +38,7 @@ func (m *Model) Score(ctx context.Context, prompt, forced []Token, steps int, fn
 	if len(prompt)+steps > m.params.NCtx {
 		return &PromptTooLongError{Tokens: len(prompt) + steps, NCtx: m.params.NCtx}
 	}
-	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
+	m.clearMemory()
 	for start := 0; start < len(prompt); start += m.params.NBatch {
 		end := min(start+m.params.NBatch, len(prompt))
 		for i := start; i < end; i++ {

@@ -182,6 +182,11 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		questions = append(questions, set.Instances[k].Question)
 	}
 	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop}
+	// As fragility run does (DecodeKeepPrefix): the instruction and worked
+	// examples are decoded once per model and kept.
+	if iopt.KeepPrefix, err = KeptPrefix(m, Config{Shots: cfg.Shots}, ConditionNone); err != nil {
+		return nil, err
+	}
 	logf("bench: (c) %d demo items one at a time", cfg.Items)
 	t0 := time.Now()
 	for _, pr := range prompts {

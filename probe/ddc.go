@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -26,6 +27,12 @@ func newDDCStore(classify Classifier, questions []string) *ddcStore {
 		return s
 	}
 	go func() {
+		// The classifier works beside generation, whose llama.cpp threads
+		// may take every core (--threads-batch): at the lowest priority it
+		// runs when they leave a core idle instead of preempting one of
+		// them, which stalls the others at the next barrier.
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		lowerThreadPriority()
 		for _, q := range questions {
 			t0 := time.Now()
 			r, err := classify([]string{q})

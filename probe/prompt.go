@@ -232,3 +232,67 @@ func promptInfo(cfg Config) PromptInfo {
 	shots := min(max(cfg.Shots, 0), MaxShots)
 	return PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, Exemplars: Exemplars[:shots]}
 }
+
+// keptPrefixProbes are the problem texts KeptPrefix renders: they start with
+// a letter, a digit and a symbol, so that a tokenizer that merges a
+// problem's first character with the text before it makes the common prefix
+// stop before that text.
+var keptPrefixProbes = []string{"Ab", "12", "(x"}
+
+// KeptPrefix returns the token prefix that every prompt of model m shares
+// under cfg and condition cond: the tokens common to the prompts of three
+// probe problems (keptPrefixProbes), i.e. the rendering up to where the
+// problem's text starts (the chat template's opening, the instruction, the
+// worked examples). It depends on the configuration alone, never on which
+// items a batch, a shard or a resumed run holds, so every part of a run
+// keeps the same prefix (DecodeKeepPrefix); a prompt that does not start
+// with it (a tokenizer that merges across the boundary) is decoded without
+// it, by the rule of llm.GenerateOptions.KeepPrefix. Errors are those of
+// rendering and tokenizing.
+func KeptPrefix(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
+	var keep []llm.Token
+	for i, q := range keptPrefixProbes {
+		r, err := renderCondition(m, cfg, q, cond)
+		if err != nil {
+			return nil, err
+		}
+		toks, err := m.Tokenize(r.Text, true, true)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			keep = toks
+			continue
+		}
+		n := 0
+		for n < len(keep) && n < len(toks) && keep[n] == toks[n] {
+			n++
+		}
+		keep = keep[:n]
+	}
+	return keep, nil
+}
+
+// keptPrefixes caches KeptPrefix per condition for one model of a run
+// whose Decode is DecodeKeepPrefix.
+type keptPrefixes map[string][]llm.Token
+
+// get returns the kept prefix of condition cond (nil when cfg does not keep
+// one).
+func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
+	if cfg.Decode != DecodeKeepPrefix {
+		return nil, nil
+	}
+	if p, ok := (*k)[cond]; ok {
+		return p, nil
+	}
+	p, err := KeptPrefix(m, cfg, cond)
+	if err != nil {
+		return nil, fmt.Errorf("the prompt prefix to keep: %w", err)
+	}
+	if *k == nil {
+		*k = keptPrefixes{}
+	}
+	(*k)[cond] = p
+	return p, nil
+}

@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/templates"
 )
@@ -148,4 +151,80 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 		t.Errorf("generation did not stop at the next question: %q", tr.Response)
 	}
 	t.Logf("stop %s, %d tokens, extracted %q by %s (expected %s): %q", tr.StopReason, tr.Tokens, tr.Extracted, tr.Rule, tr.Expected, tr.Response)
+}
+
+// TestKeptPrefix checks the prefix a run keeps (DecodeKeepPrefix) on the
+// chat model and on Gemma (no chat template: the plain fallback), for both
+// conditions and the gsm-symbolic preset: every prompt of the built-in
+// library starts with it, and it reaches past the last worked example, so
+// that a batch decodes little more than its problems.
+func TestKeptPrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads real models")
+	}
+	ts, err := templates.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{chatName, gemmaName} {
+		p, err := models.PathOf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := llm.Load(p, llm.Params{Threads: 1, NCtx: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			cfg  Config
+			cond string
+			last string // text the kept prefix must hold: the end of its last worked example
+		}{
+			{Config{Shots: 3, CalcCalls: 10}, ConditionNone, "Final answer: 66"},
+			{Config{Shots: 2, CalcCalls: 10}, ConditionCalculator, "Final answer: 28"},
+			{Config{Prompt: PromptGSMSymbolic, Shots: 8}, ConditionNone, "The final answer is 19."},
+		} {
+			keep, err := KeptPrefix(m, c.cfg, c.cond)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, err := m.Detokenize(keep, false, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(text, c.last) {
+				t.Errorf("%s %s/%s: the kept prefix (%d tokens) ends before %q:\n%s", name, c.cfg.Prompt, c.cond, len(keep), c.last, text)
+			}
+			for _, tp := range ts {
+				r, err := renderCondition(m, c.cfg, tp.BaseQuestion(), c.cond)
+				if err != nil {
+					t.Fatal(err)
+				}
+				toks, err := m.Tokenize(r.Text, true, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(toks) <= len(keep) || !slices.Equal(toks[:len(keep)], keep) {
+					t.Errorf("%s %s/%s: the prompt of %s does not start with the kept prefix", name, c.cfg.Prompt, c.cond, tp.ID)
+				}
+			}
+		}
+		m.Close()
+	}
+}
+
+// TestDecodeProcedure: Validate records the kept-prefix procedure when none
+// is given, keeps a named one, and refuses an unknown one as wrong usage.
+func TestDecodeProcedure(t *testing.T) {
+	for _, c := range []struct{ in, want string }{{"", DecodeKeepPrefix}, {DecodePerBatch, DecodePerBatch}, {DecodeKeepPrefix, DecodeKeepPrefix}, {"whole/9", ""}} {
+		cfg := Config{Instances: 1, MaxTokens: 8, Decode: c.in}
+		err := cfg.ValidateOptions()
+		var oe OptionError
+		switch {
+		case c.want == "" && !errors.As(err, &oe):
+			t.Errorf("decode %q: error %v, want an OptionError", c.in, err)
+		case c.want != "" && (err != nil || cfg.Decode != c.want):
+			t.Errorf("decode %q: got %q, %v; want %q", c.in, cfg.Decode, err, c.want)
+		}
+	}
 }

@@ -82,8 +82,27 @@ type Config struct {
 	// when 0 and the calculator runs).
 	Conditions []string `json:"conditions,omitempty"`
 	CalcCalls  int      `json:"calc_calls,omitempty"`
-	OutDir     string   `json:"-"`
+	// Decode is how prompts are split into llama_decode calls
+	// (DecodeKeepPrefix, set by Validate when empty; DecodePerBatch): it
+	// can change logits, so it is part of the plan. Manifests written before
+	// it was recorded have none, which means DecodePerBatch.
+	Decode string `json:"decode,omitempty"`
+	OutDir string `json:"-"`
 }
+
+// Decode procedures (Config.Decode).
+const (
+	// DecodePerBatch: each batch starts from a cleared KV state and decodes
+	// the prefix its prompts share once, then each prompt's rest.
+	DecodePerBatch = "per-batch/1"
+	// DecodeKeepPrefix: the prefix every prompt of a model and condition
+	// shares (the instruction and worked examples; see KeptPrefix) is
+	// decoded once per model and its KV cells kept between batches
+	// (llm.GenerateOptions.KeepPrefix); each batch decodes what follows it.
+	// A batch whose prompts do not all start with it is decoded as in
+	// DecodePerBatch.
+	DecodeKeepPrefix = "keep-prefix/1"
+)
 
 // Embedder describes the embedder in the manifest.
 type Embedder struct {
@@ -202,6 +221,13 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
+	switch c.Decode {
+	case "":
+		c.Decode = DecodeKeepPrefix
+	case DecodeKeepPrefix, DecodePerBatch:
+	default:
+		return optionErrorf("unknown decode procedure %q (known: %s, %s)", c.Decode, DecodeKeepPrefix, DecodePerBatch)
+	}
 	if c.Params.NUBatch <= 0 {
 		// Recorded as llama.cpp will use it, not as 0.
 		c.Params.NUBatch = c.Params.Defaults().NUBatch
@@ -212,8 +238,8 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.NCtx != 0 && c.Params.NCtx < MinContext {
 		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)
 	}
-	if c.Params.Threads < 0 || c.Params.NBatch < 0 {
-		return optionErrorf("--threads and --n-batch must be positive (0: default), got %d and %d", c.Params.Threads, c.Params.NBatch)
+	if c.Params.Threads < 0 || c.Params.ThreadsBatch < 0 || c.Params.NBatch < 0 {
+		return optionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", c.Params.Threads, c.Params.ThreadsBatch, c.Params.NBatch)
 	}
 	seen := map[string]string{}
 	for _, m := range c.Models {
@@ -569,7 +595,8 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 		tokens   []llm.Token
 	}
 	var queue []prepared
-	flush := func() error {
+	var keeps keptPrefixes
+	flush := func() (err error) {
 		if len(queue) == 0 {
 			return nil
 		}
@@ -588,6 +615,9 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			}
 		}
 		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep}
+		if opt.KeepPrefix, err = keeps.get(m, cfg, queue[0].it.cond); err != nil {
+			return fmt.Errorf("%s: %w", md.Path, err)
+		}
 		calc := newCalculator(cfg, queue[0].it.cond, len(queue))
 		calc.setOptions(&opt)
 		t0 := time.Now()

@@ -216,6 +216,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 
 	cfg := man.Config
 	var m *llm.Model
+	var keeps keptPrefixes
 	loaded := -1
 	defer func() { m.Close() }()
 	done := 0
@@ -230,9 +231,9 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 			if m, err = llm.Load(path, cfg.Params); err != nil {
 				return nil, err
 			}
-			loaded = g.model
+			loaded, keeps = g.model, nil
 		}
-		if err := replayGroup(ctx, m, g, cfg, questions, res); err != nil {
+		if err := replayGroup(ctx, m, g, cfg, questions, &keeps, res); err != nil {
 			return nil, err
 		}
 		done += len(g.traces)
@@ -312,7 +313,7 @@ func splitItemID(id string, nModels int) (int, string, error) {
 }
 
 // replayGroup replays one batch and adds its divergences to res.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, questions map[string]string, res *VerifyResult) error {
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
@@ -338,6 +339,10 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 		prompts[i] = t.PromptTokenIDs
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+	var err error
+	if opt.KeepPrefix, err = keeps.get(m, cfg, itemCondition(g.traces[0].ItemID)); err != nil {
+		return fmt.Errorf("%s: %w", md.Path, err)
+	}
 	// A calculator batch is replayed with the calculator: its results are
 	// fed at the same points, so the replay is compared token by token.
 	newCalculator(cfg, itemCondition(g.traces[0].ItemID), len(g.traces)).setOptions(&opt)

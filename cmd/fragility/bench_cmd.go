@@ -55,7 +55,7 @@ Examples:
 			for _, f := range []struct {
 				name string
 				min  int
-			}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagNBatch.Name, 1}} {
+			}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagThreadsB.Name, 0}, {flagNBatch.Name, 1}} {
 				if v := c.Int(f.name); v < f.min {
 					return usageError{fmt.Sprintf("--%s must be at least %d, got %d", f.name, f.min, v)}
 				}

@@ -18,7 +18,8 @@ import (
 // Flags shared by every command that loads a model. A flag with the same
 // name means the same thing in every command.
 var (
-	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Usage: "CPU threads for llama.cpp; the default leaves one core for the entropy pass and the embedder, which run beside it"}
+	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time); the default leaves one core for the entropy pass and the embedder, which run beside it"}
+	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
 	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
 	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only)"}
@@ -131,7 +132,7 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 }
 
 func modelFlags() []cli.Flag {
-	return []cli.Flag{flagThreads, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}
+	return []cli.Flag{flagThreads, flagThreadsB, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}
 }
 
 // defaultModelPath returns the cached default model of kind ("llm" or
@@ -190,11 +191,12 @@ func loadParams(c *cli.Context) llm.Params {
 		gpu = 0
 	}
 	return llm.Params{
-		GPULayers: gpu,
-		Threads:   c.Int(flagThreads.Name),
-		NCtx:      c.Int(flagNCtx.Name),
-		NBatch:    c.Int(flagNBatch.Name),
-		Seed:      c.Uint64(flagSeed.Name),
+		GPULayers:    gpu,
+		Threads:      c.Int(flagThreads.Name),
+		ThreadsBatch: c.Int(flagThreadsB.Name),
+		NCtx:         c.Int(flagNCtx.Name),
+		NBatch:       c.Int(flagNBatch.Name),
+		Seed:         c.Uint64(flagSeed.Name),
 	}
 }
 

@@ -136,7 +136,7 @@ func runAction(c *cli.Context) error {
 	if resume == "" {
 		// Wrong usage is refused before loadParams prints any GPU notice.
 		check := cfg
-		check.Params = llm.Params{Threads: c.Int(flagThreads.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
+		check.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
 		if err := check.ValidateOptions(); err != nil {
 			return err
 		}

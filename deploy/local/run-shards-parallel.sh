@@ -9,7 +9,7 @@
 # --joblog) records each shard's exit status. Running the same command again
 # resumes unfinished shards and skips finished ones.
 # Everything after -- is given to `fragility run` in every shard (default
-# --threads 1). Environment: FRAGILITY_BIN (default: fragility on PATH).
+# --threads 1 --threads-batch 1). Environment: FRAGILITY_BIN (default: fragility on PATH).
 set -euo pipefail
 usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 n= out= jobs=
@@ -22,7 +22,8 @@ shift $((OPTIND - 1))
 command -v parallel >/dev/null || { echo "run-shards-parallel.sh: GNU parallel is not installed (use run-shards.sh)" >&2; exit 1; }
 export FRAGILITY_BIN=${FRAGILITY_BIN:-fragility}
 threads=()
-[[ " $* " == *" --threads"* ]] || threads=(--threads 1)
+[[ " $* " == *" --threads "* || " $* " == *" --threads="* ]] || threads+=(--threads 1)
+[[ " $* " == *" --threads-batch"* ]] || threads+=(--threads-batch 1)
 mkdir -p "$out/shards" "$out/logs"
 # One shard: resume it when its directory exists, else start it.
 shard() {

@@ -8,7 +8,8 @@
 # GPUS=2,3 to use GPUs 2 and 3, or GPUS=none for CPU-only shards) and writes
 # OUT/shards/k; its log is OUT/logs/shard-k.log; the merge is OUT/merged.
 # Everything after -- is given to `fragility run` in every shard; give
-# --threads so that all shards share one plan (default here: 1 per shard).
+# --threads and --threads-batch so that all shards share one plan (default
+# here: 1 and 1 per shard).
 # Re-running the command resumes unfinished shards and skips finished ones.
 # Environment: FRAGILITY_BIN (default: fragility on PATH).
 set -euo pipefail
@@ -23,7 +24,8 @@ shift $((OPTIND - 1))
 bin=${FRAGILITY_BIN:-fragility}
 IFS=, read -r -a gpus <<<"${GPUS:-$(seq -s, 0 $((n - 1)))}"
 threads=()
-[[ " $* " == *" --threads"* ]] || threads=(--threads 1)
+[[ " $* " == *" --threads "* || " $* " == *" --threads="* ]] || threads+=(--threads 1)
+[[ " $* " == *" --threads-batch"* ]] || threads+=(--threads-batch 1)
 mkdir -p "$out/shards" "$out/logs"
 
 pids=()

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package probe
+
+// lowerThreadPriority does nothing outside Linux, where the nice value is
+// not per thread.
+func lowerThreadPriority() {}
