@@ -48,6 +48,10 @@ type Params struct {
 // when they have to share their cores with that work.
 func DefaultThreads() int { return max(1, runtime.NumCPU()-1) }
 
+// MaxThreads is the most threads a Params field may ask for: ggml's
+// GGML_MAX_N_THREADS. Load refuses more.
+const MaxThreads = 512
+
 // DefaultThreadsBatch is the default of Params.ThreadsBatch: every core.
 // A decode of many tokens is compute-bound and long enough that the entropy
 // pass of a few tokens beside it costs little; on the 2-core development
@@ -132,6 +136,9 @@ var ErrNotGGUF = errors.New("not a GGUF file")
 // last lines llama.cpp logged.
 func Load(path string, p Params) (*Model, error) {
 	p = p.Defaults()
+	if p.Threads > MaxThreads || p.ThreadsBatch > MaxThreads {
+		return nil, fmt.Errorf("%s: %d threads and %d batch threads asked for; ggml takes at most %d", path, p.Threads, p.ThreadsBatch, MaxThreads)
+	}
 	if err := CheckGGUF(path); err != nil {
 		return nil, err
 	}

@@ -241,6 +241,9 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.Threads < 0 || c.Params.ThreadsBatch < 0 || c.Params.NBatch < 0 {
 		return optionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", c.Params.Threads, c.Params.ThreadsBatch, c.Params.NBatch)
 	}
+	if c.Params.Threads > llm.MaxThreads || c.Params.ThreadsBatch > llm.MaxThreads {
+		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, c.Params.Threads, c.Params.ThreadsBatch)
+	}
 	seen := map[string]string{}
 	for _, m := range c.Models {
 		key := m

@@ -190,6 +190,13 @@ func TestPlanShards(t *testing.T) {
 			t.Errorf("%s: memory estimate %d below its size %d", m.Path, m.MemoryBytes, m.SizeBytes)
 		}
 	}
+	// With the calculator condition every instance runs twice: twice the
+	// items, in batches of one condition each.
+	cc := cfg
+	cc.Conditions = []string{ConditionNone, ConditionCalculator}
+	if pc, err := PlanShards(cc, ShardPlanOptions{Shards: 1}); err != nil || pc.Conditions != 2 || pc.Items != 2*p.Items || pc.Batches != 2*p.Batches {
+		t.Errorf("plan with two conditions: %+v, %v; want %d items in %d batches", pc, err, 2*p.Items, 2*p.Batches)
+	}
 	if _, err := PlanShards(cfg, ShardPlanOptions{Shards: p.Batches + 1}); err == nil || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("more shards than batches: %v", err)
 	}

@@ -64,7 +64,8 @@ type ShardPlan struct {
 	ModelNote           string           `json:"model_note,omitempty"` // why Models is empty (ShardPlanOptions.NoModel)
 	Instances           int              `json:"instances_per_model"`  // items of one model (the set)
 	Excluded            int              `json:"excluded_draws"`
-	Items               int              `json:"items"` // all models
+	Conditions          int              `json:"conditions"` // conditions each instance runs in (1: none alone; 2 with the calculator)
+	Items               int              `json:"items"`      // all models and conditions
 	Batch               int              `json:"batch"`
 	Batches             int              `json:"batches"`
 	MaxTokens           int              `json:"max_tokens"`
@@ -119,7 +120,11 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 	if o.Shards > len(batches) {
 		return nil, optionErrorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
 	}
-	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), Items: len(set.Instances) * len(cfg.Models),
+	items := 0
+	for _, b := range batches {
+		items += len(b.items)
+	}
+	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), Conditions: max(len(cfg.Conditions), 1), Items: items,
 		Batch: cfg.Params.NSeq, Batches: len(batches), MaxTokens: cfg.MaxTokens,
 		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource}
 	if len(paths) == 0 {

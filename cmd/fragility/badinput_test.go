@@ -277,6 +277,11 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--model", gemmaName, "--shots", "9", "--out", out}, "--shots must be between 0 and"},
 		{[]string{"run", "--resume", out, "--instances", "5"}, "--instances with --resume"},
 		{[]string{"run", "--resume", out, "--seed", "3"}, "--seed with --resume"},
+		{[]string{"run", "--resume", out, "--threads-batch", "2"}, "--threads-batch with --resume"},
+		{[]string{"run", "--model", gemmaName, "--threads-batch", "1000000", "--out", out}, "--threads-batch must be between 0 (the default) and 512, got 1000000"},
+		{[]string{"generate", "--prompt", "hi", "--threads", "-1"}, "--threads must be between 0 (the default) and 512, got -1"},
+		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
+		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
 	} {
 		r := fragility(t, nil, c.args...)
 		line := strings.TrimSuffix(r.stderr, "\n")

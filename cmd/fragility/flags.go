@@ -18,8 +18,8 @@ import (
 // Flags shared by every command that loads a model. A flag with the same
 // name means the same thing in every command.
 var (
-	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time); the default leaves one core for the entropy pass and the embedder, which run beside it"}
-	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
+	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Action: threadsInRange("threads"), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time); the default leaves one core for the entropy pass and the embedder, which run beside it"}
+	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Action: threadsInRange("threads-batch"), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
 	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
 	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only)"}
@@ -129,6 +129,18 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 		return usageError{fmt.Sprintf("--batch must be between 1 and %d, got %d", probe.MaxBatch, b)}
 	}
 	return nil
+}
+
+// threadsInRange is the flag action of a thread count: 0 (the default) to
+// llm.MaxThreads, else wrong usage. A count far above the cores is refused
+// before any model loads: llama.cpp would start that many threads.
+func threadsInRange(name string) func(*cli.Context, int) error {
+	return func(_ *cli.Context, n int) error {
+		if n < 0 || n > llm.MaxThreads {
+			return usageError{fmt.Sprintf("--%s must be between 0 (the default) and %d, got %d", name, llm.MaxThreads, n)}
+		}
+		return nil
+	}
 }
 
 func modelFlags() []cli.Flag {

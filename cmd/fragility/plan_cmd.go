@@ -18,7 +18,8 @@ func init() {
 		Name:  "plan",
 		Usage: "plan a run before it runs: its size per shard (items, tokens, memory, time) and the drop it can detect (power analysis)",
 		Description: `Plans the run that fragility run would start with the same flags (models, templates, variants,
-instances, seed, --batch, --max-tokens, --n-ctx, --level, --prompt, --shots, --primary), without
+instances, seed, --batch, --max-tokens, --n-ctx, --level, --prompt, --shots, --primary,
+--conditions; --threads, --threads-batch and --chat-template are taken and change no size), without
 loading a model. Nothing is run. It prints two parts.
 
 Sizing: the run's items (models × the set that --templates, --variants and --instances generate,
@@ -66,7 +67,8 @@ Examples:
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
 		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
-			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary,
+			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagConditions, flagCalcCalls,
+			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
@@ -154,16 +156,20 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
 	set := fmt.Sprintf("%s, %d instance(s), %d draws excluded", planSource(cfg), cfg.Instances, p.Excluded)
+	conds := ""
+	if p.Conditions > 1 {
+		conds = fmt.Sprintf(" × %d conditions (%s)", p.Conditions, strings.Join(cfg.Conditions, ", "))
+	}
 	if len(p.Models) == 0 {
-		fmt.Printf("Run: %d items per model (%s) in %d batches of up to %d\n", p.Items, set, p.Batches, p.Batch)
+		fmt.Printf("Run: %d items (%s)%s = %d items per model in %d batches of up to %d\n", p.Instances, set, conds, p.Items, p.Batches, p.Batch)
 		fmt.Printf("Model: %s\n", p.ModelNote)
 	} else {
 		var names []string
 		for _, m := range p.Models {
 			names = append(names, filepath.Base(m.Path))
 		}
-		fmt.Printf("Run: %d model(s) (%s) × %d items (%s) = %d items in %d batches of up to %d\n",
-			len(p.Models), strings.Join(names, ", "), p.Instances, set, p.Items, p.Batches, p.Batch)
+		fmt.Printf("Run: %d model(s) (%s) × %d items (%s)%s = %d items in %d batches of up to %d\n",
+			len(p.Models), strings.Join(names, ", "), p.Instances, set, conds, p.Items, p.Batches, p.Batch)
 	}
 	fmt.Printf("Generated tokens: at most %d (%d × --max-tokens %d); expected %.0f (%.1f per item: %s)\n",
 		p.GenTokensMax, p.Items, p.MaxTokens, p.GenTokens, p.TokensPerItem, p.TokensPerItemSource)
