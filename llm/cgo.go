@@ -17,6 +17,7 @@ package llm
 /*
 #cgo CPPFLAGS: -I${SRCDIR}/../third_party/include/llama -I${SRCDIR}/../third_party/include/ggml
 #cgo CXXFLAGS: -std=c++17
+#cgo CFLAGS: -Wno-psabi
 #include <stdlib.h>
 #include "llama.h"
 #include "ggml-backend.h"

@@ -180,6 +180,11 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if man.Status != "complete" {
 		logf("verify: the run's status is %q: checking the %s it finished", man.Status, FileTraces)
 	}
+	switch man.Config.Decode {
+	case "", DecodePerBatch, DecodeKeepPrefix: // "": recorded before the procedure was, which is DecodePerBatch
+	default:
+		return nil, fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
+	}
 	setPath := filepath.Join(dir, man.SetFile)
 	if man.SetFile == "" {
 		setPath = filepath.Join(dir, FileSet)

@@ -127,6 +127,16 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	if len(res.Differences) != 1 || res.Divergences != 1 {
 		t.Errorf("forced: %+v", res)
 	}
+
+	// A decode procedure this binary does not know is refused, even forced.
+	man.Config.Decode = "bogus/9"
+	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(context.Background(), dir, VerifyOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), `decode procedure "bogus/9"`) || !strings.Contains(err.Error(), FileManifest) {
+		t.Fatalf("unknown decode procedure: %v", err)
+	}
 }
 
 func writeTraces(t *testing.T, dir string, traces []Trace) {
