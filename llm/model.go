@@ -74,13 +74,29 @@ func (p Params) Defaults() Params {
 	if p.NBatch <= 0 {
 		p.NBatch = 512
 	}
-	if p.NUBatch <= 0 {
-		p.NUBatch = p.NBatch
+	if p.NUBatch <= 0 || p.NUBatch > p.NBatch {
+		p.NUBatch = p.NBatch // llama.cpp uses min(n_ubatch, n_batch)
 	}
 	if p.NSeq <= 0 {
 		p.NSeq = 1
 	}
 	return p
+}
+
+// Check reports what in p (after Defaults) llama.cpp would refuse or abort
+// on: a thread count above MaxThreads, or a logical batch (NBatch) smaller
+// than the sequences decoded together (NSeq), since every generation step
+// decodes one token of each sequence in one llama_batch and llama_decode
+// asserts that a batch holds at most n_batch tokens.
+func (p Params) Check() error {
+	p = p.Defaults()
+	if p.Threads > MaxThreads || p.ThreadsBatch > MaxThreads {
+		return fmt.Errorf("%d threads and %d batch threads asked for; ggml takes at most %d", p.Threads, p.ThreadsBatch, MaxThreads)
+	}
+	if p.NBatch < p.NSeq {
+		return fmt.Errorf("n_batch %d is smaller than the %d sequences decoded together: each generation step decodes one token of every sequence in one batch, so n_batch must be at least %d", p.NBatch, p.NSeq, p.NSeq)
+	}
+	return nil
 }
 
 // Metadata is what fragility records about a model file.
@@ -136,8 +152,8 @@ var ErrNotGGUF = errors.New("not a GGUF file")
 // last lines llama.cpp logged.
 func Load(path string, p Params) (*Model, error) {
 	p = p.Defaults()
-	if p.Threads > MaxThreads || p.ThreadsBatch > MaxThreads {
-		return nil, fmt.Errorf("%s: %d threads and %d batch threads asked for; ggml takes at most %d", path, p.Threads, p.ThreadsBatch, MaxThreads)
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := CheckGGUF(path); err != nil {
 		return nil, err

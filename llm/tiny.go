@@ -34,6 +34,9 @@ type TinyOptions struct {
 	KVHeads   int    // key/value heads (grouped-query attention); 0 = 1
 	FF        int    // feed-forward width; 0 = 256
 	CtxTrain  int    // llama.context_length; 0 = 2048
+	// NaNWeights makes every weight NaN: a model that loads and whose
+	// logits are all NaN, for tests of how a failing model is handled.
+	NaNWeights bool
 }
 
 // Defaults returns o with every zero numeric field replaced by its default.
@@ -283,6 +286,11 @@ func WriteTinyModel(path string, o TinyOptions) (*TinyInfo, error) {
 		C.ggml_set_name(t, cname)
 		C.free(unsafe.Pointer(cname))
 		vals := tinyWeights(o.Seed, uint64(i), s.ne0*s.ne1, s.scale)
+		if o.NaNWeights {
+			for j := range vals {
+				vals[j] = float32(math.NaN())
+			}
+		}
 		src := (*C.float)(unsafe.Pointer(&vals[0]))
 		switch s.typ {
 		case f16:

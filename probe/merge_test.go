@@ -21,6 +21,23 @@ import (
 // their paths. They need the default embedder's tokenizer.json.
 func tinyModels(t *testing.T, n int) []string {
 	t.Helper()
+	tok := tinyTokenizer(t)
+	out := t.TempDir()
+	var paths []string
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(out, "tiny-"+string(rune('a'+i-1))+".gguf")
+		if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tok, Seed: uint64(i)}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// tinyTokenizer returns the default embedder's tokenizer.json, the
+// vocabulary of the tiny models.
+func tinyTokenizer(t *testing.T) string {
+	t.Helper()
 	man, err := models.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -37,16 +54,7 @@ func tinyModels(t *testing.T, n int) []string {
 	if _, err := os.Stat(tok); err != nil {
 		t.Fatalf("tiny model: %v (run `make models`)", err)
 	}
-	out := t.TempDir()
-	var paths []string
-	for i := 1; i <= n; i++ {
-		p := filepath.Join(out, "tiny-"+string(rune('a'+i-1))+".gguf")
-		if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tok, Seed: uint64(i)}); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
+	return tok
 }
 
 // shardTemplates copies six built-in templates into a directory of the

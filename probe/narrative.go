@@ -42,6 +42,9 @@ func Narrative(s *Summary) string {
 	b.WriteString("\n\n## Run\n\n")
 	fmt.Fprintf(&b, "- Trials: %d in %d model(s); %d skipped (not run, excluded from every statistic). Nothing is filtered to items a model solved in the base variant: every denominator counts all scored prompts.\n",
 		s.Trials, len(s.Models), s.Skipped)
+	if s.RunStatus != "" {
+		fmt.Fprintf(&b, "- **This run is not complete** (status %q in manifest.json): every number below covers only the %d trials in results.csv, not the whole plan.\n", s.RunStatus, s.Trials)
+	}
 	if o := s.Overrides; o != nil {
 		fmt.Fprintf(&b, "- Label overrides (%s, sha256 %.12s): %d trials scored against a corrected answer, %d excluded from every statistic; results.csv keeps the original labels.\n",
 			o.File, o.SHA256, o.Overridden, o.Excluded)

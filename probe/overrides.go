@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/templates"
 )
 
 // Override is one line of a label-overrides file (run --overrides FILE,
@@ -156,5 +157,25 @@ func ApplyOverrides(trials []Trial, ovs []Override, path string) ([]Trial, int, 
 			return nil, 0, 0, fmt.Errorf("%s:%d: %s is not in the run", path, ovs[i].line, what)
 		}
 	}
+	if len(out) == 0 && excluded > 0 {
+		return nil, 0, 0, fmt.Errorf("%s: every trial of the run is excluded: nothing is left to score", path)
+	}
 	return out, overridden, excluded, nil
+}
+
+// checkOverrides applies the overrides file at path to the set's items
+// before any model runs, so that an override naming a template or item the
+// run does not have, or one that excludes every item, is refused before
+// generation rather than after it.
+func checkOverrides(path string, set *templates.Set) error {
+	ovs, _, err := ReadOverrides(path)
+	if err != nil {
+		return err
+	}
+	trials := make([]Trial, len(set.Instances))
+	for i, in := range set.Instances {
+		trials[i] = Trial{ItemID: itemID(0, &set.Instances[i]), TemplateID: in.TemplateID}
+	}
+	_, _, _, err = ApplyOverrides(trials, ovs, path)
+	return err
 }

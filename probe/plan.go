@@ -103,15 +103,19 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			} else if ok {
 				// One pair per template everywhere: the run measures only
 				// the total σ²_b + σ²_w (b here). Its split is not
-				// identified, so σ²_w keeps its planning default (at most
-				// the total) and σ²_b is the rest: the plan at one
-				// instance matches the run, and more instances help only
-				// as much as the assumed σ²_w says.
-				po.Within = min(PlanningWithin, b+w)
+				// identified, so the total is split as the planning
+				// defaults split theirs (σ²_w / (σ²_b + σ²_w) =
+				// PlanningWithin / (PlanningBetween + PlanningWithin)):
+				// the plan at one instance matches the run, and more
+				// instances help only as much as that assumed share
+				// says. Keeping σ²_w at its default instead would give a
+				// total below it entirely to σ²_w and make instances look
+				// far more useful than any measured run has shown.
+				po.Within = (b + w) * PlanningWithin / (PlanningBetween + PlanningWithin)
 				po.Between = b + w - po.Within
 				po.WithinNotIdentified = true
-				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: σ²_w = %.4g is the planning default (an assumption), σ²_b the rest; a pilot with 2 or more instances per template measures it",
-					b+w, o.From, n, sum.Clusters, o.From, po.Within)
+				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
+					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*PlanningWithin/(PlanningBetween+PlanningWithin), po.Between)
 			} else {
 				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
 			}
@@ -229,8 +233,9 @@ type Plan struct {
 	ICC              float64 `json:"icc"`
 	ComponentsSource string  `json:"components_source"`
 	// WithinNotIdentified is true when σ²_w could not be estimated (the
-	// source run had one instance per template) and Within is the planning
-	// default, an assumption.
+	// source run had one instance per template) and Within is the share
+	// of the measured total the planning defaults give σ²_w, an
+	// assumption.
 	WithinNotIdentified bool `json:"within_not_identified,omitempty"`
 	// SignFlipMinTemplates is the smallest number of templates at which the
 	// exact sign-flip test can reach TestAlpha at all

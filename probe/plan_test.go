@@ -252,7 +252,7 @@ func TestPlanRun(t *testing.T) {
 	}
 	sum1, _ := Recompute(one)
 	b1, w1, _, ok1 := PooledComponents(sum1)
-	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || p1.Power.Within != min(PlanningWithin, b1) ||
+	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || !near(p1.Power.Within, b1*PlanningWithin/(PlanningBetween+PlanningWithin)) ||
 		!near(p1.Power.Between+p1.Power.Within, b1) || !strings.Contains(p1.Power.ComponentsSource, "NOT identified") {
 		t.Errorf("one instance per template: power %+v; pooled total %v", p1.Power, b1+w1)
 	}

@@ -66,8 +66,10 @@ func Recompute(dir string) (*Summary, error) {
 		counts = &OverrideCounts{File: o, SHA256: sum, Overridden: n, Excluded: x}
 	}
 	p := DefaultParams(man.Config.Seed)
-	if man.Config.BootstrapB > 0 {
-		p.BootstrapResamples = man.Config.BootstrapB
+	if b := man.Config.BootstrapB; b < 0 || b > MaxBootstrapResamples {
+		return nil, fmt.Errorf("%s: bootstrap_resamples %d is outside 1 to %d", filepath.Join(dir, FileManifest), b, MaxBootstrapResamples)
+	} else if b > 0 {
+		p.BootstrapResamples = b
 	}
 	p.Primary = man.Config.Primary
 	sum, err := Summarize(trials, p)
@@ -75,6 +77,9 @@ func Recompute(dir string) (*Summary, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	sum.Overrides = counts
+	if man.Status != "complete" {
+		sum.RunStatus = man.Status
+	}
 	if sum.Calculator != nil && man.Calculator != nil {
 		sum.Calculator.CallLimit = man.Calculator.Calls
 	}

@@ -215,8 +215,8 @@ func (c *Config) ValidateOptions() error {
 	if _, err := templates.ParseLevel(c.Level); err != nil {
 		return OptionError{"--level: " + err.Error()}
 	}
-	if c.Temperature < 0 || math.IsNaN(c.Temperature) {
-		return optionErrorf("--temperature must be ≥ 0, got %v", c.Temperature)
+	if c.Temperature < 0 || math.IsNaN(c.Temperature) || math.IsInf(c.Temperature, 0) {
+		return optionErrorf("--temperature must be a finite number ≥ 0, got %v", c.Temperature)
 	}
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
@@ -244,6 +244,9 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.Threads > llm.MaxThreads || c.Params.ThreadsBatch > llm.MaxThreads {
 		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, c.Params.Threads, c.Params.ThreadsBatch)
 	}
+	if nb := c.Params.Defaults().NBatch; nb < c.Params.NSeq {
+		return optionErrorf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", c.Params.NSeq, nb)
+	}
 	seen := map[string]string{}
 	for _, m := range c.Models {
 		key := m
@@ -255,7 +258,10 @@ func (c *Config) ValidateOptions() error {
 		}
 		seen[key] = m
 	}
-	if c.BootstrapB < 1 {
+	if c.BootstrapB < 0 || c.BootstrapB > MaxBootstrapResamples {
+		return optionErrorf("--bootstrap must be between 1 and %d resamples, got %d", MaxBootstrapResamples, c.BootstrapB)
+	}
+	if c.BootstrapB == 0 {
 		c.BootstrapB = DefaultBootstrapResamples
 	}
 	if c.Shard != nil {
@@ -329,6 +335,11 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summ
 			return nil, fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
 		}
 		return nil, fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
+	}
+	if cfg.Overrides != "" {
+		if err := checkOverrides(cfg.Overrides, set); err != nil {
+			return nil, err
+		}
 	}
 	if err := prepareDir(out, opt.Force, opt.Resume); err != nil {
 		return nil, err
@@ -510,11 +521,18 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summ
 		})
 		m.Close()
 		if err != nil {
-			man.Status = "interrupted"
+			man.Status = "failed"
+			if errors.Is(err, llm.ErrAborted) || ctx.Err() != nil {
+				man.Status = "interrupted"
+			} else {
+				man.FailReason = err.Error()
+			}
 			man.Finished = time.Now().UTC().Format(time.RFC3339)
 			man.GenerationSeconds += genSec
 			man.WallSeconds += time.Since(runStart).Seconds()
-			writeJSONAtomic(filepath.Join(out, FileManifest), man)
+			if werr := writeJSONAtomic(filepath.Join(out, FileManifest), man); werr != nil {
+				return nil, fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
+			}
 			return nil, err
 		}
 	}
@@ -691,14 +709,14 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 				return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
 			}
 			man.noteRendering(mi, r)
-			if len(toks)+1 >= cfg.Params.NCtx {
+			if nctx := cfg.Params.Defaults().NCtx; len(toks)+1 >= nctx {
 				tr, err := newTrial(it, md, cfg, ddc)
 				if err != nil {
 					return err
 				}
 				tr.PromptTokens = len(toks)
 				tr.StopReason = "skipped"
-				tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: cfg.Params.NCtx}).Error()
+				tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
 				if err := st.append([]Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
 					return err
 				}

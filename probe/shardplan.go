@@ -206,6 +206,9 @@ func EstimateMemory(path string, nctx, nseq, nbatch int, gpu bool) (uint64, erro
 		gguf.WithLLaMACppContextSize(int32(nctx * max(nseq, 1))),
 		gguf.WithParallelSize(int32(max(nseq, 1))),
 		gguf.WithLLaMACppLogicalBatchSize(int32(nbatch)),
+		// llama.cpp uses n_ubatch = min(n_ubatch, n_batch); the parser
+		// panics when the physical size exceeds the logical one.
+		gguf.WithLLaMACppPhysicalBatchSize(int32(min(nbatch, 512))),
 	}
 	if !gpu {
 		opts = append(opts, gguf.WithLLaMACppOffloadLayers(0))
@@ -216,6 +219,29 @@ func EstimateMemory(path string, nctx, nseq, nbatch int, gpu bool) (uint64, erro
 		total += uint64(d.Footprint) + uint64(d.Weight.Sum()) + uint64(d.KVCache.Sum()) + uint64(d.Computation.Sum())
 	}
 	return total, nil
+}
+
+// CheckVocabularies reads the GGUF headers of the files (gguf-parser-go,
+// the tokenizer's token count) and refuses, naming both files, when two
+// vocabularies differ in size: their logits cannot be compared entry by
+// entry. `fragility compare` calls it before generating anything.
+func CheckVocabularies(paths []string) error {
+	first, n0 := "", uint64(0)
+	for _, p := range paths {
+		f, err := gguf.ParseGGUFFile(p, gguf.SkipLargeMetadata())
+		if err != nil {
+			return fmt.Errorf("%s: corrupt or truncated GGUF: %v", p, err)
+		}
+		n := f.Tokenizer().TokensLength
+		if first == "" {
+			first, n0 = p, n
+			continue
+		}
+		if n != n0 {
+			return fmt.Errorf("%s: vocabulary of %d tokens, %s has %d: not comparable token by token", p, n, first, n0)
+		}
+	}
+	return nil
 }
 
 // BenchThroughput reads the JSON of `fragility bench --json` and returns a

@@ -25,6 +25,11 @@ const (
 	// resamples. Percentile intervals at 95% need B of the order of 1000 or
 	// more (Efron & Tibshirani 1993, An Introduction to the Bootstrap, §19.3).
 	DefaultBootstrapResamples = 2000
+	// MaxBootstrapResamples is the most resamples a run or report takes:
+	// at 10^5 the Monte Carlo error of a 2.5% quantile is already far
+	// below an interval's width, and the resampled statistics are held in
+	// memory (B of them per statistic).
+	MaxBootstrapResamples = 100_000
 	// DefaultConfidence is the confidence level of every interval (0.95);
 	// tests are at level α = 1 − confidence.
 	DefaultConfidence = 0.95
@@ -374,6 +379,11 @@ type Summary struct {
 	// Overrides counts the label overrides applied before scoring (run
 	// --overrides); nil without them.
 	Overrides *OverrideCounts `json:"overrides,omitempty"`
+	// RunStatus is the manifest's status when the run directory a report
+	// re-rendered is not complete ("running", "interrupted", "failed"):
+	// the statistics then cover only the trials it holds. "" for a
+	// complete run.
+	RunStatus string `json:"run_status,omitempty"`
 	// Calculator is the calculator condition's section (run --conditions
 	// none,calculator); nil when no trial ran with the calculator.
 	Calculator *CalculatorSummary `json:"calculator,omitempty"`

@@ -206,6 +206,9 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	if len(traces) == 0 {
+		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
+	}
 	groups, err := batchGroups(traces, len(man.Models), questions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)

@@ -282,6 +282,16 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"generate", "--prompt", "hi", "--threads", "-1"}, "--threads must be between 0 (the default) and 512, got -1"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
+		// n_batch below the sequences of a batch aborted inside llama_decode
+		// (GGML_ASSERT n_tokens_all <= n_batch); plan panicked in
+		// gguf-parser-go.
+		{[]string{"run", "--model", gemmaName, "--n-batch", "4", "--out", out}, "--n-batch must be at least --batch (8)"},
+		{[]string{"plan", "--n-batch", "4"}, "--n-batch must be at least --batch (8)"},
+		{[]string{"bench", "--n-batch", "1"}, "--n-batch must be at least --batch (8)"},
+		{[]string{"run", "--model", gemmaName, "--bootstrap", "1000000000000", "--out", out}, "--bootstrap must be between 1 and 100000"},
+		{[]string{"run", "--model", gemmaName, "--bootstrap", "0", "--out", out}, "--bootstrap must be between 1 and 100000"},
+		{[]string{"run", "--model", gemmaName, "--temperature", "inf", "--out", out}, "--temperature must be a finite number"},
+		{[]string{"run", "--model", "", "--out", out}, "--model: an empty model name or path"},
 	} {
 		r := fragility(t, nil, c.args...)
 		line := strings.TrimSuffix(r.stderr, "\n")

@@ -41,7 +41,7 @@ Examples:
    fragility compare --from runs/q --reference a-Q8_0.gguf
    fragility compare --from runs/q --json | jq '.models[].agreement.kl_nats.mean'
 
-Flags go before the file names.`,
+Flags may come before or after the file names.`,
 		Flags: append(modelFlags(), flagTemplate, flagJSON,
 			&cli.StringFlag{Name: "reference", Aliases: []string{"r"}, Usage: "reference file (default: the one with the most bits per weight)"},
 			&cli.StringFlag{Name: "from", Usage: "compare the models of this existing run directory instead of running"},
@@ -51,7 +51,7 @@ Flags go before the file names.`,
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			flagShots, flagPrompt, flagLevel,
 			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
-			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates"},
+			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no table on stdout"},
@@ -91,6 +91,9 @@ func compareAction(c *cli.Context) error {
 		}
 		if ref != "" && !namesOneOf(ref, files) {
 			return usageError{fmt.Sprintf("--reference %s is not one of the files to compare", c.String("reference"))}
+		}
+		if err := probe.CheckVocabularies(files); err != nil {
+			return err
 		}
 		p := loadParams(c)
 		p.NSeq = c.Int("batch")

@@ -143,6 +143,15 @@ func threadsInRange(name string) func(*cli.Context, int) error {
 	}
 }
 
+// bootstrapInRange is the flag action of --bootstrap: 1 to
+// probe.MaxBootstrapResamples, else wrong usage.
+func bootstrapInRange(_ *cli.Context, n int) error {
+	if n < 1 || n > probe.MaxBootstrapResamples {
+		return usageError{fmt.Sprintf("--bootstrap must be between 1 and %d resamples, got %d", probe.MaxBootstrapResamples, n)}
+	}
+	return nil
+}
+
 func modelFlags() []cli.Flag {
 	return []cli.Flag{flagThreads, flagThreadsB, flagNCtx, flagNBatch, flagGPULayers, flagSeed, flagBackend}
 }
@@ -168,6 +177,9 @@ func resolveModel(arg, kind string) (string, error) {
 func resolveModels(args []string, kind string) ([]string, error) {
 	out := make([]string, len(args))
 	for i, a := range args {
+		if strings.TrimSpace(a) == "" {
+			return nil, usageError{"--model: an empty model name or path"}
+		}
 		p, err := resolveModel(a, kind)
 		if err != nil {
 			return nil, err

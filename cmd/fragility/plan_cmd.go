@@ -100,6 +100,9 @@ func planAction(c *cli.Context) error {
 		cfg.Models = models
 	}
 	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
+	if nb := cfg.Params.Defaults().NBatch; nb < cfg.Params.NSeq {
+		return usageError{fmt.Sprintf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", cfg.Params.NSeq, nb)}
+	}
 	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
 		return usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
 	}
@@ -178,7 +181,7 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	}
 	for i, m := range p.Models {
 		if m.MemoryBytes > 0 {
-			fmt.Printf("Model %d: %s on disk, about %s to run at --n-ctx %d × --batch %d\n", i, bytesHuman(uint64(m.SizeBytes)), bytesHuman(m.MemoryBytes), cfg.Params.NCtx, p.Batch)
+			fmt.Printf("Model #%d: %s on disk, about %s to run at --n-ctx %d × --batch %d\n", i, bytesHuman(uint64(m.SizeBytes)), bytesHuman(m.MemoryBytes), cfg.Params.NCtx, p.Batch)
 		}
 	}
 	if p.Rate != nil {
@@ -188,7 +191,7 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "shard\tbatches\titems\tmodels\ttokens at most\ttokens expected\tmemory\tgeneration time")
+	fmt.Fprintln(tw, "shard\tbatches\titems\tmodel #\ttokens at most\ttokens expected\tmemory\tgeneration time")
 	for _, s := range p.Shards {
 		var idx []string
 		for _, m := range s.Models {

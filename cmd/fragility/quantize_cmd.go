@@ -33,7 +33,7 @@ Examples:
    fragility quantize --type Q4_K_M --threads 8 model-F16.gguf model-Q4_K_M.gguf
    fragility quantize --type Q4_0 --allow-requantize gemma-3-270m-q4_k_m.gguf /tmp/gemma-3-270m-Q4_0.gguf
 
-Flags go before the file names.`,
+Flags may come before or after the file names.`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "type", Required: true, Usage: "quantization type, llama.cpp spelling (Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q4_0, F16, ...)"},
 			&cli.BoolFlag{Name: "allow-requantize", Usage: "allow quantizing tensors that are already quantized (disclose it)"},

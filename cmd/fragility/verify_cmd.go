@@ -38,7 +38,7 @@ Examples:
    fragility verify --force runs/demo
    fragility verify --json runs/demo | jq .first_divergence
 
-Flags go before RUN_DIR.`,
+Flags may come before or after RUN_DIR.`,
 		Flags: []cli.Flag{flagJSON, flagBackend,
 			&cli.BoolFlag{Name: "force", Usage: "replay even when the environment differs from the recorded one (the differences are listed)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},

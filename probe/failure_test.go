@@ -1,0 +1,107 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/templates"
+)
+
+// TestModelFailingMidRun: a model that loads and then gives NaN logits
+// stops the run with an error, and the manifest says "failed" with the
+// reason, not "interrupted" (which would invite a resume that fails again).
+func TestModelFailingMidRun(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "nan.gguf")
+	if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tinyTokenizer(t), Seed: 1, NaNWeights: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	cfg := Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+		Instances: 1, Seed: 7, MaxTokens: 4, Params: llm.Params{Threads: 1, NSeq: 2}, OutDir: out}
+	_, err := Run(context.Background(), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), "NaN") {
+		t.Fatalf("run on NaN weights: %v", err)
+	}
+	man, rerr := ReadManifest(out)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if man.Status != "failed" || !strings.Contains(man.FailReason, "NaN") {
+		t.Errorf("manifest status %q, fail_reason %q; want failed with the NaN error", man.Status, man.FailReason)
+	}
+}
+
+// TestOverridesCheckedBeforeRun: an overrides file naming a template the run
+// does not have, or excluding every item, is refused before the run
+// directory exists.
+func TestOverridesCheckedBeforeRun(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"nomatch.jsonl": `{"template":"nosuch","answer":"5"}` + "\n",
+		"all.jsonl":     `{"template":"baker","exclude":"bad label"}` + "\n" + `{"template":"stickers","exclude":"bad label"}` + "\n",
+	} {
+		ov := filepath.Join(dir, name)
+		if err := os.WriteFile(ov, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name+".run")
+		cfg := Config{Models: []string{gemmaModel(t)}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+			Instances: 1, Seed: 7, MaxTokens: 4, Overrides: ov, Params: llm.Params{Threads: 1}, OutDir: out}
+		_, err := Run(context.Background(), cfg, Options{})
+		want := map[string]string{"nomatch.jsonl": "template nosuch is not in the run", "all.jsonl": "every trial of the run is excluded"}[name]
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), ov) {
+			t.Errorf("%s: %v; want an error naming the file with %q", name, err, want)
+		}
+		if _, serr := os.Stat(out); serr == nil {
+			t.Errorf("%s: the run directory was created", name)
+		}
+	}
+}
+
+// TestReportAndVerifyOnIncompleteRuns: report says when the run it
+// re-renders is not complete; verify refuses a traces.jsonl with no trace
+// instead of reporting "0 items reproduce".
+func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
+	dir := tinyRun(t, []string{gemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
+	man, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Recompute(dir)
+	if err != nil || sum.RunStatus != "" || strings.Contains(Narrative(sum), "not complete") {
+		t.Fatalf("complete run: status %q, %v", sum.RunStatus, err)
+	}
+	man.Status = "interrupted"
+	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err = Recompute(dir); err != nil {
+		t.Fatal(err)
+	}
+	if n := Narrative(sum); sum.RunStatus != "interrupted" || !strings.Contains(n, `**This run is not complete** (status "interrupted"`) {
+		t.Errorf("interrupted run: status %q; narrative does not say so", sum.RunStatus)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileTraces), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(context.Background(), dir, VerifyOptions{}); err == nil || !strings.Contains(err.Error(), "no trace: nothing to verify") {
+		t.Errorf("empty traces.jsonl: %v", err)
+	}
+}
+
+// TestCheckVocabularies: files with vocabularies of different sizes are
+// refused from their headers, before compare generates anything.
+func TestCheckVocabularies(t *testing.T) {
+	tiny := tinyModels(t, 2)
+	if err := CheckVocabularies(tiny); err != nil {
+		t.Errorf("two tiny models: %v", err)
+	}
+	err := CheckVocabularies([]string{tiny[0], gemmaModel(t)})
+	if err == nil || !strings.Contains(err.Error(), "vocabulary of 262144 tokens") || !strings.Contains(err.Error(), tiny[0]) {
+		t.Errorf("tiny and Gemma: %v", err)
+	}
+}
