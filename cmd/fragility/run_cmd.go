@@ -123,13 +123,16 @@ func runAction(c *cli.Context) error {
 		if err := runDefinition(c, &cfg); err != nil {
 			return err
 		}
-		ms := c.StringSlice(flagModels.Name)
-		if len(ms) == 0 {
-			ms = []string{""} // the default LLM
-		}
-		models, err := resolveModels(ms, "llm")
+		models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")
 		if err != nil {
 			return err
+		}
+		if len(models) == 0 {
+			p, err := defaultModelPath("llm")
+			if err != nil {
+				return err
+			}
+			models = []string{p}
 		}
 		cfg.Models = models
 	}
