@@ -264,15 +264,15 @@ func TestAnswersRederived(t *testing.T) {
 		"stickers": func(v func(string) *big.Rat) (*big.Rat, bool) {
 			return sub(add(v("start"), v("bought")), v("given")), v("given").Cmp(add(v("start"), v("bought"))) < 0
 		},
-		"gsms-0000": func(v func(string) *big.Rat) (*big.Rat, bool) {
+		"gsms-pencils": func(v func(string) *big.Rat) (*big.Rat, bool) {
 			tot := mul(v("b"), v("p"))
 			return sub(tot, v("g")), v("g").Cmp(tot) < 0
 		},
-		"gsms-0001": func(v func(string) *big.Rat) (*big.Rat, bool) {
+		"gsms-novel": func(v func(string) *big.Rat) (*big.Rat, bool) {
 			r := q(v("x"), v("d"))
 			return r, isInt(r)
 		},
-		"gsms-0002": func(v func(string) *big.Rat) (*big.Rat, bool) {
+		"gsms-notebooks": func(v func(string) *big.Rat) (*big.Rat, bool) {
 			cost := mul(v("n"), v("p"))
 			return sub(v("bill"), cost), cost.Cmp(v("bill")) < 0
 		},

@@ -50,7 +50,7 @@ func TestSamplesRoundTrip(t *testing.T) {
 // sample0 returns the first sample's bytes.
 func sample0(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(samplesDir(t), "0000.json"))
+	data, err := os.ReadFile(filepath.Join(samplesDir(t), "pencils.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func sample0(t *testing.T) []byte {
 func TestGSMSymbolicErrors(t *testing.T) {
 	data := string(sample0(t))
 	cases := []struct{ name, old, new, want string }{
-		{"unknown helper", `range(2, 20)`, `rnage(2, 20)`, `0000.json:6: question_annotated line 5: expression "rnage(2, 20)": unknown helper "rnage"`},
+		{"unknown helper", `range(2, 20)`, `rnage(2, 20)`, `pencils.json:6: question_annotated line 5: expression "rnage(2, 20)": unknown helper "rnage"`},
 		{"unknown pool", `sample([\"shop\", \"library\", \"studio\"])`, `sample(planets)`, `question_annotated line 4: unknown variable or pool "planets"`},
 		{"unknown variable", `- g < b*p`, `- g < b*q`, `question_annotated line 10: unknown variable "q"`},
 		{"answer mismatch", `#answer: b*p - g`, `#answer: b*p + g`, `gives 57 at base values, but the stated answer is 39`},
@@ -69,14 +69,14 @@ func TestGSMSymbolicErrors(t *testing.T) {
 		{"no answer", `\n\n#answer: b*p - g`, ``, `no #answer line`},
 		{"unknown block", `#conditions:`, `#constraints:`, `unknown block "#constraints:"`},
 		{"empty range", `range(1, 50)`, `range(50, 1)`, `is empty`},
-		{"bad json", `"id_orig": 9000,`, `"id_orig": 9000,,`, `0000.json:4: JSON syntax error`},
+		{"bad json", `"id_orig": 9000,`, `"id_orig": 9000,,`, `pencils.json:4: JSON syntax error`},
 		{"answer reads an unstated variable", `{b,6} boxes`, `6 boxes`, `the answer reads b, which the question never states`},
 	}
 	for _, c := range cases {
 		if !strings.Contains(data, c.old) {
 			t.Fatalf("%s: %q not in sample", c.name, c.old)
 		}
-		_, err := ParseGSMSymbolicLevel("0000.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
+		_, err := ParseGSMSymbolicLevel("pencils.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
 			continue
@@ -99,7 +99,7 @@ func TestGSMSymbolicWarnings(t *testing.T) {
 	var raw struct{ Question string }
 	json.Unmarshal([]byte(data), &raw)
 	for _, c := range cases {
-		ts, err := ParseGSMSymbolicLevel("0000.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
+		ts, err := ParseGSMSymbolicLevel("pencils.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
 		if err != nil {
 			t.Errorf("%s: refused: %v", c.name, err)
 			continue

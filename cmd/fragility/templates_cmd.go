@@ -91,7 +91,7 @@ func init() {
 				ArgsUsage: "ID",
 				Description: `Examples:
    fragility templates show baker
-   fragility templates show gsms-0001 --templates ./gsm_symbolic_style`,
+   fragility templates show gsms-novel --templates templates/testdata/gsm_symbolic_style`,
 				Flags:  []cli.Flag{flagTemplates, flagLevel},
 				Action: templatesShow,
 			},
@@ -128,7 +128,7 @@ of their folder, as in the templates folder of apple/ml-gsm-symbolic.
 
 Examples:
    fragility templates check ./my-templates
-   fragility templates check ./gsm_symbolic_style/0001.json --draws 1000
+   fragility templates check templates/testdata/gsm_symbolic_style/novel.json --draws 1000
    fragility templates check ~/ml-gsm-symbolic/templates/p1
    fragility templates check --level p2 ./renamed-folder
    fragility templates check builtin`,
@@ -152,7 +152,7 @@ left out with a one-line reason on stderr (and in the header's "skipped" list).
 
 Examples:
    fragility generate-set --variants base,symbolic,noop --instances 50 --seed 1 --out set.jsonl
-   fragility generate-set --templates ./gsm_symbolic_style --instances 10 --out - | head -3
+   fragility generate-set --templates templates/testdata/gsm_symbolic_style --instances 10 --out - | head -3
    fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl`,
 		Flags: []cli.Flag{
 			flagTemplates, flagLevel,
