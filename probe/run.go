@@ -143,6 +143,18 @@ type plannedItem struct {
 	cond  string // condition; "" is ConditionNone
 }
 
+// CheckNBatch refuses (an OptionError) a logical batch of nbatch tokens
+// (--n-batch; 0 = llama.cpp's default) smaller than the batch items decoded
+// together (--batch): each generation step decodes one token of every item
+// of a batch in one llama_batch, which llama_decode asserts holds at most
+// n_batch tokens (see llm.Params.Check).
+func CheckNBatch(nbatch, batch int) error {
+	if nb := (llm.Params{NBatch: nbatch}).Defaults().NBatch; nb < batch {
+		return optionErrorf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", batch, nb)
+	}
+	return nil
+}
+
 // itemID is the unique ID of an instance run on the model with index mi.
 func itemID(mi int, inst *templates.Instance) string {
 	return fmt.Sprintf("m%d/%s", mi, inst.ID)
@@ -244,8 +256,8 @@ func (c *Config) ValidateOptions() error {
 	if c.Params.Threads > llm.MaxThreads || c.Params.ThreadsBatch > llm.MaxThreads {
 		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, c.Params.Threads, c.Params.ThreadsBatch)
 	}
-	if nb := c.Params.Defaults().NBatch; nb < c.Params.NSeq {
-		return optionErrorf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", c.Params.NSeq, nb)
+	if err := CheckNBatch(c.Params.NBatch, c.Params.NSeq); err != nil {
+		return err
 	}
 	seen := map[string]string{}
 	for _, m := range c.Models {

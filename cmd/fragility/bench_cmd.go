@@ -63,8 +63,8 @@ Examples:
 			if v := c.Int("batch"); v > probe.MaxBatch {
 				return usageError{fmt.Sprintf("--batch must be at most %d, got %d", probe.MaxBatch, v)}
 			}
-			if nb, b := c.Int(flagNBatch.Name), c.Int("batch"); nb < b {
-				return usageError{fmt.Sprintf("--n-batch must be at least --batch (%d): (c) decodes one token of every item of a batch together, got %d", b, nb)}
+			if err := probe.CheckNBatch(c.Int(flagNBatch.Name), c.Int("batch")); err != nil {
+				return err
 			}
 			if v := c.Int("shots"); v > 3 {
 				return usageError{fmt.Sprintf("--shots must be 0..3, got %d", v)}

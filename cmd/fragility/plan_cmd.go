@@ -100,8 +100,8 @@ func planAction(c *cli.Context) error {
 		cfg.Models = models
 	}
 	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
-	if nb := cfg.Params.Defaults().NBatch; nb < cfg.Params.NSeq {
-		return usageError{fmt.Sprintf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", cfg.Params.NSeq, nb)}
+	if err := probe.CheckNBatch(cfg.Params.NBatch, cfg.Params.NSeq); err != nil {
+		return err
 	}
 	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
 		return usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
