@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -184,7 +185,7 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop}
 	// As fragility run does (DecodeKeepPrefix): the instruction and worked
 	// examples are decoded once per model and kept.
-	if iopt.KeepPrefix, err = KeptPrefix(m, Config{Shots: cfg.Shots}, ConditionNone); err != nil {
+	if iopt.KeepPrefix, err = KeptPrefix(m, Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
 		return nil, err
 	}
 	logf("bench: (c) %d demo items one at a time", cfg.Items)

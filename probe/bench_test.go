@@ -2,8 +2,11 @@ package probe
 
 import (
 	"fmt"
-	"github.com/fragility/fragility/probe/answer"
 	"testing"
+
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // BenchmarkExtract measures answer extraction on a typical step-by-step
@@ -24,12 +27,12 @@ func BenchmarkExtract(b *testing.B) {
 // default 2000 cluster-bootstrap resamples.
 func BenchmarkSummarize(b *testing.B) {
 	for _, size := range []struct{ models, templates, instances int }{{1, 6, 2}, {2, 20, 10}} {
-		var trials []Trial
+		var trials []results.Trial
 		for m := 0; m < size.models; m++ {
 			for t := 0; t < size.templates; t++ {
 				for _, v := range []string{"base", "names", "numbers", "symbolic", "paraphrase", "noop"} {
 					for i := 0; i < size.instances; i++ {
-						trials = append(trials, Trial{
+						trials = append(trials, results.Trial{
 							ItemID: fmt.Sprintf("m%d/t%d/%s/%d", m, t, v, i), ModelPath: fmt.Sprintf("m%d.gguf", m),
 							ModelName: fmt.Sprintf("m%d", m), TemplateID: fmt.Sprintf("t%d", t), Variant: v, Instance: i,
 							Correct: (t+i+m)%3 != 0, Rule: answer.RuleFinalAnswer, Tokens: 40,
@@ -42,7 +45,7 @@ func BenchmarkSummarize(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("trials=%d", len(trials)), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := Summarize(trials, DefaultParams(1)); err != nil {
+				if _, err := summary.Summarize(trials, summary.DefaultParams(1)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -10,16 +10,8 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
-)
-
-// Conditions: what the model may use besides itself (run --conditions).
-const (
-	// ConditionNone: the model alone.
-	ConditionNone = "none"
-	// ConditionCalculator: the model may call the in-process calculator in
-	// the GSM8K annotation style (CalcProtocolVersion).
-	ConditionCalculator = "calculator"
 )
 
 // DefaultCalcCalls is the calculator's call limit per item when
@@ -70,7 +62,7 @@ type CalcInfo struct {
 // calcInfo is the manifest's calculator record of cfg; nil when the
 // calculator does not run.
 func calcInfo(cfg Config) *CalcInfo {
-	if !slices.Contains(cfg.Conditions, ConditionCalculator) {
+	if !slices.Contains(cfg.Conditions, results.ConditionCalculator) {
 		return nil
 	}
 	return &CalcInfo{Protocol: CalcProtocolVersion, Calls: cfg.CalcCalls, Note: CalcNote(cfg.CalcCalls), Decimals: CalcDecimals}
@@ -82,11 +74,11 @@ func ParseConditions(csv string) ([]string, error) {
 	for _, f := range strings.Split(csv, ",") {
 		f = strings.TrimSpace(f)
 		switch f {
-		case ConditionNone, ConditionCalculator:
+		case results.ConditionNone, results.ConditionCalculator:
 		case "":
 			continue
 		default:
-			return nil, fmt.Errorf("unknown condition %q (known: %s, %s)", f, ConditionNone, ConditionCalculator)
+			return nil, fmt.Errorf("unknown condition %q (known: %s, %s)", f, results.ConditionNone, results.ConditionCalculator)
 		}
 		if slices.Contains(out, f) {
 			return nil, fmt.Errorf("condition %q given twice", f)
@@ -104,20 +96,20 @@ func ParseConditions(csv string) ([]string, error) {
 // plan of a run made before conditions existed).
 func (c *Config) validateConditions() error {
 	for i, cond := range c.Conditions {
-		if cond != ConditionNone && cond != ConditionCalculator {
-			return fmt.Errorf("--conditions: unknown condition %q (known: %s, %s)", cond, ConditionNone, ConditionCalculator)
+		if cond != results.ConditionNone && cond != results.ConditionCalculator {
+			return fmt.Errorf("--conditions: unknown condition %q (known: %s, %s)", cond, results.ConditionNone, results.ConditionCalculator)
 		}
 		if slices.Contains(c.Conditions[:i], cond) {
 			return fmt.Errorf("--conditions: %q given twice", cond)
 		}
 	}
-	if len(c.Conditions) == 1 && c.Conditions[0] == ConditionNone {
+	if len(c.Conditions) == 1 && c.Conditions[0] == results.ConditionNone {
 		c.Conditions = nil
 	}
 	if c.CalcCalls < 0 {
 		return fmt.Errorf("--calc-calls must be at least 1, got %d", c.CalcCalls)
 	}
-	if !slices.Contains(c.Conditions, ConditionCalculator) {
+	if !slices.Contains(c.Conditions, results.ConditionCalculator) {
 		c.CalcCalls = 0
 		return nil
 	}
@@ -130,54 +122,19 @@ func (c *Config) validateConditions() error {
 	return nil
 }
 
-// condName is the name of a planned item's condition ("" is none).
-func condName(cond string) string {
-	if cond == "" {
-		return ConditionNone
-	}
-	return cond
-}
-
-// condLabel is what a model's display label gets for its condition:
-// nothing for none, " + calculator" for the calculator.
-func condLabel(cond string) string {
-	if cond == "" || cond == ConditionNone {
-		return ""
-	}
-	return " + " + cond
-}
-
 // runConditions returns the conditions a run plans, in order.
 func runConditions(cfg Config) []string {
 	if len(cfg.Conditions) == 0 {
-		return []string{ConditionNone}
+		return []string{results.ConditionNone}
 	}
 	return cfg.Conditions
-}
-
-// condItemID is the item ID of an item under a condition: the ID itself
-// under none (as in runs made before conditions existed), else the ID with
-// "#" and the condition appended ("m0/t1/base/0#calculator").
-func condItemID(id, cond string) string {
-	if cond == "" || cond == ConditionNone {
-		return id
-	}
-	return id + "#" + cond
-}
-
-// itemCondition returns the condition of an item ID (condItemID).
-func itemCondition(id string) string {
-	if _, c, ok := strings.Cut(id, "#"); ok {
-		return c
-	}
-	return ConditionNone
 }
 
 // renderCondition renders one problem's prompt as RenderItem does, with
 // the calculator note after the instruction under the calculator
 // condition (in the last user turn for the fragility preset).
 func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rendered, error) {
-	if cond != ConditionCalculator {
+	if cond != results.ConditionCalculator {
 		return RenderItem(m, cfg, question)
 	}
 	note := CalcNote(max(cfg.CalcCalls, 1))
@@ -258,7 +215,7 @@ type calculator struct {
 // newCalculator returns the calculator for a batch of n sequences under
 // cond, nil under any other condition.
 func newCalculator(cfg Config, cond string, n int) *calculator {
-	if cond != ConditionCalculator {
+	if cond != results.ConditionCalculator {
 		return nil
 	}
 	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]CalcCall, n)}
@@ -356,8 +313,8 @@ func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
 
 // finishTrial fills the columns of extract/2, the condition, the stop
 // reason of a run-on and the reasoning effort from a generation.
-func finishTrial(t *Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []CalcCall) {
-	t.Condition = condName(cond)
+func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []CalcCall) {
+	t.Condition = results.ConditionName(cond)
 	t.CalcCalls = len(calls)
 	t.CutMarker = ex.CutMarker
 	if g.StopReason == llm.StopString && slices.Contains(RunOnStops, g.StopString) {
@@ -377,7 +334,7 @@ var RunOnStops = []string{"\nQ:", "\nQuestion:", "\nProblem:"}
 
 // fillEffort fills the reasoning-effort columns (see Trial). Token spans
 // are the pieces' byte spans in the generation's text.
-func fillEffort(t *Trial, g *llm.Generation, ex answer.Extraction) {
+func fillEffort(t *results.Trial, g *llm.Generation, ex answer.Extraction) {
 	rs, re, _ := answer.ReasoningSpan(g.Text)
 	block := re > 0
 	end := len(g.Text)

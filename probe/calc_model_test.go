@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -30,7 +31,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 		Seed:       1,
 		MaxTokens:  110,
 		Params:     llm.Params{Threads: 2, NCtx: 1024, NSeq: 2},
-		Conditions: []string{ConditionNone, ConditionCalculator},
+		Conditions: []string{results.ConditionNone, results.ConditionCalculator},
 		OutDir:     dir,
 	}
 	sum, err := Run(context.Background(), cfg, Options{})
@@ -42,7 +43,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 		t.Fatalf("manifest calculator %+v %v", man.Calculator, err)
 	}
 	f, _ := os.Open(filepath.Join(dir, FileResults))
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 	calls := 0
 	for i, tr := range traces {
 		trial := trials[i]
-		cond := itemCondition(tr.ItemID)
+		cond := results.ItemCondition(tr.ItemID)
 		if trial.Condition != cond {
 			t.Fatalf("%s: condition %q", tr.ItemID, trial.Condition)
 		}
@@ -72,7 +73,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 		if gen != trial.Tokens || len(tr.CalcCalls) != trial.CalcCalls {
 			t.Fatalf("%s: %d generated tokens in the trace, %d in the row; %d calls vs %d", tr.ItemID, gen, trial.Tokens, len(tr.CalcCalls), trial.CalcCalls)
 		}
-		if cond == ConditionNone && len(tr.CalcCalls) != 0 {
+		if cond == results.ConditionNone && len(tr.CalcCalls) != 0 {
 			t.Fatalf("%s: calls without the calculator", tr.ItemID)
 		}
 		for _, c := range tr.CalcCalls {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 )
 
 func TestPendingCall(t *testing.T) {
@@ -56,7 +56,7 @@ func TestCalcResult(t *testing.T) {
 }
 
 func TestCalculatorInject(t *testing.T) {
-	c := newCalculator(Config{CalcCalls: 2}, ConditionCalculator, 2)
+	c := newCalculator(Config{CalcCalls: 2}, results.ConditionCalculator, 2)
 	if got := c.inject(1, "So <<3*12.5="); got != "37.5>>" {
 		t.Fatalf("inject = %q", got)
 	}
@@ -73,7 +73,7 @@ func TestCalculatorInject(t *testing.T) {
 	if len(calls) != 3 || calls[0].Result != "37.5" || calls[1].Error == "" || calls[2].Error != "call limit reached" || len(c.calls[0]) != 0 {
 		t.Fatalf("calls %+v", c.calls)
 	}
-	if newCalculator(Config{}, ConditionNone, 1) != nil {
+	if newCalculator(Config{}, results.ConditionNone, 1) != nil {
 		t.Fatal("a calculator under condition none")
 	}
 	var nilCalc *calculator
@@ -92,22 +92,22 @@ func TestConditionsConfig(t *testing.T) {
 		t.Error("repeated condition accepted")
 	}
 	cs, err := ParseConditions(" none , calculator ")
-	if err != nil || len(cs) != 2 || cs[1] != ConditionCalculator {
+	if err != nil || len(cs) != 2 || cs[1] != results.ConditionCalculator {
 		t.Fatalf("%v %v", cs, err)
 	}
-	c := Config{Conditions: []string{ConditionNone}, CalcCalls: 4}
+	c := Config{Conditions: []string{results.ConditionNone}, CalcCalls: 4}
 	if err := c.validateConditions(); err != nil || c.Conditions != nil || c.CalcCalls != 0 {
 		t.Fatalf("none alone: %+v %v", c, err)
 	}
-	c = Config{Conditions: []string{ConditionNone, ConditionCalculator}}
+	c = Config{Conditions: []string{results.ConditionNone, results.ConditionCalculator}}
 	if err := c.validateConditions(); err != nil || c.CalcCalls != DefaultCalcCalls {
 		t.Fatalf("calculator default calls: %+v %v", c, err)
 	}
-	c = Config{Conditions: []string{ConditionCalculator}, Items: "x.jsonl"}
+	c = Config{Conditions: []string{results.ConditionCalculator}, Items: "x.jsonl"}
 	if err := c.validateConditions(); err == nil {
 		t.Error("calculator with document items accepted")
 	}
-	if id := condItemID("m0/t/base/0", ConditionCalculator); id != "m0/t/base/0#calculator" || itemCondition(id) != ConditionCalculator || itemCondition("m0/t/base/0") != ConditionNone {
+	if id := results.ConditionItemID("m0/t/base/0", results.ConditionCalculator); id != "m0/t/base/0#calculator" || results.ItemCondition(id) != results.ConditionCalculator || results.ItemCondition("m0/t/base/0") != results.ConditionNone {
 		t.Fatalf("item id %q", id)
 	}
 	if _, inst, err := splitItemID("m0/t/base/0#calculator", 1); err != nil || inst != "t/base/0" {
@@ -132,9 +132,9 @@ func gen(pieces ...string) *llm.Generation {
 func TestFillEffort(t *testing.T) {
 	// No block: effort is the generated tokens before the run-on cut.
 	g := gen("3", "*4", "=<<3*4=", "!12>>", "12", "\nFinal answer: 12", "\nQ:", " next")
-	tr := Trial{Expected: "12"}
-	fillFromGeneration(&tr, g, 0, nil, ConditionCalculator, []CalcCall{{Expr: "3*4", Result: "12"}})
-	if tr.Tokens != 7 || tr.EffortSource != "all" || tr.EffortTokens != 5 || tr.ThinkTokens != 0 || tr.CutMarker != "Q:" || tr.CalcCalls != 1 || tr.Condition != ConditionCalculator {
+	tr := results.Trial{Expected: "12"}
+	fillFromGeneration(&tr, g, 0, nil, results.ConditionCalculator, []CalcCall{{Expr: "3*4", Result: "12"}})
+	if tr.Tokens != 7 || tr.EffortSource != "all" || tr.EffortTokens != 5 || tr.ThinkTokens != 0 || tr.CutMarker != "Q:" || tr.CalcCalls != 1 || tr.Condition != results.ConditionCalculator {
 		t.Fatalf("no block: %+v", tr)
 	}
 	// Injected token (entropy 0) is left out: mean of 1,2,3,5,6,7,8.
@@ -143,60 +143,17 @@ func TestFillEffort(t *testing.T) {
 	}
 	// A block: effort is the thinking tokens; each part has its entropy.
 	g = gen("<think>", "maybe 5", "</think>", "\nFinal answer: 6")
-	tr = Trial{Expected: "6"}
+	tr = results.Trial{Expected: "6"}
 	fillFromGeneration(&tr, g, 0, nil, "", nil)
 	if tr.EffortSource != "think" || tr.EffortTokens != 3 || tr.ThinkTokens != 3 || tr.ReplyTokens != 1 ||
-		tr.ThinkEntropyMean != 2 || tr.ReplyEntropyMean != 4 || tr.Condition != ConditionNone || !tr.Correct {
+		tr.ThinkEntropyMean != 2 || tr.ReplyEntropyMean != 4 || tr.Condition != results.ConditionNone || !tr.Correct {
 		t.Fatalf("block: %+v", tr)
 	}
 	g = gen("A", "\nQ:", " x")
 	g.StopReason, g.StopString = llm.StopString, "\nQ:"
-	tr = Trial{}
+	tr = results.Trial{}
 	fillFromGeneration(&tr, g, 0, nil, "", nil)
 	if tr.StopReason != StopRunOn {
 		t.Fatalf("stop reason %q", tr.StopReason)
-	}
-}
-
-func TestCalculatorSummary(t *testing.T) {
-	var ts []Trial
-	for i, tmpl := range []string{"a", "b", "c", "d"} {
-		for _, v := range []string{"base", "symbolic"} {
-			for _, cond := range []string{ConditionNone, ConditionCalculator} {
-				tr := Trial{ItemID: condItemID("m0/"+tmpl+"/"+v+"/0", cond), ModelPath: "m.gguf", ModelName: "m", TemplateID: tmpl,
-					Variant: v, Condition: cond, Steps: 2 + i, Question: tmpl + v, Expected: "1", Rule: answer.RuleFinalAnswer}
-				// none: right on a and b; calculator: right on a, b, c; d never.
-				tr.Correct = tmpl == "a" || tmpl == "b" || (cond == ConditionCalculator && tmpl == "c")
-				if cond == ConditionCalculator {
-					tr.CalcCalls = 2
-				}
-				tr.EffortTokens, tr.EffortSource = 100-10*i, "all"
-				ts = append(ts, tr)
-			}
-		}
-	}
-	s, err := Summarize(ts, DefaultParams(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Models) != 2 || s.Models[1].Condition != ConditionCalculator || !strings.HasSuffix(s.Models[1].Label, " + calculator") || len(s.ModelPairs) != 1 {
-		t.Fatalf("models %+v pairs %d", s.Models, len(s.ModelPairs))
-	}
-	c := s.Calculator
-	if c == nil || len(c.Models) != 1 || len(c.Models[0].Variants) != 3 {
-		t.Fatalf("calculator %+v", c)
-	}
-	all := c.Models[0].Variants[2]
-	if all.Variant != "all" || all.Items != 8 || all.NoneCorrect != 4 || all.CalcCorrect != 6 || all.Fixed != 2 || all.Broken != 0 || all.FixedShare != 0.5 || all.CallsPerItem != 2 {
-		t.Fatalf("all row %+v", all)
-	}
-	if len(s.Effort) != 2 || s.Effort[0].Source != "all" || len(s.Effort[0].Falls) != 3 || s.Effort[0].ByVariant[0].MeanTokens != 85 {
-		t.Fatalf("effort %+v", s.Effort)
-	}
-	n := Narrative(s)
-	for _, want := range []string{"## Calculator condition", "| all | 8 | 50.0% (4/8) | 75.0% (6/8) | 50.0% (2/4) | 0 | 2.00 | 8 |", "## Reasoning effort", "**Effort fell while difficulty rose:** steps 2 → 3"} {
-		if !strings.Contains(n, want) {
-			t.Errorf("narrative lacks %q", want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -45,7 +46,7 @@ func TestChatModelFollowsTheFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // Files a comparison writes into the run directory.
@@ -214,7 +216,7 @@ type Comparison struct {
 	// (Summary.ModelPairs) that involve the reference: accuracy and paired
 	// drop, A − B, clustered by template, with intervals and Holm-adjusted
 	// sign-flip tests.
-	Differences []ModelPair `json:"differences"`
+	Differences []summary.ModelPair `json:"differences"`
 	// Confidence is the level of the differences' intervals (the summary's
 	// Params.Confidence).
 	Confidence float64 `json:"confidence_level"`
@@ -239,7 +241,7 @@ func BitsPerWeight(md *llm.Metadata) float64 {
 // two full next-token distributions are compared: KL(ref‖model), same top
 // token, Δp of the reference's token and the entropy difference (see
 // Agreement). Accuracy per variant and drops come from the run's
-// summary.json (recomputed with Report when missing).
+// summary.json (recomputed with WriteSummary when missing).
 //
 // It writes compare.csv, compare.md and compare.json into dir and returns
 // the comparison. The reference's logits are held for one item at a time:
@@ -281,10 +283,12 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 		}
 		if ms := summaryModel(sum, me.Path); ms != nil {
 			mc.Label = ms.Label
-			mc.Quantization = cmpOr(mc.Quantization, ms.Quantization)
+			if mc.Quantization == "" {
+				mc.Quantization = ms.Quantization
+			}
 			for _, v := range sum.Variants {
 				va := VariantAccuracy{Variant: v}
-				if vs := ms.variant(v); vs != nil {
+				if vs := ms.Variant(v); vs != nil {
 					va.K, va.N = vs.K, vs.N
 					if vs.AccuracyPct != nil {
 						va.Pct = &vs.AccuracyPct.Value
@@ -324,7 +328,7 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", filepath.Join(dir, FileTraces), ln+1, err)
 		}
-		if t.SkipReason != "" || itemCondition(t.ItemID) != ConditionNone {
+		if t.SkipReason != "" || results.ItemCondition(t.ItemID) != results.ConditionNone {
 			continue // the comparison is of the model alone
 		}
 		prompts[mi][inst] = t.PromptTokenIDs
@@ -471,7 +475,7 @@ func pickReference(man *Manifest, want string) (int, string, error) {
 	if bpw <= 0 {
 		return best, "the first model (no model metadata recorded to rank precision)", nil
 	}
-	rule := fmt.Sprintf("the file with the most bits per weight (%s)", fnum(bpw, 2))
+	rule := fmt.Sprintf("the file with the most bits per weight (%s)", strconv.FormatFloat(bpw, 'f', 2, 64))
 	switch {
 	case original == 0:
 		rule += "; WARNING: every model is requantized (" + llm.KeyRequantizedFrom + "), so none has original weights"
@@ -482,24 +486,24 @@ func pickReference(man *Manifest, want string) (int, string, error) {
 }
 
 // readSummary reads summary.json of a run directory, recomputing it from
-// results.csv (Report) when it is missing.
-func readSummary(dir string) (*Summary, error) {
+// results.csv (WriteSummary) when it is missing.
+func readSummary(dir string) (*summary.Summary, error) {
 	path := filepath.Join(dir, FileSummary)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return Report(dir)
+		return WriteSummary(dir)
 	}
 	if err != nil {
 		return nil, err
 	}
-	var s Summary
+	var s summary.Summary
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &s, nil
 }
 
-func summaryModel(s *Summary, path string) *ModelSummary {
+func summaryModel(s *summary.Summary, path string) *summary.ModelSummary {
 	for i := range s.Models {
 		if s.Models[i].Path == path {
 			return &s.Models[i]
@@ -520,17 +524,15 @@ func equalTokens(a, b []llm.Token) bool {
 	return true
 }
 
-// WriteCompareFiles writes compare.csv, compare.md and compare.json of c
+// WriteCompareFiles writes compare.csv and compare.json of c (compare.md,
+// the text, is written by package report: report.WriteCompareNarrative)
 // into dir, atomically.
 func WriteCompareFiles(dir string, c *Comparison) error {
 	var b bytes.Buffer
 	if err := WriteCompareCSV(&b, c); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(dir, FileCompareCSV), b.Bytes()); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(dir, FileCompareMD), []byte(CompareNarrative(c))); err != nil {
+	if err := WriteFileAtomic(filepath.Join(dir, FileCompareCSV), b.Bytes()); err != nil {
 		return err
 	}
 	return writeJSONAtomic(filepath.Join(dir, FileCompareJSON), c)
@@ -564,7 +566,7 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 			rec = append(rec, make([]string, 22)...)
 		}
 		for _, v := range c.Variants {
-			va := findAccuracy(m.Accuracy, v)
+			va := FindAccuracy(m.Accuracy, v)
 			acc, drop := "", ""
 			if va.Pct != nil {
 				acc = g(*va.Pct)
@@ -582,97 +584,13 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 	return cw.Error()
 }
 
-func findAccuracy(as []VariantAccuracy, v string) VariantAccuracy {
+// FindAccuracy returns the accuracy of variant v among as (the zero value,
+// with Variant empty, when v is not there).
+func FindAccuracy(as []VariantAccuracy, v string) VariantAccuracy {
 	for _, a := range as {
 		if a.Variant == v {
 			return a
 		}
 	}
 	return VariantAccuracy{Variant: v}
-}
-
-// CompareNarrative renders c as a Markdown section: how the reference was
-// chosen and what was measured, the agreement table, the KL percentiles,
-// and accuracy with drops side by side. It uses nothing but c.
-func CompareNarrative(c *Comparison) string {
-	var b strings.Builder
-	r := c.Models[c.Reference]
-	b.WriteString("## Quantization comparison\n\n")
-	fmt.Fprintf(&b, "Reference: `%s` (%s, %s bits per weight), %s.", r.Path, cmpOr(r.Quantization, "unknown type"), fnum(r.BitsPerWeight, 2), c.ReferenceRule)
-	for _, m := range c.Models {
-		if !m.Reference && m.BitsPerWeight > r.BitsPerWeight {
-			fmt.Fprintf(&b, " Note: `%s` has more bits per weight than the reference; if it was requantized from a lower-precision file it cannot be more precise than that file.", filepath.Base(m.Path))
-		}
-	}
-	var items, tokens int
-	for _, m := range c.Models {
-		if m.Agreement != nil {
-			items, tokens = m.Agreement.Items, m.Agreement.Tokens
-			break
-		}
-	}
-	fmt.Fprintf(&b, " Every other file is fed the reference's own prompts and generated tokens (teacher forcing) on %d items, %d tokens, and at each token its next-token distribution over the full vocabulary (%d entries) is compared with the reference's, as llama.cpp's `llama-perplexity --kl-divergence` does.\n\n", items, tokens, c.NVocab)
-	b.WriteString("- KL(ref‖q) = Σ p_ref (ln p_ref − ln q) per token, in nats (log-softmax in float64); 0 means identical distributions.\n")
-	b.WriteString("- Same top: share of tokens where both files' most likely token is the same. Δp: p_q − p_ref of the reference's token (a probability, RMS as well as mean). ΔH: entropy of the file minus the reference's, in bits.\n")
-	b.WriteString("- ± is one standard error over tokens treated as independent (they are not: tokens of one answer are correlated), so it understates the uncertainty.\n\n")
-
-	b.WriteString("| file | type | bits/weight | KL mean ± SE, nats | KL median | KL 99% | KL max | same top, % | Δp mean | RMS Δp | ΔH mean, bits |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, m := range c.Models {
-		a := m.Agreement
-		if a == nil {
-			fmt.Fprintf(&b, "| %s (reference) | %s | %s | — | — | — | — | — | — | — | — |\n", m.Label, m.Quantization, fnum(m.BitsPerWeight, 2))
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s ± %s | %s | %s | %s | %s ± %s | %s ± %s | %s | %s ± %s |\n", m.Label, m.Quantization, fnum(m.BitsPerWeight, 2),
-			gnum(a.KL.Mean), gnum(a.KL.SE), gnum(a.KL.Median), gnum(a.KL.P99), gnum(a.KL.Max),
-			fnum(a.SameTopPct, 2), fnum(a.SameTopSE, 2), signedG(a.DeltaP.Mean), gnum(a.DeltaP.SE), gnum(a.DeltaP.RMS), signedG(a.DeltaH.Mean), gnum(a.DeltaH.SE))
-	}
-	b.WriteString("\n### KL(ref‖q) percentiles, nats\n\n| file | max | 99.9% | 99% | 95% | 90% | median | 10% | 5% | 1% | 0.1% | min |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, m := range c.Models {
-		if a := m.Agreement; a != nil {
-			k := a.KL
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Label,
-				gnum(k.Max), gnum(k.P999), gnum(k.P99), gnum(k.P95), gnum(k.P90), gnum(k.Median), gnum(k.P10), gnum(k.P5), gnum(k.P1), gnum(k.P01), gnum(k.Min))
-		}
-	}
-	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n distinct prompts) per variant; the drop is base accuracy minus variant accuracy in percentage points (positive: worse than base). Intervals and verdicts are in narrative.md; the paired differences with the reference, tested, follow the table.\n\n| file |")
-	for _, v := range c.Variants {
-		fmt.Fprintf(&b, " %s |", v)
-	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(c.Variants)) + "\n")
-	for _, m := range c.Models {
-		name := m.Label
-		if m.Reference {
-			name += " (reference)"
-		}
-		fmt.Fprintf(&b, "| %s |", name)
-		for _, v := range c.Variants {
-			va := findAccuracy(m.Accuracy, v)
-			cell := "n/a"
-			if va.Pct != nil {
-				cell = fmt.Sprintf("%s (%s/%d)", fnum(*va.Pct, 1), countText(va.K), va.N)
-			}
-			if va.DropPP != nil {
-				cell += ", drop " + signed(*va.DropPP, 1) + " pp"
-			}
-			fmt.Fprintf(&b, " %s |", cell)
-		}
-		b.WriteString("\n")
-	}
-	if len(c.Differences) > 0 {
-		b.WriteString("\n### Paired differences with the reference\n\n")
-		writeModelPairs(&b, c.Differences, fnum(100*c.Confidence, 0)+"%", 1-c.Confidence)
-	}
-	return b.String()
-}
-
-// gnum formats a small statistic with 4 significant digits.
-func gnum(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
-
-func signedG(x float64) string {
-	s := gnum(x)
-	if x > 0 {
-		s = "+" + s
-	}
-	return s
 }

@@ -2,12 +2,14 @@ package probe
 
 import (
 	"bytes"
-	"github.com/fragility/fragility/probe/answer"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 )
 
 // tempLeft fails if dir holds a temporary file of writeAtomic or checkWritable.
@@ -24,10 +26,10 @@ func tempLeft(t *testing.T, dir string) {
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "summary.json")
-	if err := writeAtomic(p, []byte("one")); err != nil {
+	if err := WriteFileAtomic(p, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeAtomic(p, []byte("two")); err != nil {
+	if err := WriteFileAtomic(p, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "two" {
@@ -38,12 +40,12 @@ func TestWriteAtomic(t *testing.T) {
 	blocked := filepath.Join(dir, "manifest.json")
 	os.Mkdir(blocked, 0o755)
 	os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644)
-	err := writeAtomic(blocked, []byte("{}"))
+	err := WriteFileAtomic(blocked, []byte("{}"))
 	if err == nil || !strings.HasPrefix(err.Error(), blocked+": ") {
 		t.Errorf("rename onto a directory: error %v", err)
 	}
 	// No directory to write in at all.
-	if err := writeAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
+	if err := WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
 		t.Error("missing directory: no error")
 	}
 	tempLeft(t, dir)
@@ -90,8 +92,8 @@ func TestPrepareDir(t *testing.T) {
 	}
 }
 
-func trialFor(id string) Trial {
-	return Trial{ItemID: id, ModelPath: "m.gguf", Variant: "base", Expected: "1", Rule: answer.RuleNone, StopReason: "max_tokens", Response: "a, \"quoted\"\nanswer"}
+func trialFor(id string) results.Trial {
+	return results.Trial{ItemID: id, ModelPath: "m.gguf", Variant: "base", Expected: "1", Rule: answer.RuleNone, StopReason: "max_tokens", Response: "a, \"quoted\"\nanswer"}
 }
 
 // TestResumeKeepsWholeBatches writes what an interrupted run can leave (a
@@ -107,7 +109,7 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 	}
 	// Batch 1: a and b; batch 2: c alone (a skipped item); batch 3: d and e.
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
-		var trials []Trial
+		var trials []results.Trial
 		var traces []Trace
 		for _, id := range batch {
 			trials = append(trials, trialFor(id))
@@ -161,7 +163,7 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 	s = check("held then completed", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"})
 	h, _ := s.heldOf("d")
 	e := Trace{ItemID: "e", BatchSize: 2, Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
-	if err := s.completeHeld([]Trial{h.trial, trialFor("e")}, []Trace{h.trace, e}); err != nil {
+	if err := s.completeHeld([]results.Trial{h.trial, trialFor("e")}, []Trace{h.trace, e}); err != nil {
 		t.Fatal(err)
 	}
 	s.close()
@@ -181,7 +183,7 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 func checkFiles(t *testing.T, name, dir string, want []string) {
 	t.Helper()
 	f, _ := os.Open(filepath.Join(dir, FileResults))
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	traces, terr := ReadTraces(dir)
 	if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {

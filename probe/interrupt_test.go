@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -145,14 +146,14 @@ func indexOfItem(ts []Trace, id string) int {
 }
 
 // trialsNoSeconds reads results.csv of dir with the seconds column zeroed.
-func trialsNoSeconds(t *testing.T, dir string) []Trial {
+func trialsNoSeconds(t *testing.T, dir string) []results.Trial {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	ts, err := ReadResultsCSV(f)
+	ts, err := results.ReadCSV(f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,10 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/fragility/fragility/models"
 	"os"
 	"path/filepath"
+
+	"github.com/fragility/fragility/models"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/templates"

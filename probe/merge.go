@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -55,12 +56,12 @@ type MergeOptions struct {
 
 // MergeResult is what Merge wrote.
 type MergeResult struct {
-	Out         string   `json:"out"`
-	PlanSHA256  string   `json:"plan_sha256"`
-	Shards      int      `json:"shards"`
-	Items       int      `json:"items"`
-	Differences []string `json:"env_differences,omitempty"` // accepted with AcceptEnvDiff
-	Summary     *Summary `json:"summary"`
+	Out         string           `json:"out"`
+	PlanSHA256  string           `json:"plan_sha256"`
+	Shards      int              `json:"shards"`
+	Items       int              `json:"items"`
+	Differences []string         `json:"env_differences,omitempty"` // accepted with AcceptEnvDiff
+	Summary     *summary.Summary `json:"summary"`
 }
 
 // shardRun is one shard directory given to Merge.
@@ -89,7 +90,8 @@ func (s shardRun) name() string { return fmt.Sprintf("shard %s (%s)", s.man.Conf
 // order, which is the order of the whole run: the files are byte-identical
 // to an unsharded run's except the `seconds` column, which keeps each
 // shard's measured time. set.jsonl is the shards' (identical) set.
-// summary.json and narrative.md are computed once over all trials by Report,
+// summary.json and narrative.md are computed once over all trials by WriteSummary (narrative.md by
+// package report, called by the merge command),
 // as `fragility report` does. manifest.json is the first shard's with the
 // shard cleared, status "complete", started/finished the earliest start and
 // latest finish, resumes and the seconds (embed, generation, wall) summed
@@ -298,14 +300,14 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 		name string
 		data []byte
 	}{{FileSet, setData}, {FileResults, rb.Bytes()}, {FileTraces, traces.Bytes()}} {
-		if err := writeAtomic(filepath.Join(stage, f.name), f.data); err != nil {
+		if err := WriteFileAtomic(filepath.Join(stage, f.name), f.data); err != nil {
 			return nil, err
 		}
 	}
 	if err := writeJSONAtomic(filepath.Join(stage, FileManifest), man); err != nil {
 		return nil, err
 	}
-	sum, err := Report(stage)
+	sum, err := WriteSummary(stage)
 	if err != nil {
 		return nil, err
 	}

@@ -131,7 +131,7 @@ func editManifest(t *testing.T, dir string, edit func(m *Manifest)) {
 
 // TestShardMergeByteIdentical runs one plan whole and as 3 shards on two
 // tiny models, merges the shards, and checks that results.csv (seconds
-// aside), traces.jsonl, set.jsonl, summary.json and narrative.md are
+// aside), traces.jsonl, set.jsonl and summary.json are
 // byte-identical to the whole run's, that the merged directory verifies bit
 // for bit, and that merge refuses a missing, duplicated, foreign, unfinished
 // or cut shard, naming it.
@@ -236,7 +236,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), wantCSV) {
 		t.Errorf("merged results.csv with the whole run's seconds is not byte-identical to it")
 	}
-	for _, f := range []string{FileTraces, FileSet, FileSummary, FileNarrative} {
+	for _, f := range []string{FileTraces, FileSet, FileSummary} {
 		a, _ := os.ReadFile(filepath.Join(merged, f))
 		b, _ := os.ReadFile(filepath.Join(whole, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {

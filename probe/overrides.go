@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -30,14 +31,6 @@ type Override struct {
 	Exclude  string `json:"exclude,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 	line     int
-}
-
-// OverrideCounts is what the summary says about a run's label overrides.
-type OverrideCounts struct {
-	File       string `json:"file"`
-	SHA256     string `json:"sha256"`
-	Overridden int    `json:"overridden_trials"` // trials scored against a corrected answer
-	Excluded   int    `json:"excluded_trials"`   // trials left out of every statistic
 }
 
 // ReadOverrides reads and checks a label-overrides file; errors name the
@@ -110,7 +103,7 @@ func instanceOf(itemID string) string {
 // item override wins over its template's. An override that matches no
 // trial, or a corrected answer for a document item scored by exact match, is
 // an error naming the file and line.
-func ApplyOverrides(trials []Trial, ovs []Override, path string) ([]Trial, int, int, error) {
+func ApplyOverrides(trials []results.Trial, ovs []Override, path string) ([]results.Trial, int, int, error) {
 	byTemplate, byItem := map[string]*Override{}, map[string]*Override{}
 	used := map[*Override]bool{}
 	for i := range ovs {
@@ -120,7 +113,7 @@ func ApplyOverrides(trials []Trial, ovs []Override, path string) ([]Trial, int, 
 			byTemplate[ovs[i].Template] = &ovs[i]
 		}
 	}
-	var out []Trial
+	var out []results.Trial
 	overridden, excluded := 0, 0
 	for _, t := range trials {
 		o := byItem[instanceOf(t.ItemID)]
@@ -172,9 +165,9 @@ func checkOverrides(path string, set *templates.Set) error {
 	if err != nil {
 		return err
 	}
-	trials := make([]Trial, len(set.Instances))
+	trials := make([]results.Trial, len(set.Instances))
 	for i, in := range set.Instances {
-		trials[i] = Trial{ItemID: itemID(0, &set.Instances[i]), TemplateID: in.TemplateID}
+		trials[i] = results.Trial{ItemID: itemID(0, &set.Instances[i]), TemplateID: in.TemplateID}
 	}
 	_, _, _, err = ApplyOverrides(trials, ovs, path)
 	return err

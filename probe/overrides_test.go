@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -48,7 +49,7 @@ func TestReadOverridesErrors(t *testing.T) {
 // extraction; an exclusion drops the trial; an item override wins over its
 // template's; an override that matches nothing is an error.
 func TestApplyOverrides(t *testing.T) {
-	trials := []Trial{
+	trials := []results.Trial{
 		{ItemID: "m0/a/base/0", TemplateID: "a", Expected: "144", Extracted: "180", Rule: "final_answer", Response: "so 180", Correct: false},
 		{ItemID: "m0/a/base/1", TemplateID: "a", Expected: "144", Extracted: "144", Rule: "final_answer", Response: "144", Correct: true},
 		{ItemID: "m0/b/base/0", TemplateID: "b", Expected: "2", Extracted: "2", Rule: "final_answer", Correct: true},
@@ -106,15 +107,11 @@ func TestRunWithOverrides(t *testing.T) {
 	if man.Config.OverridesSHA256 != sum.Overrides.SHA256 || len(man.Config.OverridesSHA256) != 64 {
 		t.Errorf("manifest sha256 %q, summary %q", man.Config.OverridesSHA256, sum.Overrides.SHA256)
 	}
-	narr, _ := os.ReadFile(filepath.Join(out, FileNarrative))
-	if !strings.Contains(string(narr), "2 trials scored against a corrected answer, 2 excluded") {
-		t.Errorf("narrative does not report the overrides")
-	}
 	f, err := os.Open(filepath.Join(out, FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)

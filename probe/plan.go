@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -111,11 +112,11 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 				// says. Keeping σ²_w at its default instead would give a
 				// total below it entirely to σ²_w and make instances look
 				// far more useful than any measured run has shown.
-				po.Within = (b + w) * PlanningWithin / (PlanningBetween + PlanningWithin)
+				po.Within = (b + w) * summary.PlanningWithin / (summary.PlanningBetween + summary.PlanningWithin)
 				po.Between = b + w - po.Within
 				po.WithinNotIdentified = true
 				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
-					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*PlanningWithin/(PlanningBetween+PlanningWithin), po.Between)
+					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*summary.PlanningWithin/(summary.PlanningBetween+summary.PlanningWithin), po.Between)
 			} else {
 				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
 			}
@@ -142,7 +143,7 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 // withinIdentified reports whether any model × variant cell of s with
 // observed components has two distinct pairs in a template, so that σ²_w
 // was estimated (stats.Components.WithinIdentified).
-func withinIdentified(s *Summary) bool {
+func withinIdentified(s *summary.Summary) bool {
 	for i := range s.Models {
 		for j := range s.Models[i].Variants {
 			if pr := s.Models[i].Variants[j].Paired; pr != nil && pr.Power != nil && pr.Power.Source == "observed" && pr.Power.WithinIdentified {
@@ -273,10 +274,10 @@ func (o PlanOptions) check() error {
 	case o.MaxTemplates < 0 || o.MaxTemplates == 1:
 		return optionErrorf("--max-templates must be at least 2, got %d", o.MaxTemplates)
 	}
-	if o.Primary != "" && (o.Primary == BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
+	if o.Primary != "" && (o.Primary == summary.BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
 		return optionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)
 	}
-	if !slices.ContainsFunc(o.Variants, func(v string) bool { return v != BaseVariant }) {
+	if !slices.ContainsFunc(o.Variants, func(v string) bool { return v != summary.BaseVariant }) {
 		return OptionError{"--variants needs a variant other than base: a drop is measured against base"}
 	}
 	return nil
@@ -301,7 +302,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	}
 	tests := 0
 	for _, v := range o.Variants {
-		if v != BaseVariant {
+		if v != summary.BaseVariant {
 			tests++
 		}
 	}
@@ -365,8 +366,8 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 // any cell identifies it. The components already hold the fixed base
 // prompt's own variance in Between (stats.FixedBaseComponents): the
 // estimators see it shared by every pair of a template.
-func PooledComponents(s *Summary) (between, within float64, n int, ok bool) {
-	var cells []*Power
+func PooledComponents(s *summary.Summary) (between, within float64, n int, ok bool) {
+	var cells []*summary.Power
 	identified := false
 	for i := range s.Models {
 		for j := range s.Models[i].Variants {

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -19,12 +22,12 @@ import (
 // stats.MDE there; a primary variant tests at the full α.
 func TestMakePlan(t *testing.T) {
 	o := PlanOptions{DropPP: 10, Instances: 5, Variants: []string{"base", "symbolic", "noop"}, Alpha: 0.05, Power: 0.8,
-		Between: PlanningBetween, Within: PlanningWithin, Templates: 6}
+		Between: summary.PlanningBetween, Within: summary.PlanningWithin, Templates: 6}
 	pl, err := MakePlan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := stats.Components{Between: PlanningBetween, Within: PlanningWithin}
+	c := stats.Components{Between: summary.PlanningBetween, Within: summary.PlanningWithin}
 	if pl.NeededTemplates == nil {
 		t.Fatal("no templates needed with a drop")
 	}
@@ -101,8 +104,8 @@ func TestMakePlan(t *testing.T) {
 // pairedTrials are one model's trials on 8 templates × 3 instances in base
 // (one fixed prompt per template), symbolic (a prompt per instance) and
 // paraphrase (one fixed prompt per template: one pair per template).
-func pairedTrials() []Trial {
-	var ts []Trial
+func pairedTrials() []results.Trial {
+	var ts []results.Trial
 	for ti := range 8 {
 		tpl := fmt.Sprintf("t%d", ti)
 		for inst := range 3 {
@@ -116,7 +119,7 @@ func pairedTrials() []Trial {
 				case "paraphrase":
 					right = ti%2 == 0
 				}
-				ts = append(ts, Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
+				ts = append(ts, results.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
 					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 10 + ti, PromptTokens: 30, Rule: "final_answer"})
 			}
 		}
@@ -128,11 +131,11 @@ func pairedTrials() []Trial {
 // the observed ones whose σ²_w is identified (a variant with one pair per
 // template is left out while another identifies it, used when none does).
 func TestPooledComponents(t *testing.T) {
-	s, err := Summarize(pairedTrials(), Params{BootstrapResamples: 20})
+	s, err := summary.Summarize(pairedTrials(), summary.Params{BootstrapResamples: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pw := map[string]*Power{}
+	pw := map[string]*summary.Power{}
 	for _, v := range s.Models[0].Variants {
 		if v.Paired != nil {
 			pw[v.Variant] = v.Paired.Power
@@ -145,16 +148,16 @@ func TestPooledComponents(t *testing.T) {
 	if b, w, n, ok := PooledComponents(s); !ok || n != 1 || b != sym.Between || w != sym.Within {
 		t.Errorf("pooled %v %v over %d, want symbolic's %v %v", b, w, n, sym.Between, sym.Within)
 	}
-	only := &Summary{Models: []ModelSummary{{Variants: []VariantSummary{{Variant: "paraphrase", Paired: &Paired{Power: para}}}}}}
+	only := &summary.Summary{Models: []summary.ModelSummary{{Variants: []summary.VariantSummary{{Variant: "paraphrase", Paired: &summary.Paired{Power: para}}}}}}
 	if b, w, n, ok := PooledComponents(only); !ok || n != 1 || b != para.Between || w != 0 {
 		t.Errorf("paraphrase only: %v %v over %d", b, w, n)
 	}
-	two := &Summary{Models: []ModelSummary{{Variants: []VariantSummary{{Variant: "a", Paired: &Paired{Power: sym}},
-		{Variant: "b", Paired: &Paired{Power: &Power{Source: "observed", Between: sym.Between + 0.1, Within: sym.Within + 0.2, WithinIdentified: true}}}}}}}
+	two := &summary.Summary{Models: []summary.ModelSummary{{Variants: []summary.VariantSummary{{Variant: "a", Paired: &summary.Paired{Power: sym}},
+		{Variant: "b", Paired: &summary.Paired{Power: &summary.Power{Source: "observed", Between: sym.Between + 0.1, Within: sym.Within + 0.2, WithinIdentified: true}}}}}}}
 	if b, w, n, ok := PooledComponents(two); !ok || n != 2 || !near(b, sym.Between+0.05) || !near(w, sym.Within+0.1) {
 		t.Errorf("two cells: %v %v over %d", b, w, n)
 	}
-	if _, _, _, ok := PooledComponents(&Summary{}); ok {
+	if _, _, _, ok := PooledComponents(&summary.Summary{}); ok {
 		t.Error("an empty summary gave components")
 	}
 }
@@ -173,7 +176,7 @@ func TestPlanRun(t *testing.T) {
 	cfg := Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
 		Instances: 3, Seed: 3, MaxTokens: 50}
 	cfg.Params.NSeq = 4
-	power := PlanOptions{DropPP: 10, Alpha: 0.05, Power: 0.8, Between: PlanningBetween, Within: PlanningWithin, ComponentsSource: "planning defaults"}
+	power := PlanOptions{DropPP: 10, Alpha: 0.05, Power: 0.8, Between: summary.PlanningBetween, Within: summary.PlanningWithin, ComponentsSource: "planning defaults"}
 	o := RunPlanOptions{Sizing: ShardPlanOptions{Shards: 2, NoModel: "none at hand", Memory: true}, Power: power}
 	p, err := PlanRun(cfg, o)
 	if err != nil {
@@ -191,7 +194,7 @@ func TestPlanRun(t *testing.T) {
 		t.Errorf("plan: power %+v, sizing %+v", p.Power, p.Sizing)
 	}
 	want, _ := MakePlan(PlanOptions{DropPP: 10, Templates: 6, Instances: 3, Variants: []string{"base", "symbolic", "noop"}, Alpha: 0.05, Power: 0.8,
-		Between: PlanningBetween, Within: PlanningWithin, ComponentsSource: "planning defaults"})
+		Between: summary.PlanningBetween, Within: summary.PlanningWithin, ComponentsSource: "planning defaults"})
 	if *p.Power.MDEPP != *want.MDEPP || *p.Power.NeededTemplates != *want.NeededTemplates {
 		t.Errorf("power %+v, want MakePlan's %+v", p.Power, want)
 	}
@@ -207,7 +210,7 @@ func TestPlanRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts := pairedTrials()
-	if err := WriteResultsCSV(f, ts); err != nil {
+	if err := results.WriteCSV(f, ts); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -230,7 +233,7 @@ func TestPlanRun(t *testing.T) {
 	// the plan says so instead of printing σ²_w = 0 as an estimate.
 	one := t.TempDir()
 	os.WriteFile(filepath.Join(one, FileManifest), data, 0o644)
-	var ts1 []Trial
+	var ts1 []results.Trial
 	for _, x := range ts {
 		if x.Instance == 0 {
 			ts1 = append(ts1, x)
@@ -240,7 +243,7 @@ func TestPlanRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteResultsCSV(f1, ts1); err != nil {
+	if err := results.WriteCSV(f1, ts1); err != nil {
 		t.Fatal(err)
 	}
 	f1.Close()
@@ -252,7 +255,7 @@ func TestPlanRun(t *testing.T) {
 	}
 	sum1, _ := Recompute(one)
 	b1, w1, _, ok1 := PooledComponents(sum1)
-	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || !near(p1.Power.Within, b1*PlanningWithin/(PlanningBetween+PlanningWithin)) ||
+	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || !near(p1.Power.Within, b1*summary.PlanningWithin/(summary.PlanningBetween+summary.PlanningWithin)) ||
 		!near(p1.Power.Between+p1.Power.Within, b1) || !strings.Contains(p1.Power.ComponentsSource, "NOT identified") {
 		t.Errorf("one instance per template: power %+v; pooled total %v", p1.Power, b1+w1)
 	}
@@ -270,3 +273,5 @@ func TestPlanRun(t *testing.T) {
 		t.Errorf("a primary variant not in the run: %v", err)
 	}
 }
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }

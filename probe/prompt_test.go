@@ -15,6 +15,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -130,7 +131,7 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 		t.Errorf("manifest prompt: %+v, config prompt %q", man.Prompt, man.Config.Prompt)
 	}
 	f, _ := os.Open(filepath.Join(dir, FileResults))
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil || len(trials) != 1 {
 		t.Fatalf("%d trials: %v", len(trials), err)
@@ -180,9 +181,9 @@ func TestKeptPrefix(t *testing.T) {
 			cond string
 			last string // text the kept prefix must hold: the end of its last worked example
 		}{
-			{Config{Shots: 3, CalcCalls: 10}, ConditionNone, "Final answer: 66"},
-			{Config{Shots: 2, CalcCalls: 10}, ConditionCalculator, "Final answer: 28"},
-			{Config{Prompt: PromptGSMSymbolic, Shots: 8}, ConditionNone, "The final answer is 19."},
+			{Config{Shots: 3, CalcCalls: 10}, results.ConditionNone, "Final answer: 66"},
+			{Config{Shots: 2, CalcCalls: 10}, results.ConditionCalculator, "Final answer: 28"},
+			{Config{Prompt: PromptGSMSymbolic, Shots: 8}, results.ConditionNone, "The final answer is 19."},
 		} {
 			keep, err := KeptPrefix(m, c.cfg, c.cond)
 			if err != nil {

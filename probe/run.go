@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fragility/fragility/probe/answer"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -17,6 +16,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/docqa"
@@ -270,11 +273,11 @@ func (c *Config) ValidateOptions() error {
 		}
 		seen[key] = m
 	}
-	if c.BootstrapB < 0 || c.BootstrapB > MaxBootstrapResamples {
-		return optionErrorf("--bootstrap must be between 1 and %d resamples, got %d", MaxBootstrapResamples, c.BootstrapB)
+	if c.BootstrapB < 0 || c.BootstrapB > summary.MaxBootstrapResamples {
+		return optionErrorf("--bootstrap must be between 1 and %d resamples, got %d", summary.MaxBootstrapResamples, c.BootstrapB)
 	}
 	if c.BootstrapB == 0 {
-		c.BootstrapB = DefaultBootstrapResamples
+		c.BootstrapB = summary.DefaultBootstrapResamples
 	}
 	if c.Shard != nil {
 		if err := c.Shard.Valid(); err != nil {
@@ -285,7 +288,7 @@ func (c *Config) ValidateOptions() error {
 		return err
 	}
 	if c.Primary != "" {
-		if c.Primary == BaseVariant {
+		if c.Primary == summary.BaseVariant {
 			return OptionError{"--primary names the variant whose drop against base decides the verdict: it cannot be base"}
 		}
 		expanded := c.Items != "" && strings.HasPrefix(c.Primary, docqa.Paraphrase+"-") && slices.Contains(c.Variants, docqa.Paraphrase)
@@ -305,7 +308,7 @@ func (c *Config) ValidateOptions() error {
 // manifest exists (a model llama.cpp refuses, a failed write) leaves the
 // manifest with status "failed" and the error as fail_reason, never
 // "running".
-func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
+func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error) {
 	var man *Manifest
 	sum, err := run(ctx, cfg, opt, &man)
 	if err != nil && man != nil && man.Status == "running" {
@@ -322,7 +325,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*Summary, error) {
 	return sum, err
 }
 
-func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summary, error) {
+func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summary.Summary, error) {
 	out := cfg.OutDir
 	if opt.Resume {
 		stored, err := ReadManifest(out)
@@ -456,7 +459,7 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summ
 		}
 		logf("shard %s: batches %d..%d of %d (%d of %d items), plan sha256 %s", cfg.Shard, lo+1, hi, man.Shard.PlanBatches, man.Shard.Items, planItems, man.PlanSHA256)
 	}
-	if err := writeAtomic(filepath.Join(out, FileSet), setJSONL); err != nil {
+	if err := WriteFileAtomic(filepath.Join(out, FileSet), setJSONL); err != nil {
 		return nil, err
 	}
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
@@ -559,18 +562,18 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summ
 	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
 		return nil, err
 	}
-	sum, err := Report(out)
+	sum, err := WriteSummary(out)
 	if err != nil && cfg.Shard != nil {
 		// A shard's own summary is a convenience (the run's statistics come
 		// from the merged shards): a part of the plan that the statistics
 		// cannot summarise on its own does not fail the shard.
 		logf("shard %s: no summary of this shard alone (%v); fragility merge computes the run's", cfg.Shard, err)
-		return &Summary{Trials: len(done.trials), Skipped: countSkipped(done.trials)}, nil
+		return &summary.Summary{Trials: len(done.trials), Skipped: countSkipped(done.trials)}, nil
 	}
 	return sum, err
 }
 
-func countSkipped(ts []Trial) int {
+func countSkipped(ts []results.Trial) int {
 	n := 0
 	for i := range ts {
 		if ts[i].Skipped() {
@@ -659,7 +662,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 			return fmt.Errorf("%s: %w", md.Path, genErr)
 		}
 		wall := time.Since(t0).Seconds()
-		var trials []Trial
+		var trials []results.Trial
 		var traces []Trace
 		ntok, held, n := 0, false, 0
 		for i, q := range queue {
@@ -729,7 +732,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 				tr.PromptTokens = len(toks)
 				tr.StopReason = "skipped"
 				tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
-				if err := st.append([]Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+				if err := st.append([]results.Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
 					return err
 				}
 				progress(1, 0, 0)
@@ -745,10 +748,10 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 }
 
 // newTrial fills the identity columns of a trial.
-func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial, error) {
+func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (results.Trial, error) {
 	in := it.inst
 	id := IdentifyModel(md.Path, md.Name, md.Quantization)
-	t := Trial{
+	t := results.Trial{
 		ItemID:       it.id,
 		ModelPath:    md.Path,
 		ModelName:    id.Name,
@@ -765,7 +768,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 		Expected:     in.Answer,
 		Rule:         answer.RuleNone,
 		Passages:     docqa.PassageList(in),
-		Condition:    condName(it.cond),
+		Condition:    results.ConditionName(it.cond),
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {
@@ -783,7 +786,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (Trial
 //
 // cond is the item's condition and calls its calculator calls; injected
 // tokens (calculator results) are in no entropy statistic.
-func fillFromGeneration(t *Trial, g *llm.Generation, seconds float64, accepted []string, cond string, calls []CalcCall) {
+func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, accepted []string, cond string, calls []CalcCall) {
 	t.Response = g.Text
 	t.Tokens = g.Generated()
 	t.StopReason = g.StopReason

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -179,7 +180,7 @@ func planBatches(cfg Config, set *templates.Set) []planBatch {
 				b := planBatch{model: mi}
 				for _, k := range order[lo:min(lo+nseq, len(order))] {
 					in := &set.Instances[k]
-					b.items = append(b.items, plannedItem{model: mi, inst: in, id: condItemID(itemID(mi, in), cond), cond: cond})
+					b.items = append(b.items, plannedItem{model: mi, inst: in, id: results.ConditionItemID(itemID(mi, in), cond), cond: cond})
 				}
 				out = append(out, b)
 			}

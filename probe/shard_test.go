@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -193,7 +194,7 @@ func TestPlanShards(t *testing.T) {
 	// With the calculator condition every instance runs twice: twice the
 	// items, in batches of one condition each.
 	cc := cfg
-	cc.Conditions = []string{ConditionNone, ConditionCalculator}
+	cc.Conditions = []string{results.ConditionNone, results.ConditionCalculator}
 	if pc, err := PlanShards(cc, ShardPlanOptions{Shards: 1}); err != nil || pc.Conditions != 2 || pc.Items != 2*p.Items || pc.Batches != 2*p.Batches {
 		t.Errorf("plan with two conditions: %+v, %v; want %d items in %d batches", pc, err, 2*p.Items, 2*p.Batches)
 	}
@@ -223,7 +224,7 @@ func TestPlanShards(t *testing.T) {
 	}
 	man, _ := ReadManifest(run)
 	f, _ := os.Open(filepath.Join(run, FileResults))
-	trials, _ := ReadResultsCSV(f)
+	trials, _ := results.ReadCSV(f)
 	f.Close()
 	sum, np, n2 := 0, 0, 0
 	for _, tr := range trials {

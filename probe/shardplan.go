@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
@@ -285,7 +286,7 @@ func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem fl
 	if err != nil {
 		return Throughput{}, 0, 0, err
 	}
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		return Throughput{}, 0, 0, fmt.Errorf("%s: %w", dir, err)

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fragility/fragility/probe/results"
 )
 
 // streams appends finished trials to results.csv and traces.jsonl, with an
@@ -22,7 +24,7 @@ import (
 // as decoded now. The files are then what an uninterrupted run writes.
 type streams struct {
 	res, tr *os.File
-	trials  []Trial
+	trials  []results.Trial
 	done    map[string]bool
 	held    map[string]heldItem
 	cut     [2]int64 // sizes of results.csv and traces.jsonl before the held items
@@ -30,7 +32,7 @@ type streams struct {
 
 // heldItem is a finished item of a batch cut short by an interruption.
 type heldItem struct {
-	trial Trial
+	trial results.Trial
 	trace Trace
 }
 
@@ -57,14 +59,14 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		}
 		nDone := len(trials) - nHeld
 		var rb bytes.Buffer
-		if err := WriteResultsCSV(&rb, trials[:nDone]); err != nil {
+		if err := results.WriteCSV(&rb, trials[:nDone]); err != nil {
 			return nil, err
 		}
 		s.cut[0] = int64(rb.Len())
 		if err := writeCSVRecords(&rb, trials[nDone:]); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(resPath, rb.Bytes()); err != nil {
+		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
 		var tb bytes.Buffer
@@ -78,7 +80,7 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if nHeld == 0 {
 			s.cut[1] = int64(tb.Len())
 		}
-		if err := writeAtomic(trPath, tb.Bytes()); err != nil {
+		if err := WriteFileAtomic(trPath, tb.Bytes()); err != nil {
 			return nil, err
 		}
 		s.trials = trials[:nDone]
@@ -90,13 +92,13 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		}
 	} else {
 		var rb bytes.Buffer
-		if err := WriteResultsCSV(&rb, nil); err != nil {
+		if err := results.WriteCSV(&rb, nil); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(resPath, rb.Bytes()); err != nil {
+		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
-		if err := writeAtomic(trPath, nil); err != nil {
+		if err := WriteFileAtomic(trPath, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +114,7 @@ func openStreams(dir string, resume bool) (*streams, error) {
 }
 
 // append writes one batch of trials and their traces and fsyncs both files.
-func (s *streams) append(trials []Trial, traces []Trace) error {
+func (s *streams) append(trials []results.Trial, traces []Trace) error {
 	var tb bytes.Buffer
 	for _, t := range traces {
 		line, err := json.Marshal(t)
@@ -145,10 +147,10 @@ func (s *streams) append(trials []Trial, traces []Trace) error {
 }
 
 // writeCSVRecords writes the results.csv records of trials, without a header.
-func writeCSVRecords(w io.Writer, trials []Trial) error {
+func writeCSVRecords(w io.Writer, trials []results.Trial) error {
 	cw := csv.NewWriter(w)
 	for i := range trials {
-		if err := cw.Write(trials[i].csvRecord()); err != nil {
+		if err := cw.Write(trials[i].Record()); err != nil {
 			return err
 		}
 	}
@@ -160,7 +162,7 @@ func writeCSVRecords(w io.Writer, trials []Trial) error {
 // files back to where the held items start and appends the whole batch in
 // order. trials and traces are the batch's items in order, the held ones
 // included.
-func (s *streams) completeHeld(trials []Trial, traces []Trace) error {
+func (s *streams) completeHeld(trials []results.Trial, traces []Trace) error {
 	if err := s.res.Truncate(s.cut[0]); err != nil {
 		return fmt.Errorf("%s: %w", s.res.Name(), err)
 	}
@@ -186,7 +188,7 @@ func (s *streams) close() {
 // complete trace lines, keeping items present in both, in results.csv order.
 // Whole batches come first; the last nHeld trials are the finished items of
 // a batch cut short by the interruption (only the last batch written can be).
-func readFinished(resPath, trPath string) (trials []Trial, traces []Trace, nHeld int, err error) {
+func readFinished(resPath, trPath string) (trials []results.Trial, traces []Trace, nHeld int, err error) {
 	data, err := os.ReadFile(resPath)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
@@ -246,16 +248,16 @@ func readFinished(resPath, trPath string) (trials []Trial, traces []Trace, nHeld
 
 // readCSVPrefix parses results.csv, keeping every complete record before a
 // record cut short by an interruption.
-func readCSVPrefix(data []byte) ([]Trial, error) {
+func readCSVPrefix(data []byte) ([]results.Trial, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	header, err := r.Read()
 	if err != nil {
 		return nil, fmt.Errorf("no header: %w", err)
 	}
-	if strings.Join(header, ",") != strings.Join(csvHeader(), ",") {
+	if strings.Join(header, ",") != strings.Join(results.Header(), ",") {
 		return nil, fmt.Errorf("header does not match this version's columns")
 	}
-	var out []Trial
+	var out []results.Trial
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
@@ -264,7 +266,7 @@ func readCSVPrefix(data []byte) ([]Trial, error) {
 		if err != nil {
 			break // a cut-off last record
 		}
-		t, err := trialFromRecord(rec)
+		t, err := results.FromRecord(rec)
 		if err != nil {
 			break
 		}

@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"fmt"
-	"github.com/fragility/fragility/models"
 	"io"
 	"math"
 	"os"
@@ -11,6 +10,9 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/results"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/templates"
@@ -328,7 +330,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 	var stop []string
 	for i, t := range g.traces {
 		_, inst, _ := splitItemID(t.ItemID, math.MaxInt)
-		r, err := renderCondition(m, cfg, questions[inst], itemCondition(t.ItemID))
+		r, err := renderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID))
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)
 		}
@@ -348,12 +350,12 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
 	var err error
-	if opt.KeepPrefix, err = keeps.get(m, cfg, itemCondition(g.traces[0].ItemID)); err != nil {
+	if opt.KeepPrefix, err = keeps.get(m, cfg, results.ItemCondition(g.traces[0].ItemID)); err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
 	}
 	// A calculator batch is replayed with the calculator: its results are
 	// fed at the same points, so the replay is compared token by token.
-	newCalculator(cfg, itemCondition(g.traces[0].ItemID), len(g.traces)).setOptions(&opt)
+	newCalculator(cfg, results.ItemCondition(g.traces[0].ItemID), len(g.traces)).setOptions(&opt)
 	gens, err := m.GenerateBatch(ctx, prompts, opt)
 	if err != nil {
 		return fmt.Errorf("%s: replaying the batch of %s: %w", md.Path, g.traces[0].ItemID, err)

@@ -12,6 +12,8 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -51,7 +53,7 @@ Flags may come before or after the file names.`,
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
 			flagShots, flagPrompt, flagLevel,
 			&cli.IntFlag{Name: "batch", Value: 1, Usage: "items decoded together, one sequence each, in one llama_batch"},
-			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
+			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no table on stdout"},
@@ -167,11 +169,14 @@ func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) 
 		}
 		return err
 	}
+	if err := report.WriteCompareNarrative(dir, cmp); err != nil {
+		return err
+	}
 	if asJSON {
 		return printJSON(cmp)
 	}
 	if !quiet {
-		fmt.Print(probe.CompareNarrative(cmp))
+		fmt.Print(report.CompareNarrative(cmp))
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %s, %s and %s in %s\n", probe.FileCompareCSV, probe.FileCompareMD, probe.FileCompareJSON, dir)
 	return nil

@@ -11,6 +11,8 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -39,7 +41,7 @@ var (
 	flagMaxTokens  = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
 	flagBatch      = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
 	flagItems      = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
-	flagConditions = &cli.StringFlag{Name: "conditions", Value: probe.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
+	flagConditions = &cli.StringFlag{Name: "conditions", Value: results.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
 	flagCalcCalls  = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
 	flagPrimary    = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
@@ -106,7 +108,7 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 	vs := cfg.Variants
 	cfg.Primary = c.String(flagPrimary.Name)
 	expanded := cfg.Items != "" && strings.HasPrefix(cfg.Primary, docqa.Paraphrase+"-") && slices.Contains(vs, docqa.Paraphrase)
-	if cfg.Primary != "" && (cfg.Primary == probe.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
+	if cfg.Primary != "" && (cfg.Primary == summary.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
 		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}
 	}
 	if s := c.String(flagConditions.Name); s != "" {
@@ -120,7 +122,7 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 		if n := c.Int(flagCalcCalls.Name); n < 1 {
 			return usageError{fmt.Sprintf("--calc-calls must be at least 1, got %d", n)}
 		}
-		if !slices.Contains(cfg.Conditions, probe.ConditionCalculator) {
+		if !slices.Contains(cfg.Conditions, results.ConditionCalculator) {
 			return usageError{"--calc-calls goes with --conditions calculator"}
 		}
 	}
@@ -146,8 +148,8 @@ func threadsInRange(name string) func(*cli.Context, int) error {
 // bootstrapInRange is the flag action of --bootstrap: 1 to
 // probe.MaxBootstrapResamples, else wrong usage.
 func bootstrapInRange(_ *cli.Context, n int) error {
-	if n < 1 || n > probe.MaxBootstrapResamples {
-		return usageError{fmt.Sprintf("--bootstrap must be between 1 and %d resamples, got %d", probe.MaxBootstrapResamples, n)}
+	if n < 1 || n > summary.MaxBootstrapResamples {
+		return usageError{fmt.Sprintf("--bootstrap must be between 1 and %d resamples, got %d", summary.MaxBootstrapResamples, n)}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -50,6 +51,9 @@ func mergeAction(c *cli.Context) error {
 	out, dirs := args[0], args[1:]
 	res, err := probe.Merge(out, dirs, probe.MergeOptions{Force: c.Bool("force"), AcceptEnvDiff: c.Bool("accept-env-diff"), Log: os.Stderr})
 	if err != nil {
+		return err
+	}
+	if err := report.WriteNarrative(out, res.Summary); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "fragility: merged %d shards (%d items, plan sha256 %.12s) into %s\n", res.Shards, res.Items, res.PlanSHA256, out)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/urfave/cli/v2"
 )
 
@@ -74,10 +75,10 @@ Examples:
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
 			&cli.StringFlag{Name: "from", Usage: "a previous run directory: its rate and mean tokens per item (sizing) and its variance components (power)"},
 			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs (default: none, minimum detectable drop only)"},
-			&cli.Float64Flag{Name: "alpha", Value: 1 - probe.DefaultConfidence, Usage: "family-wise level of the test"},
-			&cli.Float64Flag{Name: "power", Value: probe.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
-			&cli.Float64Flag{Name: "between", Value: probe.PlanningBetween, Usage: "between-template variance σ²_b of the per-pair 0/1 difference (holds the base prompt's own variance)"},
-			&cli.Float64Flag{Name: "within", Value: probe.PlanningWithin, Usage: "within-template variance σ²_w of the per-pair 0/1 difference"},
+			&cli.Float64Flag{Name: "alpha", Value: 1 - summary.DefaultConfidence, Usage: "family-wise level of the test"},
+			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
+			&cli.Float64Flag{Name: "between", Value: summary.PlanningBetween, Usage: "between-template variance σ²_b of the per-pair 0/1 difference (holds the base prompt's own variance)"},
+			&cli.Float64Flag{Name: "within", Value: summary.PlanningWithin, Usage: "within-template variance σ²_w of the per-pair 0/1 difference"},
 			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: "largest number of templates to consider"},
 		},
 		Action: planAction,

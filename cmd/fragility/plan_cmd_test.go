@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -27,7 +29,7 @@ func pilotRun(t *testing.T, primary string) string {
 	if err := os.WriteFile(filepath.Join(dir, probe.FileManifest), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var ts []probe.Trial
+	var ts []results.Trial
 	for ti := range 8 {
 		tpl := fmt.Sprintf("t%d", ti)
 		for inst := range 3 {
@@ -43,14 +45,14 @@ func pilotRun(t *testing.T, primary string) string {
 				case "symbolic":
 					right = right && (ti+inst)%5 != 0
 				}
-				ts = append(ts, probe.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
+				ts = append(ts, results.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
 					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 20, Rule: "final_answer",
 					AnswerEntropyMean: 0.3 + 0.01*float64(ti), EntropyMean: 1})
 			}
 		}
 	}
 	var buf bytes.Buffer
-	if err := probe.WriteResultsCSV(&buf, ts); err != nil {
+	if err := results.WriteCSV(&buf, ts); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := csv.NewReader(&buf).ReadAll()
@@ -98,7 +100,7 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := probe.MakePlan(probe.PlanOptions{DropPP: 10, Templates: len(runTemplates), Instances: 5, Variants: []string{"base", "symbolic", "noop"},
-		Alpha: 0.05, Power: 0.8, Between: probe.PlanningBetween, Within: probe.PlanningWithin})
+		Alpha: 0.05, Power: 0.8, Between: summary.PlanningBetween, Within: summary.PlanningWithin})
 	pw, sz := got.Power, got.Sizing
 	if pw == nil || sz == nil || pw.Templates != len(runTemplates) || pw.NeededTemplates == nil || *pw.NeededTemplates != *want.NeededTemplates ||
 		*pw.MDEPP != *want.MDEPP || pw.Tests != 2 || pw.ComponentsSource != "planning defaults" {
@@ -168,7 +170,7 @@ func TestPlanCommand(t *testing.T) {
 	}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--between", "0.1", "--json")
 	var given probe.RunPlan
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != probe.PlanningWithin || given.Sizing.Rate == nil {
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningWithin || given.Sizing.Rate == nil {
 		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
 	}
 	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing") {
@@ -190,7 +192,7 @@ func TestReportOldRunDirectory(t *testing.T) {
 			t.Errorf("narrative lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	var s probe.Summary
+	var s summary.Summary
 	data, err := os.ReadFile(filepath.Join(dir, probe.FileSummary))
 	if err != nil || json.Unmarshal(data, &s) != nil {
 		t.Fatalf("summary.json: %v", err)

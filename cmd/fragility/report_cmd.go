@@ -37,7 +37,7 @@ Examples:
 				return usageError{"expected one RUN_DIR argument"}
 			}
 			dir := c.Args().First()
-			sum, err := probe.Report(dir)
+			sum, err := report.Rewrite(dir)
 			if err != nil {
 				return err
 			}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
 )
 
 // The small matrix of the run tests: four built-in templates, base variant,
@@ -90,14 +91,14 @@ func straightRun(t *testing.T, batch int) string {
 }
 
 // readTrials parses results.csv strictly.
-func readTrials(t *testing.T, dir string) []probe.Trial {
+func readTrials(t *testing.T, dir string) []results.Trial {
 	t.Helper()
 	f, err := os.Open(filepath.Join(dir, probe.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	trials, err := probe.ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	if err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
@@ -200,7 +201,7 @@ func TestForceOverwrites(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, tail(r.stderr))
 	}
 	trials := readTrials(t, dir) // fails on the old file's "header"
-	if !slices.ContainsFunc(trials, func(tr probe.Trial) bool { return tr.Variant == "noop" }) {
+	if !slices.ContainsFunc(trials, func(tr results.Trial) bool { return tr.Variant == "noop" }) {
 		t.Errorf("after --force: no noop trial in %d trials", len(trials))
 	}
 	noTempFiles(t, dir)

@@ -14,6 +14,8 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/summary"
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 )
@@ -57,7 +59,7 @@ run directory; deploy/ has ready launch files.`,
 			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
-			&cli.IntFlag{Name: "bootstrap", Value: probe.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
+			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
 			flagPrimary, flagConditions, flagCalcCalls,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
@@ -211,6 +213,9 @@ func runAction(c *cli.Context) error {
 			stopCPUProfile()
 			os.Exit(exitInterrupt)
 		}
+		return err
+	}
+	if err := report.WriteNarrative(cfg.OutDir, sum); err != nil {
 		return err
 	}
 	if man, err := probe.ReadManifest(cfg.OutDir); err == nil && man.Shard != nil {

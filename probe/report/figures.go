@@ -11,6 +11,8 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -33,7 +35,7 @@ type Figure struct {
 // in its order, and the trials grouped by them.
 type view struct {
 	run      *Run
-	sum      *probe.Summary
+	sum      *summary.Summary
 	models   []modelRef
 	labelOf  map[string]string // trial model key -> model label
 	variants []string
@@ -48,7 +50,7 @@ func newView(r *Run) *view {
 }
 
 // label returns the model label of a trial.
-func (v *view) label(t *probe.Trial) string {
+func (v *view) label(t *results.Trial) string {
 	if l, ok := v.labelOf[trialModelKey(t)]; ok {
 		return l
 	}
@@ -59,7 +61,7 @@ func (v *view) label(t *probe.Trial) string {
 func (v *view) nonBase() []string {
 	var out []string
 	for _, x := range v.variants {
-		if x != probe.BaseVariant {
+		if x != summary.BaseVariant {
 			out = append(out, x)
 		}
 	}
@@ -212,7 +214,7 @@ func (v *view) accuracyFigure() (Figure, error) {
 	p := newPanel("", "variant", "accuracy, % correct")
 	p.NominalX(v.variants...)
 	nv, nm := len(v.variants), len(v.models)
-	if bi := slices.Index(v.variants, probe.BaseVariant); bi >= 0 {
+	if bi := slices.Index(v.variants, summary.BaseVariant); bi >= 0 {
 		b, err := band(float64(bi)-0.45, 0, float64(bi)+0.45, 100, baseBand)
 		if err != nil {
 			return f, err
@@ -234,7 +236,7 @@ func (v *view) accuracyFigure() (Figure, error) {
 			lo, hi := c.Acc.bounds()
 			e.add(x, c.Acc.Value, lo, hi)
 			kx, ky, kt = append(kx, x), append(ky, -2), append(kt, countText(c.K, c.N))
-			if c.Variant == probe.BaseVariant {
+			if c.Variant == summary.BaseVariant {
 				cc := c
 				base = &cc
 			}
@@ -497,7 +499,7 @@ func (v *view) heatmapFigure() (Figure, error) {
 		// Bottom row first: ascending base share, so the templates the
 		// model solves as authored are at the top; ties by ID.
 		slices.SortStableFunc(rows, func(a, b string) int {
-			x, y := share(a, probe.BaseVariant), share(b, probe.BaseVariant)
+			x, y := share(a, summary.BaseVariant), share(b, summary.BaseVariant)
 			if math.IsNaN(x) {
 				x = -1
 			}
@@ -572,7 +574,7 @@ func sortedKeys(m map[string]bool) []string {
 // extracted number; every token when no rule fired), found by running the
 // answer extraction on the recorded response. ok is false when the recorded
 // extraction differs from today's rules, so the span is not known.
-func answerSpan(t *probe.Trial, toks []Token) (from, to int, ok bool) {
+func answerSpan(t *results.Trial, toks []Token) (from, to int, ok bool) {
 	ex := answer.Extract(t.Response)
 	if ex.Value != t.Extracted || ex.Rule != t.Rule {
 		return 0, 0, false
@@ -963,7 +965,7 @@ func (v *view) compareFigure() (Figure, error) {
 		fn[i] = name(m)
 	}
 	dp.NominalX(fn...)
-	vars := slices.DeleteFunc(slices.Clone(c.Variants), func(s string) bool { return s == probe.BaseVariant })
+	vars := slices.DeleteFunc(slices.Clone(c.Variants), func(s string) bool { return s == summary.BaseVariant })
 	zero, err := hline(0, -0.5, float64(len(all))-0.5, refColor, false)
 	if err != nil {
 		return f, err

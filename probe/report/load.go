@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // FileHTML is the name of the HTML report inside a run directory.
@@ -21,8 +23,8 @@ const FileHTML = "report.html"
 type Run struct {
 	Dir       string
 	Manifest  *probe.Manifest   // manifest.json; nil when the file is absent
-	Trials    []probe.Trial     // results.csv, in file order
-	Summary   *probe.Summary    // summary.json
+	Trials    []results.Trial   // results.csv, in file order
+	Summary   *summary.Summary  // summary.json
 	Narrative string            // narrative.md (Markdown); "" when absent
 	Traces    map[string]*Trace // traces.jsonl by item ID; nil when the file is absent
 	Compare   *probe.Comparison // compare.json; nil when absent
@@ -63,7 +65,7 @@ func Load(dir string) (*Run, error) {
 		}
 		return nil, err
 	}
-	r.Trials, err = probe.ReadResultsCSV(f)
+	r.Trials, err = results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", resPath, err)
@@ -76,7 +78,7 @@ func Load(dir string) (*Run, error) {
 		}
 		return nil, err
 	}
-	r.Summary = new(probe.Summary)
+	r.Summary = new(summary.Summary)
 	if err := json.Unmarshal(data, r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %w", sumPath, err)
 	}

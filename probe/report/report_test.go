@@ -12,6 +12,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // The rendering does not depend on a model, so these tests write small run
@@ -29,9 +31,9 @@ type synth struct {
 }
 
 // write writes the run directory and returns its trials.
-func (s synth) write(t *testing.T, dir string) []probe.Trial {
+func (s synth) write(t *testing.T, dir string) []results.Trial {
 	t.Helper()
-	var trials []probe.Trial
+	var trials []results.Trial
 	var tb bytes.Buffer
 	for mi, m := range s.models {
 		for ti, tmpl := range s.templates {
@@ -39,7 +41,7 @@ func (s synth) write(t *testing.T, dir string) []probe.Trial {
 				for i := range s.instances {
 					resp, right := s.response(mi, ti, vi, i)
 					q := fmt.Sprintf("Question %s %s #%d: how many?", tmpl, v, i)
-					tr := probe.Trial{
+					tr := results.Trial{
 						ItemID: fmt.Sprintf("m%d/%s/%s/%d", mi, tmpl, v, i), ModelPath: "/models/" + m + ".gguf", ModelName: m,
 						ModelFamily: "fam", Quantization: m, TemplateID: tmpl, Relation: "add", Steps: 2 + ti%2, Variant: v,
 						Instance: i, Question: q, Expected: "42", Response: resp, Correct: right, Rule: "final_answer",
@@ -72,18 +74,18 @@ func (s synth) write(t *testing.T, dir string) []probe.Trial {
 		}
 	}
 	var rb bytes.Buffer
-	if err := probe.WriteResultsCSV(&rb, trials); err != nil {
+	if err := results.WriteCSV(&rb, trials); err != nil {
 		t.Fatal(err)
 	}
 	must(t, os.WriteFile(filepath.Join(dir, probe.FileResults), rb.Bytes(), 0o644))
-	sum, err := probe.Summarize(trials, probe.DefaultParams(1))
+	sum, err := summary.Summarize(trials, summary.DefaultParams(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(sum)
 	must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), data, 0o644))
 	if s.narrative {
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(probe.Narrative(sum)), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(Narrative(sum)), 0o644))
 	}
 	if s.traces {
 		must(t, os.WriteFile(filepath.Join(dir, probe.FileTraces), tb.Bytes(), 0o644))
@@ -184,7 +186,7 @@ func TestWriteHTMLFullRun(t *testing.T) {
 	if d.Prefix != "You are a careful solver.\nExample: 1+1=2\n" {
 		t.Errorf("prompt prefix = %q", d.Prefix)
 	}
-	byID := map[string]probe.Trial{}
+	byID := map[string]results.Trial{}
 	for _, tr := range trials {
 		byID[tr.ItemID] = tr
 	}
@@ -419,15 +421,15 @@ func TestCommonPrefix(t *testing.T) {
 // not today's.
 func TestAnswerSpan(t *testing.T) {
 	toks := []Token{{Piece: "So "}, {Piece: "Final"}, {Piece: " answer: 1"}, {Piece: "2"}, {Piece: "."}}
-	tr := &probe.Trial{Response: "So Final answer: 12.", Extracted: "12", Rule: "final_answer"}
+	tr := &results.Trial{Response: "So Final answer: 12.", Extracted: "12", Rule: "final_answer"}
 	if f, to, ok := answerSpan(tr, toks); !ok || f != 2 || to != 4 {
 		t.Errorf("span = %d..%d %v, want 2..4", f, to, ok)
 	}
-	tr = &probe.Trial{Response: "no number", Rule: "none"}
+	tr = &results.Trial{Response: "no number", Rule: "none"}
 	if f, to, ok := answerSpan(tr, []Token{{Piece: "no"}, {Piece: " number"}}); !ok || f != 0 || to != 2 {
 		t.Errorf("no rule: %d..%d %v", f, to, ok)
 	}
-	tr = &probe.Trial{Response: "So Final answer: 12.", Extracted: "13", Rule: "final_answer"}
+	tr = &results.Trial{Response: "So Final answer: 12.", Extracted: "13", Rule: "final_answer"}
 	if _, _, ok := answerSpan(tr, toks); ok {
 		t.Error("a recorded answer that today's rules do not give was accepted")
 	}

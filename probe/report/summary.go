@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // This file is the only place that knows the shape of summary.json
@@ -22,7 +23,7 @@ type modelRef struct {
 }
 
 // summaryModels returns the models of the summary in its order.
-func summaryModels(s *probe.Summary) []modelRef {
+func summaryModels(s *summary.Summary) []modelRef {
 	out := make([]modelRef, len(s.Models))
 	for i, m := range s.Models {
 		key := m.Path
@@ -38,7 +39,7 @@ func summaryModels(s *probe.Summary) []modelRef {
 // or its name when it has none, with its condition other than none
 // (probe.Summarize groups trials this way: a model with the calculator is
 // summarised apart).
-func trialModelKey(t *probe.Trial) string {
+func trialModelKey(t *results.Trial) string {
 	if t.ModelPath != "" {
 		return withCondition(t.ModelPath, t.Condition)
 	}
@@ -48,7 +49,7 @@ func trialModelKey(t *probe.Trial) string {
 // withCondition appends "#condition" to a model key for a condition other
 // than none.
 func withCondition(key, cond string) string {
-	if cond == "" || cond == probe.ConditionNone {
+	if cond == "" || cond == results.ConditionNone {
 		return key
 	}
 	return key + "#" + cond
@@ -77,7 +78,7 @@ func countText(k float64, n int) string {
 }
 
 // unitText names the unit accuracies are counted in.
-func unitText(s *probe.Summary) string {
+func unitText(s *summary.Summary) string {
 	return "distinct prompts (copies of one prompt in a model × variant count once)"
 }
 
@@ -92,7 +93,7 @@ type accuracyCell struct {
 // reported returns an estimate with the interval the summary reports for it
 // (Estimate.CI, whose Method names how it was computed) and the number of
 // templates it rests on; nil for nil.
-func reported(e *probe.Estimate) *interval {
+func reported(e *summary.Estimate) *interval {
 	if e == nil {
 		return nil
 	}
@@ -105,7 +106,7 @@ func reported(e *probe.Estimate) *interval {
 
 // accuracyCells returns every model × variant accuracy of the summary with
 // its reported interval.
-func accuracyCells(s *probe.Summary) []accuracyCell {
+func accuracyCells(s *summary.Summary) []accuracyCell {
 	var out []accuracyCell
 	for _, m := range s.Models {
 		for i := range m.Variants {
@@ -119,21 +120,21 @@ func accuracyCells(s *probe.Summary) []accuracyCell {
 // methodText describes an interval method (probe.Interval.Method) for a
 // caption; g names the number of templates the intervals rest on ("6",
 // "2–6").
-func methodText(s *probe.Summary, method, g string) string {
+func methodText(s *summary.Summary, method, g string) string {
 	switch method {
-	case probe.MethodClusterT:
+	case summary.MethodClusterT:
 		t := fmt.Sprintf("cluster-t on G − 1 degrees of freedom with the CR1 cluster-robust standard error over the G = %s templates of the estimate (Miller 2024)", g)
 		if s.FewTemplates {
 			t += fmt.Sprintf(", reported instead of the bootstrap as the run has fewer than %d templates, where the percentile bootstrap under-covers", s.Params.FewTemplates)
 		}
 		return t
-	case probe.MethodBootstrap:
+	case summary.MethodBootstrap:
 		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s templates", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g)
-	case probe.MethodWilson:
+	case summary.MethodWilson:
 		return "Wilson score interval over the distinct prompts, treated as independent, where every template gave the same outcome and no clustered interval can say anything"
-	case probe.MethodMOVERWilson:
+	case summary.MethodMOVERWilson:
 		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008) over G = %s templates", g)
-	case probe.MethodWilsonDifference:
+	case summary.MethodWilsonDifference:
 		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every template gave the same difference"
 	}
 	return method
@@ -142,7 +143,7 @@ func methodText(s *probe.Summary, method, g string) string {
 // intervalText says, for a caption, which intervals are drawn: the
 // summary's confidence level and each method that gave one of ivs, with how
 // many it gave when there are several.
-func intervalText(s *probe.Summary, ivs []interval) string {
+func intervalText(s *summary.Summary, ivs []interval) string {
 	count := map[string]int{}
 	gmin, gmax := map[string]int{}, map[string]int{}
 	var methods []string
@@ -183,7 +184,7 @@ func intervalText(s *probe.Summary, ivs []interval) string {
 }
 
 // accuracyIntervalText is intervalText for accuracy cells.
-func accuracyIntervalText(s *probe.Summary, cells []accuracyCell) string {
+func accuracyIntervalText(s *summary.Summary, cells []accuracyCell) string {
 	var ivs []interval
 	for _, c := range cells {
 		if c.Acc != nil {
@@ -204,7 +205,7 @@ type dropCell struct {
 // dropCells returns the paired drop of every non-base variant of every
 // model that has one (the drop its verdict and test rest on), with its
 // reported interval.
-func dropCells(s *probe.Summary) []dropCell {
+func dropCells(s *summary.Summary) []dropCell {
 	var out []dropCell
 	for _, m := range s.Models {
 		for _, v := range m.Variants {
@@ -226,18 +227,18 @@ func dropIntervals(cells []dropCell) []interval {
 }
 
 // dropText says what the drop of dropCells is.
-func dropText(s *probe.Summary) string {
+func dropText(s *summary.Summary) string {
 	return "Paired drop in percentage points: the mean over distinct base/variant pairs of (base right − variant right), positive when the variant does worse; the drop the verdict and its sign-flip test rest on"
 }
 
 // dropThresholds returns the drops, in pp, the verdicts are worded against:
 // below negligible a drop does not matter, from strong on it is strong.
-func dropThresholds(s *probe.Summary) (negligible, strong float64) {
+func dropThresholds(s *summary.Summary) (negligible, strong float64) {
 	return s.Params.NegligibleDropPP, s.Params.StrongDropPP
 }
 
 // verdictOf returns a model's overall verdict and the variant it rests on.
-func verdictOf(s *probe.Summary, label string) (verdict, variant string) {
+func verdictOf(s *summary.Summary, label string) (verdict, variant string) {
 	for _, m := range s.Models {
 		if m.Label == label {
 			return m.Verdict, m.VerdictVariant
@@ -254,7 +255,7 @@ type flipCell struct {
 }
 
 // flipCells returns the paired tables of the summary.
-func flipCells(s *probe.Summary) []flipCell {
+func flipCells(s *summary.Summary) []flipCell {
 	var out []flipCell
 	for _, m := range s.Models {
 		for _, v := range m.Variants {
@@ -270,7 +271,7 @@ func flipCells(s *probe.Summary) []flipCell {
 }
 
 // pairsText says what a pair of flipCells is.
-func pairsText(s *probe.Summary) string {
+func pairsText(s *summary.Summary) string {
 	return "distinct base/variant prompt pairs (same model and template, both scored; copies of one pair count once)"
 }
 
@@ -284,7 +285,7 @@ type groupCell struct {
 }
 
 // difficultyCells returns the difficulty axes of the summary.
-func difficultyCells(s *probe.Summary) []groupCell {
+func difficultyCells(s *summary.Summary) []groupCell {
 	var out []groupCell
 	for _, m := range s.Models {
 		for _, g := range m.Difficulty {
@@ -306,7 +307,7 @@ func groupIntervals(cells []groupCell) []interval {
 
 // summaryDropByPath returns the drop of the model with the given file path on
 // a variant, for the quantization comparison; nil when the summary has none.
-func summaryDropByPath(s *probe.Summary, path, variant string) *interval {
+func summaryDropByPath(s *summary.Summary, path, variant string) *interval {
 	label := ""
 	for _, m := range s.Models {
 		if m.Path == path && withCondition("", m.Condition) == "" { // the model alone

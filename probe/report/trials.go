@@ -8,8 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 )
 
 // DefaultMaxDetailTokens is the default of Options.MaxDetailTokens.
@@ -77,7 +77,7 @@ func (v *view) buildTable(maxTokens int) tableData {
 	}
 	d.Templates = sortedKeys(tset)
 
-	trials := make([]*probe.Trial, len(v.run.Trials))
+	trials := make([]*results.Trial, len(v.run.Trials))
 	for i := range v.run.Trials {
 		trials[i] = &v.run.Trials[i]
 	}
@@ -89,7 +89,7 @@ func (v *view) buildTable(maxTokens int) tableData {
 		}
 		return i
 	}
-	slices.SortStableFunc(trials, func(a, b *probe.Trial) int {
+	slices.SortStableFunc(trials, func(a, b *results.Trial) int {
 		return cmp.Or(
 			cmp.Compare(index(&d.Models, v.label(a)), index(&d.Models, v.label(b))),
 			strings.Compare(a.TemplateID, b.TemplateID),
@@ -193,7 +193,7 @@ func utf16Len(s string) int {
 // as written (found by the answer extraction on the recorded response); the
 // whole response in the first part when no answer was extracted or today's
 // rules extract another one than the recorded.
-func splitResponse(t *probe.Trial) [3]string {
+func splitResponse(t *results.Trial) [3]string {
 	ex := answer.Extract(t.Response)
 	if ex.Rule == answer.RuleNone || ex.Value != t.Extracted || ex.Start < 0 || ex.End > len(t.Response) || ex.Start > ex.End {
 		return [3]string{t.Response, "", ""}

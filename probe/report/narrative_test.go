@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"encoding/json"
@@ -8,6 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // richTrials is a two-model run over 12 templates × 15 instances: "Robust"
@@ -16,8 +20,8 @@ import (
 // the reverse); "Fragile" solves base, half of symbolic and none of noop,
 // with a large answer-entropy rise on noop. The DDC margin falls by about
 // 0.05 on noop for both.
-func richTrials() []Trial {
-	var ts []Trial
+func richTrials() []results.Trial {
+	var ts []results.Trial
 	for _, m := range []struct{ path, name, quant string }{{"models/robust-q8_0.gguf", "Robust", "Q8_0"}, {"models/fragile-q4_k_m.gguf", "Fragile", "Q4_K_M"}} {
 		fragile := m.name == "Fragile"
 		for ti := range 12 {
@@ -53,7 +57,7 @@ func richTrials() []Trial {
 					if ti%2 == 1 {
 						rel = "ratio"
 					}
-					ts = append(ts, Trial{
+					ts = append(ts, results.Trial{
 						ItemID: m.name + "/" + tpl + "/" + v + "/" + strconv.Itoa(inst), ModelPath: m.path, ModelName: m.name, Quantization: m.quant,
 						TemplateID: tpl, Relation: rel, Steps: steps, Variant: v, Instance: inst,
 						Correct: ok, ExpectedAnywhere: ok || inst == 1, Tokens: 50,
@@ -88,7 +92,7 @@ func numbersIn(text string) []string {
 // summaryNumbers collects every number in the summary's JSON, formatted with
 // 0 to 4 decimals (and in absolute value), every number written inside its
 // strings, and the lengths of its arrays.
-func summaryNumbers(t *testing.T, s *Summary) map[string]bool {
+func summaryNumbers(t *testing.T, s *summary.Summary) map[string]bool {
 	raw, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +137,7 @@ func summaryNumbers(t *testing.T, s *Summary) map[string]bool {
 // TestNarrativeNumbersFromSummary: every number in the narrative, outside the
 // fixed opening paragraph and its citation, is a number of the summary.
 func TestNarrativeNumbersFromSummary(t *testing.T) {
-	s, err := Summarize(richTrials(), Params{BootstrapResamples: 300, Seed: 11})
+	s, err := summary.Summarize(richTrials(), summary.Params{BootstrapResamples: 300, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +170,7 @@ func TestNarrativeNumbersFromSummary(t *testing.T) {
 // TestNarrativeContent checks the verdicts, labels and statements against
 // the summary.
 func TestNarrativeContent(t *testing.T) {
-	s, err := Summarize(richTrials(), Params{BootstrapResamples: 300, Seed: 11})
+	s, err := summary.Summarize(richTrials(), summary.Params{BootstrapResamples: 300, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,22 +179,22 @@ func TestNarrativeContent(t *testing.T) {
 	if robust.Label != "Robust Q8_0" || fragile.Label != "Fragile Q4_K_M" {
 		t.Fatalf("labels %q %q", robust.Label, fragile.Label)
 	}
-	if robust.Verdict != VerdictNoDrop || fragile.Verdict != VerdictStrong || fragile.VerdictVariant != "noop" {
+	if robust.Verdict != summary.VerdictNoDrop || fragile.Verdict != summary.VerdictStrong || fragile.VerdictVariant != "noop" {
 		t.Fatalf("verdicts %q, %q (%s)", robust.Verdict, fragile.Verdict, fragile.VerdictVariant)
 	}
-	noop := fragile.variant("noop")
-	base := fragile.variant("base")
-	rsym := robust.variant("symbolic")
+	noop := fragile.Variant("noop")
+	base := fragile.Variant("base")
+	rsym := robust.Variant("symbolic")
 	for _, want := range []string{
 		"## Robust Q8_0", "## Fragile Q4_K_M",
 		"**Verdict: no detectable drop** (on ",
 		"**Verdict: strong fragility signal** (on noop, the most severe of its variants after Holm's adjustment)",
 		// Accuracy with k/n distinct prompts, the drops in pp and the relative drop, labelled.
-		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + countText(base.K) + "/" + strconv.Itoa(base.N) + ")",
+		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + countNum(base.K) + "/" + strconv.Itoa(base.N) + ")",
 		"a paired drop of " + fnum(noop.Paired.PairedDropPP.Value, 1) + " pp, 95% CI " + ivText(noop.Paired.PairedDropPP.CI, 1),
 		"| noop | 0.0%, all trials wrong (0/" + strconv.Itoa(noop.N) + ")",
 		// Flip rates beside the verdict.
-		"base right → variant wrong in " + countText(noop.Paired.BaseOnly.Count) + " of " + strconv.Itoa(noop.Paired.Pairs) + " distinct pairs",
+		"base right → variant wrong in " + countNum(noop.Paired.BaseOnly.Count) + " of " + strconv.Itoa(noop.Paired.Pairs) + " distinct pairs",
 		"The interval's upper bound, " + fnum(rsym.Paired.PairedDropPP.CI.Hi, 1) + " pp, is below the negligible margin of 3.0 pp",
 		// The large answer-entropy rise on noop is flagged; the robust model's 0.004-bit shift is not.
 		"answer-token entropy rises by " + fnum(noop.AnswerEntropyShift.Shift.Value, 3) + " bits on noop",
@@ -213,7 +217,7 @@ func TestNarrativeContent(t *testing.T) {
 			t.Errorf("narrative still says %q", not)
 		}
 	}
-	rnoop := robust.variant("noop")
+	rnoop := robust.Variant("noop")
 	if rnoop.AnswerEntropyShift.Meaningful || !noop.AnswerEntropyShift.Meaningful {
 		t.Errorf("entropy flags: robust %+v, fragile %+v", rnoop.AnswerEntropyShift, noop.AnswerEntropyShift)
 	}
@@ -228,18 +232,18 @@ func TestNarrativeContent(t *testing.T) {
 }
 
 func TestNarrativeEdgeCases(t *testing.T) {
-	empty, _ := Summarize(nil, Params{})
+	empty, _ := summary.Summarize(nil, summary.Params{})
 	if md := Narrative(empty); !strings.Contains(md, "No trials") {
 		t.Errorf("empty: %s", md)
 	}
 	// Only base: no verdict, no pairs, but accuracy.
-	var ts []Trial
+	var ts []results.Trial
 	for _, x := range richTrials() {
 		if x.Variant == "base" && x.ModelName == "Robust" {
 			ts = append(ts, x)
 		}
 	}
-	s, err := Summarize(ts, Params{BootstrapResamples: 50})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,8 +258,33 @@ func TestNarrativeEdgeCases(t *testing.T) {
 			ts = append(ts, x)
 		}
 	}
-	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	s, _ = summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
 	if md := Narrative(s); !strings.Contains(md, "No base variant") {
 		t.Errorf("no base:\n%s", md)
+	}
+}
+
+// TestNarrativeRunStatusAndOverrides: the narrative says when the run it
+// renders is not complete and how many trials label overrides changed.
+func TestNarrativeRunStatusAndOverrides(t *testing.T) {
+	s := &summary.Summary{RunStatus: "interrupted", Overrides: &summary.OverrideCounts{File: "o.jsonl", Overridden: 2, Excluded: 2}}
+	n := Narrative(s)
+	for _, w := range []string{`**This run is not complete** (status "interrupted"`, "2 trials scored against a corrected answer, 2 excluded"} {
+		if !strings.Contains(n, w) {
+			t.Errorf("narrative lacks %q:\n%s", w, n)
+		}
+	}
+	if strings.Contains(Narrative(&summary.Summary{}), "not complete") {
+		t.Error("a complete run is said to be incomplete")
+	}
+}
+
+// TestCompareNarrative: compare.md has its heading and a row per variant.
+func TestCompareNarrative(t *testing.T) {
+	c := &probe.Comparison{Variants: []string{"base"}, ReferenceRule: "the first model",
+		Models: []probe.ModelComparison{{Path: "a.gguf", Label: "a", Reference: true, Accuracy: []probe.VariantAccuracy{{Variant: "base", K: 1, N: 2}}}}}
+	md := CompareNarrative(c)
+	if !strings.Contains(md, "## Quantization comparison") || !strings.Contains(md, "| base |") {
+		t.Errorf("compare.md:\n%s", md)
 	}
 }

@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
 )
 
-// Report recomputes summary.json and narrative.md of a run directory from its
-// results.csv and manifest.json, without running a model, and writes both
-// atomically, with the statistics of this version (Summarize): a run
+// WriteSummary recomputes summary.json of a run directory from its
+// results.csv and manifest.json, without running a model, and writes it
+// atomically, with the statistics of this version (summary.Summarize): a run
 // directory written by an older version is re-rendered with them. The
 // bootstrap uses the resample count and seed of the run's manifest and the
 // primary variant it records (none in older runs: Holm across the
 // variants), so for a run of this version the result is the run's own.
-func Report(dir string) (*Summary, error) {
+func WriteSummary(dir string) (*summary.Summary, error) {
 	sum, err := Recompute(dir)
 	if err != nil {
 		return nil, err
@@ -21,18 +24,15 @@ func Report(dir string) (*Summary, error) {
 	if err := writeJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(dir, FileNarrative), []byte(Narrative(sum))); err != nil {
-		return nil, err
-	}
 	return sum, nil
 }
 
 // Recompute returns the Summary of a run directory from its results.csv and
-// manifest.json as Report does, without writing anything. Errors name the
+// manifest.json as WriteSummary does, without writing anything. Errors name the
 // directory or file: no manifest, an unreadable or empty results.csv, or
 // statistics that cannot be computed (e.g. a recorded primary variant that
 // is not in the results).
-func Recompute(dir string) (*Summary, error) {
+func Recompute(dir string) (*summary.Summary, error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return nil, err
@@ -42,7 +42,7 @@ func Recompute(dir string) (*Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	trials, err := ReadResultsCSV(f)
+	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -50,7 +50,7 @@ func Recompute(dir string) (*Summary, error) {
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("%s: no trials", path)
 	}
-	var counts *OverrideCounts
+	var counts *summary.OverrideCounts
 	if o := man.Config.Overrides; o != "" {
 		ovs, sum, err := ReadOverrides(o)
 		if err != nil {
@@ -63,16 +63,16 @@ func Recompute(dir string) (*Summary, error) {
 		if trials, n, x, err = ApplyOverrides(trials, ovs, o); err != nil {
 			return nil, err
 		}
-		counts = &OverrideCounts{File: o, SHA256: sum, Overridden: n, Excluded: x}
+		counts = &summary.OverrideCounts{File: o, SHA256: sum, Overridden: n, Excluded: x}
 	}
-	p := DefaultParams(man.Config.Seed)
-	if b := man.Config.BootstrapB; b < 0 || b > MaxBootstrapResamples {
-		return nil, fmt.Errorf("%s: bootstrap_resamples %d is outside 1 to %d", filepath.Join(dir, FileManifest), b, MaxBootstrapResamples)
+	p := summary.DefaultParams(man.Config.Seed)
+	if b := man.Config.BootstrapB; b < 0 || b > summary.MaxBootstrapResamples {
+		return nil, fmt.Errorf("%s: bootstrap_resamples %d is outside 1 to %d", filepath.Join(dir, FileManifest), b, summary.MaxBootstrapResamples)
 	} else if b > 0 {
 		p.BootstrapResamples = b
 	}
 	p.Primary = man.Config.Primary
-	sum, err := Summarize(trials, p)
+	sum, err := summary.Summarize(trials, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -80,8 +80,11 @@ func Recompute(dir string) (*Summary, error) {
 	if man.Status != "complete" {
 		sum.RunStatus = man.Status
 	}
-	if sum.Calculator != nil && man.Calculator != nil {
-		sum.Calculator.CallLimit = man.Calculator.Calls
+	if sum.Calculator != nil {
+		sum.Calculator.Protocol = CalcProtocolVersion
+		if man.Calculator != nil {
+			sum.Calculator.CallLimit = man.Calculator.Calls
+		}
 	}
 	return sum, nil
 }

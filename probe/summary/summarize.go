@@ -1,4 +1,4 @@
-package probe
+package summary
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
 )
 
@@ -592,7 +593,7 @@ var variantOrder = []string{BaseVariant, "names", "numbers", "symbolic", "paraph
 // promptKey identifies a trial's prompt within its model, variant and
 // template: the question text (with a document item's passages, in order),
 // or the instance index when no question was recorded.
-func promptKey(t *Trial) string {
+func promptKey(t *results.Trial) string {
 	if t.Passages != "" {
 		return "q:" + t.Question + "\x00p:" + t.Passages
 	}
@@ -805,7 +806,7 @@ func adjust(alpha float64, name string, ts ...*Test) {
 // take the defaults of DefaultParams. It returns an error for invalid
 // params, a primary variant that is base or not in the trials, or when two
 // trials share model, template, variant and instance.
-func Summarize(trials []Trial, p Params) (*Summary, error) {
+func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	d := DefaultParams(p.Seed)
 	if p.BootstrapResamples == 0 {
 		p.BootstrapResamples = d.BootstrapResamples
@@ -893,7 +894,7 @@ func Summarize(trials []Trial, p Params) (*Summary, error) {
 		if !ok {
 			mi = len(models)
 			modelIdx[mk] = mi
-			models = append(models, &ModelSummary{Path: t.ModelPath, Name: t.ModelName, Family: t.ModelFamily, Quantization: t.Quantization, Condition: condName(t.Condition)})
+			models = append(models, &ModelSummary{Path: t.ModelPath, Name: t.ModelName, Family: t.ModelFamily, Quantization: t.Quantization, Condition: results.ConditionName(t.Condition)})
 		}
 		models[mi].Trials++
 		k := key{mk, t.TemplateID, t.Variant, t.Instance}
@@ -1459,7 +1460,7 @@ func mapValues(m map[string]float64) []float64 {
 // moreSevere reports whether variant vs's verdict should replace the
 // model's current one: more severe, or as severe with a larger paired drop.
 func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
-	sv, sm := verdictRank(vs.Verdict), verdictRank(m.Verdict)
+	sv, sm := VerdictRank(vs.Verdict), VerdictRank(m.Verdict)
 	if m.Verdict == "" || sv > sm {
 		return true
 	}
@@ -1475,9 +1476,9 @@ func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
 	return vs.Paired.PairedDropPP != nil && vs.Paired.PairedDropPP.Value > cur
 }
 
-// verdictRank orders verdicts for the model's verdict: VerdictFloor ranks
+// VerdictRank orders verdicts for the model's verdict: VerdictFloor ranks
 // with "no detectable drop" (every variant of a floor model has it).
-func verdictRank(v string) int {
+func VerdictRank(v string) int {
 	if v == VerdictFloor {
 		return 1
 	}
@@ -1526,12 +1527,12 @@ func finite(xs ...float64) bool {
 // each model × condition is summarised as a model of its own, so the
 // paired differences between models (ModelPairs) include the calculator's
 // effect on the same prompts.
-func modelKey(t *Trial) string {
+func modelKey(t *results.Trial) string {
 	k := t.ModelPath
 	if k == "" {
 		k = t.ModelName
 	}
-	return condItemID(k, t.Condition)
+	return results.ConditionItemID(k, t.Condition)
 }
 
 // setLabels gives every model a display label: its name and quantization,
@@ -1565,8 +1566,9 @@ func setLabels(models []*ModelSummary) {
 	}
 }
 
-// difficultyAxes are the template attributes the difficulty axis groups by.
-var difficultyAxes = []string{"level", "steps", "relation"}
+// DifficultyAxes are the template attributes the difficulty axis groups by,
+// in the order the summary and the narrative list them.
+var DifficultyAxes = []string{"level", "steps", "relation"}
 
 // difficulty returns accuracy by level, steps and relation for one model,
 // with the paired flips within each group for the other variants.
@@ -1574,7 +1576,7 @@ func difficulty(cells []*cell, variants []string, G int, es *estimates,
 	accuracy func([]*unit) (*Estimate, stats.Ratio, float64, int),
 	pairedDrop func([]*pairUnit) (*Estimate, stats.Ratio, float64, float64)) []GroupAccuracy {
 	var out []GroupAccuracy
-	for _, axis := range difficultyAxes {
+	for _, axis := range DifficultyAxes {
 		for vi, c := range cells {
 			if c == nil {
 				continue
@@ -1616,7 +1618,7 @@ func difficulty(cells []*cell, variants []string, G int, es *estimates,
 		}
 	}
 	slices.SortStableFunc(out, func(a, b GroupAccuracy) int {
-		if c := cmp.Compare(slices.Index(difficultyAxes, a.Axis), slices.Index(difficultyAxes, b.Axis)); c != 0 {
+		if c := cmp.Compare(slices.Index(DifficultyAxes, a.Axis), slices.Index(DifficultyAxes, b.Axis)); c != 0 {
 			return c
 		}
 		if c := compareGroups(a.Axis, a.Group, b.Group); c != 0 {
@@ -1663,4 +1665,34 @@ func compareGroups(axis, a, b string) int {
 		return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(a, b))
 	}
 	return strings.Compare(a, b)
+}
+
+// OverrideCounts is what the summary says about a run's label overrides.
+type OverrideCounts struct {
+	File       string `json:"file"`
+	SHA256     string `json:"sha256"`
+	Overridden int    `json:"overridden_trials"` // trials scored against a corrected answer
+	Excluded   int    `json:"excluded_trials"`   // trials left out of every statistic
+}
+
+// condLabel is what a model's display label gets for its condition:
+// nothing for none, " + calculator" for the calculator.
+func condLabel(cond string) string {
+	if cond == "" || cond == results.ConditionNone {
+		return ""
+	}
+	return " + " + cond
+}
+
+// fnum formats x with prec decimals.
+func fnum(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+
+// Variant returns the summary of the named variant, or nil.
+func (m *ModelSummary) Variant(name string) *VariantSummary {
+	for i := range m.Variants {
+		if m.Variants[i].Variant == name {
+			return &m.Variants[i]
+		}
+	}
+	return nil
 }

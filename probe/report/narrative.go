@@ -1,4 +1,4 @@
-package probe
+package report
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // narrativeIntro is the fixed paragraph on what the probe tests. It is the
@@ -28,7 +30,7 @@ const narrativeIntro = `This probe asks each model the same grade-school word pr
 // from the citation in the opening paragraph, is a field of s (rounded for
 // display: percentages and pp to 1 decimal, bits and margins to 3, p-values
 // to 3 or 4), so a narrative can be checked against summary.json.
-func Narrative(s *Summary) string {
+func Narrative(s *summary.Summary) string {
 	var b strings.Builder
 	p := s.Params
 	conf := fnum(100*p.Confidence, 0) + "%"
@@ -93,8 +95,8 @@ func Narrative(s *Summary) string {
 
 // minPSentence states the smallest attainable p of the sign-flip tests of
 // the run's paired drops, and whether the adjusted tests can reach α.
-func minPSentence(s *Summary) string {
-	var t *Test
+func minPSentence(s *summary.Summary) string {
+	var t *summary.Test
 	unreachable := false
 	for i := range s.Models {
 		for j := range s.Models[i].Variants {
@@ -118,22 +120,22 @@ func minPSentence(s *Summary) string {
 	return out
 }
 
-func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
+func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
 	fmt.Fprintf(b, "\n## %s\n\n", m.Label)
 	if m.Path != "" {
 		fmt.Fprintf(b, "File `%s`; ", m.Path)
 	}
 	fmt.Fprintf(b, "%d trials, %d skipped; %d distinct prompts (%d copies collapsed) in %d templates.\n\n", m.Trials, m.Skipped, m.N, m.Copies, m.Templates)
-	base := m.variant(BaseVariant)
-	v := m.variant(m.VerdictVariant)
+	base := m.Variant(summary.BaseVariant)
+	v := m.Variant(m.VerdictVariant)
 	switch {
 	case base == nil:
 		b.WriteString("**No base variant in this run:** drops, pairs and verdicts need one and are not computed.\n\n")
 	case m.Verdict == "" || v == nil:
 		b.WriteString("**No verdict:** no variant other than base with matched pairs, or no scored trials.\n\n")
-	case m.Verdict == VerdictFloor:
+	case m.Verdict == summary.VerdictFloor:
 		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.\n\n",
-			m.Verdict, accText(base), fnum(FloorAccuracyPct, 0))
+			m.Verdict, accText(base), fnum(summary.FloorAccuracyPct, 0))
 	default:
 		from := "the most severe of its variants after Holm's adjustment"
 		if m.VerdictRule == "primary" {
@@ -155,7 +157,7 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		drop, rel := "—", "—"
-		if v.Variant != BaseVariant {
+		if v.Variant != summary.BaseVariant {
 			drop = strings.TrimSpace(fopt(v.DropPP, 1) + " " + estCI(v.DropPP, 1))
 			rel = strings.TrimSpace(fopt(v.RelativeDropPct, 1) + " " + estCI(v.RelativeDropPct, 1))
 		}
@@ -215,7 +217,7 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", v.Variant, shiftText(v.AnswerEntropyShift), shiftText(v.EntropyShift), shiftText(v.DDCMarginShift))
 		for _, x := range []struct {
 			name, unit string
-			sh         *Shift
+			sh         *summary.Shift
 		}{{"answer-token entropy", " bits", v.AnswerEntropyShift}, {"all-token entropy", " bits", v.EntropyShift}, {"DDC margin", "", v.DDCMarginShift}} {
 			if x.sh != nil && x.sh.Meaningful {
 				dir := "rises"
@@ -237,10 +239,10 @@ func writeModel(b *strings.Builder, m *ModelSummary, p Params, conf string) {
 // writeDifficulty writes accuracy by level, steps and relation where the
 // data has more than one group (or a level at all), the flips within each
 // group, and the format-versus-computation table.
-func writeDifficulty(b *strings.Builder, m *ModelSummary) {
-	for _, axis := range difficultyAxes {
+func writeDifficulty(b *strings.Builder, m *summary.ModelSummary) {
+	for _, axis := range summary.DifficultyAxes {
 		var groups []string
-		cell := map[[2]string]*GroupAccuracy{}
+		cell := map[[2]string]*summary.GroupAccuracy{}
 		anyLevel := false
 		for i := range m.Difficulty {
 			g := &m.Difficulty[i]
@@ -277,7 +279,7 @@ func writeDifficulty(b *strings.Builder, m *ModelSummary) {
 					b.WriteString(" — |")
 					continue
 				}
-				fmt.Fprintf(b, " %s%% (%s/%d) |", fnum(x.Accuracy.Value, 1), countText(x.K), x.N)
+				fmt.Fprintf(b, " %s%% (%s/%d) |", fnum(x.Accuracy.Value, 1), countNum(x.K), x.N)
 			}
 			b.WriteString("\n")
 		}
@@ -285,11 +287,11 @@ func writeDifficulty(b *strings.Builder, m *ModelSummary) {
 		for _, g := range groups {
 			for _, v := range m.Variants {
 				x := cell[[2]string{g, v.Variant}]
-				if x == nil || v.Variant == BaseVariant || x.Pairs == 0 {
+				if x == nil || v.Variant == summary.BaseVariant || x.Pairs == 0 {
 					continue
 				}
 				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s %s |", cmpOr(g, "(none)"), v.Variant, x.Pairs,
-					countText(x.BaseOnly), countText(x.VariantOnly), fopt(x.PairedDropPP, 1), estCI(x.PairedDropPP, 1)))
+					countNum(x.BaseOnly), countNum(x.VariantOnly), fopt(x.PairedDropPP, 1), estCI(x.PairedDropPP, 1)))
 			}
 		}
 		if len(rows) > 0 {
@@ -302,21 +304,21 @@ func writeDifficulty(b *strings.Builder, m *ModelSummary) {
 	}
 }
 
-func writeComparison(b *strings.Builder, s *Summary, conf string) {
+func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 	b.WriteString("\n## Cross-model comparison\n\nModels ordered from the least to the most severe verdict, then by the paired drop on the variant the verdict comes from. Whether two models differ is tested below, on the prompts both were given.\n\n")
 	fmt.Fprintf(b, "| model | base accuracy (k/n) | verdict variant | paired drop, pp [%s CI] | base right → variant wrong | base wrong → variant right | verdict |\n|---|---|---|---|---|---|---|\n", conf)
-	order := make([]*ModelSummary, len(s.Models))
+	order := make([]*summary.ModelSummary, len(s.Models))
 	for i := range s.Models {
 		order[i] = &s.Models[i]
 	}
-	drop := func(m *ModelSummary) float64 {
-		if v := m.variant(m.VerdictVariant); v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil {
+	drop := func(m *summary.ModelSummary) float64 {
+		if v := m.Variant(m.VerdictVariant); v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil {
 			return v.Paired.PairedDropPP.Value
 		}
 		return math.Inf(-1)
 	}
-	slices.SortStableFunc(order, func(x, y *ModelSummary) int {
-		if c := verdictRank(x.Verdict) - verdictRank(y.Verdict); c != 0 {
+	slices.SortStableFunc(order, func(x, y *summary.ModelSummary) int {
+		if c := summary.VerdictRank(x.Verdict) - summary.VerdictRank(y.Verdict); c != 0 {
 			return c
 		}
 		dx, dy := drop(x), drop(y)
@@ -330,7 +332,7 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 	})
 	var robust, fragile, unclear, floor, none []string
 	for _, m := range order {
-		base, v := m.variant(BaseVariant), m.variant(m.VerdictVariant)
+		base, v := m.Variant(summary.BaseVariant), m.Variant(m.VerdictVariant)
 		baseText, wv, d, bo, vo := "n/a", "—", "n/a", "—", "—"
 		if base != nil {
 			baseText = accText(base)
@@ -342,13 +344,13 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", m.Label, baseText, wv, d, bo, vo, cmpOr(m.Verdict, "n/a"))
 		switch m.Verdict {
-		case VerdictNoDrop:
+		case summary.VerdictNoDrop:
 			robust = append(robust, m.Label)
-		case VerdictModerate, VerdictUnclearSize, VerdictStrong:
+		case summary.VerdictModerate, summary.VerdictUnclearSize, summary.VerdictStrong:
 			fragile = append(fragile, fmt.Sprintf("%s (%s on %s)", m.Label, m.Verdict, wv))
-		case VerdictInconclusive:
+		case summary.VerdictInconclusive:
 			unclear = append(unclear, m.Label)
-		case VerdictFloor:
+		case summary.VerdictFloor:
 			floor = append(floor, m.Label)
 		default:
 			none = append(none, m.Label)
@@ -361,7 +363,7 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 		fmt.Fprintf(b, "- Inconclusive (a drop the data can neither show nor rule out): %s.\n", listOr(unclear))
 	}
 	if len(floor) > 0 {
-		fmt.Fprintf(b, "- Not assessable (base accuracy below %s%%): %s.\n", fnum(FloorAccuracyPct, 0), listOr(floor))
+		fmt.Fprintf(b, "- Not assessable (base accuracy below %s%%): %s.\n", fnum(summary.FloorAccuracyPct, 0), listOr(floor))
 	}
 	if len(none) > 0 {
 		fmt.Fprintf(b, "- No verdict (no base or no other variant): %s.\n", listOr(none))
@@ -374,18 +376,18 @@ func writeComparison(b *strings.Builder, s *Summary, conf string) {
 
 // writeModelPairs writes the paired differences between models: a table
 // and the differences shown, in words.
-func writeModelPairs(b *strings.Builder, mps []ModelPair, conf string, alpha float64) {
+func writeModelPairs(b *strings.Builder, mps []summary.ModelPair, conf string, alpha float64) {
 	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the differences of each model pair. A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf)
 	fmt.Fprintf(b, "| A | B | measure | variant | units | A higher / B higher | A − B, pp [%s CI] | p (adjusted) |\n|---|---|---|---|---|---|---|---|\n", conf)
 	var shown []string
 	for _, mp := range mps {
 		for _, x := range []struct {
 			name string
-			ds   []ModelDifference
+			ds   []summary.ModelDifference
 		}{{"accuracy", mp.Accuracy}, {"paired drop", mp.Drop}} {
 			for _, d := range x.ds {
 				fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s / %s | %s %s | %s |\n", mp.A, mp.B, x.name, d.Variant, d.Units,
-					countText(d.AHigher), countText(d.BHigher), signedOpt(d.DiffPP, 1), estCI(d.DiffPP, 1), testText(d.Test))
+					countNum(d.AHigher), countNum(d.BHigher), signedOpt(d.DiffPP, 1), estCI(d.DiffPP, 1), testText(d.Test))
 				if d.Shown {
 					var what string
 					if x.name == "accuracy" {
@@ -422,17 +424,17 @@ func largerSmaller(x float64) string {
 	return "smaller"
 }
 
-func writeThresholds(b *strings.Builder, p Params, conf string) {
+func writeThresholds(b *strings.Builder, p summary.Params, conf string) {
 	neg, strong := fnum(p.NegligibleDropPP, 1), fnum(p.StrongDropPP, 1)
 	a := alphaText(p.Alpha)
 	b.WriteString("\n## How the wording is decided\n\n")
 	fmt.Fprintf(b, "Every verdict rests on the %s interval of the paired drop and on its sign-flip test after adjustment, never on the point estimate alone.\n\n", conf)
-	fmt.Fprintf(b, "- *%s*: the interval's upper bound is below the negligible margin of %s pp (a variant that scored higher falls here too).\n", VerdictNoDrop, neg)
-	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and below %s pp, and the adjusted test reaches α = %s: a drop is shown, a strong one ruled out.\n", VerdictModerate, strong, a)
-	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and the adjusted test reaches α, but the interval reaches %s pp while its lower bound is below it.\n", VerdictUnclearSize, strong)
-	fmt.Fprintf(b, "- *%s*: the interval's lower bound is at least %s pp and the adjusted test reaches α.\n", VerdictStrong, strong)
-	fmt.Fprintf(b, "- *%s*: anything else: the interval includes 0 and reaches %s pp, or it lies above 0 but the adjusted test does not reach α, or no interval could be computed.\n", VerdictInconclusive, neg)
-	fmt.Fprintf(b, "- *%s*: base accuracy below %s%%; no robustness verdict.\n", VerdictFloor, fnum(FloorAccuracyPct, 0))
+	fmt.Fprintf(b, "- *%s*: the interval's upper bound is below the negligible margin of %s pp (a variant that scored higher falls here too).\n", summary.VerdictNoDrop, neg)
+	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and below %s pp, and the adjusted test reaches α = %s: a drop is shown, a strong one ruled out.\n", summary.VerdictModerate, strong, a)
+	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and the adjusted test reaches α, but the interval reaches %s pp while its lower bound is below it.\n", summary.VerdictUnclearSize, strong)
+	fmt.Fprintf(b, "- *%s*: the interval's lower bound is at least %s pp and the adjusted test reaches α.\n", summary.VerdictStrong, strong)
+	fmt.Fprintf(b, "- *%s*: anything else: the interval includes 0 and reaches %s pp, or it lies above 0 but the adjusted test does not reach α, or no interval could be computed.\n", summary.VerdictInconclusive, neg)
+	fmt.Fprintf(b, "- *%s*: base accuracy below %s%%; no robustness verdict.\n", summary.VerdictFloor, fnum(summary.FloorAccuracyPct, 0))
 	if p.Primary != "" {
 		fmt.Fprintf(b, "- A model's verdict is that of the primary variant %s, pre-specified before the run and tested alone at α; the other variants' verdicts are secondary (Holm among themselves).\n", p.Primary)
 	} else {
@@ -445,22 +447,22 @@ func writeThresholds(b *strings.Builder, p Params, conf string) {
 
 // verdictReason says which rule of stats.ClassifyDrop gave the verdict, with
 // the numbers it rests on.
-func verdictReason(pr *Paired, verdict string, p Params) string {
+func verdictReason(pr *summary.Paired, verdict string, p summary.Params) string {
 	neg, strong := fnum(p.NegligibleDropPP, 1), fnum(p.StrongDropPP, 1)
 	a := alphaText(p.Alpha)
 	d := pr.PairedDropPP
-	var ci *Interval
+	var ci *summary.Interval
 	if d != nil {
 		ci = d.CI
 	}
 	switch verdict {
-	case VerdictNoDrop:
+	case summary.VerdictNoDrop:
 		out := "The interval's upper bound, " + fnum(ci.Hi, 1) + " pp, is below the negligible margin of " + neg + " pp: no drop of that size was detected."
 		if ci.Hi < 0 {
 			out += " The variant scored higher than base."
 		}
 		return out
-	case VerdictInconclusive:
+	case summary.VerdictInconclusive:
 		switch {
 		case ci == nil || pr.Test == nil:
 			return "No interval could be computed, so nothing can be said either way."
@@ -472,18 +474,18 @@ func verdictReason(pr *Paired, verdict string, p Params) string {
 		default:
 			return "The interval includes 0 and its upper bound, " + fnum(ci.Hi, 1) + " pp, reaches the negligible margin of " + neg + " pp: a drop is neither shown nor ruled out."
 		}
-	case VerdictModerate:
+	case summary.VerdictModerate:
 		return "The interval lies above 0 and below the strong threshold of " + strong + " pp, and the adjusted test reaches α = " + a + ": a drop is shown and a strong one ruled out."
-	case VerdictUnclearSize:
+	case summary.VerdictUnclearSize:
 		return "The interval lies above 0 and the adjusted test reaches α = " + a + ", so a drop is shown; the interval reaches the strong threshold of " + strong + " pp while its lower bound, " + fnum(ci.Lo, 1) + " pp, is below it, so whether it is strong is open."
-	case VerdictStrong:
+	case summary.VerdictStrong:
 		return "The interval's lower bound, " + fnum(ci.Lo, 1) + " pp, clears the strong threshold of " + strong + " pp and the adjusted test reaches α = " + a + "."
 	}
 	return ""
 }
 
 // powerSentence states the minimum detectable drop of a variant's pairs.
-func powerSentence(pw *Power) string {
+func powerSentence(pw *summary.Power) string {
 	if pw.MDEPP == nil {
 		return "No minimum detectable drop can be stated with fewer than 2 templates."
 	}
@@ -502,22 +504,12 @@ func powerSentence(pw *Power) string {
 	return out
 }
 
-// variant returns the summary of the named variant, or nil.
-func (m *ModelSummary) variant(name string) *VariantSummary {
-	for i := range m.Variants {
-		if m.Variants[i].Variant == name {
-			return &m.Variants[i]
-		}
-	}
-	return nil
-}
-
 // accText is an accuracy with its distinct-prompt count, saying so when
 // every prompt was answered wrong or right (where an interval from the
 // clusters would collapse).
-func accText(v *VariantSummary) string {
+func accText(v *summary.VariantSummary) string {
 	if v.AccuracyPct == nil {
-		return fmt.Sprintf("n/a (%s/%d)", countText(v.K), v.N)
+		return fmt.Sprintf("n/a (%s/%d)", countNum(v.K), v.N)
 	}
 	switch {
 	case v.K == 0:
@@ -525,16 +517,16 @@ func accText(v *VariantSummary) string {
 	case v.K == float64(v.N):
 		return fmt.Sprintf("%s%%, all trials right (%d/%d)", fnum(v.AccuracyPct.Value, 1), v.N, v.N)
 	}
-	return fmt.Sprintf("%s%% (%s/%d)", fnum(v.AccuracyPct.Value, 1), countText(v.K), v.N)
+	return fmt.Sprintf("%s%% (%s/%d)", fnum(v.AccuracyPct.Value, 1), countNum(v.K), v.N)
 }
 
 // flipText is the two discordant cells of a paired table, with shares.
-func flipText(q *Paired) string {
+func flipText(q *summary.Paired) string {
 	return fmt.Sprintf("base right → variant wrong in %s of %d distinct pairs (%s%%) and base wrong → variant right in %s (%s%%)",
-		countText(q.BaseOnly.Count), q.Pairs, sharePct(q.BaseOnly), countText(q.VariantOnly.Count), sharePct(q.VariantOnly))
+		countNum(q.BaseOnly.Count), q.Pairs, sharePct(q.BaseOnly), countNum(q.VariantOnly.Count), sharePct(q.VariantOnly))
 }
 
-func sharePct(c Cell) string {
+func sharePct(c summary.Cell) string {
 	if c.SharePct == nil {
 		return "n/a"
 	}
@@ -542,7 +534,7 @@ func sharePct(c Cell) string {
 }
 
 // adjText describes a test's adjustment after its raw p.
-func adjText(t *Test) string {
+func adjText(t *summary.Test) string {
 	switch {
 	case t.Adjustment == "none: primary variant":
 		return " (primary variant, not adjusted)"
@@ -552,14 +544,14 @@ func adjText(t *Test) string {
 	return ""
 }
 
-func cellText(c Cell) string {
+func cellText(c summary.Cell) string {
 	if c.SharePct == nil {
-		return countText(c.Count)
+		return countNum(c.Count)
 	}
-	return fmt.Sprintf("%s (%s%% %s)", countText(c.Count), fnum(c.SharePct.Value, 1), estCI(c.SharePct, 1))
+	return fmt.Sprintf("%s (%s%% %s)", countNum(c.Count), fnum(c.SharePct.Value, 1), estCI(c.SharePct, 1))
 }
 
-func shiftText(sh *Shift) string {
+func shiftText(sh *summary.Shift) string {
 	if sh == nil || sh.Shift == nil {
 		return "n/a (no pairs)"
 	}
@@ -571,7 +563,7 @@ func shiftText(sh *Shift) string {
 }
 
 // testText is "p (adjusted)" of a test.
-func testText(t *Test) string {
+func testText(t *summary.Test) string {
 	if t == nil {
 		return "n/a"
 	}
@@ -581,7 +573,7 @@ func testText(t *Test) string {
 	return pText(t.P)
 }
 
-func mdeText(pw *Power) string {
+func mdeText(pw *summary.Power) string {
 	if pw == nil || pw.MDEPP == nil {
 		return "n/a"
 	}
@@ -600,7 +592,7 @@ func alphaText(a float64) string {
 
 // ciSource says where an estimate's reported interval comes from and over
 // how many templates.
-func ciSource(e *Estimate) string {
+func ciSource(e *summary.Estimate) string {
 	switch {
 	case e == nil || e.CI == nil:
 		return fmt.Sprintf("%d templates", clustersOf(e))
@@ -612,14 +604,14 @@ func ciSource(e *Estimate) string {
 
 // ivOpt is the reported interval of an estimate without its method, or a
 // plain statement when there is none.
-func ivOpt(e *Estimate, prec int) string {
+func ivOpt(e *summary.Estimate, prec int) string {
 	if e == nil || e.CI == nil {
 		return estCI(e, prec)
 	}
 	return ivText(e.CI, prec)
 }
 
-func clustersOf(e *Estimate) int {
+func clustersOf(e *summary.Estimate) int {
 	if e == nil {
 		return 0
 	}
@@ -634,29 +626,29 @@ func pText(p float64) string {
 	return fnum(p, 3)
 }
 
-// countText formats a count that is an integer unless copies disagreed.
-func countText(x float64) string {
+// countNum formats a count that is an integer unless copies disagreed.
+func countNum(x float64) string {
 	if x == math.Trunc(x) {
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	}
 	return fnum(x, 2)
 }
 
-func seText(e *Estimate, prec int) string {
+func seText(e *summary.Estimate, prec int) string {
 	if e == nil || e.SE == nil {
 		return "n/a"
 	}
 	return fnum(*e.SE, prec)
 }
 
-func fopt(e *Estimate, prec int) string {
+func fopt(e *summary.Estimate, prec int) string {
 	if e == nil {
 		return "n/a"
 	}
 	return fnum(e.Value, prec)
 }
 
-func signedOpt(e *Estimate, prec int) string {
+func signedOpt(e *summary.Estimate, prec int) string {
 	if e == nil {
 		return "n/a"
 	}
@@ -665,7 +657,7 @@ func signedOpt(e *Estimate, prec int) string {
 
 // estCI is the reported interval of an estimate, with its method when it
 // is not a clustered one, and a plain statement when there is none.
-func estCI(e *Estimate, prec int) string {
+func estCI(e *summary.Estimate, prec int) string {
 	if e == nil {
 		return ""
 	}
@@ -676,13 +668,13 @@ func estCI(e *Estimate, prec int) string {
 		return "[n/a]"
 	}
 	t := ivText(e.CI, prec)
-	if e.CI.Method != MethodClusterT && e.CI.Method != MethodBootstrap {
+	if e.CI.Method != summary.MethodClusterT && e.CI.Method != summary.MethodBootstrap {
 		t += " " + e.CI.Method
 	}
 	return t
 }
 
-func ivText(iv *Interval, prec int) string {
+func ivText(iv *summary.Interval, prec int) string {
 	if iv == nil {
 		return "[n/a]"
 	}
@@ -697,13 +689,6 @@ func signed(x float64, prec int) string {
 	s := fnum(x, prec)
 	if !strings.HasPrefix(s, "-") && strings.Trim(s, "0.") != "" {
 		s = "+" + s
-	}
-	return s
-}
-
-func cmpOr(s, alt string) string {
-	if s == "" {
-		return alt
 	}
 	return s
 }

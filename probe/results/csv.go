@@ -1,4 +1,4 @@
-package probe
+package results
 
 import (
 	"encoding/csv"
@@ -45,7 +45,7 @@ var trialColumns = func() []struct {
 
 // csvHeader returns the column names of results.csv: the json tags of
 // Trial's fields, in field order.
-func csvHeader() []string {
+func Header() []string {
 	h := make([]string, len(trialColumns))
 	for i, c := range trialColumns {
 		h[i] = c.name
@@ -55,7 +55,7 @@ func csvHeader() []string {
 
 // csvRecord returns t as one results.csv record, in csvHeader order. Floats
 // are in shortest round-trip form (strconv 'g', -1), booleans "true"/"false".
-func (t *Trial) csvRecord() []string {
+func (t *Trial) Record() []string {
 	v := reflect.ValueOf(t).Elem()
 	rec := make([]string, len(trialColumns))
 	for i, c := range trialColumns {
@@ -76,7 +76,7 @@ func (t *Trial) csvRecord() []string {
 
 // trialFromRecord parses one results.csv record in csvHeader order. The
 // error names the column.
-func trialFromRecord(rec []string) (Trial, error) {
+func FromRecord(rec []string) (Trial, error) {
 	if len(rec) != len(trialColumns) {
 		return Trial{}, fmt.Errorf("%d fields, want %d", len(rec), len(trialColumns))
 	}
@@ -153,18 +153,18 @@ func headerColumns(header []string) ([]int, error) {
 	return cols, nil
 }
 
-// WriteResultsCSV writes trials as results.csv: a header row of the json tags
+// WriteCSV writes trials as results.csv: a header row of the json tags
 // of Trial's fields in field order, then one row per trial. Floats are written
 // in shortest round-trip form (strconv.FormatFloat(f, 'g', -1, 64), so NaN is
 // "NaN"), integers in decimal, booleans as "true"/"false". With no trials only
 // the header is written. It returns the first write error.
-func WriteResultsCSV(w io.Writer, trials []Trial) error {
+func WriteCSV(w io.Writer, trials []Trial) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader()); err != nil {
+	if err := cw.Write(Header()); err != nil {
 		return err
 	}
 	for i := range trials {
-		if err := cw.Write(trials[i].csvRecord()); err != nil {
+		if err := cw.Write(trials[i].Record()); err != nil {
 			return err
 		}
 	}
@@ -172,7 +172,7 @@ func WriteResultsCSV(w io.Writer, trials []Trial) error {
 	return cw.Error()
 }
 
-// ReadResultsCSV reads a results.csv written by WriteResultsCSV and returns
+// ReadCSV reads a results.csv written by WriteCSV and returns
 // its trials in file order; writing a current-version file again gives the
 // same bytes. Columns are matched by name: a file from an older version that
 // lacks columns added since reads them as zero values, but a column this
@@ -182,7 +182,7 @@ func WriteResultsCSV(w io.Writer, trials []Trial) error {
 //
 // encoding/csv reads "\r\n" inside a quoted field back as "\n"; no other
 // byte of a text field changes.
-func ReadResultsCSV(r io.Reader) ([]Trial, error) {
+func ReadCSV(r io.Reader) ([]Trial, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err := cr.Read()

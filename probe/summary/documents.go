@@ -1,11 +1,11 @@
-package probe
+package summary
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
 )
 
@@ -78,7 +78,7 @@ func docGroup(v string) string {
 var docGroups = []string{"reworded", "distractor", "shuffled", "distractor-shuffled"}
 
 // answerKey is what ChangedRule compares.
-func answerKey(t *Trial) string {
+func answerKey(t *results.Trial) string {
 	switch {
 	case t.NotStated:
 		return "\x00not stated"
@@ -92,8 +92,8 @@ func answerKey(t *Trial) string {
 // nil when no trial is a document item. Its intervals use s.Params and a
 // joint cluster bootstrap over s.Templates of its own, drawn from the same
 // seed as the summary's (so the same resamples of items).
-func documentsSummary(trials []Trial, s *Summary) *DocumentSummary {
-	if !slices.ContainsFunc(trials, func(t Trial) bool { return t.Passages != "" }) {
+func documentsSummary(trials []results.Trial, s *Summary) *DocumentSummary {
+	if !slices.ContainsFunc(trials, func(t results.Trial) bool { return t.Passages != "" }) {
 		return nil
 	}
 	p := s.Params
@@ -106,7 +106,7 @@ func documentsSummary(trials []Trial, s *Summary) *DocumentSummary {
 		model, item string
 		inst        int
 	}
-	base := map[key]*Trial{}
+	base := map[key]*results.Trial{}
 	items := map[string]bool{}
 	for i := range trials {
 		t := &trials[i]
@@ -218,56 +218,4 @@ func modelSummaryKey(m *ModelSummary) string {
 		return m.Path
 	}
 	return m.Name
-}
-
-// changeText renders an AnswerChangeRate for the narrative: "8.3% of
-// pairs (4/48; 95% CI [0.0, 18.5], cluster-t over 24 items)".
-func changeText(c *AnswerChangeRate, conf string) string {
-	e := c.ChangedPct
-	src := "no interval"
-	switch {
-	case e == nil || e.CI == nil:
-	case e.Degenerate:
-		src = fmt.Sprintf("%s, as every one of the %d items gave the same share", e.CI.Method, e.Clusters)
-	default:
-		src = fmt.Sprintf("%s over %d items", e.CI.Method, e.Clusters)
-	}
-	return fmt.Sprintf("%s%% of pairs (%d/%d; %s CI %s, %s)", fopt(e, 1), c.Changed, c.Pairs, conf, ivOpt(e, 1), src)
-}
-
-// documentsIntro replaces narrativeIntro for a run on document items.
-const documentsIntro = `This probe asks a model questions about passages of text, the user's own items, in controlled variants and measures what changes. It transfers the method of GSM-Symbolic (Mirzadeh et al., 2024, arXiv:2410.05229) from arithmetic templates to reading: the same question asked in the user's rewordings should get the same answer (paraphrase-k), and an on-topic passage that does not bear on the question should not change it (distractor-k, the retrieval form of GSM-NoOp's irrelevant clause); shuffle reorders the passages, and distractor-shuffle does both. Each variant is compared with the item as written (base). In the statistics below a template is an item of the file (the cluster), and a prompt is one question with its passages in one order. What the probe reports is what was observed on these items; an absent drop does not show how a model arrives at its answers.`
-
-// writeDocuments writes the narrative's section on document questions:
-// per model, the answer-change sentences the issue's wording asks for, and
-// a table of accuracy, token F1 and "not stated" answers per variant.
-func writeDocuments(b *strings.Builder, ds *DocumentSummary, conf string) {
-	b.WriteString("\n## Document questions\n\n")
-	fmt.Fprintf(b, "%d items. Scoring: numbers compared exactly; text by exact match after normalisation (case, punctuation, the articles a/an/the, white space) against any accepted answer, with token F1 as a secondary measure; an answer of \"not stated\" is wrong and counted on its own. An answer changed when %s.\n",
-		ds.Items, ChangedRule)
-	for i := range ds.Models {
-		dm := &ds.Models[i]
-		fmt.Fprintf(b, "\n### %s: answers under rewording and irrelevant passages\n\n", dm.Label)
-		for _, c := range dm.Changes {
-			c := c
-			switch c.Group {
-			case "reworded":
-				fmt.Fprintf(b, "- Answers changed when the question was reworded in %s", changeText(&c, conf))
-			case "distractor":
-				fmt.Fprintf(b, "- An irrelevant passage changed the answer in %s", changeText(&c, conf))
-			case "shuffled":
-				fmt.Fprintf(b, "- Reordering the passages changed the answer in %s", changeText(&c, conf))
-			case "distractor-shuffled":
-				fmt.Fprintf(b, "- An irrelevant passage with the passages reordered changed the answer in %s", changeText(&c, conf))
-			}
-			fmt.Fprintf(b, "; right to wrong in %d, wrong to right in %d (variants: %s).\n", c.RightToWrong, c.WrongToRight, strings.Join(c.Variants, ", "))
-		}
-		if len(dm.Changes) == 0 {
-			b.WriteString("- No variant other than base was paired with base: no change rate.\n")
-		}
-		b.WriteString("\n| variant | right (trials) | mean token F1 | not stated |\n|---|---|---|---|\n")
-		for _, v := range dm.Variants {
-			fmt.Fprintf(b, "| %s | %d/%d | %s | %d |\n", v.Variant, v.Correct, v.Scored, fnum(v.MeanF1, 3), v.NotStated)
-		}
-	}
 }

@@ -1,21 +1,26 @@
-package probe
+package summary_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // tr builds a scored trial of model "m.gguf".
-func tr(template, variant string, inst int, correct bool) Trial {
-	return Trial{
+func tr(template, variant string, inst int, correct bool) results.Trial {
+	return results.Trial{
 		ItemID: fmt.Sprintf("m0/%s/%s/%d", template, variant, inst), ModelPath: "m.gguf", ModelName: "M", Quantization: "Q4_K_M",
 		TemplateID: template, Variant: variant, Instance: inst, Correct: correct, Tokens: 10, Steps: 2, Relation: "sum",
 	}
@@ -27,8 +32,8 @@ func tr(template, variant string, inst int, correct bool) Trial {
 //	A         0:1 1:1                    0:1 1:0
 //	B         0:1 1:0                    0:0 1:0 5:1 (no base partner)
 //	C         0:1 1:1 2:1                0:1 1:1 2:skipped
-func handCase() []Trial {
-	ts := []Trial{
+func handCase() []results.Trial {
+	ts := []results.Trial{
 		tr("A", "base", 0, true), tr("A", "base", 1, true),
 		tr("B", "base", 0, true), tr("B", "base", 1, false),
 		tr("C", "base", 0, true), tr("C", "base", 1, true), tr("C", "base", 2, true),
@@ -43,7 +48,7 @@ func handCase() []Trial {
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 func TestSummarizeHandCase(t *testing.T) {
-	s, err := Summarize(handCase(), Params{BootstrapResamples: 200, Seed: 7})
+	s, err := summary.Summarize(handCase(), summary.Params{BootstrapResamples: 200, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +72,14 @@ func TestSummarizeHandCase(t *testing.T) {
 		t.Errorf("accuracies %v %v", base.AccuracyPct.Value, noop.AccuracyPct.Value)
 	}
 	lo, hi, _ := stats.Wilson(6, 7, 0.95)
-	if w := base.AccuracyPct.Wilson; !near(w.Lo, 100*lo) || !near(w.Hi, 100*hi) || w.Method != MethodWilson {
+	if w := base.AccuracyPct.Wilson; !near(w.Lo, 100*lo) || !near(w.Hi, 100*hi) || w.Method != summary.MethodWilson {
 		t.Errorf("base Wilson %+v", w)
 	}
 	// noop accuracy: CR1 SE 19.680919920393784 pp (statsmodels 0.15.0,
 	// clustered OLS on units A = {1,0}, B = {0,0,1}, C = {1,1}); 3 templates,
 	// so the reported interval is cluster-t.
 	a := noop.AccuracyPct
-	if a.SE == nil || !near(*a.SE, 19.680919920393784) || a.Clusters != 3 || a.CI != a.ClusterT || a.CI.Method != MethodClusterT {
+	if a.SE == nil || !near(*a.SE, 19.680919920393784) || a.Clusters != 3 || a.CI != a.ClusterT || a.CI.Method != summary.MethodClusterT {
 		t.Errorf("noop accuracy %+v", a)
 	}
 	// Drop (6−4)/7 = 28.571 pp; relative 2/6 = 33.333 %.
@@ -115,7 +120,7 @@ func TestSummarizeHandCase(t *testing.T) {
 	// binds here, giving r = 0.7698003589195009; Wilson limits with
 	// t.ppf(0.975, 2) = 4.302652729911275; MOVER): [−10.820050133085057,
 	// 68.91234712340566] pp.
-	if mw := d.MOVERWilson; mw == nil || d.CI != mw || mw.Method != MethodMOVERWilson ||
+	if mw := d.MOVERWilson; mw == nil || d.CI != mw || mw.Method != summary.MethodMOVERWilson ||
 		math.Abs(mw.Lo+10.820050133085057) > 1e-9 || math.Abs(mw.Hi-68.91234712340566) > 1e-9 {
 		t.Errorf("paired drop MOVER-Wilson %+v, CI %+v", d.MOVERWilson, d.CI)
 	}
@@ -126,11 +131,11 @@ func TestSummarizeHandCase(t *testing.T) {
 		t.Errorf("expected anywhere %d", noop.ExpectedAnywhere)
 	}
 	// [−38.4, 100] includes 0 and reaches the margins: inconclusive.
-	if m.Verdict != VerdictInconclusive || m.VerdictVariant != "noop" || m.VerdictRule != "holm" || noop.Verdict != VerdictInconclusive {
+	if m.Verdict != summary.VerdictInconclusive || m.VerdictVariant != "noop" || m.VerdictRule != "holm" || noop.Verdict != summary.VerdictInconclusive {
 		t.Errorf("model verdict %q from %q (%s)", m.Verdict, m.VerdictVariant, m.VerdictRule)
 	}
-	if s.Params.BootstrapResamples != 200 || s.Params.Seed != 7 || s.Params.Confidence != 0.95 || s.Params.StrongDropPP != StrongDropPP ||
-		s.Params.FewTemplates != DefaultFewTemplates || s.Params.Power != DefaultPower || !near(s.Params.Alpha, 0.05) {
+	if s.Params.BootstrapResamples != 200 || s.Params.Seed != 7 || s.Params.Confidence != 0.95 || s.Params.StrongDropPP != summary.StrongDropPP ||
+		s.Params.FewTemplates != summary.DefaultFewTemplates || s.Params.Power != summary.DefaultPower || !near(s.Params.Alpha, 0.05) {
 		t.Errorf("params %+v", s.Params)
 	}
 }
@@ -141,7 +146,7 @@ func TestSummarizeHandCase(t *testing.T) {
 // interval by sorting.
 func TestClusterBootstrapByHand(t *testing.T) {
 	const B, seed = 500, 12345
-	s, err := Summarize(handCase(), Params{BootstrapResamples: B, Seed: seed})
+	s, err := summary.Summarize(handCase(), summary.Params{BootstrapResamples: B, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +156,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 	// Pairs per template and base-right→variant-wrong counts.
 	pairs, baseOnly := []float64{2, 2, 2}, []float64{1, 1, 0}
 
-	rng := rand.New(rand.NewPCG(seed, BootstrapStream))
+	rng := rand.New(rand.NewPCG(seed, summary.BootstrapStream))
 	var accNoop, drop, share []float64
 	for range B {
 		var bk, bn, nk, nn, pp, bo float64
@@ -167,7 +172,7 @@ func TestClusterBootstrapByHand(t *testing.T) {
 	for _, x := range []struct {
 		name string
 		reps []float64
-		got  *Interval
+		got  *summary.Interval
 	}{
 		{"noop accuracy", accNoop, s.Models[0].Variants[1].AccuracyPct.Bootstrap},
 		{"drop", drop, s.Models[0].Variants[1].DropPP.Bootstrap},
@@ -189,11 +194,11 @@ func TestClusterBootstrapByHand(t *testing.T) {
 // TestClusterBootstrapB1 uses a single resample: both ends of the interval
 // are the statistic on the one drawn set of templates.
 func TestClusterBootstrapB1(t *testing.T) {
-	s, err := Summarize(handCase(), Params{BootstrapResamples: 1, Seed: 3})
+	s, err := summary.Summarize(handCase(), summary.Params{BootstrapResamples: 1, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(3, BootstrapStream))
+	rng := rand.New(rand.NewPCG(3, summary.BootstrapStream))
 	draw := []int{rng.IntN(3), rng.IntN(3), rng.IntN(3)}
 	baseK, baseN := []float64{2, 1, 3}, []float64{2, 2, 3}
 	var k, n float64
@@ -213,7 +218,7 @@ func TestClusterBootstrapB1(t *testing.T) {
 // the reported one is the Wilson bound of its (empty) discordant shares,
 // not an interval "certain" of no drop.
 func TestBootstrapSharedResample(t *testing.T) {
-	var ts []Trial
+	var ts []results.Trial
 	for _, model := range []string{"a.gguf", "b.gguf"} {
 		for ti, tpl := range []string{"t1", "t2", "t3", "t4", "t5"} {
 			for inst := range 3 {
@@ -226,7 +231,7 @@ func TestBootstrapSharedResample(t *testing.T) {
 			}
 		}
 	}
-	s, err := Summarize(ts, Params{BootstrapResamples: 300, Seed: 1})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,10 +244,10 @@ func TestBootstrapSharedResample(t *testing.T) {
 		// Every pair agrees: the clustered SE is 0 (Degenerate), and the
 		// reported MOVER-Wilson interval is symmetric around 0 (the two
 		// Wilson intervals are the same, correlation 1) but not [0, 0].
-		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != MethodMOVERWilson || !(pd.CI.Hi > 5) || !near(pd.CI.Lo, -pd.CI.Hi) {
+		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != summary.MethodMOVERWilson || !(pd.CI.Hi > 5) || !near(pd.CI.Lo, -pd.CI.Hi) {
 			t.Errorf("%s: degenerate paired drop reported as %+v", m.Label, pd.CI)
 		}
-		if m.Variants[1].Verdict != VerdictInconclusive { // the bound, 26 pp, is far above the margin
+		if m.Variants[1].Verdict != summary.VerdictInconclusive { // the bound, 26 pp, is far above the margin
 			t.Errorf("%s: verdict %q", m.Label, m.Variants[1].Verdict)
 		}
 	}
@@ -262,9 +267,9 @@ func TestBootstrapSharedResample(t *testing.T) {
 }
 
 func TestSummarizeDeterministic(t *testing.T) {
-	s1, _ := Summarize(handCase(), Params{BootstrapResamples: 300, Seed: 9})
-	s2, _ := Summarize(handCase(), Params{BootstrapResamples: 300, Seed: 9})
-	s3, _ := Summarize(handCase(), Params{BootstrapResamples: 300, Seed: 10})
+	s1, _ := summary.Summarize(handCase(), summary.Params{BootstrapResamples: 300, Seed: 9})
+	s2, _ := summary.Summarize(handCase(), summary.Params{BootstrapResamples: 300, Seed: 9})
+	s3, _ := summary.Summarize(handCase(), summary.Params{BootstrapResamples: 300, Seed: 10})
 	j1, _ := json.Marshal(s1)
 	j2, _ := json.Marshal(s2)
 	j3, _ := json.Marshal(s3)
@@ -279,25 +284,25 @@ func TestSummarizeDeterministic(t *testing.T) {
 func TestSummarizeErrors(t *testing.T) {
 	ts := handCase()
 	dup := append(ts, ts[0])
-	if _, err := Summarize(dup, Params{}); err == nil {
+	if _, err := summary.Summarize(dup, summary.Params{}); err == nil {
 		t.Error("duplicate trial accepted")
 	}
-	if _, err := Summarize(ts, Params{BootstrapResamples: -1}); err == nil {
+	if _, err := summary.Summarize(ts, summary.Params{BootstrapResamples: -1}); err == nil {
 		t.Error("negative B accepted")
 	}
-	if _, err := Summarize(ts, Params{Confidence: 1.5}); err == nil {
+	if _, err := summary.Summarize(ts, summary.Params{Confidence: 1.5}); err == nil {
 		t.Error("confidence 1.5 accepted")
 	}
-	if _, err := Summarize(ts, Params{Power: 1}); err == nil {
+	if _, err := summary.Summarize(ts, summary.Params{Power: 1}); err == nil {
 		t.Error("power 1 accepted")
 	}
-	if _, err := Summarize(ts, Params{Primary: "base"}); err == nil {
+	if _, err := summary.Summarize(ts, summary.Params{Primary: "base"}); err == nil {
 		t.Error("base accepted as the primary variant")
 	}
-	if _, err := Summarize(ts, Params{Primary: "symbolic"}); err == nil || !strings.Contains(err.Error(), "noop") {
+	if _, err := summary.Summarize(ts, summary.Params{Primary: "symbolic"}); err == nil || !strings.Contains(err.Error(), "noop") {
 		t.Errorf("a primary variant not in the run: %v", err)
 	}
-	s, err := Summarize(nil, Params{})
+	s, err := summary.Summarize(nil, summary.Params{})
 	if err != nil || len(s.Models) != 0 {
 		t.Errorf("empty input: %v, %+v", err, s)
 	}
@@ -313,7 +318,7 @@ func TestSummarizeAllSkipped(t *testing.T) {
 	for i := range ts {
 		ts[i].SkipReason = "x"
 	}
-	s, err := Summarize(ts, Params{BootstrapResamples: 10})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,8 +335,8 @@ func TestSummarizeAllSkipped(t *testing.T) {
 // instances, base and numbers both right, with the answer-token entropy and
 // the DDC margin shifted by shift + 0.001·template on numbers (so the shift
 // varies a little between templates and its interval is not degenerate).
-func shiftTrials(templates int, shift float64) []Trial {
-	var ts []Trial
+func shiftTrials(templates int, shift float64) []results.Trial {
+	var ts []results.Trial
 	for ti := range templates {
 		tpl := fmt.Sprintf("t%02d", ti)
 		for inst := range 2 {
@@ -359,7 +364,7 @@ func TestEntropyShiftFlag(t *testing.T) {
 		shift     float64
 		flag      bool
 	}{{8, 0.05, true}, {8, 0.005, false}, {8, -0.05, true}, {4, 0.05, false}} {
-		s, err := Summarize(shiftTrials(c.templates, c.shift), Params{BootstrapResamples: 200})
+		s, err := summary.Summarize(shiftTrials(c.templates, c.shift), summary.Params{BootstrapResamples: 200})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,7 +376,7 @@ func TestEntropyShiftFlag(t *testing.T) {
 		if v.EntropyShift.Meaningful || v.EntropyShift.Shift.Value != 0 || v.EntropyShift.Shift.CI != nil || !v.EntropyShift.Shift.Degenerate {
 			t.Errorf("zero all-token shift: %+v", v.EntropyShift.Shift)
 		}
-		want := c.flag && math.Abs(c.shift) >= DDCMarginShiftThreshold
+		want := c.flag && math.Abs(c.shift) >= summary.DDCMarginShiftThreshold
 		if v.DDCMarginShift.Meaningful != want {
 			t.Errorf("DDC shift %v: %+v", c.shift, v.DDCMarginShift)
 		}
@@ -381,14 +386,14 @@ func TestEntropyShiftFlag(t *testing.T) {
 // TestShiftExcludesUndefined: pairs without generated tokens, with a NaN
 // entropy or without a DDC class do not enter the shifts.
 func TestShiftExcludesUndefined(t *testing.T) {
-	ts := []Trial{tr("a", "base", 0, true), tr("a", "noop", 0, true), tr("b", "base", 0, true), tr("b", "noop", 0, true), tr("c", "base", 0, true), tr("c", "noop", 0, true)}
+	ts := []results.Trial{tr("a", "base", 0, true), tr("a", "noop", 0, true), tr("b", "base", 0, true), tr("b", "noop", 0, true), tr("c", "base", 0, true), tr("c", "noop", 0, true)}
 	ts[1].AnswerEntropyMean, ts[1].EntropyMean = 1, 1
 	ts[3].Tokens = 0
 	ts[3].AnswerEntropyMean = 5
 	ts[5].EntropyMean, ts[5].AnswerEntropyMean = math.NaN(), math.NaN()
 	ts[0].DDCTop, ts[1].DDCTop = "500", "500"
 	ts[1].DDCMargin = 0.3
-	s, err := Summarize(ts, Params{BootstrapResamples: 20})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +422,7 @@ func TestDifficultyAndLabels(t *testing.T) {
 		x.ModelPath = "dir/other.gguf"
 		ts = append(ts, x)
 	}
-	s, err := Summarize(ts, Params{BootstrapResamples: 10})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,8 +455,8 @@ func TestDifficultyAndLabels(t *testing.T) {
 // promptTrials is one model's trials with question texts: per template,
 // base instances all share the template's base question (copies), noop
 // instances have their own questions.
-func promptTrials(templates, instances int, baseRight, noopRight func(ti, inst int) bool) []Trial {
-	var ts []Trial
+func promptTrials(templates, instances int, baseRight, noopRight func(ti, inst int) bool) []results.Trial {
+	var ts []results.Trial
 	for ti := range templates {
 		tpl := fmt.Sprintf("t%02d", ti)
 		for inst := range instances {
@@ -471,7 +476,7 @@ func promptTrials(templates, instances int, baseRight, noopRight func(ti, inst i
 // are reported.
 func TestIdenticalPromptsCountOnce(t *testing.T) {
 	right := func(ti, inst int) bool { return ti%2 == 0 }
-	s, err := Summarize(promptTrials(6, 5, right, right), Params{BootstrapResamples: 50})
+	s, err := summary.Summarize(promptTrials(6, 5, right, right), summary.Params{BootstrapResamples: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,14 +504,14 @@ func TestIdenticalPromptsCountOnce(t *testing.T) {
 			ts[i].Question = "paraphrase of " + ts[i].TemplateID
 		}
 	}
-	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	s, _ = summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
 	if v := s.Models[0].Variants[1]; v.N != 6 || v.Copies != 24 || v.Paired.Pairs != 6 || v.Paired.Copies != 24 || v.Paired.PairTrials != 30 {
 		t.Errorf("paraphrase: %d prompts (%d copies), %d pairs (%d copies)", v.N, v.Copies, v.Paired.Pairs, v.Paired.Copies)
 	}
 	// Copies that disagree (as sampling can give) count as a share.
 	ts = promptTrials(6, 2, right, right)
 	ts[0].Correct = false // t00 base instance 0; instance 1 stays right
-	s, _ = Summarize(ts, Params{BootstrapResamples: 50})
+	s, _ = summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
 	if b := s.Models[0].Variants[0]; b.K != 2.5 || b.N != 6 {
 		t.Errorf("disagreeing copies: k %v of %d", b.K, b.N)
 	}
@@ -517,8 +522,8 @@ func TestIdenticalPromptsCountOnce(t *testing.T) {
 // The paired drop is 0, but every pair flipped: the interval is wide and the
 // verdict must not be "no detectable drop".
 func TestFlippedPairsNotNoDrop(t *testing.T) {
-	s, err := Summarize(promptTrials(6, 5, func(ti, _ int) bool { return ti < 3 }, func(ti, _ int) bool { return ti >= 3 }),
-		Params{BootstrapResamples: 500, Seed: 3})
+	s, err := summary.Summarize(promptTrials(6, 5, func(ti, _ int) bool { return ti < 3 }, func(ti, _ int) bool { return ti >= 3 }),
+		summary.Params{BootstrapResamples: 500, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,14 +533,14 @@ func TestFlippedPairsNotNoDrop(t *testing.T) {
 	if p.Pairs != 30 || p.BaseOnly.Count != 15 || p.VariantOnly.Count != 15 || p.PairedDropPP.Value != 0 {
 		t.Fatalf("pairs %+v", p)
 	}
-	if m.Verdict == VerdictNoDrop || noop.Verdict != VerdictInconclusive || p.Test.P != 1 {
+	if m.Verdict == summary.VerdictNoDrop || noop.Verdict != summary.VerdictInconclusive || p.Test.P != 1 {
 		t.Errorf("verdict %q (%q), p %v, CI %+v", m.Verdict, noop.Verdict, p.Test.P, p.PairedDropPP.CI)
 	}
-	if ci := p.PairedDropPP.CI; ci.Method != MethodMOVERWilson || ci.Lo > -50 || ci.Hi < 50 {
+	if ci := p.PairedDropPP.CI; ci.Method != summary.MethodMOVERWilson || ci.Lo > -50 || ci.Hi < 50 {
 		t.Errorf("interval %+v", ci)
 	}
-	md := Narrative(s)
-	if strings.Contains(md, "Verdict: "+VerdictNoDrop) || !strings.Contains(md, "base right → variant wrong in 15 of 30 distinct pairs (50.0%) and base wrong → variant right in 15 (50.0%)") {
+	md := report.Narrative(s)
+	if strings.Contains(md, "Verdict: "+summary.VerdictNoDrop) || !strings.Contains(md, "base right → variant wrong in 15 of 30 distinct pairs (50.0%) and base wrong → variant right in 15 (50.0%)") {
 		t.Errorf("narrative:\n%s", md)
 	}
 }
@@ -543,16 +548,16 @@ func TestFlippedPairsNotNoDrop(t *testing.T) {
 // TestDegenerateNotCertain: a variant with every trial wrong prints as
 // "all trials wrong", with its Wilson interval, never as [0.0, 0.0].
 func TestDegenerateNotCertain(t *testing.T) {
-	s, err := Summarize(promptTrials(6, 2, func(ti, _ int) bool { return ti%3 != 0 }, func(int, int) bool { return false }), Params{BootstrapResamples: 100})
+	s, err := summary.Summarize(promptTrials(6, 2, func(ti, _ int) bool { return ti%3 != 0 }, func(int, int) bool { return false }), summary.Params{BootstrapResamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	noop := s.Models[0].Variants[1]
 	a := noop.AccuracyPct
-	if !a.Degenerate || a.CI == nil || a.CI.Method != MethodWilson || a.CI.Lo != 0 || a.CI.Hi < 20 {
+	if !a.Degenerate || a.CI == nil || a.CI.Method != summary.MethodWilson || a.CI.Lo != 0 || a.CI.Hi < 20 {
 		t.Errorf("all-wrong accuracy %+v ci %+v", a, a.CI)
 	}
-	md := Narrative(s)
+	md := report.Narrative(s)
 	if strings.Contains(md, "[0.0, 0.0]") || !strings.Contains(md, "all trials wrong (0/12)") {
 		t.Errorf("narrative:\n%s", md)
 	}
@@ -562,41 +567,41 @@ func TestDegenerateNotCertain(t *testing.T) {
 // adjusted) and its verdict is the model's, even when another variant's is
 // more severe; without one, Holm runs across the variants.
 func TestPrimaryVariant(t *testing.T) {
-	var ts []Trial
+	var ts []results.Trial
 	for ti := range 8 {
 		tpl := fmt.Sprintf("t%02d", ti)
 		for inst := range 3 {
 			ts = append(ts, tr(tpl, "base", inst, true), tr(tpl, "names", inst, inst != 0 || ti%4 != 0), tr(tpl, "noop", inst, inst == 2))
 		}
 	}
-	holm, err := Summarize(ts, Params{BootstrapResamples: 200})
+	holm, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
-	prim, err := Summarize(ts, Params{BootstrapResamples: 200, Primary: "names"})
+	prim, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 200, Primary: "names"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hn, pn := holm.Models[0].variant("noop").Paired.Test, prim.Models[0].variant("names").Paired.Test
+	hn, pn := holm.Models[0].Variant("noop").Paired.Test, prim.Models[0].Variant("names").Paired.Test
 	if hn.Family != 2 || hn.Adjustment != "holm" || hn.PAdjusted < hn.P {
 		t.Errorf("Holm test %+v", hn)
 	}
 	if pn.Family != 1 || pn.PAdjusted != pn.P || pn.Adjustment != "none: primary variant" {
 		t.Errorf("primary test %+v", pn)
 	}
-	if sec := prim.Models[0].variant("noop").Paired.Test; sec.Family != 1 || sec.Adjustment != "holm among secondary variants" {
+	if sec := prim.Models[0].Variant("noop").Paired.Test; sec.Family != 1 || sec.Adjustment != "holm among secondary variants" {
 		t.Errorf("secondary test %+v", sec)
 	}
 	hm, pm := holm.Models[0], prim.Models[0]
 	// noop loses 2 of 3 on every template: strong under Holm (8 templates:
 	// smallest p 2/256, times 2 variants).
-	if hm.Verdict != VerdictStrong || hm.VerdictVariant != "noop" || hm.VerdictRule != "holm" {
+	if hm.Verdict != summary.VerdictStrong || hm.VerdictVariant != "noop" || hm.VerdictRule != "holm" {
 		t.Errorf("Holm: %q on %q", hm.Verdict, hm.VerdictVariant)
 	}
-	if pm.VerdictVariant != "names" || pm.VerdictRule != "primary" || pm.Verdict != pm.variant("names").Verdict || !pm.variant("names").Primary {
+	if pm.VerdictVariant != "names" || pm.VerdictRule != "primary" || pm.Verdict != pm.Variant("names").Verdict || !pm.Variant("names").Primary {
 		t.Errorf("primary: %q on %q (%s)", pm.Verdict, pm.VerdictVariant, pm.VerdictRule)
 	}
-	if !strings.Contains(Narrative(prim), "the pre-specified primary variant, tested alone") {
+	if !strings.Contains(report.Narrative(prim), "the pre-specified primary variant, tested alone") {
 		t.Error("narrative does not say the verdict is the primary variant's")
 	}
 }
@@ -606,7 +611,7 @@ func TestPrimaryVariant(t *testing.T) {
 // template and one base prompt. The differences A − B are the means over
 // matched prompts (pairs) of the per-unit differences.
 func TestModelPairsByHand(t *testing.T) {
-	var ts []Trial
+	var ts []results.Trial
 	for _, m := range []string{"a.gguf", "b.gguf"} {
 		for ti := range 8 {
 			tpl := fmt.Sprintf("t%02d", ti)
@@ -620,7 +625,7 @@ func TestModelPairsByHand(t *testing.T) {
 			}
 		}
 	}
-	s, err := Summarize(ts, Params{BootstrapResamples: 200})
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -645,7 +650,7 @@ func TestModelPairsByHand(t *testing.T) {
 	if !near(drop.DiffPP.Value, 43.75) || drop.AHigher != 8 || drop.BHigher != 1 || drop.Units != 16 || !drop.Shown || drop.Test.Family != 3 {
 		t.Errorf("drop difference %+v (%+v, ci %+v)", drop, drop.Test, drop.DiffPP.CI)
 	}
-	md := Narrative(s)
+	md := report.Narrative(s)
 	if !strings.Contains(md, mp.A+"'s paired drop on noop is 43.8 pp larger than "+mp.B+"'s") || strings.Contains(md, "not tested here") {
 		t.Errorf("narrative:\n%s", md)
 	}
@@ -662,19 +667,19 @@ func TestReportedIntervalBySize(t *testing.T) {
 		method    string
 		warn      bool
 		test      string
-	}{{6, MethodClusterT, true, "sign-flip, exact"}, {24, MethodBootstrap, false, "sign-flip, Monte Carlo"}} {
-		s, err := Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), Params{BootstrapResamples: 300, Seed: 2})
+	}{{6, summary.MethodClusterT, true, "sign-flip, exact"}, {24, summary.MethodBootstrap, false, "sign-flip, Monte Carlo"}} {
+		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		v := s.Models[0].Variants[1]
-		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != MethodMOVERWilson || v.Paired.Test.Method != c.test {
+		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != summary.MethodMOVERWilson || v.Paired.Test.Method != c.test {
 			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
 		}
 		if c.test == "sign-flip, Monte Carlo" && (v.Paired.Test.Draws != stats.MonteCarloDraws || v.Paired.Test.MinP != 1.0/(stats.MonteCarloDraws+1)) {
 			t.Errorf("Monte Carlo test %+v", v.Paired.Test)
 		}
-		if strings.Contains(Narrative(s), "**Few templates") != c.warn {
+		if strings.Contains(report.Narrative(s), "**Few templates") != c.warn {
 			t.Errorf("%d templates: few-template warning present = %v", c.templates, !c.warn)
 		}
 	}
@@ -685,7 +690,7 @@ func TestReportedIntervalBySize(t *testing.T) {
 // them, and falls back to the planning defaults when nothing varies.
 func TestPowerInSummary(t *testing.T) {
 	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
-	s, _ := Summarize(promptTrials(10, 4, right, func(ti, inst int) bool { return right(ti, inst) && (ti+2*inst)%5 != 0 }), Params{BootstrapResamples: 50})
+	s, _ := summary.Summarize(promptTrials(10, 4, right, func(ti, inst int) bool { return right(ti, inst) && (ti+2*inst)%5 != 0 }), summary.Params{BootstrapResamples: 50})
 	pw := s.Models[0].Variants[1].Paired.Power
 	if pw == nil || pw.Source != "observed" || pw.Templates != 10 || pw.PairsPerTemplate != 4 || pw.MDEPP == nil || pw.Alpha != s.Params.Alpha || !pw.Attainable {
 		t.Fatalf("power %+v", pw)
@@ -694,8 +699,73 @@ func TestPowerInSummary(t *testing.T) {
 	if !near(*pw.MDEPP, want) || *pw.MDEPP <= 0 {
 		t.Errorf("MDE %v, want %v", *pw.MDEPP, want)
 	}
-	s, _ = Summarize(promptTrials(10, 4, right, right), Params{BootstrapResamples: 50})
-	if pw := s.Models[0].Variants[1].Paired.Power; pw.Source != "planning defaults" || pw.Between != PlanningBetween || pw.Within != PlanningWithin {
+	s, _ = summary.Summarize(promptTrials(10, 4, right, right), summary.Params{BootstrapResamples: 50})
+	if pw := s.Models[0].Variants[1].Paired.Power; pw.Source != "planning defaults" || pw.Between != summary.PlanningBetween || pw.Within != summary.PlanningWithin {
 		t.Errorf("no variation: %+v", pw)
+	}
+}
+
+// TestResultsCSVSummary: the summary computed from the CSV equals the one
+// computed from the trials themselves (the check `fragility report` relies on).
+func TestResultsCSVSummary(t *testing.T) {
+	in := handCase()
+	for i := range in {
+		in[i].Question = fmt.Sprintf("Question %d, with \"quotes\",\nand a newline", i%3)
+		in[i].EntropyMean = 0.1 * float64(i+1) / 3
+	}
+	var buf bytes.Buffer
+	if err := results.WriteCSV(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	out, err := results.ReadCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := summary.Params{BootstrapResamples: 100, Seed: 5}
+	s1, err := summary.Summarize(in, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := summary.Summarize(out, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(s1)
+	j2, _ := json.Marshal(s2)
+	if string(j1) != string(j2) {
+		t.Fatal("summary from results.csv differs from the summary of the trials")
+	}
+	// And the accuracies, recomputed from the CSV rows by hand (distinct
+	// prompts per template, each scored by the share of its copies right),
+	// equal the summary.
+	for _, v := range s2.Models[0].Variants {
+		type unit struct{ right, copies int }
+		units := map[string]*unit{}
+		for _, x := range out {
+			if x.Variant == v.Variant && x.SkipReason == "" {
+				key := x.TemplateID + "|" + x.Question
+				if x.Question == "" {
+					key += "|" + strconv.Itoa(x.Instance)
+				}
+				if units[key] == nil {
+					units[key] = &unit{}
+				}
+				units[key].copies++
+				if x.Correct {
+					units[key].right++
+				}
+			}
+		}
+		var k float64
+		for _, u := range units {
+			k += float64(u.right) / float64(u.copies)
+		}
+		n := len(units)
+		if math.Abs(v.K-k) > 1e-9 || v.N != n || math.Abs(v.AccuracyPct.Value-100*k/float64(n)) > 1e-9 {
+			t.Errorf("%s: summary %v/%d %v, CSV %v/%d", v.Variant, v.K, v.N, v.AccuracyPct.Value, k, n)
+		}
+	}
+	if report.Narrative(s1) != report.Narrative(s2) {
+		t.Fatal("narrative from results.csv differs")
 	}
 }

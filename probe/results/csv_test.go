@@ -1,23 +1,30 @@
-package probe
+package results
 
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
-	"github.com/fragility/fragility/probe/answer"
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/probe/answer"
 )
 
 // csvTrials are trials with every column set, text that needs quoting and
 // floats that only shortest round-trip formatting keeps exact.
 func csvTrials() []Trial {
-	ts := handCase()
+	tr := func(template, variant string, inst int, correct bool) Trial {
+		return Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", template, variant, inst), ModelPath: "m.gguf", ModelName: "M", Quantization: "Q4_K_M",
+			TemplateID: template, Variant: variant, Instance: inst, Correct: correct, Tokens: 10, Steps: 2, Relation: "sum"}
+	}
+	ts := []Trial{
+		tr("A", "base", 0, true), tr("A", "base", 1, true), tr("B", "base", 0, true), tr("B", "base", 1, false),
+		tr("A", "noop", 0, true), tr("A", "noop", 1, false), tr("B", "noop", 0, false), tr("B", "noop", 1, true),
+	}
+	ts[len(ts)-1].SkipReason = "prompt too long"
 	tenth, fifth := 0.1, 0.2 // variables: constant arithmetic would be exact
 	for i := range ts {
 		t := &ts[i]
@@ -48,11 +55,11 @@ func csvTrials() []Trial {
 func TestResultsCSVRoundTrip(t *testing.T) {
 	in := csvTrials()
 	var buf bytes.Buffer
-	if err := WriteResultsCSV(&buf, in); err != nil {
+	if err := WriteCSV(&buf, in); err != nil {
 		t.Fatal(err)
 	}
 	first := buf.String()
-	out, err := ReadResultsCSV(strings.NewReader(first))
+	out, err := ReadCSV(strings.NewReader(first))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +72,7 @@ func TestResultsCSVRoundTrip(t *testing.T) {
 		t.Fatalf("%d trials in, %d out", len(in), len(out))
 	}
 	var again bytes.Buffer
-	if err := WriteResultsCSV(&again, out); err != nil {
+	if err := WriteCSV(&again, out); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != first {
@@ -82,74 +89,13 @@ func TestResultsCSVRoundTrip(t *testing.T) {
 	}
 }
 
-// TestResultsCSVSummary: the summary computed from the CSV equals the one
-// computed from the trials themselves (the check `fragility report` relies on).
-func TestResultsCSVSummary(t *testing.T) {
-	in := csvTrials()
-	var buf bytes.Buffer
-	if err := WriteResultsCSV(&buf, in); err != nil {
-		t.Fatal(err)
-	}
-	out, err := ReadResultsCSV(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := Params{BootstrapResamples: 100, Seed: 5}
-	s1, err := Summarize(in, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := Summarize(out, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	j1, _ := json.Marshal(s1)
-	j2, _ := json.Marshal(s2)
-	if string(j1) != string(j2) {
-		t.Fatal("summary from results.csv differs from the summary of the trials")
-	}
-	// And the accuracies, recomputed from the CSV rows by hand (distinct
-	// prompts per template, each scored by the share of its copies right),
-	// equal the summary.
-	for _, v := range s2.Models[0].Variants {
-		type unit struct{ right, copies int }
-		units := map[string]*unit{}
-		for _, x := range out {
-			if x.Variant == v.Variant && x.SkipReason == "" {
-				key := x.TemplateID + "|" + x.Question
-				if x.Question == "" {
-					key += "|" + strconv.Itoa(x.Instance)
-				}
-				if units[key] == nil {
-					units[key] = &unit{}
-				}
-				units[key].copies++
-				if x.Correct {
-					units[key].right++
-				}
-			}
-		}
-		var k float64
-		for _, u := range units {
-			k += float64(u.right) / float64(u.copies)
-		}
-		n := len(units)
-		if math.Abs(v.K-k) > 1e-9 || v.N != n || math.Abs(v.AccuracyPct.Value-100*k/float64(n)) > 1e-9 {
-			t.Errorf("%s: summary %v/%d %v, CSV %v/%d", v.Variant, v.K, v.N, v.AccuracyPct.Value, k, n)
-		}
-	}
-	if Narrative(s1) != Narrative(s2) {
-		t.Fatal("narrative from results.csv differs")
-	}
-}
-
 func TestResultsCSVNaN(t *testing.T) {
 	in := []Trial{{ItemID: "x", EntropyMean: math.NaN(), Seconds: math.Inf(1)}}
 	var buf bytes.Buffer
-	if err := WriteResultsCSV(&buf, in); err != nil {
+	if err := WriteCSV(&buf, in); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ReadResultsCSV(&buf)
+	out, err := ReadCSV(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,10 +106,10 @@ func TestResultsCSVNaN(t *testing.T) {
 
 func TestResultsCSVEmptyAndBOM(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteResultsCSV(&buf, nil); err != nil {
+	if err := WriteCSV(&buf, nil); err != nil {
 		t.Fatal(err)
 	}
-	out, err := ReadResultsCSV(strings.NewReader("\ufeff" + buf.String()))
+	out, err := ReadCSV(strings.NewReader("\ufeff" + buf.String()))
 	if err != nil || len(out) != 0 {
 		t.Fatalf("%v %v", out, err)
 	}
@@ -172,7 +118,7 @@ func TestResultsCSVEmptyAndBOM(t *testing.T) {
 func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 	var buf bytes.Buffer
 	ts := csvTrials()[:3]
-	if err := WriteResultsCSV(&buf, ts); err != nil {
+	if err := WriteCSV(&buf, ts); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.String()
@@ -187,13 +133,13 @@ func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 		t.Fatal("unexpected layout")
 	}
 	bad := good[:at+j] + ",4003,maybe," + answer.RuleFinalAnswer + good[at+j+len(old):]
-	_, err := ReadResultsCSV(strings.NewReader(bad))
+	_, err := ReadCSV(strings.NewReader(bad))
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", wantLine)) || !strings.Contains(err.Error(), "column correct") {
 		t.Fatalf("error %v, want one naming line %d and column correct", err, wantLine)
 	}
 	lines := strings.Split(good, "\n")
 	// A header from another version.
-	_, err = ReadResultsCSV(strings.NewReader(strings.Replace(good, "item_id", "id", 1)))
+	_, err = ReadCSV(strings.NewReader(strings.Replace(good, "item_id", "id", 1)))
 	if err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("error %v, want one naming line 1", err)
 	}
@@ -203,29 +149,29 @@ func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 	older.Level = ""
 	var ob bytes.Buffer
 	cw := csv.NewWriter(&ob)
-	rec := older.csvRecord()
-	for i, name := range csvHeader() {
+	rec := older.Record()
+	for i, name := range Header() {
 		if name == "level" {
-			cw.Write(slices.Delete(csvHeader(), i, i+1))
+			cw.Write(slices.Delete(Header(), i, i+1))
 			cw.Write(slices.Delete(rec, i, i+1))
 		}
 	}
 	cw.Flush()
-	got, err := ReadResultsCSV(&ob)
+	got, err := ReadCSV(&ob)
 	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], older) {
 		t.Fatalf("older file without level: %v %+v", err, got)
 	}
 	// A repeated column.
-	_, err = ReadResultsCSV(strings.NewReader(strings.Replace(good, "model_name,", "model_path,", 1)))
+	_, err = ReadCSV(strings.NewReader(strings.Replace(good, "model_name,", "model_path,", 1)))
 	if err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("error %v, want one naming a repeated column", err)
 	}
 	// A short record.
-	_, err = ReadResultsCSV(strings.NewReader(lines[0] + "\na,b,c\n"))
+	_, err = ReadCSV(strings.NewReader(lines[0] + "\na,b,c\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("error %v, want one naming line 2", err)
 	}
-	if _, err := ReadResultsCSV(strings.NewReader("")); err == nil {
+	if _, err := ReadCSV(strings.NewReader("")); err == nil {
 		t.Fatal("empty file accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package probe
+package results
 
 // Trial is the result row of one item: one instance of a template in one
 // variant, prompted to one model. It is written as one row of results.csv and

@@ -1,9 +1,9 @@
-package probe
+package summary
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+
+	"github.com/fragility/fragility/probe/results"
 )
 
 // CalculatorSummary is the calculator condition as its own axis: for each
@@ -53,20 +53,20 @@ type CalcVariantSummary struct {
 
 // calculatorSummary computes the calculator section; nil when no trial ran
 // under the calculator.
-func calculatorSummary(trials []Trial, s *Summary) *CalculatorSummary {
+func calculatorSummary(trials []results.Trial, s *Summary) *CalculatorSummary {
 	type k struct{ model, tmpl, variant string }
 	type ik struct {
 		k
 		inst int
 	}
-	none := map[ik]*Trial{}
+	none := map[ik]*results.Trial{}
 	var any bool
 	for i := range trials {
 		t := &trials[i]
 		if t.Skipped() {
 			continue
 		}
-		if condName(t.Condition) == ConditionNone {
+		if results.ConditionName(t.Condition) == results.ConditionNone {
 			none[ik{k{modelKey(t), t.TemplateID, t.Variant}, t.Instance}] = t
 		} else {
 			any = true
@@ -77,14 +77,14 @@ func calculatorSummary(trials []Trial, s *Summary) *CalculatorSummary {
 	}
 	label := map[string]string{}
 	for _, m := range s.Models {
-		label[condItemID(summaryModelPath(&m), m.Condition)] = m.Label
+		label[results.ConditionItemID(summaryModelPath(&m), m.Condition)] = m.Label
 	}
-	out := &CalculatorSummary{Protocol: CalcProtocolVersion}
+	out := &CalculatorSummary{}
 	rows := map[string]map[string]*CalcVariantSummary{}
 	var order []string
 	for i := range trials {
 		t := &trials[i]
-		if t.Skipped() || condName(t.Condition) != ConditionCalculator {
+		if t.Skipped() || results.ConditionName(t.Condition) != results.ConditionCalculator {
 			continue
 		}
 		base := t.ModelPath
@@ -186,12 +186,12 @@ type EffortFall struct {
 }
 
 // effortSummaries computes the effort section of every summarised model.
-func effortSummaries(trials []Trial, s *Summary) []EffortSummary {
+func effortSummaries(trials []results.Trial, s *Summary) []EffortSummary {
 	var out []EffortSummary
 	for mi := range s.Models {
 		m := &s.Models[mi]
-		key := condItemID(summaryModelPath(m), m.Condition)
-		var mine []*Trial
+		key := results.ConditionItemID(summaryModelPath(m), m.Condition)
+		var mine []*results.Trial
 		think, all := 0, 0
 		for i := range trials {
 			t := &trials[i]
@@ -216,12 +216,12 @@ func effortSummaries(trials []Trial, s *Summary) []EffortSummary {
 			es.Source = "all"
 		}
 		for _, v := range s.Variants {
-			if g, ok := effortGroup(mine, "variant", v, func(t *Trial) string { return t.Variant }); ok {
+			if g, ok := effortGroup(mine, "variant", v, func(t *results.Trial) string { return t.Variant }); ok {
 				es.ByVariant = append(es.ByVariant, g)
 			}
 		}
 		for _, axis := range []string{"level", "steps"} {
-			val := func(t *Trial) string { return groupValue(axis, t.Level, t.Steps, t.Relation) }
+			val := func(t *results.Trial) string { return groupValue(axis, t.Level, t.Steps, t.Relation) }
 			var groups []string
 			for _, t := range mine {
 				if g := val(t); !slices.Contains(groups, g) && !(axis == "level" && g == "") && !(axis == "steps" && t.Steps == 0) {
@@ -248,7 +248,7 @@ func effortSummaries(trials []Trial, s *Summary) []EffortSummary {
 }
 
 // effortGroup averages the effort of the trials whose val is group.
-func effortGroup(ts []*Trial, axis, group string, val func(*Trial) string) (EffortGroup, bool) {
+func effortGroup(ts []*results.Trial, axis, group string, val func(*results.Trial) string) (EffortGroup, bool) {
 	g := EffortGroup{Axis: axis, Group: group}
 	var sum, ent float64
 	nThink := 0
@@ -274,58 +274,4 @@ func effortGroup(ts []*Trial, axis, group string, val func(*Trial) string) (Effo
 		g.MeanThinkEntropy = ent / float64(nThink)
 	}
 	return g, true
-}
-
-// writeCalculator writes the calculator section of the narrative.
-func writeCalculator(b *strings.Builder, c *CalculatorSummary) {
-	limit := ""
-	if c.CallLimit > 0 {
-		limit = fmt.Sprintf(", at most %d calls per item", c.CallLimit)
-	}
-	b.WriteString("\n## Calculator condition\n\n")
-	fmt.Fprintf(b, "Each item ran twice: the model alone (none) and with a calculator it calls by writing `<<EXPR=` (protocol %s%s): the exact result and `>>` are fed to it as if it had written them. Injected tokens are in no entropy statistic. A wrong answer the calculator fixes points at arithmetic; one it does not fix, at the reasoning. Counts are items matched by template, variant and instance; the paired accuracy differences with intervals are under \"Differences between models\" (the model against itself with the calculator).\n",
-		CalcProtocolVersion, limit)
-	for _, m := range c.Models {
-		fmt.Fprintf(b, "\n### %s\n\n| variant | items | accuracy, none | accuracy, calculator | wrong answers fixed | right answers broken | calls per item | items with calls |\n|---|---|---|---|---|---|---|---|\n", m.Label)
-		for _, v := range m.Variants {
-			wrong := v.Items - v.NoneCorrect
-			fmt.Fprintf(b, "| %s | %d | %s (%d/%d) | %s (%d/%d) | %s (%d/%d) | %d | %s | %d |\n", v.Variant, v.Items,
-				pctText(v.NoneCorrect, v.Items), v.NoneCorrect, v.Items, pctText(v.CalcCorrect, v.Items), v.CalcCorrect, v.Items,
-				pctText(v.Fixed, wrong), v.Fixed, wrong, v.Broken, fnum(v.CallsPerItem, 2), v.ItemsWithCalls)
-		}
-	}
-}
-
-// pctText is k/n as a percentage with one decimal, "—" for n = 0.
-func pctText(k, n int) string {
-	if n == 0 {
-		return "—"
-	}
-	return fnum(100*float64(k)/float64(n), 1) + "%"
-}
-
-// writeEffort writes the reasoning-effort section of the narrative.
-func writeEffort(b *strings.Builder, es []EffortSummary) {
-	if len(es) == 0 {
-		return
-	}
-	b.WriteString("\n## Reasoning effort\n\nEffort is the number of tokens a model spent before its answer: its thinking tokens when it reasons in a delimited block (`<think>…</think>` and the like), otherwise all its generated tokens up to the answer region's end (a run-on into a made-up problem excluded). Calculator results fed to the model are not counted. Reasoning models have been reported to think longer as problems get harder and then less near collapse; a fall is flagged below as observed, not explained.\n")
-	for _, e := range es {
-		src := map[string]string{"think": "thinking tokens (every response had a reasoning block)",
-			"all": "all generated tokens (no response had a reasoning block)", "mixed": "thinking tokens where a response had a block, all generated tokens elsewhere"}[e.Source]
-		fmt.Fprintf(b, "\n### %s\n\nEffort counted as %s.\n\n| axis | group | trials | mean effort, tokens | mean think entropy, bits | correct |\n|---|---|---|---|---|---|\n", e.Label, src)
-		for _, g := range append(slices.Clone(e.ByVariant), e.Difficulty...) {
-			ent := "—"
-			if g.MeanThinkEntropy > 0 {
-				ent = fnum(g.MeanThinkEntropy, 3)
-			}
-			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d/%d |\n", g.Axis, g.Group, g.Trials, fnum(g.MeanTokens, 1), ent, g.Correct, g.Trials)
-		}
-		if len(e.Falls) == 0 {
-			b.WriteString("\nEffort did not fall from any difficulty group to the next harder one.\n")
-		}
-		for _, f := range e.Falls {
-			fmt.Fprintf(b, "\n**Effort fell while difficulty rose:** %s %s → %s, %s → %s tokens on average.\n", f.Axis, f.From, f.To, fnum(f.FromTokens, 1), fnum(f.ToTokens, 1))
-		}
-	}
 }

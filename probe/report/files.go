@@ -1,0 +1,40 @@
+package report
+
+import (
+	"path/filepath"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/summary"
+)
+
+// WriteNarrative writes narrative.md of the run directory dir from s
+// (Narrative), atomically. A Summary without statistics (s.Params unset:
+// what probe.Run returns for a shard that cannot be summarised alone)
+// writes nothing.
+func WriteNarrative(dir string, s *summary.Summary) error {
+	if s == nil || s.Params.BootstrapResamples == 0 {
+		return nil
+	}
+	return probe.WriteFileAtomic(filepath.Join(dir, probe.FileNarrative), []byte(Narrative(s)))
+}
+
+// Rewrite recomputes summary.json of the run directory dir from its
+// results.csv and manifest.json (probe.WriteSummary) and writes narrative.md
+// from it: what `fragility report DIR` does. Errors name the directory or
+// file.
+func Rewrite(dir string) (*summary.Summary, error) {
+	s, err := probe.WriteSummary(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteNarrative(dir, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// WriteCompareNarrative writes compare.md of the run directory dir from c
+// (CompareNarrative), atomically.
+func WriteCompareNarrative(dir string, c *probe.Comparison) error {
+	return probe.WriteFileAtomic(filepath.Join(dir, probe.FileCompareMD), []byte(CompareNarrative(c)))
+}

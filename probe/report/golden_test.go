@@ -1,0 +1,61 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+)
+
+// TestRewriteByteIdentical: `fragility report` (Rewrite) on the checked-in
+// run directories of testdata/runs reproduces their summary.json and
+// narrative.md byte for byte. The files were written by the code before the
+// summary moved into probe/summary and the narrative into this package
+// (commit 97234d3); a change of statistics or wording must update them on
+// purpose. The runs are synthetic results.csv files (two quantizations of a
+// model with and without the calculator over three difficulty levels;
+// document questions; one model on 26 templates, where the sign-flip test is
+// Monte Carlo and the bootstrap interval is reported) with the manifest of
+// a real run on the fast test model.
+func TestRewriteByteIdentical(t *testing.T) {
+	runs, err := filepath.Glob(filepath.Join("testdata", "runs", "*"))
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("no runs in testdata/runs (%v)", err)
+	}
+	for _, src := range runs {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range []string{probe.FileManifest, probe.FileResults} {
+				b, err := os.ReadFile(filepath.Join(src, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := Rewrite(dir); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{probe.FileSummary, probe.FileNarrative} {
+				want, err := os.ReadFile(filepath.Join(src, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					i := 0
+					for i < len(got) && i < len(want) && got[i] == want[i] {
+						i++
+					}
+					t.Errorf("%s differs from %s at byte %d", f, filepath.Join(src, f), i)
+				}
+			}
+		})
+	}
+}
