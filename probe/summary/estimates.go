@@ -1,0 +1,204 @@
+package summary
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fragility/fragility/probe/stats"
+)
+
+// estimates registers estimates whose bootstrap intervals are computed in
+// one joint bootstrap at the end.
+type estimates struct {
+	p     *Params
+	items []*pendingEstimate
+}
+
+type pendingEstimate struct {
+	e        *Estimate
+	boot     stats.Statistic
+	lo, hi   float64 // the statistic's range, for clipping cluster-t
+	fallback *Interval
+}
+
+// add returns the estimate of a statistic with value v, its cluster
+// influence (in the unit of v), its bootstrap statistic, the range [lo, hi]
+// it can take, and the interval to report when the clustered ones are
+// degenerate (may be nil).
+func (es *estimates) add(v float64, inf stats.Influence, boot stats.Statistic, lo, hi float64, fallback *Interval) *Estimate {
+	e := &Estimate{Value: v, Clusters: inf.Clusters()}
+	if se, g, ok := inf.CR1(); ok {
+		// An SE at the level of rounding error (every template gave the
+		// same value, up to the last bits) is 0.
+		if se <= 1e-12*max(1, math.Abs(v)) {
+			se = 0
+		}
+		e.SE = &se
+		if l, h, ok := stats.ClusterT(v, se, g, es.p.Confidence); ok && se > 0 {
+			e.ClusterT = &Interval{Lo: max(lo, l), Hi: min(hi, h), Method: MethodClusterT}
+		}
+	}
+	es.items = append(es.items, &pendingEstimate{e: e, boot: boot, lo: lo, hi: hi, fallback: fallback})
+	return e
+}
+
+// finish runs the joint bootstrap over g templates and sets every
+// estimate's Bootstrap and reported CI.
+func (es *estimates) finish(g int) {
+	fs := make([]stats.Statistic, len(es.items))
+	for i, it := range es.items {
+		fs[i] = it.boot
+	}
+	var reps [][]float64
+	if g > 0 && len(fs) > 0 {
+		reps = stats.JointBootstrap(g, es.p.BootstrapResamples, rand.New(rand.NewPCG(uint64(es.p.Seed), BootstrapStream)), fs)
+	}
+	for i, it := range es.items {
+		e := it.e
+		if reps != nil {
+			if lo, hi, ok := stats.Percentile(reps[i], es.p.Confidence); ok {
+				e.Bootstrap = &Interval{Lo: lo, Hi: hi, Method: MethodBootstrap, Replicates: len(reps[i])}
+			}
+		}
+		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
+		switch {
+		case e.MOVERWilson != nil:
+			e.Degenerate = degenerate
+			e.CI = e.MOVERWilson
+		case degenerate:
+			e.Degenerate = true
+			e.CI = it.fallback
+		case e.Clusters < es.p.FewTemplates || e.Bootstrap == nil:
+			e.CI = e.ClusterT
+		default:
+			e.CI = e.Bootstrap
+		}
+	}
+}
+
+// tests collects sign-flip tests for their multiplicity adjustment.
+type tests struct {
+	p   *Params
+	rng *rand.Rand
+}
+
+// signFlip tests the ratio's per-template numerators (sums of per-pair
+// differences) against 0; nil when no template holds data.
+func (ts *tests) signFlip(r stats.Ratio) *Test {
+	var d []float64
+	for g := range r.Num {
+		if r.Den[g] > 0 {
+			d = append(d, r.Num[g])
+		}
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	res := stats.SignFlip(d, ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
+	t := &Test{Method: "sign-flip, exact", P: res.P, PAdjusted: res.P, Adjustment: "none", Family: 1,
+		Draws: res.Draws, MinP: res.MinP, Templates: res.Clusters}
+	if !res.Exact {
+		t.Method = "sign-flip, Monte Carlo"
+	}
+	return t
+}
+
+// adjust applies Holm across the tests (nil entries skipped) and records
+// the adjustment's name and family size.
+func adjust(alpha float64, name string, ts ...*Test) {
+	var live []*Test
+	var ps []float64
+	for _, t := range ts {
+		if t != nil {
+			live = append(live, t)
+			ps = append(ps, t.P)
+		}
+	}
+	adj := stats.Holm(ps)
+	for i, t := range live {
+		t.PAdjusted = adj[i]
+		t.Family = len(live)
+		t.Adjustment = name
+		if len(live) == 1 && name == "holm" {
+			t.Adjustment = "none (a single test)"
+		}
+		t.Reachable = t.MinP*float64(t.Family) <= alpha*(1+1e-12)
+	}
+}
+
+// influence returns the ratio's cluster influence scaled by scale, or an
+// all-absent one over the G templates when it has none.
+func (sm *summarizer) influence(r stats.Ratio, scale float64) stats.Influence {
+	x, ok := r.Influence()
+	if !ok {
+		return stats.Influence{E: make([]float64, sm.G), Present: make([]bool, sm.G)}
+	}
+	return x.Combine(scale, x, 0)
+}
+
+// scaled is the bootstrap statistic of the ratio times scale.
+func scaled(r stats.Ratio, scale float64) stats.Statistic {
+	return func(idx []int) (float64, bool) {
+		v, ok := r.At(idx)
+		return scale * v, ok
+	}
+}
+
+// wilsonPct is the Wilson score interval of k/n at confidence c, in
+// percent (MethodWilson), or nil when undefined.
+func wilsonPct(k, n float64, c float64) *Interval {
+	if lo, hi, ok := stats.Wilson(k, n, c); ok {
+		return &Interval{Lo: 100 * lo, Hi: 100 * hi, Method: MethodWilson}
+	}
+	return nil
+}
+
+// wilsonDiff is MethodWilsonDifference for shares k1/n1 − k2/n2, in pp.
+func (sm *summarizer) wilsonDiff(k1, n1, k2, n2 float64) *Interval {
+	a, b := wilsonPct(k1, n1, 1-sm.alpha/2), wilsonPct(k2, n2, 1-sm.alpha/2)
+	if a == nil || b == nil {
+		return nil
+	}
+	return &Interval{Lo: a.Lo - b.Hi, Hi: a.Hi - b.Lo, Method: MethodWilsonDifference}
+}
+
+// accuracy returns the accuracy estimate of a set of units (percent), its
+// ratio over the templates, the units right (k) and the units (n).
+func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, int) {
+	r := stats.NewRatio(sm.G)
+	var k float64
+	for _, u := range units {
+		r.Add(u.tmpl, u.y())
+		k += u.y()
+	}
+	n := len(units)
+	if n == 0 {
+		return nil, r, 0, 0
+	}
+	v := 100 * k / float64(n)
+	w := wilsonPct(k, float64(n), sm.p.Confidence)
+	e := sm.es.add(v, sm.influence(r, 100), scaled(r, 100), 0, 100, w)
+	e.Wilson = w
+	return e, r, k, n
+}
+
+// pairedDrop returns the paired drop of a set of pairs (pp), its ratio of
+// per-pair differences, and the pairs base right → variant wrong (bo) and
+// the reverse (vo).
+func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
+	r := stats.NewRatio(sm.G)
+	var bo, vo float64
+	for _, q := range pairs {
+		r.Add(q.tmpl, q.d())
+		bo += q.bo / float64(q.copies)
+		vo += q.vo / float64(q.copies)
+	}
+	if len(pairs) == 0 {
+		return nil, r, 0, 0
+	}
+	v, _ := r.Value()
+	n := float64(len(pairs))
+	e := sm.es.add(100*v, sm.influence(r, 100), scaled(r, 100), -100, 100, sm.wilsonDiff(bo, n, vo, n))
+	e.MOVERWilson = moverWilson(pairs, sm.G, sm.p.Confidence)
+	return e, r, bo, vo
+}

@@ -1,0 +1,221 @@
+package summary
+
+import (
+	"github.com/fragility/fragility/probe/stats"
+)
+
+// BaseVariant is the variant every other variant is compared with.
+const BaseVariant = "base"
+
+// Defaults of Params. The thresholds are what the narrative's wording rests
+// on; Summarize records the ones it used in Summary.Params.
+const (
+	// DefaultBootstrapResamples is the number B of cluster-bootstrap
+	// resamples. Percentile intervals at 95% need B of the order of 1000 or
+	// more (Efron & Tibshirani 1993, An Introduction to the Bootstrap, §19.3).
+	DefaultBootstrapResamples = 2000
+	// MaxBootstrapResamples is the most resamples a run or report takes:
+	// at 10^5 the Monte Carlo error of a 2.5% quantile is already far
+	// below an interval's width, and the resampled statistics are held in
+	// memory (B of them per statistic).
+	MaxBootstrapResamples = 100_000
+	// DefaultConfidence is the confidence level of every interval (0.95);
+	// tests are at level α = 1 − confidence.
+	DefaultConfidence = 0.95
+	// DefaultPower is the power at which the minimum detectable drop is
+	// stated (0.8).
+	DefaultPower = 0.8
+	// DefaultFewTemplates is the number of templates (clusters) below which
+	// the cluster-t interval, not the bootstrap percentile interval, is the
+	// reported one: with few clusters the percentile cluster bootstrap
+	// under-covers more (in the simulation of probe/stats
+	// TestClusterTCoverageG6 at 6 templates, for a nominal 95%: 85% against
+	// 94% for cluster-t when pairs are independent, and in this probe's
+	// design, one fixed base prompt per template, 76% against 90%; Cameron
+	// & Miller 2015, §VI, discuss "few clusters" as roughly 20 to 50).
+	DefaultFewTemplates = 20
+
+	// NegligibleDropPP is the margin, in percentage points of accuracy, under
+	// which a drop does not matter: a drop whose interval's upper bound is
+	// below it is "no detectable drop". On the sizes this probe runs one or
+	// two items move accuracy by about this much.
+	NegligibleDropPP = 3.0
+	// StrongDropPP is the drop, in percentage points, from which a drop is
+	// strong: "strong fragility signal" needs the interval's lower bound at
+	// or above it. GSM-Symbolic reports drops of this order for the weaker
+	// models on its symbolic variant, and far larger ones on no-op clauses.
+	StrongDropPP = 10.0
+	// EntropyShiftThresholdBits is the paired entropy shift, in bits per
+	// token, that the interval's bound nearer 0 must reach for a shift to be
+	// flagged as meaningful.
+	EntropyShiftThresholdBits = 0.02
+	// DDCMarginShiftThreshold is the paired shift of the DDC margin (a
+	// difference of cosines, unitless) that the interval's bound nearer 0
+	// must reach for a shift to be flagged as meaningful.
+	DDCMarginShiftThreshold = 0.01
+
+	// PlanningOutcomeVariance and PlanningDropVariance are the assumptions
+	// behind the planning defaults below. They are not measured (no run in
+	// this repository has the templates to estimate them well: a pilot and
+	// `fragility plan --from RUN_DIR` replace them); they are chosen so that
+	// a plan errs towards more templates.
+	//
+	// PlanningOutcomeVariance is E_g[p_g(1 − p_g)], the Bernoulli variance
+	// of one prompt's 0/1 outcome within its template, for the base prompt
+	// and a variant instance alike: 0.20 is a template whose instances the
+	// model answers right about 72% (or 28%) of the time; the most it can
+	// be is 0.25, a template right half the time; a model that gets each
+	// template all right or all wrong has 0. Source: the bound p(1 − p) ≤
+	// 1/4 of a Bernoulli variance (Casella & Berger 2002, Statistical
+	// Inference, §3.2), taken near its top, as sample-size planning does
+	// for a proportion with no pilot (Donner & Klar 2000, Design and
+	// Analysis of Cluster Randomization Trials, §5.2: use conservative
+	// values when no estimate exists).
+	PlanningOutcomeVariance = 0.20
+	// PlanningDropVariance is Var_g(δ_g), how much the true drop differs
+	// between templates: 0.05 is a standard deviation of about 22 pp.
+	// Source: an assumption scaled to GSM-Symbolic (Mirzadeh et al. 2024,
+	// arXiv:2410.05229), whose drops range from about 0 to 65 pp across
+	// models and variants (abstract: "up to 65%" on GSM-NoOp); no
+	// per-template spread of drops is published, and none of this
+	// repository's runs has the templates to estimate it (`fragility plan
+	// --from RUN_DIR` replaces it by the run's estimate).
+	PlanningDropVariance = 0.05
+
+	// PlanningBetween and PlanningWithin are the variance components, in
+	// squared fractions, of a paired 0/1 difference (base right − variant
+	// right) assumed when a run shows no variation to estimate them from, and
+	// by `fragility plan` without --from (or --between/--within). They follow
+	// stats.FixedBaseComponents: a template's base prompt is ONE fixed prompt
+	// (its copies collapse), shared by all of the template's pairs, so its
+	// own Bernoulli variance stays in the between-template part, which more
+	// instances do not divide: σ²_b = PlanningDropVariance +
+	// PlanningOutcomeVariance = 0.25, while only the variant instances'
+	// variance, σ²_w = PlanningOutcomeVariance = 0.20, is divided by the
+	// instances m. The minimum detectable drop at 80% power and α = 0.05 is
+	// then about 77 pp at 6 templates, 36 pp at 20 and 22 pp at 50 with 5
+	// instances, and more instances barely lower it (√((0.25 + 0.20/m)/G)).
+	PlanningBetween = PlanningDropVariance + PlanningOutcomeVariance
+	PlanningWithin  = PlanningOutcomeVariance
+
+	// BootstrapStream is the PCG stream (second seed word) of the bootstrap
+	// generator, rand.NewPCG(uint64(Params.Seed), BootstrapStream): the
+	// bootstrap draws are independent of the run order drawn from the same
+	// seed. It is "boot" in ASCII.
+	BootstrapStream uint64 = 0x626f6f74
+	// PermutationStream is the PCG stream of the Monte Carlo sign-flip
+	// draws (used above stats.ExactMaxClusters templates), "perm" in ASCII.
+	PermutationStream uint64 = 0x7065726d
+)
+
+// MOVERWilsonCoverage is what the simulations of probe/stats
+// (TestMOVERWilsonCoverage, TestMOVERWilsonConcentrated: one fixed base
+// prompt per template, 4000 runs each, true drop known) measured for the
+// 95% MOVER-Wilson interval of a paired drop; Summarize records it in
+// Params.PairedDropCoverage and the narrative's few-template warning
+// prints it.
+const MOVERWilsonCoverage = "in simulations of this design (one base prompt per template, 4000 runs each) the 95% MOVER-Wilson interval of a paired drop covered the true drop in 97.1% of runs at 6 templates with one instance each (cluster-t: 80.0%), 95.6% at 20 and 94.7% at 50 templates, but only 90.8% at 6 templates with 5 instances each (cluster-t: 89.0%) and 90.6% at 10 templates with 10 instances each when the whole drop sits in 2 of them (cluster-t: 92.0%)"
+
+// Verdicts on a variant's drop (see stats.ClassifyDrop), and VerdictFloor.
+// They say what was observed, not how a model computes.
+const (
+	VerdictNoDrop       = stats.VerdictNoDrop
+	VerdictInconclusive = stats.VerdictInconclusive
+	VerdictModerate     = stats.VerdictModerate
+	VerdictUnclearSize  = stats.VerdictUnclearSize
+	VerdictStrong       = stats.VerdictStrong
+	// VerdictFloor is given instead of the others when the base accuracy is
+	// below FloorAccuracyPct: a model that rarely solves the base problems
+	// has no accuracy left to lose, so a small drop says nothing about
+	// robustness.
+	VerdictFloor = "not assessable: base accuracy at the floor"
+)
+
+// FloorAccuracyPct is the base accuracy, in percent, under which no
+// robustness verdict is given (VerdictFloor). At 10% a drop can be at most
+// 10 pp, the strong-signal threshold itself.
+const FloorAccuracyPct = 10.0
+
+// Interval methods (Interval.Method).
+const (
+	// MethodClusterT: estimate ± t_{(1+c)/2, G−1}·SE with the CR1
+	// cluster-robust SE (stats.ClusterT), clipped to the statistic's range.
+	MethodClusterT = "cluster-t"
+	// MethodBootstrap: percentile interval of the joint cluster bootstrap.
+	MethodBootstrap = "bootstrap percentile"
+	// MethodWilson: Wilson score interval over the distinct prompts (or
+	// pairs), treated as independent.
+	MethodWilson = "wilson"
+	// MethodWilsonDifference: for a difference of two shares, p₁ − p₂, the
+	// interval [L₁ − U₂, U₁ − L₂] from Wilson intervals of each at
+	// confidence 1 − α/2 (Bonferroni: both hold together with probability ≥
+	// 1 − α), over units treated as independent.
+	MethodWilsonDifference = "wilson difference"
+	// MethodMOVERWilson: the interval of a paired drop (base accuracy −
+	// variant accuracy over the same pairs), stats.PairedMOVERWilson: Wilson
+	// score limits of each accuracy on its Korn–Graubard effective sample
+	// size (design effect from the template clusters, truncated at 1; the
+	// base side at most its distinct prompts) with the critical value
+	// t_{(1+c)/2, G−1}, combined by MOVER (Zou & Donner 2008) with the
+	// cluster-robust correlation of the two accuracies (Newcombe 1998,
+	// method 10, when each template holds one pair). It is the reported
+	// interval of every paired drop at every number of templates (G ≥ 2).
+	MethodMOVERWilson = "mover-wilson"
+)
+
+// Params are the settings of the statistics, recorded in the summary. Zero
+// fields take the defaults of DefaultParams.
+type Params struct {
+	BootstrapResamples int     `json:"bootstrap_resamples"`             // B ≥ 1
+	Seed               int64   `json:"bootstrap_seed"`                  // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
+	Confidence         float64 `json:"confidence_level"`                // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
+	Power              float64 `json:"power"`                           // power of the minimum detectable drop, e.g. 0.8
+	Alpha              float64 `json:"alpha"`                           // set by Summarize: 1 − Confidence, the level of every test
+	NegligibleDropPP   float64 `json:"negligible_drop_pp"`              // pp; see NegligibleDropPP
+	StrongDropPP       float64 `json:"strong_drop_pp"`                  // pp; see StrongDropPP
+	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"`    // bits per token; see EntropyShiftThresholdBits
+	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`      // cosine difference; see DDCMarginShiftThreshold
+	FewTemplates       int     `json:"cluster_t_below_templates"`       // cluster-t is reported below this many templates; see DefaultFewTemplates
+	PermutationExact   int     `json:"permutation_exact_max_templates"` // the sign-flip test enumerates all 2^G sign vectors up to this many templates (≤ 30)
+	PermutationDraws   int     `json:"permutation_draws"`               // Monte Carlo sign vectors above PermutationExact templates
+	// Primary is the pre-specified primary variant (`run --primary`): when
+	// set, a model's verdict is this variant's, tested alone at α; the other
+	// variants are secondary (Holm among themselves). "" means Holm across
+	// every variant of the model, and the verdict is the most severe.
+	Primary string `json:"primary_variant"`
+
+	// Set by Summarize, for the reader of summary.json: what is computed.
+	RNG              string `json:"rng"`
+	UnitOfAnalysis   string `json:"unit_of_analysis"`
+	AccuracyInterval string `json:"accuracy_interval"`
+	ClusterRobust    string `json:"cluster_robust_se"`
+	Bootstrap        string `json:"bootstrap"`
+	ReportedInterval string `json:"reported_interval"`
+	// PairedDropCoverage states the measured coverage of the paired drop's
+	// interval (MOVERWilsonCoverage).
+	PairedDropCoverage string `json:"paired_drop_coverage"`
+	PermutationTest    string `json:"permutation_test"`
+	Multiplicity       string `json:"multiplicity"`
+	MDE                string `json:"minimum_detectable_drop"`
+	ExtractionRules    string `json:"extraction_rules"`
+}
+
+// DefaultParams returns the default Params with the given bootstrap seed.
+func DefaultParams(seed int64) Params {
+	return Params{
+		BootstrapResamples: DefaultBootstrapResamples,
+		Seed:               seed,
+		Confidence:         DefaultConfidence,
+		Power:              DefaultPower,
+		NegligibleDropPP:   NegligibleDropPP,
+		StrongDropPP:       StrongDropPP,
+		EntropyShiftBits:   EntropyShiftThresholdBits,
+		DDCMarginShift:     DDCMarginShiftThreshold,
+		FewTemplates:       DefaultFewTemplates,
+		PermutationExact:   stats.ExactMaxClusters,
+		PermutationDraws:   stats.MonteCarloDraws,
+	}
+}
+
+// alpha returns the test level 1 − confidence.
+func (p *Params) alpha() float64 { return 1 - p.Confidence }

@@ -1,0 +1,71 @@
+package summary
+
+import (
+	"slices"
+
+	"github.com/fragility/fragility/probe/stats"
+)
+
+// moverWilson returns the MOVER-Wilson interval of the paired drop of
+// pairs over G templates, in percentage points (MethodMOVERWilson), or nil
+// when it is undefined (fewer than 2 templates). Each side's effective
+// sample size is capped at the Kish effective number of its distinct
+// prompts, each weighted by the pairs it appears in (stats.KishN): a
+// template's base prompt, shared by all the template's pairs, counts once,
+// not once per pair. The unit correlation is the Pearson (phi) correlation
+// of the pairs' base and variant outcomes.
+func moverWilson(pairs []*pairUnit, G int, conf float64) *Interval {
+	base, vari := stats.NewRatio(G), stats.NewRatio(G)
+	bw, vw := map[string]float64{}, map[string]float64{}
+	xs, ys := make([]float64, len(pairs)), make([]float64, len(pairs))
+	for i, q := range pairs {
+		xs[i], ys[i] = q.b/float64(q.copies), q.v/float64(q.copies)
+		base.Add(q.tmpl, xs[i])
+		vari.Add(q.tmpl, ys[i])
+		bw[q.bkey]++
+		vw[q.vkey]++
+	}
+	m, ok := stats.PairedMOVERWilson(base, vari, stats.KishN(mapValues(bw)), stats.KishN(mapValues(vw)), stats.Pearson(xs, ys), conf)
+	if !ok {
+		return nil
+	}
+	return &Interval{Lo: 100 * m.Lo, Hi: 100 * m.Hi, Method: MethodMOVERWilson}
+}
+
+// mapValues returns the values of m sorted (a deterministic order for sums).
+func mapValues(m map[string]float64) []float64 {
+	out := make([]float64, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// power returns the minimum-detectable-drop inputs of a variant's pairs:
+// the variance components of the per-pair differences (observed, or the
+// planning defaults when they show no variation) and the pairs per
+// template. The pairs of a template share its one base prompt, so the
+// estimators put the base's own variance in the between part, which more
+// instances do not divide (stats.FixedBaseComponents). MDEPP is filled in
+// once the test's family is known.
+func power(pairs []*pairUnit, G int, p Params) *Power {
+	groups := make([][]float64, G)
+	for _, q := range pairs {
+		groups[q.tmpl] = append(groups[q.tmpl], q.d())
+	}
+	c, ok := stats.VarianceComponents(groups)
+	pw := &Power{Power: p.Power, Templates: c.Clusters, Source: "observed"}
+	if c.Clusters > 0 {
+		pw.PairsPerTemplate = float64(c.Units) / float64(c.Clusters)
+	}
+	if ok && c.N0 > 0 {
+		pw.PairsPerTemplate = c.N0
+	}
+	if !ok || c.Between+c.Within == 0 {
+		c.Between, c.Within = PlanningBetween, PlanningWithin
+		pw.Source = "planning defaults"
+	}
+	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
+	return pw
+}

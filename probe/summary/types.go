@@ -1,0 +1,356 @@
+package summary
+
+// Interval is a two-sided interval at Params.Confidence, in the unit of the
+// estimate it belongs to.
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+	// Method is how it was computed: MethodClusterT, MethodBootstrap,
+	// MethodWilson or MethodWilsonDifference.
+	Method string `json:"method"`
+	// Replicates is, for a bootstrap interval, the number of resamples in
+	// which the statistic was defined (at most B); 0 otherwise.
+	Replicates int `json:"replicates,omitempty"`
+}
+
+// Excludes0 reports whether the interval lies entirely above or below zero.
+func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi < 0) }
+
+// Estimate is a point estimate from all the data with its intervals, in the
+// unit of the statistic (percent, percentage points, bits, cosine units).
+type Estimate struct {
+	Value float64 `json:"value"`
+	// CI is the reported interval: MOVERWilson for a paired drop; otherwise
+	// ClusterT when the estimate rests on fewer than Params.FewTemplates
+	// templates, Bootstrap otherwise; when the data
+	// vary not at all between templates (SE = 0, or a single template) the
+	// clustered intervals are degenerate and CI is the fallback given for the
+	// statistic (Wilson for an accuracy or a share, MethodWilsonDifference
+	// for a paired drop or a difference of accuracies) or nil, and Degenerate
+	// is true. Verdicts and flags read CI.
+	CI *Interval `json:"ci"`
+	// SE is the CR1 cluster-robust standard error (stats.Influence.CR1) over
+	// Clusters templates, in the unit of Value; nil below 2 templates.
+	SE *float64 `json:"se"`
+	// Clusters is G, the number of templates holding data for the statistic.
+	Clusters int `json:"clusters"`
+	// ClusterT, Bootstrap and Wilson are each interval computed, whichever
+	// is reported (nil when not computed or undefined).
+	ClusterT  *Interval `json:"cluster_t"`
+	Bootstrap *Interval `json:"bootstrap"`
+	Wilson    *Interval `json:"wilson,omitempty"`
+	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
+	// (MethodMOVERWilson), which is then the reported CI whenever it is
+	// defined (G ≥ 2), degenerate or not.
+	MOVERWilson *Interval `json:"mover_wilson,omitempty"`
+	// Degenerate is true when SE is 0 or undefined: every template gave the
+	// same value, so no clustered interval can say anything (it would print
+	// as [v, v], as if certain).
+	Degenerate bool `json:"degenerate,omitempty"`
+}
+
+// Test is a paired test against 0 of a statistic built from per-pair
+// differences: the sign-flip permutation test over templates
+// (stats.SignFlip) with its multiplicity adjustment.
+type Test struct {
+	// Method is "sign-flip, exact" (all 2^G sign vectors) or "sign-flip,
+	// Monte Carlo" (Draws random ones).
+	Method string `json:"method"`
+	// P is the two-sided p-value, PAdjusted the p-value after the
+	// adjustment (equal to P when the test stands alone).
+	P         float64 `json:"p"`
+	PAdjusted float64 `json:"p_adjusted"`
+	// Adjustment names it: "holm" across Family tests, "none: primary
+	// variant", or "holm among secondary variants".
+	Adjustment string `json:"adjustment"`
+	Family     int    `json:"family"`
+	Draws      int    `json:"draws"`
+	// MinP is the smallest p-value the test can give with its Templates
+	// (2^(1−G) exact; 1/(Draws+1) Monte Carlo).
+	MinP      float64 `json:"min_p"`
+	Templates int     `json:"templates"`
+	// Reachable is false when even MinP, adjusted as if it were the
+	// family's smallest p (MinP·Family), exceeds α: then this test cannot
+	// reject at this number of templates whatever the data.
+	Reachable bool `json:"reachable"`
+}
+
+// Power is the minimum detectable drop of a paired drop at the run's size.
+type Power struct {
+	// MDEPP is the drop, in percentage points, that a two-sided test at
+	// level Alpha detects with probability Power given Templates templates
+	// of PairsPerTemplate distinct pairs and the variance components
+	// (stats.MDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b + σ²_w/m)/G)).
+	// Nil when Templates < 2.
+	MDEPP *float64 `json:"mde_pp"`
+	// Alpha is the level used: α divided by the Holm family size (the level
+	// of Holm's first step), α for a primary variant.
+	Alpha     float64 `json:"alpha"`
+	Power     float64 `json:"power"`
+	Templates int     `json:"templates"`
+	// PairsPerTemplate is m, the ANOVA average number of distinct pairs per
+	// template (stats.Components.N0; the plain mean when all are equal).
+	PairsPerTemplate float64 `json:"pairs_per_template"`
+	// Between and Within are σ²_b and σ²_w of the per-pair difference
+	// (base right − variant right, 0/1), in squared fractions; ICC is
+	// σ²_b/(σ²_b + σ²_w).
+	Between float64 `json:"between_variance"`
+	Within  float64 `json:"within_variance"`
+	ICC     float64 `json:"icc"`
+	// WithinIdentified is false when no template has two distinct pairs
+	// (a variant that re-draws nothing): Within is then 0 and Between the
+	// whole variance (stats.Components.WithinIdentified).
+	WithinIdentified bool `json:"within_identified"`
+	// Source is "observed" (estimated from this run's pairs, stats.
+	// VarianceComponents) or "planning defaults" (PlanningBetween and
+	// PlanningWithin, when the run shows no variation to estimate from).
+	Source string `json:"source"`
+	// Attainable is false when the sign-flip test cannot reach Alpha at all
+	// with this many templates (Test.Reachable false).
+	Attainable bool `json:"attainable"`
+}
+
+// Summary is the statistics of a run: per model × variant accuracies, drops
+// versus base, paired flips with their test, entropy and DDC-margin shifts,
+// the difficulty axis, and paired differences between models, all with
+// denominators and intervals. It is written as summary.json and holds every
+// number the narrative prints. No value is NaN or infinite; an undefined
+// statistic is a nil pointer (null in JSON).
+//
+// Unit of analysis: a distinct prompt. Trials of one model and variant whose
+// question text is the same (copies: e.g. base instances of a template,
+// which all use the base values) form one unit whose outcome is the share of
+// its copies answered right (the same 0 or 1 for every copy under greedy
+// decoding), so copies add no weight; the number of copies collapsed is
+// reported. A pair is a distinct (base prompt, variant prompt) pair of one
+// template, its outcome the shares over its copies. The cluster is the
+// template.
+type Summary struct {
+	Params  Params `json:"params"`
+	Trials  int    `json:"trials"`  // rows given to Summarize
+	Skipped int    `json:"skipped"` // rows with a SkipReason, excluded from every statistic
+	// Templates are the clusters (templates with at least one scored trial),
+	// sorted; the bootstrap draws indices over this list.
+	Templates []string `json:"templates"`
+	// Clusters is G = len(Templates), stated with every statistic too.
+	Clusters int `json:"clusters"`
+	// FewTemplates is Clusters < Params.FewTemplates: the reported
+	// intervals are cluster-t, and the narrative warns.
+	FewTemplates bool           `json:"few_templates"`
+	Variants     []string       `json:"variants"` // in report order, base first
+	Models       []ModelSummary `json:"models"`   // in order of first appearance in the trials
+	// ModelPairs are the paired differences between every two models, on
+	// the prompts both were given (nil with one model).
+	ModelPairs []ModelPair `json:"model_pairs"`
+	// Documents is the section on document items (run --items); nil when
+	// the trials are none.
+	Documents *DocumentSummary `json:"documents,omitempty"`
+	// Overrides counts the label overrides applied before scoring (run
+	// --overrides); nil without them.
+	Overrides *OverrideCounts `json:"overrides,omitempty"`
+	// RunStatus is the manifest's status when the run directory a report
+	// re-rendered is not complete ("running", "interrupted", "failed"):
+	// the statistics then cover only the trials it holds. "" for a
+	// complete run.
+	RunStatus string `json:"run_status,omitempty"`
+	// Calculator is the calculator condition's section (run --conditions
+	// none,calculator); nil when no trial ran with the calculator.
+	Calculator *CalculatorSummary `json:"calculator,omitempty"`
+	// Effort is the reasoning effort of every summarised model, by variant
+	// and difficulty.
+	Effort []EffortSummary `json:"effort,omitempty"`
+}
+
+// ModelSummary is the statistics of one model.
+type ModelSummary struct {
+	Label        string `json:"label"` // unique display name within the summary
+	Path         string `json:"path"`
+	Name         string `json:"name"`
+	Family       string `json:"family"`
+	Quantization string `json:"quantization"`
+	Condition    string `json:"condition"` // ConditionNone or ConditionCalculator: a model under each condition is summarised apart
+	Trials       int    `json:"trials"`
+	Skipped      int    `json:"skipped"`
+	// N is the number of distinct prompts over all variants, Copies the
+	// scored trials collapsed into them, Templates the templates with a
+	// scored trial.
+	N         int `json:"n"`
+	Copies    int `json:"copies"`
+	Templates int `json:"templates"`
+
+	Variants []VariantSummary `json:"variants"` // in Summary.Variants order, present ones only
+
+	// Verdict is the model's verdict: with a primary variant, that variant's
+	// verdict; otherwise the most severe verdict over the variants
+	// (stats.Severity; VerdictFloor when base is at the floor), each already
+	// Holm-adjusted across the variants. VerdictVariant is the variant it
+	// comes from (the larger paired drop on ties); both empty without a base
+	// variant or pairs. VerdictRule is "primary" or "holm".
+	Verdict        string `json:"verdict"`
+	VerdictVariant string `json:"verdict_variant"`
+	VerdictRule    string `json:"verdict_rule"`
+
+	// Difficulty is accuracy by difficulty level, by template steps and by
+	// relation, per variant, with the paired flips within each group: the
+	// difficulty axis, reported apart from robustness.
+	Difficulty []GroupAccuracy `json:"difficulty"`
+}
+
+// VariantSummary is the statistics of one model on one variant. Accuracies,
+// drops and shares are in percent (0–100) or percentage points.
+type VariantSummary struct {
+	Variant string `json:"variant"`
+	Trials  int    `json:"trials"`  // rows, skipped included
+	Skipped int    `json:"skipped"` // rows excluded for a SkipReason
+	Scored  int    `json:"scored"`  // Trials − Skipped
+	// N is the number of distinct prompts among the scored trials (the
+	// denominator of the accuracy), Copies the scored trials that repeated
+	// a prompt already counted (Scored − N).
+	N      int `json:"n"`
+	Copies int `json:"copies"`
+	// K is the number of distinct prompts answered right: the sum over
+	// prompts of the share of their copies answered right (an integer when
+	// copies agree, as they do under greedy decoding).
+	K float64 `json:"k"`
+	// CorrectTrials counts scored trials answered right, copies included.
+	CorrectTrials int `json:"correct_trials"`
+	// Templates is the number of templates with a scored trial.
+	Templates int `json:"templates"`
+
+	// AccuracyPct is 100·K/N with its intervals (Wilson over the N
+	// prompts, cluster-t, bootstrap); nil when N = 0.
+	AccuracyPct *Estimate `json:"accuracy_pct"`
+
+	// ExpectedAnywhere counts scored trials whose output holds the expected
+	// value anywhere (Trial.ExpectedAnywhere), out of Scored.
+	ExpectedAnywhere int `json:"expected_anywhere"`
+
+	// DropPP is base accuracy − this accuracy in percentage points
+	// (positive: worse than base), RelativeDropPct that drop as a
+	// percentage of the base accuracy; over all distinct prompts of each
+	// variant. Nil for the base variant, without a base, and (relative) at a
+	// base accuracy of 0. The verdict rests on Paired.PairedDropPP instead,
+	// the drop on matched pairs, which has a paired test.
+	DropPP          *Estimate `json:"drop_pp"`
+	RelativeDropPct *Estimate `json:"relative_drop_pct"`
+	// Verdict is stats.ClassifyDrop on Paired.PairedDropPP's reported
+	// interval and Paired.Test.PAdjusted, or VerdictFloor; "" for base and
+	// without pairs.
+	Verdict string `json:"verdict"`
+	// Primary is true for the pre-specified primary variant.
+	Primary bool `json:"primary,omitempty"`
+
+	Paired             *Paired `json:"paired"`               // nil for base
+	AnswerEntropyShift *Shift  `json:"answer_entropy_shift"` // bits per token; Trial.AnswerEntropyMean
+	EntropyShift       *Shift  `json:"entropy_shift"`        // bits per token; Trial.EntropyMean
+	DDCMarginShift     *Shift  `json:"ddc_margin_shift"`     // cosine difference; Trial.DDCMargin
+}
+
+// Paired is the analysis of matched base/variant pairs: the same model,
+// template and instance index in base and this variant, both scored.
+// Identical (base prompt, variant prompt) pairs count once: Pairs is the
+// number of distinct pairs, the denominator of every share here.
+type Paired struct {
+	Pairs        int `json:"pairs"`         // distinct pairs
+	PairTrials   int `json:"pair_trials"`   // matched scored trial pairs, copies included
+	Copies       int `json:"copies"`        // PairTrials − Pairs
+	SkippedPairs int `json:"skipped_pairs"` // matched pairs left out because either trial was skipped
+	Unmatched    int `json:"unmatched"`     // variant trials whose base partner is missing
+
+	// The 2×2 table over distinct pairs (counts may be fractional when
+	// copies of a pair disagree, which greedy decoding never gives).
+	BothCorrect Cell `json:"both_correct"`
+	BaseOnly    Cell `json:"base_right_variant_wrong"`
+	VariantOnly Cell `json:"base_wrong_variant_right"`
+	BothWrong   Cell `json:"both_wrong"`
+
+	// PairedDropPP is (BaseOnly − VariantOnly)/Pairs in percentage points:
+	// the mean per-pair difference (base right − variant right), the drop
+	// the verdict and the test rest on.
+	PairedDropPP *Estimate `json:"paired_drop_pp"`
+	// Test is the sign-flip test of PairedDropPP against 0, adjusted across
+	// the model's variants (Params.Multiplicity); nil without pairs.
+	Test *Test `json:"test"`
+	// Power is the minimum detectable paired drop at 80% power for this
+	// run's templates and pairs; nil without pairs.
+	Power *Power `json:"power"`
+}
+
+// Cell is one cell of the paired 2×2 table: a count of distinct pairs and
+// its share of the pairs in percent (nil share when there are no pairs).
+type Cell struct {
+	Count    float64   `json:"count"`
+	SharePct *Estimate `json:"share_pct"`
+}
+
+// Shift is the paired shift of a per-trial quantity from base to a variant:
+// the mean over distinct pairs of (variant − base), over pairs where both
+// values are defined (finite; for entropies at least one generated token;
+// for the DDC margin a DDC class recorded).
+type Shift struct {
+	Pairs       int       `json:"pairs"`
+	BaseMean    float64   `json:"base_mean"`    // mean over those pairs, base side
+	VariantMean float64   `json:"variant_mean"` // mean over those pairs, variant side
+	Shift       *Estimate `json:"shift"`        // VariantMean − BaseMean with its intervals; nil when Pairs = 0
+	Test        *Test     `json:"test"`         // sign-flip test, Holm across the model's variants; nil when Pairs = 0
+	Threshold   float64   `json:"threshold"`    // from Params
+	// Meaningful is stats.ShiftMeaningful: the reported interval lies beyond
+	// ±Threshold and the adjusted test reaches α.
+	Meaningful bool `json:"meaningful"`
+}
+
+// GroupAccuracy is the accuracy of one model on one variant within a group
+// of templates: Axis "level" (Group is the GSM-Symbolic difficulty level,
+// "" for templates without one), "steps" (the step count) or "relation".
+type GroupAccuracy struct {
+	Axis      string    `json:"axis"`
+	Group     string    `json:"group"`
+	Variant   string    `json:"variant"`
+	Templates int       `json:"templates"`    // templates in the group with a scored trial
+	N         int       `json:"n"`            // distinct prompts
+	K         float64   `json:"k"`            // distinct prompts answered right
+	Accuracy  *Estimate `json:"accuracy_pct"` // 100·K/N with intervals; nil when N = 0
+	// For a variant other than base, the paired flips within the group
+	// (distinct pairs): robustness at this difficulty.
+	Pairs        int       `json:"pairs"`
+	BaseOnly     float64   `json:"base_right_variant_wrong"`
+	VariantOnly  float64   `json:"base_wrong_variant_right"`
+	PairedDropPP *Estimate `json:"paired_drop_pp,omitempty"`
+}
+
+// ModelPair is the paired comparison of two models on the prompts both were
+// given, clustered by template: A − B for every variant's accuracy and every
+// variant's paired drop. Its tests are Holm-adjusted together (Family).
+type ModelPair struct {
+	A     string `json:"a"` // label of the first model (earlier in Summary.Models)
+	B     string `json:"b"` // label of the second
+	APath string `json:"a_path"`
+	BPath string `json:"b_path"`
+	// Accuracy holds, per variant, accuracy A − accuracy B in percentage
+	// points over the distinct prompts scored for both.
+	Accuracy []ModelDifference `json:"accuracy"`
+	// Drop holds, per variant other than base, paired drop A − paired drop
+	// B in percentage points over the distinct pairs scored for both:
+	// positive means A loses more on the variant than B.
+	Drop   []ModelDifference `json:"drop"`
+	Family int               `json:"family"` // tests in the Holm family
+}
+
+// ModelDifference is one paired difference between two models.
+type ModelDifference struct {
+	Variant string `json:"variant"`
+	// Units is the number of distinct prompts (Accuracy) or distinct pairs
+	// (Drop) scored for both models.
+	Units int `json:"units"`
+	// AHigher and BHigher count the units where A's value is above B's and
+	// the reverse (Accuracy: A right and B wrong; Drop: A's per-pair
+	// difference larger).
+	AHigher float64 `json:"a_higher"`
+	BHigher float64 `json:"b_higher"`
+	// DiffPP is A − B in percentage points with its intervals.
+	DiffPP *Estimate `json:"diff_pp"`
+	Test   *Test     `json:"test"`
+	// Shown is true when the reported interval excludes 0 and the adjusted
+	// test reaches α: a difference between the models is shown.
+	Shown bool `json:"shown"`
+}
