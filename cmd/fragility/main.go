@@ -1,8 +1,3 @@
-// Command fragility measures how fragile a local language model's arithmetic
-// reasoning is under controlled surface variants of word problems.
-//
-// Every subcommand is registered by a file of its own in this package (see
-// register), so that the wiring of one concern stays next to its flags.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package answer extracts the final answer from a model's response and
-// compares numbers exactly. It is a leaf package (no cgo, no llama.cpp), so its
-// fuzz target builds in seconds.
 package answer
 
 import (

@@ -1,14 +1,3 @@
-// Package report renders a run directory as one self-contained HTML page:
-// the narrative, plots drawn with gonum.org/v1/plot and inlined as SVG, the
-// quantization comparison when there is one, and a filterable table of
-// trials whose rows open the prompt, the response with the extracted answer
-// marked and the generated tokens coloured by entropy.
-//
-// It reads the run's files (results.csv, summary.json, narrative.md,
-// traces.jsonl, manifest.json, compare.json) and computes no statistic:
-// every interval, drop and verdict is the one in summary.json. The page
-// loads nothing from the network (no scripts, fonts or styles from
-// elsewhere) and opens from disk in any browser.
 package report
 
 import (

@@ -1,6 +1,6 @@
 // Package stats holds the statistics of fragility as pure functions: no
 // files, no llama.cpp, no knowledge of trials, templates or models. Callers
-// (package probe) reduce their data to per-cluster sums (a cluster is a
+// (package probe/summary) reduce their data to per-cluster sums (a cluster is a
 // template) and call these functions; every function here is deterministic
 // given its arguments (random draws come from a *rand.Rand the caller
 // seeds).
