@@ -37,7 +37,7 @@ func summaryModels(s *summary.Summary) []modelRef {
 
 // trialModelKey is the key a trial's model has in summaryModels: its path,
 // or its name when it has none, with its condition other than none
-// (probe.Summarize groups trials this way: a model with the calculator is
+// (summary.Summarize groups trials this way: a model with the calculator is
 // summarised apart).
 func trialModelKey(t *results.Trial) string {
 	if t.ModelPath != "" {
