@@ -11,10 +11,10 @@ import (
 
 // TestRewriteByteIdentical: `fragility report` (Rewrite) on the checked-in
 // run directories of testdata/runs reproduces their summary.json and
-// narrative.md byte for byte. The files were written by the code before the
-// summary moved into probe/summary and the narrative into this package
-// (commit 97234d3); a change of statistics or wording must update them on
-// purpose. The runs are synthetic results.csv files (two quantizations of a
+// narrative.md byte for byte. The package move of issue 29 (the summary
+// into probe/summary, the narrative into this package) reproduced the files
+// of the code before it (commit 97234d3) byte for byte; since then a change
+// of statistics or wording updates them on purpose, in the same commit. The runs are synthetic results.csv files (two quantizations of a
 // model with and without the calculator over three difficulty levels;
 // document questions; one model on 26 templates, where the sign-flip test is
 // Monte Carlo and the bootstrap interval is reported) with the manifest of

@@ -163,3 +163,20 @@ func TestPearsonPhi(t *testing.T) {
 		t.Errorf("corr %v ok %v", m.Corr, ok)
 	}
 }
+
+// TestNewcombePhi: Newcombe's continuity-corrected phi against values
+// computed by hand.
+func TestNewcombePhi(t *testing.T) {
+	for _, c := range []struct{ a, b, c, d, want float64 }{
+		{3, 0, 0, 3, 6.0 / 9},                                   // ad = 9 > n/2 = 3: (9 − 3)/√(3·3·3·3)
+		{10, 2, 1, 7, 58 / math.Sqrt(12*8*11*9)},                // ad − bc = 68, n/2 = 10
+		{2, 1, 1, 2, 0},                                         // ad − bc = 3 ≤ n/2 = 3: 0
+		{1, 4, 3, 1, -11 / math.Sqrt(5*4*4*5)},                  // negative: unchanged
+		{5, 0, 0, 0, 0},                                         // an empty margin
+		{2.5, 0.5, 0.5, 2.5, (6.25 - 0.25 - 3) / math.Sqrt(81)}, // fractional counts
+	} {
+		if got := NewcombePhi(c.a, c.b, c.c, c.d); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("NewcombePhi(%v, %v, %v, %v) = %v, want %v", c.a, c.b, c.c, c.d, got, c.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
 )
@@ -54,6 +55,11 @@ type pairUnit struct {
 	level, relation, key string
 	bkey, vkey           string // the base and the variant prompt (template-qualified)
 	steps                int
+	// sameAnswer: base and variant expect the same answer. changed counts
+	// the copies whose extracted answers differ, recalled those whose
+	// variant answer is the base's expected answer and not its own.
+	sameAnswer        bool
+	changed, recalled float64
 }
 
 func (q *pairUnit) d() float64 { return (q.b - q.v) / float64(q.copies) }
@@ -259,7 +265,8 @@ func (c *cell) addPair(b, t *results.Trial, ti int) {
 	q := c.pairs[pk]
 	if q == nil {
 		q = &pairUnit{tmpl: ti, level: t.Level, relation: t.Relation, steps: t.Steps, key: pk,
-			bkey: t.TemplateID + "\x00" + promptKey(b), vkey: t.TemplateID + "\x00" + promptKey(t)}
+			bkey: t.TemplateID + "\x00" + promptKey(b), vkey: t.TemplateID + "\x00" + promptKey(t),
+			sameAnswer: sameExtracted(b.Expected, t.Expected)}
 		c.pairs[pk] = q
 		c.pairOrder = append(c.pairOrder, pk)
 	}
@@ -280,6 +287,12 @@ func (c *cell) addPair(b, t *results.Trial, ti int) {
 	if t.Correct {
 		q.v++
 	}
+	if !sameExtracted(b.Extracted, t.Extracted) {
+		q.changed++
+	}
+	if t.Extracted != "" && answer.AnswerMatches(t.Extracted, b.Expected) && !answer.AnswerMatches(t.Extracted, t.Expected) {
+		q.recalled++
+	}
 	if b.Tokens > 0 && t.Tokens > 0 && finite(b.AnswerEntropyMean, t.AnswerEntropyMean) {
 		q.ans.add(b.AnswerEntropyMean, t.AnswerEntropyMean)
 	}
@@ -296,4 +309,11 @@ func (a *shiftAcc) add(base, vari float64) {
 	a.n++
 	a.base += base
 	a.vari += vari
+}
+
+// sameExtracted reports whether two answers (extracted or expected) are the
+// same answer:
+// equal numbers (answer.AnswerMatches), equal text, or both none.
+func sameExtracted(a, b string) bool {
+	return a == b || a != "" && b != "" && answer.AnswerMatches(a, b)
 }

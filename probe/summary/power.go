@@ -13,19 +13,31 @@ import (
 // prompts, each weighted by the pairs it appears in (stats.KishN): a
 // template's base prompt, shared by all the template's pairs, counts once,
 // not once per pair. The unit correlation is the Pearson (phi) correlation
-// of the pairs' base and variant outcomes.
+// of the pairs' base and variant outcomes, or, when no pair is discordant,
+// Newcombe's continuity-corrected phi (stats.NewcombePhi), so that the
+// interval is never of zero width.
 func moverWilson(pairs []*pairUnit, G int, conf float64) *Interval {
 	base, vari := stats.NewRatio(G), stats.NewRatio(G)
 	bw, vw := map[string]float64{}, map[string]float64{}
 	xs, ys := make([]float64, len(pairs)), make([]float64, len(pairs))
+	var both, bo, vo, bwr float64
 	for i, q := range pairs {
+		c := float64(q.copies)
+		both, bo, vo, bwr = both+q.both/c, bo+q.bo/c, vo+q.vo/c, bwr+q.bw/c
 		xs[i], ys[i] = q.b/float64(q.copies), q.v/float64(q.copies)
 		base.Add(q.tmpl, xs[i])
 		vari.Add(q.tmpl, ys[i])
 		bw[q.bkey]++
 		vw[q.vkey]++
 	}
-	m, ok := stats.PairedMOVERWilson(base, vari, stats.KishN(mapValues(bw)), stats.KishN(mapValues(vw)), stats.Pearson(xs, ys), conf)
+	r := stats.Pearson(xs, ys)
+	if bo == 0 && vo == 0 {
+		// No discordant pair: the phi coefficient is 1 and the interval
+		// would be [0, 0] at a base accuracy of 50%; Newcombe's
+		// continuity-corrected phi keeps it open.
+		r = stats.NewcombePhi(both, bo, vo, bwr)
+	}
+	m, ok := stats.PairedMOVERWilson(base, vari, stats.KishN(mapValues(bw)), stats.KishN(mapValues(vw)), r, conf)
 	if !ok {
 		return nil
 	}

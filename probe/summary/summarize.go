@@ -245,35 +245,54 @@ func (sm *summarizer) unpairedDrop(vs *VariantSummary, base baseSide, r stats.Ra
 }
 
 // paired sets the variant's paired table (the four cells with their
-// shares), paired drop, sign-flip test and power from its pairs, and
-// returns the ratio of per-pair differences.
+// shares), answer stability and recall, paired drop, sign-flip test and
+// power from its pairs, and returns the ratio of per-pair differences.
 func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio {
 	pr := vs.Paired
-	n := float64(len(pairs))
-	for _, x := range []struct {
-		c *Cell
-		f func(q *pairUnit) float64
-	}{
-		{&pr.BothCorrect, func(q *pairUnit) float64 { return q.both }},
-		{&pr.BaseOnly, func(q *pairUnit) float64 { return q.bo }},
-		{&pr.VariantOnly, func(q *pairUnit) float64 { return q.vo }},
-		{&pr.BothWrong, func(q *pairUnit) float64 { return q.bw }},
-	} {
-		r := stats.NewRatio(sm.G)
-		for _, q := range pairs {
-			share := x.f(q) / float64(q.copies)
-			r.Add(q.tmpl, share)
-			x.c.Count += share
-		}
-		w := wilsonPct(x.c.Count, n, sm.p.Confidence)
-		x.c.SharePct = sm.es.add(100*x.c.Count/n, sm.influence(r, 100), scaled(r, 100), 0, 100, w)
-		x.c.SharePct.Wilson = w
-	}
+	pr.BothCorrect = sm.share(pairs, func(q *pairUnit) float64 { return q.both })
+	pr.BaseOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.bo })
+	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
+	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
+	pr.AnswerChanged = sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
 	pr.Test = sm.ts.signFlip(dr)
 	pr.Power = power(pairs, sm.G, sm.p)
 	return dr
+}
+
+// share returns the count of pairs that count gives (per pair, over its
+// copies) and its share of the pairs in percent, with the cluster-robust,
+// bootstrap and Wilson intervals (the reported one as every estimate's).
+func (sm *summarizer) share(pairs []*pairUnit, count func(*pairUnit) float64) Cell {
+	var c Cell
+	r := stats.NewRatio(sm.G)
+	for _, q := range pairs {
+		share := count(q) / float64(q.copies)
+		r.Add(q.tmpl, share)
+		c.Count += share
+	}
+	n := float64(len(pairs))
+	w := wilsonPct(c.Count, n, sm.p.Confidence)
+	c.SharePct = sm.es.add(100*c.Count/n, sm.influence(r, 100), scaled(r, 100), 0, 100, w)
+	c.SharePct.Wilson = w
+	return c
+}
+
+// rate is share over the pairs of one kind (those for which of is true);
+// nil when no pair is of that kind.
+func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count func(*pairUnit) float64) *Rate {
+	var some []*pairUnit
+	for _, q := range pairs {
+		if of(q) {
+			some = append(some, q)
+		}
+	}
+	if len(some) == 0 {
+		return nil
+	}
+	return &Rate{Pairs: len(some), Cell: sm.share(some, count)}
 }
 
 // shifts sets the variant's answer-entropy, all-token entropy and
@@ -433,6 +452,11 @@ func (sm *summarizer) verdicts() {
 			}
 			vs := c.vs
 			if vs.Variant != BaseVariant {
+				if base != nil && base.AccuracyPct != nil && base.AccuracyPct.CI != nil && base.AccuracyPct.CI.Lo <= 0 {
+					// A ratio to a base accuracy that may be 0 has no
+					// interval worth printing (the delta method's blows up).
+					vs.RelativeDropPct = nil
+				}
 				sm.variantVerdict(vs, base != nil, floor, rule)
 				if vs.Verdict != "" {
 					if vs.Primary {
@@ -478,6 +502,11 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 				stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, sm.p.Power)
 			pr.Power.MDEPP = &mde
 		}
+	}
+	if vs.Verdict == VerdictNoDrop && pr.Power != nil && pr.Power.MDEPP != nil && *pr.Power.MDEPP > sm.p.NegligibleDropPP {
+		// An interval narrower than the run can resolve (the drop the test
+		// would detect is above the negligible margin) rules nothing out.
+		vs.Verdict = VerdictInconclusive
 	}
 	for _, sh := range []*Shift{vs.AnswerEntropyShift, vs.EntropyShift, vs.DDCMarginShift} {
 		if sh.Shift != nil && sh.Test != nil && sh.Shift.CI != nil {

@@ -769,3 +769,87 @@ func TestResultsCSVSummary(t *testing.T) {
 		t.Fatal("narrative from results.csv differs")
 	}
 }
+
+// TestAllPairsAgreeNeverZeroWidth: six templates whose variant answers
+// exactly as base did (no discordant pair) at a base accuracy of 50%: the
+// paired drop is 0 and its interval is not [0, 0] (the phi coefficient is
+// 1 there; Newcombe's continuity-corrected phi keeps the interval open),
+// and the verdict is not "no detectable drop", which such a small run
+// cannot show.
+func TestAllPairsAgreeNeverZeroWidth(t *testing.T) {
+	same := func(ti, _ int) bool { return ti < 3 }
+	s, err := summary.Summarize(promptTrials(6, 1, same, same), summary.Params{BootstrapResamples: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := s.Models[0].Variants[1]
+	ci := v.Paired.PairedDropPP.CI
+	if v.Paired.PairedDropPP.Value != 0 || ci == nil || ci.Hi-ci.Lo < 10 || ci.Lo >= 0 || ci.Hi <= 0 {
+		t.Fatalf("paired drop %v, interval %+v", v.Paired.PairedDropPP.Value, ci)
+	}
+	if v.Verdict == summary.VerdictNoDrop {
+		t.Errorf("verdict %q with an MDE of %v pp", v.Verdict, *v.Paired.Power.MDEPP)
+	}
+}
+
+// TestAnswerStabilityByHand: answer changes count over the pairs whose
+// problems keep their answer (noop), right or wrong, and the original's
+// answer over the pairs whose answer changes (numbers), each against
+// counts made by hand.
+func TestAnswerStabilityByHand(t *testing.T) {
+	var ts []results.Trial
+	for ti := range 4 {
+		tpl := fmt.Sprintf("t%d", ti)
+		b := tr(tpl, "base", 0, true)
+		b.Expected, b.Extracted = "10", "10"
+		// noop: same answer 10; template 0 answers 11 (changed, wrong),
+		// template 1 answers nothing (changed), the others 10.
+		n := tr(tpl, "noop", 0, true)
+		n.Expected, n.Extracted = "10", "10"
+		switch ti {
+		case 0:
+			n.Extracted, n.Correct = "11", false
+		case 1:
+			n.Extracted, n.Correct = "", false
+		}
+		// numbers: answer 20; templates 2 and 3 answer the original's 10.
+		m := tr(tpl, "numbers", 0, true)
+		m.Expected, m.Extracted = "20", "20"
+		if ti >= 2 {
+			m.Extracted, m.Correct = "10", false
+		}
+		ts = append(ts, b, n, m)
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop, numbers := s.Models[0].Variant("noop").Paired, s.Models[0].Variant("numbers").Paired
+	if c := noop.AnswerChanged; c == nil || c.Pairs != 4 || c.Count != 2 || c.SharePct.Value != 50 || noop.OriginalRecalled != nil {
+		t.Errorf("noop: changed %+v, recalled %+v", c, noop.OriginalRecalled)
+	}
+	if r := numbers.OriginalRecalled; r == nil || r.Pairs != 4 || r.Count != 2 || r.SharePct.Value != 50 || numbers.AnswerChanged != nil {
+		t.Errorf("numbers: recalled %+v, changed %+v", r, numbers.AnswerChanged)
+	}
+	md := report.Narrative(s)
+	if !strings.Contains(md, "### Answer stability") || !strings.Contains(md, "| noop | 2 of 4 (50.0%") || !strings.Contains(md, "| numbers | n/a | 2 of 4 (50.0%") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}
+
+// TestRelativeDropNoneNearZero: with a base accuracy whose interval reaches
+// 0 the relative drop is not given (its delta-method interval is
+// meaningless there); with a base accuracy well above 0 it is.
+func TestRelativeDropNoneNearZero(t *testing.T) {
+	low, err := summary.Summarize(promptTrials(6, 2, func(ti, _ int) bool { return ti == 0 }, func(int, int) bool { return false }), summary.Params{BootstrapResamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := low.Models[0].Variants[1]; v.RelativeDropPct != nil || v.DropPP == nil {
+		t.Errorf("low base accuracy: relative drop %+v, drop %+v", v.RelativeDropPct, v.DropPP)
+	}
+	high, _ := summary.Summarize(promptTrials(6, 2, func(int, int) bool { return true }, func(ti, _ int) bool { return ti%2 == 0 }), summary.Params{BootstrapResamples: 100})
+	if v := high.Models[0].Variants[1]; v.RelativeDropPct == nil || math.Abs(v.RelativeDropPct.Value-50) > 1e-9 {
+		t.Errorf("high base accuracy: relative drop %+v", v.RelativeDropPct)
+	}
+}

@@ -229,7 +229,9 @@ type VariantSummary struct {
 	// (positive: worse than base), RelativeDropPct that drop as a
 	// percentage of the base accuracy; over all distinct prompts of each
 	// variant. Nil for the base variant, without a base, and (relative) at a
-	// base accuracy of 0. The verdict rests on Paired.PairedDropPP instead,
+	// base accuracy of 0 or when the base accuracy's reported interval
+	// reaches 0 (a ratio to a denominator that may be 0 has no usable
+	// interval). The verdict rests on Paired.PairedDropPP instead,
 	// the drop on matched pairs, which has a paired test.
 	DropPP          *Estimate `json:"drop_pp"`
 	RelativeDropPct *Estimate `json:"relative_drop_pct"`
@@ -274,6 +276,29 @@ type Paired struct {
 	// Power is the minimum detectable paired drop at 80% power for this
 	// run's templates and pairs; nil without pairs.
 	Power *Power `json:"power"`
+
+	// AnswerChanged is answer stability: among the pairs whose expected
+	// answers are equal (the variant leaves the problem's answer as it is,
+	// as names, paraphrase, noop and noop-seeming do), the pairs whose
+	// extracted answers differ, right or wrong; no answer is an answer of
+	// its own. A model that reads the problem gives the same answer to the
+	// same problem, so every change is the variant's doing, whether or not
+	// the accuracies move. nil when no pair keeps its answer.
+	AnswerChanged *Rate `json:"answer_changed,omitempty"`
+	// OriginalRecalled is a recall signal: among the pairs whose expected
+	// answers differ (the variant re-draws the numbers), the pairs whose
+	// variant answer equals the base's expected answer (the published
+	// original's when base holds its values) and not the variant's own.
+	// nil when every pair keeps its answer.
+	OriginalRecalled *Rate `json:"original_recalled,omitempty"`
+}
+
+// Rate is a share of the pairs of one kind (Pairs of them): Count pairs,
+// SharePct their share in percent with its clustered interval (the same
+// estimators as a cell of the paired table).
+type Rate struct {
+	Pairs int `json:"pairs"`
+	Cell
 }
 
 // Cell is one cell of the paired 2×2 table: a count of distinct pairs and

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/fragility/fragility/probe/summary"
+)
+
+// writeStability writes answer stability (summary.Paired.AnswerChanged) and
+// the recall of the original's answer (summary.Paired.OriginalRecalled) of
+// every variant of m that has either; nothing when none has.
+func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
+	var rows []string
+	for i := range m.Variants {
+		v := &m.Variants[i]
+		if v.Paired == nil || (v.Paired.AnswerChanged == nil && v.Paired.OriginalRecalled == nil) {
+			continue
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", v.Variant, rateText(v.Paired.AnswerChanged), rateText(v.Paired.OriginalRecalled)))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n### Answer stability\n\nAnswers changed: among the distinct pairs whose problems have the same answer, those whose extracted answers differ, right or wrong (no answer counts as an answer). A model that reads the problem gives the same answer to the same problem, so each change is the variant's doing even when the accuracies do not move. Original's answer: among the pairs whose variant re-draws the numbers, those where the model answered the base problem's expected answer (the original's) instead of its own. Shares with %s intervals.\n\n| variant | answers changed | original's answer given |\n|---|---|---|\n", conf)
+	b.WriteString(strings.Join(rows, "\n") + "\n")
+}
+
+// rateText is "k of n pairs (share% [CI])", or "n/a" for no rate.
+func rateText(r *summary.Rate) string {
+	if r == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%s of %d (%s%% %s)", countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), estCI(r.SharePct, 1))
+}
+
+// stabilitySentence is the verdict's second line of evidence: the variant
+// whose answers changed most (by its interval's lower bound) among pairs
+// whose problems keep their answer, said to show instability when that
+// bound is above 0; "" when no variant has such pairs.
+func stabilitySentence(m *summary.ModelSummary, conf string) string {
+	var best *summary.VariantSummary
+	for i := range m.Variants {
+		v := &m.Variants[i]
+		if v.Paired == nil || v.Paired.AnswerChanged == nil || v.Paired.AnswerChanged.SharePct.CI == nil {
+			continue
+		}
+		if best == nil || v.Paired.AnswerChanged.SharePct.CI.Lo > best.Paired.AnswerChanged.SharePct.CI.Lo {
+			best = v
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	r := best.Paired.AnswerChanged
+	if r.SharePct.CI.Lo > 0 {
+		return fmt.Sprintf(" Answers were not stable: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%, %s CI %s), right or wrong.",
+			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1))
+	}
+	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%, %s CI %s).",
+		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1))
+}
