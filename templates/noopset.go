@@ -230,8 +230,8 @@ func parseNoopSetClause(file string, n *yaml.Node) (noopSetClause, error) {
 			return c, fmt.Errorf("%s:%d: clause: %s is required", file, n.Line, req.key)
 		}
 	}
-	if strings.ContainsAny(c.reason, "\n\r") {
-		return c, fmt.Errorf("%s:%d: clause: reason must be one line", file, n.Line)
+	if strings.ContainsAny(c.reason, "\n\r{}") {
+		return c, fmt.Errorf("%s:%d: clause: reason must be one line of plain text (it is not filled in)", file, n.Line)
 	}
 	if v := f["vars"]; v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.MappingNode {

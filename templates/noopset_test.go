@@ -422,3 +422,32 @@ func TestNoopSetNoCopiedText(t *testing.T) {
 		}
 	}
 }
+
+// TestNoopSetShow prints one noop-seeming question per template of the set
+// at base values and at one symbolic draw, for a reader (FRAGILITY_NOOPSET_SHOW=1).
+func TestNoopSetShow(t *testing.T) {
+	if os.Getenv("FRAGILITY_NOOPSET_SHOW") == "" {
+		t.Skip("set FRAGILITY_NOOPSET_SHOW=1 to print the clauses in their questions")
+	}
+	dir := filepath.Join(sharedDir(t), "gsm_symbolic", "symbolic")
+	withNoopSet(t, nil, true)
+	ts, _, err := LoadSkipping(dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range ts {
+		if ok, _ := tp.Supports(VariantNoopSeeming); !ok {
+			continue
+		}
+		set, err := Generate([]*Template{tp}, Options{Variants: []Variant{VariantNoopSeeming}, Instances: 1, Seed: 9})
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		for _, in := range set.Instances {
+			if in.Variant == VariantNoopSeeming {
+				fmt.Printf("%s  answer %s  alt %s\n  %s\n\n", in.ID, in.Answer, in.AltAnswer, in.Question)
+			}
+		}
+	}
+}
