@@ -433,27 +433,49 @@ func (c *noopClause) checkDraw(all map[string]value) (string, error) {
 }
 
 // sentenceEnds returns the byte offsets just after each sentence of q: a
-// '.', '!' or '?' followed by white space, and the end of the text.
+// '.', '!' or '?' followed by white space (a period ending a title such as
+// "Mr." or "Dr." does not end a sentence), and the end of the text.
 func sentenceEnds(q string) []int {
 	end := len(strings.TrimRight(q, " \n"))
 	var out []int
 	for i := 0; i < end-1; i++ {
 		c := q[i]
 		if (c == '.' || c == '!' || c == '?') && (q[i+1] == ' ' || q[i+1] == '\n') {
+			if c == '.' && isTitle(q[:i]) {
+				continue
+			}
 			out = append(out, i+1)
 		}
 	}
 	return append(out, end)
 }
 
+// isTitle reports whether s ends with a title written with a period (Mr, Mrs,
+// Ms, Dr, St) as a word of its own.
+func isTitle(s string) bool {
+	for _, t := range []string{"Mr", "Mrs", "Ms", "Dr", "St"} {
+		if strings.HasSuffix(s, t) && (len(s) == len(t) || !isLetter(s[len(s)-len(t)-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
 // clauseInsert puts clause into q at position: "before-question" (or "":
-// before the final sentence, as insertNoop), "start", or "after-sentence-N"
+// before the final sentence; in front of a one-sentence question), "start",
+// or "after-sentence-N"
 // (after the N-th sentence, 1-based, which must not be the last: the question
 // stays last).
 func clauseInsert(q, clause, position string) (string, error) {
 	switch {
 	case position == "" || position == posBeforeQuestion:
-		return insertNoop(q, clause), nil
+		ends := sentenceEnds(q)
+		if len(ends) == 1 {
+			return clause + " " + strings.TrimLeft(q, " \n"), nil
+		}
+		return clauseInsert(q, clause, fmt.Sprintf("%s%d", posAfterSentence, len(ends)-1))
 	case position == posStart:
 		return clause + " " + strings.TrimLeft(q, " \n"), nil
 	case strings.HasPrefix(position, posAfterSentence):
@@ -473,8 +495,13 @@ func clauseInsert(q, clause, position string) (string, error) {
 	return "", fmt.Errorf("position %q: before-question, start or after-sentence-N", position)
 }
 
-// insert puts the rendered clause into q at the clause's position.
+// insert puts the rendered clause into q at the clause's position; a
+// clause of an own template or of the generic pool goes before the final
+// sentence as insertNoop puts it (unchanged, so their sets stay the same).
 func (c *noopClause) insert(q, clause string) string {
+	if c.setFile == "" {
+		return insertNoop(q, clause)
+	}
 	out, err := clauseInsert(q, clause, c.position)
 	if err != nil {
 		return insertNoop(q, clause) // positions are checked when the clause is attached

@@ -451,3 +451,25 @@ func TestNoopSetShow(t *testing.T) {
 		}
 	}
 }
+
+func TestClauseInsertPositions(t *testing.T) {
+	q := "In Mr. Li's class, 4 sit. Dr. Ng has 3 pens. How many?"
+	for _, c := range []struct{ pos, want string }{
+		{"", "In Mr. Li's class, 4 sit. Dr. Ng has 3 pens. X. How many?"},
+		{"before-question", "In Mr. Li's class, 4 sit. Dr. Ng has 3 pens. X. How many?"},
+		{"after-sentence-1", "In Mr. Li's class, 4 sit. X. Dr. Ng has 3 pens. How many?"},
+		{"start", "X. In Mr. Li's class, 4 sit. Dr. Ng has 3 pens. How many?"},
+	} {
+		if got, err := clauseInsert(q, "X.", c.pos); err != nil || got != c.want {
+			t.Errorf("%q: got %q (%v), want %q", c.pos, got, err, c.want)
+		}
+	}
+	if got, _ := clauseInsert("How many pens does Mrs. Ng have?", "X.", "before-question"); got != "X. How many pens does Mrs. Ng have?" {
+		t.Errorf("one-sentence question: %q", got)
+	}
+	for _, bad := range []string{"after-sentence-3", "after-sentence-0", "middle"} {
+		if _, err := clauseInsert(q, "X.", bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
