@@ -473,3 +473,42 @@ func TestClauseInsertPositions(t *testing.T) {
 		}
 	}
 }
+
+func TestNoopSetCheckSummary(t *testing.T) {
+	g := guardOf(t, setProblem)
+	dir := t.TempDir()
+	other := strings.Replace(setProblem, `"id_shuffled": 7`, `"id_shuffled": 8`, 1)
+	changed := strings.Replace(setProblem, `"id_shuffled": 7`, `"id_shuffled": 9`, 1)
+	for name, doc := range map[string]string{"a.json": setProblem, "b.json": other, "c.json": changed} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set := setYAML(g, "ok") + strings.Replace(strings.TrimPrefix(setYAML(strings.Repeat("0", 64), ""), "version: 1\ntemplates:\n"), "id: 7", "id: 9", 1)
+	withNoopSet(t, fstest.MapFS{"noopset/x.yaml": {Data: []byte(set)}}, false)
+	rs, err := CheckPath(dir, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "GSM-NoOp clause set: 2 of 3 symbolic templates have clauses, 1 use them (1 clauses for noop-seeming); 1 refused: file differs from the version the clauses were written for"
+	if got := NoopSetSummary(rs); got != want {
+		t.Errorf("summary\n got %q\nwant %q", got, want)
+	}
+	for _, r := range rs {
+		line := r.String()
+		switch r.Template {
+		case "gsms-a":
+			if !strings.Contains(line, "GSM-NoOp: 1 clause(s), 1 used") || r.Status() != "ok" {
+				t.Errorf("a: %s", line)
+			}
+		case "gsms-b":
+			if strings.Contains(line, "GSM-NoOp") || !strings.Contains(line, "noop-seeming n/a") {
+				t.Errorf("b: %s", line)
+			}
+		case "gsms-c":
+			if r.Status() != "warn" || !strings.Contains(line, "c.json is not the version") {
+				t.Errorf("c: %s", line)
+			}
+		}
+	}
+}
