@@ -446,9 +446,37 @@ func TestNoopSetShow(t *testing.T) {
 		}
 		for _, in := range set.Instances {
 			if in.Variant == VariantNoopSeeming {
-				fmt.Printf("%s  answer %s  alt %s\n  %s\n\n", in.ID, in.Answer, in.AltAnswer, in.Question)
+				fmt.Printf("%s  answer %s  alt %s\n  %s\n", in.ID, in.Answer, in.AltAnswer, in.Question)
 			}
 		}
+		// the clauses at one symbolic draw
+		r := newRand(9)
+		for _, c := range tp.noops {
+			if c.setFile == "" {
+				continue
+			}
+			for try := 0; try < 100; try++ {
+				vals, reason := tp.draw(r, true, true)
+				if reason != "" || tp.evaluate(vals, false).reason != "" {
+					continue
+				}
+				cv, err := drawClause(c, vals, r)
+				if err != nil {
+					continue
+				}
+				extra := map[string]*variable{}
+				for _, x := range c.vars {
+					extra[x.names[0]] = x
+					vals[x.names[0]] = cv[x.names[0]]
+				}
+				if _, err := c.checkDraw(vals); err != nil {
+					continue
+				}
+				fmt.Printf("  drawn: %s\n", tp.render(c.text, vals, extra))
+				break
+			}
+		}
+		fmt.Println()
 	}
 }
 
