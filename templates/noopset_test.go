@@ -222,8 +222,9 @@ type clauseDrawStats struct {
 	firstFail                       string
 }
 
-// checkClauseDraws draws n symbolic instances of t (names and numbers
-// re-rolled; the base values first) and, for each valid one, the clause's
+// checkClauseDraws draws up to n valid symbolic instances of t (names and
+// numbers re-rolled; the base values first; at most 25n tries) and, for each
+// valid one, the clause's
 // own variables (up to 50 tries for its conditions), and checks that the
 // instance stays valid with the clause's values present, that the answer is
 // the same with and without them, that the rendered clause and question are
@@ -231,7 +232,7 @@ type clauseDrawStats struct {
 func checkClauseDraws(t *Template, c *noopClause, n int, seed int64) clauseDrawStats {
 	var st clauseDrawStats
 	r := newRand(seed)
-	for i := 0; i < n; i++ {
+	for i := 0; st.draws < n && i < 25*n; i++ {
 		vals := t.baseValues()
 		if i > 0 {
 			var reason string
