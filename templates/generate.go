@@ -152,7 +152,7 @@ type Exclusion struct {
 // with the question (never used with that template). Reason says which.
 type Flag struct {
 	Template string   `json:"template"`
-	Source   string   `json:"source,omitempty"` // "template" (its own clause) or "generic" (the generic pool)
+	Source   string   `json:"source,omitempty"` // "template" (its own clause), "generic" (the generic pool) or "noopset" (the GSM-NoOp clause set)
 	Line     int      `json:"line"`             // line in the template file; for the generic pool, the 1-based position
 	Clause   string   `json:"clause"`
 	Kind     NoopKind `json:"kind,omitempty"`

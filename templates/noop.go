@@ -161,7 +161,11 @@ func (t *Template) flags() []Flag {
 	var out []Flag
 	for _, c := range t.noops {
 		if why := c.why(); why != "" {
-			out = append(out, Flag{Template: t.ID, Source: "template", Line: c.line, Clause: c.text.source(), Kind: c.kind,
+			src := "template"
+			if c.setFile != "" {
+				src = "noopset" // the GSM-NoOp clause set; Line is in its file
+			}
+			out = append(out, Flag{Template: t.ID, Source: src, Line: c.line, Clause: c.text.source(), Kind: c.kind,
 				Word: c.flag, Reason: why, Reviewed: c.reviewed, Used: c.usable()})
 		}
 	}
