@@ -19,6 +19,7 @@ type CheckResult struct {
 	Reasons  map[string]int // rejected draws by reason
 	Flagged  []Flag         // no-op clauses flagged for review
 	NotApply []Exclusion    // variants that do not apply, with the reason
+	NoopSet  *NoopSetStatus // GSM-Symbolic level symbolic: what the GSM-NoOp clause set gave; nil otherwise
 }
 
 // CheckPath validates every template file at src ("builtin", a directory or a
@@ -79,7 +80,7 @@ func CheckPathWith(src string, draws int, seed int64, o LoadOptions) ([]CheckRes
 }
 
 func checkTemplate(t *Template, draws int, seed int64) CheckResult {
-	r := CheckResult{File: t.Source, Template: t.ID, Level: t.Level, Warnings: t.Warnings, Reasons: map[string]int{}}
+	r := CheckResult{File: t.Source, Template: t.ID, Level: t.Level, Warnings: t.Warnings, Reasons: map[string]int{}, NoopSet: t.noopSet}
 	if ok, _ := t.Supports(VariantSymbolic); ok {
 		rng := newRand(seed)
 		for i := 0; i < draws; i++ {
@@ -159,6 +160,7 @@ func (t *Template) Describe() string {
 		for _, f := range t.flags() {
 			fmt.Fprintf(&b, "  excluded here: %s  [%s]\n", f.Clause, f.Reason)
 		}
+		b.WriteString(t.describeNoopSet())
 	case len(t.noops) > 0:
 		b.WriteString("no-op clauses:\n")
 		for _, c := range t.noops {
@@ -241,6 +243,9 @@ func (r CheckResult) String() string {
 		default:
 			fmt.Fprintf(&b, "; no-op clause at line %d excluded (%s)", f.Line, f.Reason)
 		}
+	}
+	if r.NoopSet != nil && r.NoopSet.Keyed {
+		fmt.Fprintf(&b, "; %s", r.NoopSet)
 	}
 	for _, e := range r.NotApply {
 		fmt.Fprintf(&b, "; %s n/a", e.Variant)

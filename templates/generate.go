@@ -109,10 +109,15 @@ type Instance struct {
 	NoopKind   NoopKind          `json:"noop_kind,omitempty"`   // "irrelevant" (noop) or "seeming" (noop-seeming)
 	Numbers    map[string]string `json:"numbers,omitempty"`     // exact value of every number variable: a decimal, or "p/q" when it has none ("frac": "1/2" where values says "half")
 	IDOrig     string            `json:"id_orig,omitempty"`     // GSM-Symbolic: the original GSM8K question's id (Template.IDOrig)
-	NoopSource string            `json:"noop_source,omitempty"` // "template" or "generic"
+	NoopSource string            `json:"noop_source,omitempty"` // "template", "generic" or "noopset" (the GSM-NoOp clause set)
 	NoopLine   int               `json:"noop_line,omitempty"`   // the clause's line in the template file; for the generic pool, its 1-based position
 	NoopReason string            `json:"noop_reason,omitempty"` // noop-seeming: the reviewed reason why the answer is unchanged
 	NoopValues map[string]string `json:"noop_values,omitempty"` // the clause's own variables
+	// AltAnswer is, for a clause of the GSM-NoOp clause set, the answer a
+	// model would give if it applied the clause's quantity (its alt_answer
+	// expression at this instance's values; exact decimal, "p/q" when it has
+	// none); "" otherwise.
+	AltAnswer string `json:"alt_answer,omitempty"`
 	// Passages are the passages a document item's prompt shows, in that
 	// order (package probe/docqa); nil for a template's instance.
 	Passages []Passage `json:"passages,omitempty"`
@@ -147,7 +152,7 @@ type Exclusion struct {
 // with the question (never used with that template). Reason says which.
 type Flag struct {
 	Template string   `json:"template"`
-	Source   string   `json:"source,omitempty"` // "template" (its own clause) or "generic" (the generic pool)
+	Source   string   `json:"source,omitempty"` // "template" (its own clause), "generic" (the generic pool) or "noopset" (the GSM-NoOp clause set)
 	Line     int      `json:"line"`             // line in the template file; for the generic pool, the 1-based position
 	Clause   string   `json:"clause"`
 	Kind     NoopKind `json:"kind,omitempty"`
@@ -345,9 +350,16 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 					inst.NoopValues[n] = t.renderVar(n, all, extra)
 				}
 			}
-			inst.NoopClause = t.render(c.text, all, extra)
+			alt, aerr := c.checkDraw(all)
+			if aerr != nil {
+				err = aerr
+				set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), inst.NoopValues})
+				inst.NoopValues = nil
+				continue
+			}
+			inst.NoopClause, inst.AltAnswer = t.render(c.text, all, extra), alt
 			inst.NoopKind, inst.NoopSource, inst.NoopLine, inst.NoopReason = c.kind, source, c.line, c.reason
-			inst.Question = insertNoop(inst.Question, inst.NoopClause)
+			inst.Question = c.insert(inst.Question, inst.NoopClause)
 			break
 		}
 		if inst.NoopClause == "" {

@@ -223,6 +223,9 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 			return nil, err
 		}
 	}
+	if lv == LevelSymbolic {
+		attachNoopSet(t, jsonID(f.IDShuffled), *f.QuestionAnnotated) // the GSM-NoOp clause set (noopset.go)
+	}
 	return []*Template{t}, nil
 }
 

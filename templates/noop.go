@@ -43,6 +43,13 @@ type noopClause struct {
 	flag     string // the word that flagged it; "" when none
 	clash    string // irrelevant clauses: why the clause is excluded for this template (a shared unit or counted word); "" when none
 	line     int    // line in the template file; for the generic pool, the 1-based position
+
+	// GSM-NoOp clause set (noopset.go): where the clause goes, its
+	// conditions, its alternative answer and the set's file; zero otherwise.
+	position string
+	conds    []*expression
+	alt      *expression
+	setFile  string
 }
 
 // usable reports whether the clause may be inserted: a seeming clause only
@@ -101,6 +108,9 @@ func (t *Template) usableNoops(kind NoopKind) []*noopClause {
 func (t *Template) noopPool(v Variant) ([]*noopClause, string) {
 	if t.genericNoop {
 		if v != VariantNoop {
+			if set := t.usableNoops(NoopSeeming); len(set) > 0 {
+				return set, "noopset"
+			}
 			return nil, "generic"
 		}
 		var out []*noopClause
@@ -122,7 +132,7 @@ func (t *Template) noopPool(v Variant) ([]*noopClause, string) {
 func (t *Template) noNoopReason(v Variant) string {
 	if t.genericNoop {
 		if v == VariantNoopSeeming {
-			return "the generic pool has no noop-seeming clauses (they need a reviewed clause written for the template)"
+			return "the generic pool has no noop-seeming clauses (they need a reviewed clause written for the template): " + t.noopSetReason()
 		}
 		return "every generic no-op clause shares a unit or counted word with the question"
 	}
@@ -151,7 +161,11 @@ func (t *Template) flags() []Flag {
 	var out []Flag
 	for _, c := range t.noops {
 		if why := c.why(); why != "" {
-			out = append(out, Flag{Template: t.ID, Source: "template", Line: c.line, Clause: c.text.source(), Kind: c.kind,
+			src := "template"
+			if c.setFile != "" {
+				src = "noopset" // the GSM-NoOp clause set; Line is in its file
+			}
+			out = append(out, Flag{Template: t.ID, Source: src, Line: c.line, Clause: c.text.source(), Kind: c.kind,
 				Word: c.flag, Reason: why, Reviewed: c.reviewed, Used: c.usable()})
 		}
 	}

@@ -44,6 +44,7 @@ type Template struct {
 	// genericClash: position in the generic pool → why that clause shares a
 	// unit or counted word with this template's question (excluded here).
 	genericClash map[int]string
+	noopSet      *NoopSetStatus // GSM-Symbolic level symbolic: what the GSM-NoOp clause set gave (noopset.go)
 	maxAbs       *big.Rat
 	answerSign   string // "positive", "nonnegative" or "any"
 

@@ -289,6 +289,9 @@ func templatesCheck(c *cli.Context) error {
 		}
 	}
 	fmt.Println(templates.CheckSummary(results))
+	if s := templates.NoopSetSummary(results); s != "" {
+		fmt.Println(s)
+	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d template checks failed", failed, len(results))
 	}
