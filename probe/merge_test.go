@@ -357,7 +357,7 @@ func TestShardTooMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, Reference: cfg.Reference})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,18 +55,23 @@ type Config struct {
 	Templates string   `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl
 	// Items is a file of the user's own document-question items (package
 	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
-	Items        string              `json:"items,omitempty"`
-	Variants     []templates.Variant `json:"variants"`
-	Instances    int                 `json:"instances"`
-	Seed         int64               `json:"seed"`
-	MaxTokens    int                 `json:"max_tokens"`
-	Shots        int                 `json:"shots"`            // few-shot exemplars, 0..MaxShotsFor(Prompt)
-	Prompt       string              `json:"prompt,omitempty"` // prompt preset: "fragility" ("" in older manifests) or "gsm-symbolic"
-	Level        string              `json:"level,omitempty"`  // GSM-Symbolic difficulty level of the templates read; "" infers it from folder names
-	Temperature  float64             `json:"temperature"`      // 0 = greedy
-	ChatTemplate string              `json:"chat_template"`    // "" = the model's own (or the recorded fallback)
-	Params       llm.Params          `json:"params"`           // NSeq = sequences decoded together in one batch
-	BootstrapB   int                 `json:"bootstrap_resamples"`
+	Items     string              `json:"items,omitempty"`
+	Variants  []templates.Variant `json:"variants"`
+	Instances int                 `json:"instances"`
+	Seed      int64               `json:"seed"`
+	MaxTokens int                 `json:"max_tokens"`
+	Shots     int                 `json:"shots"`            // few-shot exemplars, 0..MaxShotsFor(Prompt)
+	Prompt    string              `json:"prompt,omitempty"` // prompt preset: "fragility" ("" in older manifests) or "gsm-symbolic"
+	Level     string              `json:"level,omitempty"`  // GSM-Symbolic difficulty level of the templates read; "" infers it from folder names
+	// Reference is what noop, noop-seeming and paraphrase are compared with
+	// (templates.Options.Reference): templates.ReferenceDrawn, the symbolic
+	// instance of the same index, or templates.ReferenceOriginal ("" in
+	// older manifests), the base instance at the template's own values.
+	Reference    string     `json:"reference,omitempty"`
+	Temperature  float64    `json:"temperature"`   // 0 = greedy
+	ChatTemplate string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
+	Params       llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
+	BootstrapB   int        `json:"bootstrap_resamples"`
 	// Overrides is the label-overrides file (run --overrides; see Override)
 	// and OverridesSHA256 its sha256, set by Validate: a report refuses the
 	// file once it has changed.
@@ -286,6 +291,12 @@ func (c *Config) ValidateOptions() error {
 	}
 	if err := c.validateConditions(); err != nil {
 		return err
+	}
+	switch {
+	case c.Items != "":
+		c.Reference = "" // document items have no drawn instances
+	case c.Reference != "" && c.Reference != templates.ReferenceOriginal && c.Reference != templates.ReferenceDrawn:
+		return optionErrorf("--reference %q: want drawn or original", c.Reference)
 	}
 	if c.Primary != "" {
 		if c.Primary == summary.BaseVariant {
@@ -762,6 +773,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (resul
 		Steps:        in.Steps,
 		Level:        in.Level,
 		Variant:      string(in.Variant),
+		Reference:    string(in.Reference),
 		Instance:     in.Index,
 		Seed:         in.Seed,
 		Question:     in.Question,
@@ -909,7 +921,7 @@ func generateSet(cfg Config) (*templates.Set, error) {
 	}
 	st, statErr := os.Stat(cfg.Templates)
 	folder := statErr == nil && st.IsDir()
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder})
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference})
 	if err != nil {
 		return nil, err
 	}

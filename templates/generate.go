@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -90,7 +91,27 @@ type Options struct {
 	// SkipFailing leaves out (with a Skip in Set.Skipped) a template for
 	// which an instance cannot be generated, instead of failing the set.
 	SkipFailing bool `json:"skip_failing,omitempty"`
+	// Reference is what the answer-preserving variants that change one
+	// factor of a drawn problem (DrawnReferenceVariants: the clause and the
+	// wording) are compared with: ReferenceOriginal ("" too), the base
+	// instance at the template's own values, or ReferenceDrawn, the
+	// symbolic instance of the same index: instance i of noop is then
+	// symbolic instance i with the clause added, differing from it in that
+	// one factor (GSM-NoOp's construction: a clause added to each drawn
+	// GSM-Symbolic instance). With ReferenceDrawn, symbolic is generated
+	// whenever such a variant is asked for.
+	Reference string `json:"reference,omitempty"`
 }
+
+// The references of Options.Reference.
+const (
+	ReferenceOriginal = "original"
+	ReferenceDrawn    = "drawn"
+)
+
+// DrawnReferenceVariants are the variants that, with ReferenceDrawn, are
+// drawn on the symbolic instance of their index and compared with it.
+var DrawnReferenceVariants = []Variant{VariantNoop, VariantNoopSeeming, VariantParaphrase}
 
 // Instance is one seeded draw of a template in one variant.
 type Instance struct {
@@ -113,6 +134,10 @@ type Instance struct {
 	NoopLine   int               `json:"noop_line,omitempty"`   // the clause's line in the template file; for the generic pool, its 1-based position
 	NoopReason string            `json:"noop_reason,omitempty"` // noop-seeming: the reviewed reason why the answer is unchanged
 	NoopValues map[string]string `json:"noop_values,omitempty"` // the clause's own variables
+	// Reference is the variant this instance is compared with, at the same
+	// index: "symbolic" for a variant drawn on the symbolic instance
+	// (Options.Reference ReferenceDrawn); "" for the base instance.
+	Reference Variant `json:"reference,omitempty"`
 	// AltAnswer is, for a clause of the GSM-NoOp clause set, the answer a
 	// model would give if it applied the clause's quantity (its alt_answer
 	// expression at this instance's values; exact decimal, "p/q" when it has
@@ -211,6 +236,16 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 			vs = append(vs, v)
 		}
 	}
+	switch opt.Reference {
+	case "", ReferenceOriginal:
+	case ReferenceDrawn:
+		if slices.ContainsFunc(vs, func(v Variant) bool { return contains(DrawnReferenceVariants, v) }) && !contains(vs, VariantSymbolic) {
+			// The reference instances go right after base.
+			vs = slices.Insert(vs, 1, VariantSymbolic)
+		}
+	default:
+		return nil, fmt.Errorf("unknown reference %q (original or drawn)", opt.Reference)
+	}
 	opt.Variants = vs
 	set := &Set{Seed: opt.Seed, Options: opt}
 	seen := map[string]string{}
@@ -224,12 +259,20 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 		set.Flagged = append(set.Flagged, t.flags()...)
 	instances:
 		for idx := 0; idx < opt.Instances; idx++ {
+			var drawn map[string]value // the symbolic instance's values at idx, for ReferenceDrawn
 			for _, v := range vs {
 				if ok, why := t.Supports(v); !ok {
 					set.Excluded = append(set.Excluded, Exclusion{Template: t.ID, Variant: v, Index: idx, Reason: why})
 					continue
 				}
-				inst, err := t.instantiate(v, idx, deriveSeed(opt.Seed, t.ID, v, idx), opt.MaxDraws, set)
+				var ref map[string]value
+				if opt.Reference == ReferenceDrawn && contains(DrawnReferenceVariants, v) {
+					ref = drawn
+				}
+				inst, vals, err := t.instantiateValues(v, idx, deriveSeed(opt.Seed, t.ID, v, idx), opt.MaxDraws, set, ref)
+				if v == VariantSymbolic {
+					drawn = vals
+				}
 				if err != nil {
 					if !opt.SkipFailing {
 						return nil, err
@@ -259,14 +302,12 @@ func newRand(seed int64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 }
 
-func (t *Template) instantiate(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, error) {
-	inst, _, err := t.instantiateValues(v, idx, seed, maxDraws, set)
-	return inst, err
-}
-
-// instantiateValues is instantiate that also returns the values drawn
-// (derived values included; nil for a fixed item), for the review aid.
-func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws int, set *Set) (*Instance, map[string]value, error) {
+// instantiateValues generates instance idx of variant v from its seed and
+// returns it with the values drawn (derived values included; nil for a
+// fixed item). ref, when not nil, are the values of the symbolic instance
+// of the same index: the instance keeps them (and its answer) and is
+// compared with that instance (Options.Reference ReferenceDrawn).
+func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws int, set *Set, ref map[string]value) (*Instance, map[string]value, error) {
 	inst := &Instance{
 		ID: fmt.Sprintf("%s/%s/%d", t.ID, v, idx), TemplateID: t.ID, Relation: t.Relation, Steps: t.Steps, Level: t.Level,
 		IDOrig: t.IDOrig, Variant: v, Index: idx, Seed: seed,
@@ -309,11 +350,14 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 				t.ID, t.Source, v, maxDraws, n, reason)
 		}
 	}
+	if ref != nil {
+		vals, ans, inst.Reference = ref, t.evaluate(ref, false).answer, VariantSymbolic
+	}
 	inst.Values = t.renderValues(vals)
 	inst.Numbers = t.numberValues(vals)
 	inst.Answer, _ = formatRat(ans.n)
 	inst.Question = t.render(t.question, vals, nil)
-	if v == VariantBase || v == VariantNoop || v == VariantNoopSeeming {
+	if ref == nil && (v == VariantBase || v == VariantNoop || v == VariantNoopSeeming) {
 		inst.Question = t.BaseQuestion() // the original question for a GSM-Symbolic template of level symbolic
 	}
 	switch v {

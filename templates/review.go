@@ -39,7 +39,7 @@ func (t *Template) Review(seed int64) (string, error) {
 			fmt.Fprintf(&b, " %s\n", why)
 			continue
 		}
-		inst, vals, err := t.instantiateValues(v, 0, deriveSeed(seed, t.ID, v, 0), DefaultMaxDraws, set)
+		inst, vals, err := t.instantiateValues(v, 0, deriveSeed(seed, t.ID, v, 0), DefaultMaxDraws, set, nil)
 		if err != nil {
 			return "", err
 		}

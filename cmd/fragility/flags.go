@@ -43,6 +43,7 @@ var (
 	flagItems      = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
 	flagConditions = &cli.StringFlag{Name: "conditions", Value: results.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
 	flagCalcCalls  = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
+	flagReference  = &cli.StringFlag{Name: "reference", Value: templates.ReferenceDrawn, Usage: "what noop, noop-seeming and paraphrase are compared with: drawn (the symbolic instance of the same index, which the run then includes: the pair differs only in the clause or the wording) or original (the base instance at the template's own values, as before); recorded in the manifest"}
 	flagPrimary    = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
 
@@ -107,6 +108,7 @@ func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
 func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 	vs := cfg.Variants
 	cfg.Primary = c.String(flagPrimary.Name)
+	cfg.Reference = c.String(flagReference.Name)
 	expanded := cfg.Items != "" && strings.HasPrefix(cfg.Primary, docqa.Paraphrase+"-") && slices.Contains(vs, docqa.Paraphrase)
 	if cfg.Primary != "" && (cfg.Primary == summary.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
 		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}

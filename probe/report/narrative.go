@@ -142,8 +142,12 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 			from = "the pre-specified primary variant, tested alone"
 		}
 		pr := v.Paired
-		fmt.Fprintf(b, "**Verdict: %s** (on %s, %s). Base accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
-			m.Verdict, v.Variant, from, accText(base), v.Variant, accText(v),
+		refName, ref := "Base", base
+		if r := m.Variant(pr.Reference); r != nil {
+			refName, ref = "Its reference "+r.Variant+" (the same drawn problems without the change)", r
+		}
+		fmt.Fprintf(b, "**Verdict: %s** (on %s, %s). %s accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
+			m.Verdict, v.Variant, from, refName, accText(ref), v.Variant, accText(v),
 			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, ivOpt(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
 			verdictReason(pr, v.Verdict, p))
 		if pw := pr.Power; pw != nil {
@@ -186,7 +190,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		if v.Primary {
 			verdict += " (primary)"
 		}
-		fmt.Fprintf(b, "| %s | %d (%d) | %s | %s | %s | %s | %s | %s | %s | %s |\n", v.Variant, q.Pairs, q.Copies,
+		fmt.Fprintf(b, "| %s | %d (%d) | %s | %s | %s | %s | %s | %s | %s | %s |\n", pairName(v), q.Pairs, q.Copies,
 			cellText(q.BothCorrect), cellText(q.BaseOnly), cellText(q.VariantOnly), cellText(q.BothWrong),
 			fopt(q.PairedDropPP, 1)+" "+estCI(q.PairedDropPP, 1), testText(q.Test), mdeText(q.Power), verdict)
 	}

@@ -60,3 +60,12 @@ func stabilitySentence(m *summary.ModelSummary, conf string) string {
 	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%, %s CI %s).",
 		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1))
 }
+
+// pairName is the variant's name in the paired tables, with the variant it
+// is compared with when that is not base ("noop (vs symbolic)").
+func pairName(v *summary.VariantSummary) string {
+	if v.Paired != nil && v.Paired.Reference != "" {
+		return v.Variant + " (vs " + v.Paired.Reference + ")"
+	}
+	return v.Variant
+}

@@ -80,6 +80,20 @@ type Trial struct {
 	ThinkEntropyMean float64 `json:"think_entropy_mean_bits"`
 	ReplyTokens      int     `json:"reply_tokens"`
 	ReplyEntropyMean float64 `json:"reply_entropy_mean_bits"`
+
+	// Reference is the variant this trial is paired with, at the same
+	// model, template and instance index: "symbolic" for a variant drawn on
+	// the symbolic instance (run --reference drawn); "" for base.
+	Reference string `json:"reference"`
+}
+
+// ReferenceVariant is the variant t is paired with: t.Reference, or
+// "base" when it names none.
+func (t *Trial) ReferenceVariant() string {
+	if t.Reference == "" {
+		return "base"
+	}
+	return t.Reference
 }
 
 // Skipped reports whether the item was recorded without being run.

@@ -203,8 +203,9 @@ func (sm *summarizer) cell(mi, vi int) *cell {
 }
 
 // collect puts every trial into its cell: scored trials into the units
-// (distinct prompts), variant trials with their base partner into the
-// pairs.
+// (distinct prompts), variant trials with their reference partner (the
+// base trial, or the trial of the variant the trial names as its
+// reference, at the same instance index) into the pairs.
 func (sm *summarizer) collect() {
 	sm.cells = make([][]*cell, len(sm.models))
 	for mi := range sm.models {
@@ -222,7 +223,10 @@ func (sm *summarizer) collect() {
 		if t.Variant == BaseVariant {
 			continue
 		}
-		bi, ok := sm.seen[trialKey{modelKey(t), t.TemplateID, BaseVariant, t.Instance}]
+		if ref := t.ReferenceVariant(); ref != BaseVariant {
+			c.vs.Paired.Reference = ref
+		}
+		bi, ok := sm.seen[trialKey{modelKey(t), t.TemplateID, t.ReferenceVariant(), t.Instance}]
 		if !ok {
 			c.vs.Paired.Unmatched++
 			continue

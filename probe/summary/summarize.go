@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -165,7 +166,7 @@ func (sm *summarizer) summarizeModel(mi int) {
 	if bi, ok := sm.vIdx[BaseVariant]; ok {
 		hasBase = sm.cells[mi][bi] != nil
 	}
-	var base baseSide
+	sides := map[string]baseSide{} // accuracy of each variant, for the drops of those it is the reference of
 	var mt modelTests
 	tmplOfModel := map[int]bool{}
 	for vi := range sm.s.Variants {
@@ -190,12 +191,13 @@ func (sm *summarizer) summarizeModel(mi int) {
 		}
 		var r stats.Ratio
 		vs.AccuracyPct, r, vs.K, _ = sm.accuracy(units)
+		sides[vs.Variant] = baseSide{r, vs.K, vs.N}
 		if vs.Variant == BaseVariant {
-			base = baseSide{r, vs.K, vs.N}
 			continue
 		}
 		vs.Primary = vs.Variant == sm.p.Primary
-		if hasBase && vs.N > 0 && base.n > 0 {
+		ref := cmp.Or(vs.Paired.Reference, BaseVariant)
+		if base, ok := sides[ref]; ok && hasBase && vs.N > 0 && base.n > 0 {
 			sm.unpairedDrop(vs, base, r)
 		}
 		pairs := make([]*pairUnit, len(c.pairOrder))
@@ -222,8 +224,9 @@ func (sm *summarizer) summarizeModel(mi int) {
 	sm.mdata[mi] = md
 }
 
-// unpairedDrop sets the variant's drop and relative drop against base from
-// the two accuracies (not paired), by the delta method.
+// unpairedDrop sets the variant's drop and relative drop against its
+// reference (base, or the variant it was drawn on) from the two
+// accuracies (not paired), by the delta method.
 func (sm *summarizer) unpairedDrop(vs *VariantSummary, base baseSide, r stats.Ratio) {
 	bv, _ := base.r.Value()
 	vv, _ := r.Value()
@@ -452,7 +455,11 @@ func (sm *summarizer) verdicts() {
 			}
 			vs := c.vs
 			if vs.Variant != BaseVariant {
-				if base != nil && base.AccuracyPct != nil && base.AccuracyPct.CI != nil && base.AccuracyPct.CI.Lo <= 0 {
+				ref := base
+				if r, ok := sm.vIdx[vs.Paired.Reference]; ok && sm.cells[mi][r] != nil {
+					ref = sm.cells[mi][r].vs
+				}
+				if ref != nil && ref.AccuracyPct != nil && ref.AccuracyPct.CI != nil && ref.AccuracyPct.CI.Lo <= 0 {
 					// A ratio to a base accuracy that may be 0 has no
 					// interval worth printing (the delta method's blows up).
 					vs.RelativeDropPct = nil

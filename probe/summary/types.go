@@ -225,7 +225,8 @@ type VariantSummary struct {
 	// value anywhere (Trial.ExpectedAnywhere), out of Scored.
 	ExpectedAnywhere int `json:"expected_anywhere"`
 
-	// DropPP is base accuracy − this accuracy in percentage points
+	// DropPP is the reference's accuracy (base, or Paired.Reference) −
+	// this accuracy in percentage points
 	// (positive: worse than base), RelativeDropPct that drop as a
 	// percentage of the base accuracy; over all distinct prompts of each
 	// variant. Nil for the base variant, without a base, and (relative) at a
@@ -253,6 +254,12 @@ type VariantSummary struct {
 // Identical (base prompt, variant prompt) pairs count once: Pairs is the
 // number of distinct pairs, the denominator of every share here.
 type Paired struct {
+	// Reference is the variant the pairs compare with when it is not base:
+	// "symbolic" when the variant was drawn on the symbolic instance of the
+	// same index (run --reference drawn), so the pairs differ in the one
+	// factor the variant changes. "" for base.
+	Reference string `json:"reference,omitempty"`
+
 	Pairs        int `json:"pairs"`         // distinct pairs
 	PairTrials   int `json:"pair_trials"`   // matched scored trial pairs, copies included
 	Copies       int `json:"copies"`        // PairTrials − Pairs
