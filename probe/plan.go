@@ -63,6 +63,15 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	for i, v := range cfg.Variants {
 		po.Variants[i] = string(v)
 	}
+	drawn := cfg.DrawnDesign()
+	if drawn && !slices.Contains(po.Variants, string(templates.VariantSymbolic)) {
+		// The drawn references are run too, and their drop against base is
+		// tested with the others.
+		po.Variants = append(po.Variants, string(templates.VariantSymbolic))
+	}
+	if !o.ComponentsGiven {
+		po.Between, po.Within, po.ComponentsSource = summary.PlanningComponents(drawn)
+	}
 	var set *templates.Set
 	if cfg.Items != "" {
 		// Document items: a requested "paraphrase" is one variant per
@@ -105,18 +114,19 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 				// One pair per template everywhere: the run measures only
 				// the total σ²_b + σ²_w (b here). Its split is not
 				// identified, so the total is split as the planning
-				// defaults split theirs (σ²_w / (σ²_b + σ²_w) =
-				// PlanningWithin / (PlanningBetween + PlanningWithin)):
+				// defaults of the run's design split theirs
+				// (summary.PlanningComponents)):
 				// the plan at one instance matches the run, and more
 				// instances help only as much as that assumed share
 				// says. Keeping σ²_w at its default instead would give a
 				// total below it entirely to σ²_w and make instances look
 				// far more useful than any measured run has shown.
-				po.Within = (b + w) * summary.PlanningWithin / (summary.PlanningBetween + summary.PlanningWithin)
+				b0, w0, _ := summary.PlanningComponents(drawn)
+				po.Within = (b + w) * w0 / (b0 + w0)
 				po.Between = b + w - po.Within
 				po.WithinNotIdentified = true
 				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
-					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*summary.PlanningWithin/(summary.PlanningBetween+summary.PlanningWithin), po.Between)
+					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*po.Within/(b+w), po.Between)
 			} else {
 				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
 			}

@@ -181,6 +181,17 @@ const MaxBatch = 64
 // MinContext is the smallest context, in tokens, a run accepts.
 const MinContext = 64
 
+// DrawnDesign reports whether the run pairs some variant with a drawn
+// reference (Reference ReferenceDrawn and a variant of
+// templates.DrawnReferenceVariants): its variance components are then the
+// drawn design's (summary.PlanningComponents).
+func (c Config) DrawnDesign() bool {
+	if c.Items != "" || c.Reference != templates.ReferenceDrawn {
+		return false
+	}
+	return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return slices.Contains(templates.DrawnReferenceVariants, v) })
+}
+
 // Validate checks a Config before anything is loaded. An option out of
 // range is an OptionError (wrong usage); a bad model file is an error naming
 // the file.

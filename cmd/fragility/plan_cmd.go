@@ -47,9 +47,11 @@ templates D needs; and a table of both by instances (1, 2, 5, 10, 20). The sizes
 (Bloom 1995; Donner & Klar 2000), never below the templates the sign-flip test needs to reach α
 at all, with σ²_b and σ²_w the between- and within-template variance of the per-pair difference:
 estimated from a previous run with --from RUN_DIR (pooled over its models and variants), given
-with --between/--within, or the planning defaults (0.25 and 0.20).
+with --between/--within, or the planning defaults of the run's design (printed with the plan): with
+--reference drawn (the default) σ²_b = τ² = 0.01 and σ²_w = 2(1−ρ)μ(1−μ) = 0.25 (μ = 0.5, ρ = 0.5,
+τ = 0.10); with --reference original, or variants compared with base only, 0.25 and 0.20.
 
-Templates, not instances, buy power. A template's base prompt is one fixed prompt (its copies
+With --reference original, templates, not instances, buy power. A template's base prompt is one fixed prompt (its copies
 collapse) shared by all of the template's pairs, so its own right/wrong variance stays in σ²_b
 whatever --instances is; instances divide only σ²_w, and only for variants that re-draw values
 (names, numbers, symbolic, noop, noop-seeming). Under the planning defaults, with Holm over
@@ -77,8 +79,8 @@ Examples:
 			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs (default: none, minimum detectable drop only)"},
 			&cli.Float64Flag{Name: "alpha", Value: 1 - summary.DefaultConfidence, Usage: "family-wise level of the test"},
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
-			&cli.Float64Flag{Name: "between", Value: summary.PlanningBetween, Usage: "between-template variance σ²_b of the per-pair 0/1 difference (holds the base prompt's own variance)"},
-			&cli.Float64Flag{Name: "within", Value: summary.PlanningWithin, Usage: "within-template variance σ²_w of the per-pair 0/1 difference"},
+			&cli.Float64Flag{Name: "between", Usage: "between-template variance σ²_b of the per-pair 0/1 difference (default: the planning default of the run's design, see the output)"},
+			&cli.Float64Flag{Name: "within", Usage: "within-template variance σ²_w of the per-pair 0/1 difference (default: the planning default of the run's design)"},
 			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: "largest number of templates to consider"},
 		},
 		Action: planAction,
@@ -116,10 +118,16 @@ func planAction(c *cli.Context) error {
 	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
 		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
 		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
-			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates"),
-			ComponentsSource: "planning defaults"}}
+			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates")}}
 	if o.ComponentsGiven {
 		o.Power.ComponentsSource = "given with --between/--within"
+		b, w, _ := summary.PlanningComponents(cfg.DrawnDesign())
+		if !c.IsSet("between") {
+			o.Power.Between, o.Power.ComponentsSource = b, "--within given, σ²_b the planning default"
+		}
+		if !c.IsSet("within") {
+			o.Power.Within, o.Power.ComponentsSource = w, "--between given, σ²_w the planning default"
+		}
 	}
 	if len(cfg.Models) == 0 {
 		if p, err := defaultModelPath("llm"); err == nil {
@@ -275,7 +283,11 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	tw.Flush()
 	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between templates σ²_b = %.4g, within σ²_w = %.4g (ICC %.2f); %s.\n",
 		pl.Between, pl.Within, pl.ICC, pl.ComponentsSource)
-	fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
+	if cfg.DrawnDesign() {
+		fmt.Println("With --reference drawn, noop, noop-seeming and paraphrase pair a drawn problem with the same problem changed in one factor, so each pair's reference noise is within templates (σ²_w), which instances divide; the drop's spread between templates (σ²_b) is divided only by templates. names, numbers and symbolic are still compared with the one base prompt of their template.")
+	} else {
+		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
+	}
 	fmt.Println("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000).")
 }
 

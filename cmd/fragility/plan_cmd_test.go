@@ -100,10 +100,10 @@ func TestPlanCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := probe.MakePlan(probe.PlanOptions{DropPP: 10, Templates: len(runTemplates), Instances: 5, Variants: []string{"base", "symbolic", "noop"},
-		Alpha: 0.05, Power: 0.8, Between: summary.PlanningBetween, Within: summary.PlanningWithin})
+		Alpha: 0.05, Power: 0.8, Between: summary.PlanningDrawnBetween, Within: summary.PlanningDrawnWithin})
 	pw, sz := got.Power, got.Sizing
 	if pw == nil || sz == nil || pw.Templates != len(runTemplates) || pw.NeededTemplates == nil || *pw.NeededTemplates != *want.NeededTemplates ||
-		*pw.MDEPP != *want.MDEPP || pw.Tests != 2 || pw.ComponentsSource != "planning defaults" {
+		*pw.MDEPP != *want.MDEPP || pw.Tests != 2 || !strings.HasPrefix(pw.ComponentsSource, "planning defaults of the drawn design") {
 		t.Fatalf("power %+v, want %d templates needed, MDE %v at %d templates", pw, *want.NeededTemplates, *want.MDEPP, len(runTemplates))
 	}
 	if len(sz.Models) != 0 || !strings.Contains(sz.ModelNote, "not in the cache") || sz.Items == 0 || sz.Shards[0].MemoryBytes != 0 {
@@ -112,7 +112,7 @@ func TestPlanCommand(t *testing.T) {
 
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--instances", "5")
 	for _, w := range []string{"## Sizing", "## Power", fmt.Sprintf("Minimum detectable drop with %d templates and 5 instances: %.1f pp", len(runTemplates), *want.MDEPP),
-		"Power to detect 10 pp", "templates needed for 10 pp", "one fixed prompt shared by all its pairs"} {
+		"Power to detect 10 pp", "templates needed for 10 pp", "which instances divide"} {
 		if !strings.Contains(r.stdout, w) {
 			t.Errorf("text plan lacks %q (exit %d):\n%s%s", w, r.code, r.stdout, r.stderr)
 		}
@@ -170,7 +170,7 @@ func TestPlanCommand(t *testing.T) {
 	}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--between", "0.1", "--json")
 	var given probe.RunPlan
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningWithin || given.Sizing.Rate == nil {
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningDrawnWithin || given.Sizing.Rate == nil {
 		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
 	}
 	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing") {

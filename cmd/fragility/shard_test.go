@@ -490,8 +490,10 @@ func TestPlanShardsCLI(t *testing.T) {
 		t.Fatalf("plan --json: %v\n%s", err, r.stdout)
 	}
 	p := rp.Sizing
-	if rp.Power == nil || rp.Power.Templates != len(runTemplates) || rp.Power.Tests != 1 {
-		t.Errorf("plan's power part: %+v, want %d templates, one variant tested", rp.Power, len(runTemplates))
+	// base,noop with the drawn reference (the default) runs symbolic too:
+	// noop is tested against it, symbolic against base.
+	if rp.Power == nil || rp.Power.Templates != len(runTemplates) || rp.Power.Tests != 2 {
+		t.Errorf("plan's power part: %+v, want %d templates, two variants tested", rp.Power, len(runTemplates))
 	}
 	if got, want := p.Items, len(rowsWithoutSeconds(t, whole))-1; got != want || len(p.Shards) != 3 || p.Rate == nil || p.Rate.TokensPerSecond <= 0 {
 		t.Fatalf("plan: %d items (whole run %d), %d shards, rate %+v", got, want, len(p.Shards), p.Rate)

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"fmt"
+
 	"github.com/fragility/fragility/probe/stats"
 )
 
@@ -97,6 +99,35 @@ const (
 	// instances, and more instances barely lower it (√((0.25 + 0.20/m)/G)).
 	PlanningBetween = PlanningDropVariance + PlanningOutcomeVariance
 	PlanningWithin  = PlanningOutcomeVariance
+
+	// The planning assumptions of the drawn design (run --reference drawn,
+	// the default): pair i is a drawn problem and the same problem with one
+	// factor changed, so each pair has its own reference. For the per-pair
+	// difference d = y_ref − y_var of two 0/1 outcomes with accuracy μ
+	// whose correlation within a pair is ρ, and a true drop that differs
+	// between templates with standard deviation τ, the one-way components
+	// are
+	//
+	//	σ²_b = τ²,   σ²_w = Var(y_ref − y_var) = 2(1 − ρ)μ(1 − μ)
+	//
+	// (Var(X − Y) = Var X + Var Y − 2Cov(X, Y), Casella & Berger 2002,
+	// Statistical Inference, Thm. 4.5.6, with Cov = ρμ(1 − μ)): the
+	// reference's own noise is now within templates, where instances
+	// divide it. PlanningAccuracy μ = 0.5 takes μ(1 − μ) at its maximum,
+	// 1/4 (Casella & Berger §3.2; Donner & Klar 2000, §5.2: conservative
+	// values when no estimate exists). PlanningPairCorrelation ρ = 0.5 is
+	// an assumption, not a measurement: the same problem asked twice
+	// under greedy decoding gives ρ = 1, and a change that leaves the
+	// answer as it is should leave most outcomes as they are; 0.5 errs
+	// towards more templates. PlanningDropSD τ = 0.10 (10 pp) is an
+	// assumption about how much the drop differs between templates; no
+	// per-template spread is published. `fragility plan --from RUN_DIR`
+	// replaces all three by a run's estimate.
+	PlanningAccuracy        = 0.5
+	PlanningPairCorrelation = 0.5
+	PlanningDropSD          = 0.10
+	PlanningDrawnBetween    = PlanningDropSD * PlanningDropSD
+	PlanningDrawnWithin     = 2 * (1 - PlanningPairCorrelation) * PlanningAccuracy * (1 - PlanningAccuracy)
 
 	// BootstrapStream is the PCG stream (second seed word) of the bootstrap
 	// generator, rand.NewPCG(uint64(Params.Seed), BootstrapStream): the
@@ -198,6 +229,19 @@ type Params struct {
 	Multiplicity       string `json:"multiplicity"`
 	MDE                string `json:"minimum_detectable_drop"`
 	ExtractionRules    string `json:"extraction_rules"`
+}
+
+// PlanningComponents returns the planning defaults σ²_b and σ²_w of a
+// design and a sentence that states them: the drawn design's
+// (PlanningDrawnBetween, PlanningDrawnWithin) when drawn is true, else the
+// fixed-base design's (PlanningBetween, PlanningWithin).
+func PlanningComponents(drawn bool) (between, within float64, stated string) {
+	if drawn {
+		return PlanningDrawnBetween, PlanningDrawnWithin, fmt.Sprintf("planning defaults of the drawn design: σ²_b = τ² = %.4g, σ²_w = 2(1−ρ)μ(1−μ) = %.4g with μ = %.2f, ρ = %.2f, τ = %.2f (assumptions; a pilot and --from replace them)",
+			PlanningDrawnBetween, PlanningDrawnWithin, PlanningAccuracy, PlanningPairCorrelation, PlanningDropSD)
+	}
+	return PlanningBetween, PlanningWithin, fmt.Sprintf("planning defaults of the fixed-base design: σ²_b = %.4g (drop variance %.4g + the base prompt's Bernoulli variance %.4g), σ²_w = %.4g (assumptions; a pilot and --from replace them)",
+		PlanningBetween, PlanningDropVariance, PlanningOutcomeVariance, PlanningWithin)
 }
 
 // DefaultParams returns the default Params with the given bootstrap seed.

@@ -61,7 +61,7 @@ func mapValues(m map[string]float64) []float64 {
 // estimators put the base's own variance in the between part, which more
 // instances do not divide (stats.FixedBaseComponents). MDEPP is filled in
 // once the test's family is known.
-func power(pairs []*pairUnit, G int, p Params) *Power {
+func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 	groups := make([][]float64, G)
 	for _, q := range pairs {
 		groups[q.tmpl] = append(groups[q.tmpl], q.d())
@@ -75,7 +75,7 @@ func power(pairs []*pairUnit, G int, p Params) *Power {
 		pw.PairsPerTemplate = c.N0
 	}
 	if !ok || c.Between+c.Within == 0 {
-		c.Between, c.Within = PlanningBetween, PlanningWithin
+		c.Between, c.Within, _ = PlanningComponents(drawn)
 		pw.Source = "planning defaults"
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified

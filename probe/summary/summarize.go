@@ -261,7 +261,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
 	pr.Test = sm.ts.signFlip(dr)
-	pr.Power = power(pairs, sm.G, sm.p)
+	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
 	return dr
 }
 
