@@ -587,6 +587,9 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			baseEnv[x.names[0]] = v
 			continue
 		}
+		if g.draft && x.solve == nil && !slices.ContainsFunc(x.names, func(n string) bool { return len(g.occ[n]) > 0 }) {
+			g.unstatedInCondition(x, "it is drawn in each instance")
+		}
 		if len(x.base) == len(x.names) {
 			continue
 		}
@@ -612,17 +615,23 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			x.base = append(x.base, v)
 			baseEnv[nm] = v
 		}
-		// An unused variable is harmless; one that a condition reads makes
-		// the conditions depend on a value the question never shows.
-		for _, c := range t.conds {
-			if slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(c.e.vars, n) }) {
-				g.warnings = append(g.warnings, fmt.Sprintf("%s is never stated in the question, and no condition fixes it, but condition %q (line %d) reads it; its base value is taken as %s",
-					strings.Join(x.names, ", "), c.e.src, c.line, x.base[0]))
-				break
-			}
-		}
+		g.unstatedInCondition(x, fmt.Sprintf("its base value is taken as %s", x.base[0]))
 	}
 	return nil
+}
+
+// unstatedInCondition warns when a condition reads drawn variable x, which
+// the question never states and no condition fixes: an unused variable is
+// harmless, but one a condition reads makes the conditions depend on a value
+// the question never shows. note ends the warning.
+func (g *gsmsParser) unstatedInCondition(x *variable, note string) {
+	for _, c := range g.t.conds {
+		if slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(c.e.vars, n) }) {
+			g.warnings = append(g.warnings, fmt.Sprintf("%s is never stated in the question, and no condition fixes it, but condition %q (line %d) reads it; %s",
+				strings.Join(x.names, ", "), c.e.src, c.line, note))
+			return
+		}
+	}
 }
 
 // reads checks that e reads only declared variables (and, in #init lines,

@@ -121,6 +121,14 @@ func TestHarderLevelRules(t *testing.T) {
 		t.Errorf("base assignment has each = %v", tp.base["each"])
 	}
 
+	// A condition that reads a drawn value the question never shows is
+	// allowed, with a warning.
+	hidden := strings.Replace(ann("n / k"), "- $k = range(2, 6)\n", "- $k = range(2, 6)\n- $w = range(1, 4)\n\n#conditions:\n- k > w\n", 1)
+	if tp := mustGSMS(t, "p1/hidden.json", gsmsJSON(t, q, a, hidden), ""); len(tp.Warnings) != 1 ||
+		!strings.Contains(tp.Warnings[0], `w is never stated in the question, and no condition fixes it, but condition "k > w"`) {
+		t.Errorf("unstated variable in a condition: warnings %q", tp.Warnings)
+	}
+
 	// No draw can satisfy the conditions: refused, naming the reason.
 	never := ann("n - k") + "\n"
 	never = strings.Replace(never, "#answer", "#conditions:\n- n < k\n\n#answer", 1)
@@ -166,7 +174,7 @@ func TestLevelFolders(t *testing.T) {
 		func() error { _, _, err := LoadSkipping(dir, LoadOptions{Level: "p1"}); return err },
 		func() error { _, err := CheckPathWith(dir, 20, 1, LoadOptions{Level: "p1"}); return err },
 	} {
-		if err := fn(); err == nil || !strings.Contains(err.Error(), "holds level folders (symbolic, p1, p2)") {
+		if err := fn(); err == nil || !strings.Contains(err.Error(), "a level cannot be given for a folder of level folders: testdata/gsmsym holds level folders (symbolic, p1, p2)") {
 			t.Errorf("a level for a folder of levels: %v", err)
 		}
 	}

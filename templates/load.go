@@ -155,6 +155,11 @@ func LoadSkipping(src string, o LoadOptions) ([]*Template, []Skip, error) {
 	return out, skips, nil
 }
 
+// ErrLevelFolders is the error (wrapped, with the folder) for a level given
+// for a folder that holds level folders: wrong usage, as each file's level
+// comes from its folder's name.
+var ErrLevelFolders = errors.New("a level cannot be given for a folder of level folders")
+
 // templateFiles lists the template files of a directory in name order. A
 // directory with no template file of its own that holds level folders
 // (symbolic, p1, p2 in any case, as the templates folder of
@@ -174,8 +179,8 @@ func templateFiles(dir string, o LoadOptions) ([]string, error) {
 		return nil, fmt.Errorf("%s: no template files (.yaml, .yml, .json, .jsonl) and no level folders (symbolic, p1, p2)", dir)
 	}
 	if o.Level != "" {
-		return nil, fmt.Errorf("%s holds level folders (%s): each file's level comes from its folder's name, so a level cannot be given for it (give one of the folders instead)",
-			dir, strings.Join(levels, ", "))
+		return nil, fmt.Errorf("%w: %s holds level folders (%s), and each file's level comes from its folder's name (give one of the folders instead)",
+			ErrLevelFolders, dir, strings.Join(levels, ", "))
 	}
 	for _, l := range levels {
 		fs, err := filesIn(filepath.Join(dir, l))
