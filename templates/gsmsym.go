@@ -587,11 +587,14 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			baseEnv[x.names[0]] = v
 			continue
 		}
-		if g.draft && x.solve == nil && !slices.ContainsFunc(x.names, func(n string) bool { return len(g.occ[n]) > 0 }) {
+		if g.draft && x.solve == nil && !slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(t.question.placeholders(), n) }) {
 			g.unstatedInCondition(x, "it is drawn in each instance")
 		}
 		if len(x.base) == len(x.names) {
 			continue
+		}
+		if g.draft {
+			continue // no provisional value: finishDrawn draws one
 		}
 		if x.solve != nil {
 			v, err := x.solve.eval(&env{vars: baseEnv})
@@ -758,30 +761,24 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 	// One trial draw at base values tells numbers from names and shows that
 	// the domain is not empty.
 	trial, err := drawVar(&variable{names: x.names, draw: e, numeric: dollar, factor: factorNumbers}, &env{vars: baseEnv, rng: newRand(1)})
-	if err != nil {
+	if err != nil && !g.draft {
 		return nil, g.errorf(ln, "%s: %v", strings.Join(x.names, ", "), err)
 	}
-	x.numeric = trial[0].k == kNum
+	if err != nil {
+		// At provisional values that are not an instance (p1/p2) a domain
+		// may be empty: the "$" marker tells numbers from names, and the
+		// draws of finishDrawn show whether the domain ever has a value.
+		trial = nil
+		x.numeric = dollar
+	} else {
+		x.numeric = trial[0].k == kNum
+	}
 	x.factor = factorNames
 	if x.numeric {
 		x.factor = factorNumbers
 	}
 	if g.draft {
-		// The defaults are the original's values: kept as a record, and a
-		// provisional draw stands in for them (finishDrawn replaces it).
-		for i, nm := range x.names {
-			declared[nm] = true
-			if os, ok := occ[nm]; ok {
-				g.defaults[nm] = os[0].base
-				if x.numeric && len(x.names) == 1 {
-					if _, ok := parseNumber(os[0].base); ok {
-						x.minDecimals = decimalPlaces(strings.TrimSpace(os[0].base))
-					}
-				}
-			}
-			x.base = append(x.base, trial[i])
-			baseEnv[nm] = trial[i]
-		}
+		g.draftDrawn(x, trial, declared, occ, baseEnv)
 		return x, nil
 	}
 	dom, _ := x.domainAt(&env{vars: baseEnv}) // nil when the domain depends on the draw itself
@@ -875,6 +872,49 @@ func (g *gsmsParser) setDerived(x *variable, v value, occ map[string][]occurrenc
 		}
 	}
 	return nil
+}
+
+// draftDrawn records the defaults of a drawn variable of a template whose
+// defaults are a record (p1/p2), and gives it a provisional value that later
+// #init lines may read while the template is parsed: the default where it
+// reads as a value (as at level symbolic, so that the original's part of
+// the problem stays consistent), else the trial draw, else none (finishDrawn
+// replaces all of them by a valid draw).
+func (g *gsmsParser) draftDrawn(x *variable, trial []value, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) {
+	dom, _ := x.domainAt(&env{vars: baseEnv})
+	x.base = nil
+	for i, nm := range x.names {
+		declared[nm] = true
+		var pv value
+		if trial != nil {
+			pv = trial[i]
+		}
+		if os, ok := occ[nm]; ok {
+			g.defaults[nm] = os[0].base
+			switch {
+			case !x.numeric:
+				pv = strV(os[0].base)
+			default:
+				if v, ok := baseNumber(os[0].base, dom); ok {
+					pv = v
+				}
+				if _, ok := parseNumber(os[0].base); ok && len(x.names) == 1 {
+					x.minDecimals = decimalPlaces(strings.TrimSpace(os[0].base))
+				}
+			}
+		}
+		if pv.k == 0 {
+			continue
+		}
+		x.base = append(x.base, pv)
+		baseEnv[nm] = pv
+	}
+	if len(x.base) != len(x.names) {
+		x.base = nil // some have no provisional value: none is read
+		for _, nm := range x.names {
+			delete(baseEnv, nm)
+		}
+	}
 }
 
 // draftDerived sets the rules of a derived value of a template whose

@@ -128,6 +128,10 @@ func TestHarderLevelRules(t *testing.T) {
 		!strings.Contains(tp.Warnings[0], `w is never stated in the question, and no condition fixes it, but condition "k > w"`) {
 		t.Errorf("unstated variable in a condition: warnings %q", tp.Warnings)
 	}
+	shown := strings.Replace(hidden, "equal pieces.", "equal pieces, {w} of them red.", 1)
+	if tp := mustGSMS(t, "p1/shown.json", gsmsJSON(t, q, a, shown), ""); len(tp.Warnings) != 0 {
+		t.Errorf("a variable stated as {w} (no default): warnings %q", tp.Warnings)
+	}
 
 	// No draw can satisfy the conditions: refused, naming the reason.
 	never := ann("n - k") + "\n"
