@@ -18,11 +18,14 @@ type gsmsRecord struct {
 }
 
 // anchorTries bounds the draws tried for the base assignment of a template
-// whose authored values are not an instance of it, and checkDraws the valid
-// draws on which its two answer expressions are compared.
+// whose authored values are not an instance of it; checkDraws is the number
+// of valid draws on which its two answer expressions are compared, tried
+// for in at most checkTries draws (a draw of a template with wide domains
+// and many conditions costs milliseconds, and every load does this).
 const (
 	anchorTries = 4 * DefaultMaxDraws
-	checkDraws  = 200
+	checkDraws  = 50
+	checkTries  = 4 * checkDraws
 )
 
 // finishDrawn sets the base assignment of a template whose authored values
@@ -124,7 +127,7 @@ func (t *Template) compareOnDraws(e *expression) (disagree string, evalErr error
 		return disagree, evalErr
 	}
 	valid := 0
-	for d := 0; d < 10*checkDraws && valid < checkDraws; d++ {
+	for d := 0; d < checkTries && valid < checkDraws; d++ {
 		vals, reason := t.draw(r, true, true)
 		if reason != "" {
 			continue
