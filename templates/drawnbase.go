@@ -23,7 +23,7 @@ type gsmsRecord struct {
 // for in at most checkTries draws (a draw of a template with wide domains
 // and many conditions costs milliseconds, and every load does this).
 const (
-	anchorTries = 4 * DefaultMaxDraws
+	anchorTries = DefaultMaxDraws
 	checkDraws  = 50
 	checkTries  = 4 * checkDraws
 )
@@ -32,7 +32,9 @@ const (
 // are for the record only (GSM-Symbolic p1/p2): the first draw, from a seed
 // fixed by the template ID, that satisfies every condition and every validity
 // rule (answer not negative, integral when the answer type says so, derived
-// values within their rules), with no two name variables equal. The variants
+// values within their rules), with no two name variables equal. When the
+// answer type is integer and only the integrality of the answer keeps every
+// draw out, the answer type becomes decimal, with a warning. The variants
 // pair with this assignment as they pair with authored base values elsewhere.
 // Divisions are not required to stay exact (no authored values say which
 // are). It refuses a template whose answer reads a variable the question
@@ -42,6 +44,24 @@ func (t *Template) finishDrawn() error {
 	if err := t.statedCheck(); err != nil {
 		return err
 	}
+	err := t.searchBase()
+	if err != nil && t.AnswerType == "integer" {
+		// No valid draw gives a whole number although the original's
+		// answer is one: when draws valid but for that exist, the added
+		// clauses ask for a quantity that is not whole (a price with
+		// cents), so the answer is a decimal.
+		t.AnswerType = "decimal"
+		if err2 := t.searchBase(); err2 == nil {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("no draw in %d gives a whole-number answer, as the original's does; answers are decimals", anchorTries))
+			return nil
+		}
+		t.AnswerType = "integer"
+	}
+	return err
+}
+
+// searchBase is finishDrawn's search for the base assignment.
+func (t *Template) searchBase() error {
 	t.base = map[string]value{} // no draw equals an empty base: every one counts as changed
 	r := newRand(deriveSeed(0, t.ID, "anchor", 0))
 	counts := map[string]int{}

@@ -108,6 +108,14 @@ func TestHarderLevelRules(t *testing.T) {
 		t.Errorf("13/4 with a decimal answer type: %q %s", out.reason, out.answer)
 	}
 
+	// When no draw gives a whole number, the answer is a decimal (with a
+	// warning) even though the original's was whole.
+	halves := mustGSMS(t, "p1/ribbon.json", gsmsJSON(t, q, a, ann("n / k + 1/2")+"\n#conditions:\n- divides(n, k)"), "")
+	if halves.AnswerType != "decimal" || len(halves.Warnings) != 1 || !strings.Contains(halves.Warnings[0], "gives a whole-number answer") ||
+		!strings.HasSuffix(halves.BaseAnswer(), ".5") {
+		t.Errorf("always-half answers: type %s, answer %s, warnings %q", halves.AnswerType, halves.BaseAnswer(), halves.Warnings)
+	}
+
 	// A derived value stated as a whole number ("{each,3}") must stay one.
 	stated := "{name,Ines} cuts {n,12} metres of ribbon into {k,4} equal pieces of {each,3} metres and adds {m,2} metres. How much ribbon is there?\n\n" +
 		"#init:\n- name = sample(names_female)\n- $n = range(10, 40)\n- $k = range(2, 6)\n- $m = range(1, 5)\n- each = n / k\n\n#answer: n + m"
