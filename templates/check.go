@@ -47,7 +47,7 @@ func CheckPathWith(src string, draws int, seed int64, o LoadOptions) ([]CheckRes
 	case err != nil:
 		return nil, fmt.Errorf("templates: %w", err)
 	case st.IsDir():
-		if files, err = templateFiles(src); err != nil {
+		if files, err = templateFiles(src, o); err != nil {
 			return nil, err
 		}
 	default:
@@ -151,6 +151,9 @@ func (t *Template) Describe() string {
 		}
 	}
 	fmt.Fprintf(&b, "question (base):\n  %s\n", t.BaseQuestion())
+	if t.record != nil {
+		b.WriteString(t.record.describe())
+	}
 	if t.paraphrase != nil {
 		fmt.Fprintf(&b, "paraphrase (base):\n  %s\n", t.render(t.paraphrase, t.base, nil))
 	}

@@ -104,9 +104,16 @@ func ParseGSMSymbolic(path string, data []byte) ([]*Template, error) {
 // At level symbolic the question and answer fields are the GSM8K original:
 // the base instance is that question verbatim, and the #answer expression at
 // the base values must give its "#### N" (a template that does not is
-// refused). At levels p1 and p2 those fields hold the original the clauses
-// were added to, so the base instance is the annotation at its base values
-// and its answer is #answer there, validated like any draw.
+// refused). At levels p1 and p2 those fields, and the default values of the
+// placeholders, are the original the clauses were added to; they are not an
+// instance of the harder problem (the added clauses can make its answer
+// negative, break its conditions or divide by zero there), so they are kept
+// for the record only (templates show) and never validated. The base
+// assignment is then a valid draw (finishDrawn): every condition holds, the
+// answer is not negative and, when the original's answer is a whole number,
+// an integer; a derived value the question states as a whole number stays
+// one. answer_annotated's "#### {expr}" is compared with #answer on valid
+// draws, and a template whose two expressions differ on one is refused.
 //
 // Deviations that do not make the template wrong are recorded in
 // Template.Warnings: annotated text that differs from the original question
@@ -151,10 +158,11 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 	if lv != LevelSymbolic {
 		id = "gsms-" + lv + "-" + sanitizeID(stem)
 	}
-	g := &gsmsParser{path: path, fileLine: fileLine}
+	drawn := lv != LevelSymbolic
+	g := &gsmsParser{path: path, fileLine: fileLine, draft: drawn, defaults: map[string]string{}}
 	t := &Template{
 		ID: id, Source: path, Line: fileLine, Format: "gsm-symbolic", Level: lv, IDOrig: jsonID(f.IDOrig),
-		Relation: "gsm-symbolic", genericNoop: true, lenientBase: true, filterDraws: true,
+		Relation: "gsm-symbolic", genericNoop: true, lenientBase: !drawn, drawnBase: drawn, filterDraws: true,
 	}
 	g.t = t
 	if f.Question != nil && lv == LevelSymbolic {
@@ -174,7 +182,9 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 	}
 	t.maxAbs = big.NewRat(1000000, 1)
 
-	// The original answer (level symbolic).
+	// The original answer: what the base values must give at level
+	// symbolic; at p1 and p2, a record that only tells whether the question
+	// asks for a whole number.
 	var expect *big.Rat
 	if lv == LevelSymbolic {
 		m := finalAnswerRE.FindStringSubmatch(*f.Answer)
@@ -187,26 +197,38 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 		}
 		t.setAnswerKind(expect)
 	} else {
-		t.AnswerType, t.answerSign = "decimal", "any" // set from the base answer below
+		rec := &gsmsRecord{defaults: g.defaults}
+		if f.Question != nil {
+			rec.question = *f.Question
+		}
+		t.AnswerType = "decimal"
+		t.maxAbs = big.NewRat(1000000, 1)
+		if f.Answer != nil {
+			if m := finalAnswerRE.FindStringSubmatch(*f.Answer); m != nil {
+				rec.answer = m[1]
+				if r, ok := parseNumber(m[1]); ok {
+					t.setAnswerKind(r)
+				}
+			}
+		}
+		t.answerSign = "nonnegative"
+		if rec.question != "" || rec.answer != "" {
+			t.record = rec
+		}
 	}
 
 	if err := g.parse(*f.QuestionAnnotated); err != nil {
 		return nil, err
 	}
-	if err := t.finish(expect); err != nil {
+	if drawn {
+		if err := t.finishDrawn(); err != nil {
+			return nil, g.errorf(g.answerLine, "%v", err)
+		}
+	} else if err := t.finish(expect); err != nil {
 		return nil, g.errorf(g.answerLine, "%v", err)
 	}
 	if t.Title == "" {
 		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
-	}
-	if lv != LevelSymbolic {
-		if t.baseAnswer.n.Sign() < 0 {
-			return nil, g.errorf(g.answerLine, "answer %q gives %s at base values; a word problem's answer is not negative", t.answer.src, t.baseAnswer)
-		}
-		t.setAnswerKind(t.baseAnswer.n)
-		if out := t.evaluate(t.baseValues(), true); out.reason != "" {
-			return nil, g.errorf(g.answerLine, "at base values: %s", out.reason)
-		}
 	}
 	t.Warnings = append(g.warnings, t.Warnings...)
 
@@ -253,13 +275,34 @@ func (t *Template) setAnswerKind(ref *big.Rat) {
 }
 
 // checkAnswerAnnotated compares the final "#### {expr}" of answer_annotated
-// with the #answer value at base values. At level symbolic #answer already
-// agrees with the original answer, so a disagreement is recorded as a
-// warning; at p1 and p2 nothing else tells which of the two is right, so the
-// template is refused.
+// with #answer. At level symbolic #answer already agrees with the original
+// answer at the base values, so a disagreement there is recorded as a
+// warning. At p1 and p2 nothing else tells which of the two is right, so the
+// two are compared on valid draws (compareOnDraws) and a template on which
+// they differ is refused; a plain "#### N" there is the original's answer,
+// a record, and is not compared.
 func (g *gsmsParser) checkAnswerAnnotated(ann string, data []byte) error {
 	t := g.t
 	line := lineAt(data, int64(bytes.Index(data, []byte(`"answer_annotated"`))))
+	if t.drawnBase {
+		m := gsmsFinalRE.FindStringSubmatch(ann)
+		if m == nil {
+			return nil
+		}
+		e, err := compileExpr(m[1])
+		if err != nil {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("answer_annotated: cannot read #### {%s}: %v", m[1], err))
+			return nil
+		}
+		disagree, evalErr := t.compareOnDraws(e)
+		if disagree != "" {
+			return fileError(g.path, line, "answer_annotated: #### {%s} %s", m[1], disagree)
+		}
+		if evalErr != nil {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("answer_annotated: cannot evaluate #### {%s} %v", m[1], evalErr))
+		}
+		return nil
+	}
 	var got value
 	var err error
 	src := ""
@@ -289,12 +332,9 @@ func (g *gsmsParser) checkAnswerAnnotated(ann string, data []byte) error {
 	if got.n.Cmp(t.baseAnswer.n) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("answer_annotated: #### {%s} gives %s at base values, but #answer %q gives %s", src, numV(got.n), t.answer.src, t.baseAnswer)
-	if t.Level == LevelSymbolic {
-		t.Warnings = append(t.Warnings, msg+" (the original answer; #answer is used)")
-		return nil
-	}
-	return fileError(g.path, line, "%s", msg)
+	t.Warnings = append(t.Warnings, fmt.Sprintf("answer_annotated: #### {%s} gives %s at base values, but #answer %q gives %s (the original answer; #answer is used)",
+		src, numV(got.n), t.answer.src, t.baseAnswer))
+	return nil
 }
 
 // jsonID renders an id_orig field (a number or a text); "" when absent.
@@ -369,6 +409,11 @@ type gsmsParser struct {
 	answerLine int
 	warnings   []string
 	occ        map[string][]occurrence // placeholders by variable
+	// draft: the placeholders' default values are the original's, a record
+	// (GSM-Symbolic p1/p2): they are not read as base values, and a
+	// provisional draw stands in for them until finishDrawn.
+	draft    bool
+	defaults map[string]string // draft: variable → first default text
 }
 
 func (g *gsmsParser) errorf(line int, format string, args ...any) error {
@@ -510,7 +555,7 @@ func (g *gsmsParser) parse(ann string) error {
 		switch {
 		case x == nil:
 			tx.parts[i] = textPart{lit: p.lit} // not a variable: literal text
-		case x.derived == nil && len(occ[p.ph]) == 0:
+		case x.derived == nil && len(occ[p.ph]) == 0 && !g.draft:
 			return g.errorf(bare[p.ph][0], "{%s} has no base text: write {%s,BASE} where the question first states it", p.ph, p.ph)
 		default:
 			tx.parts[i].lit = ""
@@ -533,6 +578,9 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 				continue
 			}
 			v, err := x.derived.eval(&env{vars: baseEnv})
+			if err != nil && g.draft {
+				continue // computed in each draw (finishDrawn)
+			}
 			if err != nil {
 				return g.errorf(x.line, "%s at base values: %v", x.names[0], err)
 			}
@@ -542,8 +590,14 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			baseEnv[x.names[0]] = v
 			continue
 		}
+		if g.draft && x.solve == nil && !slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(t.question.placeholders(), n) }) {
+			g.unstatedInCondition(x, "it is drawn in each instance")
+		}
 		if len(x.base) == len(x.names) {
 			continue
+		}
+		if g.draft {
+			continue // no provisional value: finishDrawn draws one
 		}
 		if x.solve != nil {
 			v, err := x.solve.eval(&env{vars: baseEnv})
@@ -567,17 +621,23 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			x.base = append(x.base, v)
 			baseEnv[nm] = v
 		}
-		// An unused variable is harmless; one that a condition reads makes
-		// the conditions depend on a value the question never shows.
-		for _, c := range t.conds {
-			if slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(c.e.vars, n) }) {
-				g.warnings = append(g.warnings, fmt.Sprintf("%s is never stated in the question, and no condition fixes it, but condition %q (line %d) reads it; its base value is taken as %s",
-					strings.Join(x.names, ", "), c.e.src, c.line, x.base[0]))
-				break
-			}
-		}
+		g.unstatedInCondition(x, fmt.Sprintf("its base value is taken as %s", x.base[0]))
 	}
 	return nil
+}
+
+// unstatedInCondition warns when a condition reads drawn variable x, which
+// the question never states and no condition fixes: an unused variable is
+// harmless, but one a condition reads makes the conditions depend on a value
+// the question never shows. note ends the warning.
+func (g *gsmsParser) unstatedInCondition(x *variable, note string) {
+	for _, c := range g.t.conds {
+		if slices.ContainsFunc(x.names, func(n string) bool { return slices.Contains(c.e.vars, n) }) {
+			g.warnings = append(g.warnings, fmt.Sprintf("%s is never stated in the question, and no condition fixes it, but condition %q (line %d) reads it; %s",
+				strings.Join(x.names, ", "), c.e.src, c.line, note))
+			return
+		}
+	}
 }
 
 // reads checks that e reads only declared variables (and, in #init lines,
@@ -679,10 +739,18 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 				if os, ok := occ[nm]; ok {
 					x.baseText = []string{os[0].base}
 				}
+				g.draftDerived(x, occ)
 				return x, nil
 			}
 		}
 		v, err := e.eval(&env{vars: baseEnv})
+		if err != nil && g.draft {
+			// At the provisional values (say, a division by zero): the
+			// value is computed in each draw (finishDrawn).
+			x.numeric, x.sign = true, "any"
+			g.draftDerived(x, occ)
+			return x, nil
+		}
 		if err != nil {
 			return nil, g.errorf(ln, "%s at base values: %v", nm, err)
 		}
@@ -696,13 +764,25 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 	// One trial draw at base values tells numbers from names and shows that
 	// the domain is not empty.
 	trial, err := drawVar(&variable{names: x.names, draw: e, numeric: dollar, factor: factorNumbers}, &env{vars: baseEnv, rng: newRand(1)})
-	if err != nil {
+	if err != nil && !g.draft {
 		return nil, g.errorf(ln, "%s: %v", strings.Join(x.names, ", "), err)
 	}
-	x.numeric = trial[0].k == kNum
+	if err != nil {
+		// At provisional values that are not an instance (p1/p2) a domain
+		// may be empty: the "$" marker tells numbers from names, and the
+		// draws of finishDrawn show whether the domain ever has a value.
+		trial = nil
+		x.numeric = dollar
+	} else {
+		x.numeric = trial[0].k == kNum
+	}
 	x.factor = factorNames
 	if x.numeric {
 		x.factor = factorNumbers
+	}
+	if g.draft {
+		g.draftDrawn(x, trial, declared, occ, baseEnv)
+		return x, nil
 	}
 	dom, _ := x.domainAt(&env{vars: baseEnv}) // nil when the domain depends on the draw itself
 	stated := 0
@@ -779,6 +859,10 @@ func (g *gsmsParser) setDerived(x *variable, v value, occ map[string][]occurrenc
 			x.sign = "nonnegative"
 		}
 	}
+	if g.draft {
+		g.draftDerived(x, occ)
+		return nil
+	}
 	if os, ok := occ[nm]; ok {
 		x.baseText = []string{os[0].base}
 		for _, o := range os {
@@ -791,6 +875,72 @@ func (g *gsmsParser) setDerived(x *variable, v value, occ map[string][]occurrenc
 		}
 	}
 	return nil
+}
+
+// draftDrawn records the defaults of a drawn variable of a template whose
+// defaults are a record (p1/p2), and gives it a provisional value that later
+// #init lines may read while the template is parsed: the default where it
+// reads as a value (as at level symbolic, so that the original's part of
+// the problem stays consistent), else the trial draw, else none (finishDrawn
+// replaces all of them by a valid draw).
+func (g *gsmsParser) draftDrawn(x *variable, trial []value, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) {
+	dom, _ := x.domainAt(&env{vars: baseEnv})
+	x.base = nil
+	for i, nm := range x.names {
+		declared[nm] = true
+		var pv value
+		if trial != nil {
+			pv = trial[i]
+		}
+		if os, ok := occ[nm]; ok {
+			g.defaults[nm] = os[0].base
+			switch {
+			case !x.numeric:
+				pv = strV(os[0].base)
+			default:
+				if v, ok := baseNumber(os[0].base, dom); ok {
+					pv = v
+				}
+				if _, ok := parseNumber(os[0].base); ok && len(x.names) == 1 {
+					x.minDecimals = decimalPlaces(strings.TrimSpace(os[0].base))
+				}
+			}
+		}
+		if pv.k == 0 {
+			continue
+		}
+		x.base = append(x.base, pv)
+		baseEnv[nm] = pv
+	}
+	if len(x.base) != len(x.names) {
+		x.base = nil // some have no provisional value: none is read
+		for _, nm := range x.names {
+			delete(baseEnv, nm)
+		}
+	}
+}
+
+// draftDerived sets the rules of a derived value of a template whose
+// defaults are a record (p1/p2), from the question's text alone: one the
+// question states is a quantity and must not be negative, and must be an
+// integer where its default is written as a whole number; one it never
+// states may take any sign. Its default text is recorded.
+func (g *gsmsParser) draftDerived(x *variable, occ map[string][]occurrence) {
+	nm := x.names[0]
+	x.baseText = nil
+	os, ok := occ[nm]
+	if !ok {
+		x.sign = "any"
+		return
+	}
+	g.defaults[nm] = os[0].base
+	if !x.numeric {
+		return
+	}
+	x.sign = "nonnegative"
+	if r, ok := parseQuantity(os[0].base); ok && r.IsInt() {
+		x.integral = true
+	}
 }
 
 // baseNumber reads the base text of a number variable: the entry of its

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -300,9 +301,10 @@ func TestGenuineBugRefused(t *testing.T) {
 	}
 }
 
-// TestLevels: the level comes from --level or the folder's name; P1 and P2
-// files keep the original in question/answer, and their base instance is the
-// annotation at its base values with the answer #answer gives there.
+// TestLevels: the level comes from --level or the folder's name. P1 and P2
+// files keep the original in question/answer and in the placeholders'
+// defaults, a record only: their base instance is a valid draw of the
+// annotation, with the answer #answer gives there.
 func TestLevels(t *testing.T) {
 	dir := filepath.Join("testdata", "gsmsym")
 	sym, err := LoadWith(filepath.Join(dir, "symbolic", "rolls.json"), LoadOptions{})
@@ -317,28 +319,41 @@ func TestLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	num := func(tp *Template, n string) int64 {
+		v := tp.base[n]
+		if v.k != kNum || !v.n.IsInt() {
+			t.Fatalf("%s: %s = %v at base", tp.ID, n, v)
+		}
+		return v.n.Num().Int64()
+	}
+	if sym[0].BaseAnswer() != "7" || !strings.HasPrefix(sym[0].Title, "Nadia bakes 12 rolls") {
+		t.Errorf("symbolic: answer %s title %q", sym[0].BaseAnswer(), sym[0].Title)
+	}
+	// P1: the answer at its base (drawn) values is n - k + m, and the
+	// question shows those values, not the original's.
+	b1 := p1[0]
+	if want := fmt.Sprint(num(b1, "n") - num(b1, "k") + num(b1, "m")); b1.BaseAnswer() != want {
+		t.Errorf("p1 base answer %s, want %s", b1.BaseAnswer(), want)
+	}
+	if q := b1.BaseQuestion(); !strings.Contains(q, fmt.Sprintf("Later she bakes %d more rolls.", num(b1, "m"))) || strings.HasPrefix(q, "Nadia bakes 12 rolls") {
+		t.Errorf("p1 base question %q", q)
+	}
+	if d := b1.Describe(); !strings.Contains(d, "for the record only") || !strings.Contains(d, `m="three"`) || !strings.Contains(d, "answer: 7") {
+		t.Errorf("p1 show lacks the original's record:\n%s", d)
+	}
 	cases := []struct {
-		tp          *Template
-		level, id   string
-		answer      string
-		clause      string
-		steps       int
-		allAnswered bool
+		tp        *Template
+		level, id string
+		steps     int
 	}{
-		{sym[0], "symbolic", "gsms-rolls", "7", "", 1, true},
-		{p1[0], "p1", "gsms-p1-rolls", "10", "Later she bakes three more rolls.", 2, true},
-		{p2[0], "p2", "gsms-p2-rolls", "5", "and then she eats half of what she has", 3, true},
+		{sym[0], "symbolic", "gsms-rolls", 1},
+		{b1, "p1", "gsms-p1-rolls", 2},
+		{p2[0], "p2", "gsms-p2-rolls", 3},
 	}
 	for _, c := range cases {
 		tp := c.tp
-		if tp.Level != c.level || tp.ID != c.id || tp.IDOrig != "9001" || tp.BaseAnswer() != c.answer || tp.Steps != c.steps {
-			t.Errorf("%s: level %q id %q id_orig %q answer %s steps %d", c.id, tp.Level, tp.ID, tp.IDOrig, tp.BaseAnswer(), tp.Steps)
-		}
-		if !strings.HasPrefix(tp.Title, "Nadia bakes 12 rolls") {
-			t.Errorf("%s: title %q", c.id, tp.Title)
-		}
-		if !strings.Contains(tp.BaseQuestion(), c.clause) {
-			t.Errorf("%s: base question %q lacks %q", c.id, tp.BaseQuestion(), c.clause)
+		if tp.Level != c.level || tp.ID != c.id || tp.IDOrig != "9001" || tp.Steps != c.steps {
+			t.Errorf("%s: level %q id %q id_orig %q steps %d", c.id, tp.Level, tp.ID, tp.IDOrig, tp.Steps)
 		}
 		set, err := Generate([]*Template{tp}, Options{Variants: []Variant{VariantSymbolic, VariantNoop}, Instances: 20, Seed: 1})
 		if err != nil {
@@ -368,10 +383,11 @@ func TestLevels(t *testing.T) {
 	if _, err := LoadWith(filepath.Join(dir, "p1"), LoadOptions{Level: "symbolic"}); err == nil || !strings.Contains(err.Error(), "gives 10 at base values, but the stated answer is 7") {
 		t.Errorf("p1 read as symbolic: %v", err)
 	}
-	// At p1 and p2, answer_annotated must agree with #answer at base values.
+	// At p1 and p2, answer_annotated must agree with #answer on valid draws.
 	data := string(readFile(t, filepath.Join(dir, "p1", "rolls.json")))
 	bad := strings.Replace(data, "#### {n-k+m}", "#### {n-k}", 1)
-	if _, err := ParseGSMSymbolicLevel("p1/x.json", []byte(bad), ""); err == nil || !strings.Contains(err.Error(), `answer_annotated: #### {n-k} gives 7 at base values, but #answer "n - k + m" gives 10`) {
+	if _, err := ParseGSMSymbolicLevel("p1/x.json", []byte(bad), ""); err == nil || !strings.Contains(err.Error(), `answer_annotated: #### {n-k} gives `) ||
+		!strings.Contains(err.Error(), `where #answer "n - k + m" gives `) {
 		t.Errorf("answer_annotated disagreement at p1: %v", err)
 	}
 }

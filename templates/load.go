@@ -67,7 +67,9 @@ func (s Skip) String() string {
 }
 
 // Load reads templates from src: "builtin"; a directory (every .yaml, .yml,
-// .json and .jsonl file in it, not recursive, in name order); or one file. A
+// .json and .jsonl file in it, not recursive, in name order; or, when it has
+// none, those of its level folders symbolic, p1 and p2, as templateFiles
+// describes); or one file. A
 // .yaml/.yml file is in the own format; a .json file is a GSM-Symbolic
 // annotated template when it has a "question_annotated" field and the own
 // format otherwise; a .jsonl file holds GSM8K rows. Every template is checked
@@ -96,7 +98,7 @@ func LoadWith(src string, o LoadOptions) ([]*Template, error) {
 		}
 		return ts, uniqueIDs(ts)
 	}
-	files, err := templateFiles(src)
+	files, err := templateFiles(src, o)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +127,7 @@ func LoadSkipping(src string, o LoadOptions) ([]*Template, []Skip, error) {
 		ts, err := LoadWith(src, o)
 		return ts, nil, err
 	}
-	files, err := templateFiles(src)
+	files, err := templateFiles(src, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -153,8 +155,48 @@ func LoadSkipping(src string, o LoadOptions) ([]*Template, []Skip, error) {
 	return out, skips, nil
 }
 
-// templateFiles lists the template files of a directory in name order.
-func templateFiles(dir string) ([]string, error) {
+// ErrLevelFolders is the error (wrapped, with the folder) for a level given
+// for a folder that holds level folders: wrong usage, as each file's level
+// comes from its folder's name.
+var ErrLevelFolders = errors.New("a level cannot be given for a folder of level folders")
+
+// templateFiles lists the template files of a directory in name order. A
+// directory with no template file of its own that holds level folders
+// (symbolic, p1, p2 in any case, as the templates folder of
+// apple/ml-gsm-symbolic does) gives the files of each, levels in the order
+// symbolic, p1, p2; each file's level then comes from its folder's name, so
+// o.Level must be "" for such a directory.
+func templateFiles(dir string, o LoadOptions) ([]string, error) {
+	files, err := filesIn(dir)
+	if err != nil || len(files) > 0 {
+		return files, err
+	}
+	levels, err := levelDirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(levels) == 0 {
+		return nil, fmt.Errorf("%s: no template files (.yaml, .yml, .json, .jsonl) and no level folders (symbolic, p1, p2)", dir)
+	}
+	if o.Level != "" {
+		return nil, fmt.Errorf("%w: %s holds level folders (%s), and each file's level comes from its folder's name (give one of the folders instead)",
+			ErrLevelFolders, dir, strings.Join(levels, ", "))
+	}
+	for _, l := range levels {
+		fs, err := filesIn(filepath.Join(dir, l))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, fs...)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no template files (.yaml, .yml, .json, .jsonl) in its level folders (%s)", dir, strings.Join(levels, ", "))
+	}
+	return files, nil
+}
+
+// filesIn lists the template files directly in dir, in name order.
+func filesIn(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
@@ -167,10 +209,34 @@ func templateFiles(dir string) ([]string, error) {
 		files = append(files, filepath.Join(dir, e.Name()))
 	}
 	sort.Strings(files)
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no template files (.yaml, .yml, .json, .jsonl)", dir)
-	}
 	return files, nil
+}
+
+// levelDirs lists the sub-folders of dir named after a difficulty level,
+// in level order (symbolic, p1, p2), then by name.
+func levelDirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("templates: %w", err)
+	}
+	rank := map[string]int{LevelSymbolic: 0, LevelP1: 1, LevelP2: 2}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if l, err := ParseLevel(e.Name()); err == nil && l != "" {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, rj := rank[strings.ToLower(out[i])], rank[strings.ToLower(out[j])]
+		if ri != rj {
+			return ri < rj
+		}
+		return out[i] < out[j]
+	})
+	return out, nil
 }
 
 func knownExt(name string) bool {

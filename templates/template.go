@@ -52,6 +52,8 @@ type Template struct {
 	baseBroken   map[*condition]bool // conditions the base values break (lenientBase)
 	filterDraws  bool                // apply conditions while drawing, in dependency order (GSM-Symbolic)
 	origQuestion string              // GSM-Symbolic level symbolic: the original question, which is the base instance
+	drawnBase    bool                // the base assignment is a valid draw, not the authored values (GSM-Symbolic p1/p2)
+	record       *gsmsRecord         // GSM-Symbolic p1/p2: the original the clauses were added to, kept for the record only
 
 	fixed       bool   // a GSM8K row: only base applies
 	fixedAnswer string // its answer, exact decimal
@@ -100,6 +102,7 @@ type variable struct {
 	decimals    int      // -1: shortest exact decimal; otherwise fixed places
 	minDecimals int      // GSM-Symbolic: decimal places of the base text ("1.50": 2); drawn values get as many when exact
 	sign        string   // derived numbers: "positive", "nonnegative" or "any"
+	integral    bool     // derived number the question states as a whole number (GSM-Symbolic p1/p2): must be an integer
 	line        int
 	desc        string // domain as written, for templates show
 }
@@ -143,7 +146,7 @@ func (t *Template) render(tx *text, vals map[string]value, extra map[string]*var
 		}
 		s := t.renderVar(p.ph, vals, extra)
 		if p.gsms {
-			if base, ok := t.base[p.ph]; ok && p.base != "" && sameAsBase(vals[p.ph], base) {
+			if base, ok := t.base[p.ph]; ok && p.base != "" && !t.drawnBase && sameAsBase(vals[p.ph], base) {
 				s = p.base
 			} else {
 				if startsUpper(p.base) && !isNumeric(vals[p.ph]) {
@@ -429,6 +432,10 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 		if x.k == kNum {
 			if r := t.checkNumber("derived value "+v.names[0], x.n, v.sign); r != "" {
 				out.reason = r
+				return out
+			}
+			if v.integral && !x.n.IsInt() {
+				out.reason = fmt.Sprintf("derived value %s is %s; the question states it as a whole number", v.names[0], x)
 				return out
 			}
 		}

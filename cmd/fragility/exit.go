@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/templates"
 )
 
 // Exit codes of the fragility command.
@@ -23,7 +24,7 @@ func (e usageError) Error() string { return e.msg }
 func exitCode(err error) int {
 	var u usageError
 	var o probe.OptionError
-	if errors.As(err, &u) || errors.As(err, &o) || strings.HasPrefix(err.Error(), "Required flag") {
+	if errors.As(err, &u) || errors.As(err, &o) || errors.Is(err, templates.ErrLevelFolders) || strings.HasPrefix(err.Error(), "Required flag") {
 		return exitUsage
 	}
 	return exitFailure

@@ -94,3 +94,27 @@ func TestTemplatesCheckContract(t *testing.T) {
 		t.Errorf("--shots 9: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestTemplatesLevelFolders: a folder holding symbolic/, p1/ and p2/ (as the
+// templates folder of apple/ml-gsm-symbolic) is checked and generated at all
+// three levels in one go; a --level for it is wrong usage.
+func TestTemplatesLevelFolders(t *testing.T) {
+	dir := t.TempDir()
+	for _, l := range []string{"symbolic", "p1", "p2"} {
+		copyFixtures(t, dir, l)
+	}
+	r := fragility(t, nil, "templates", "check", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "5 checked: ") || !strings.Contains(r.stdout, "gsms-p1-rolls") || !strings.Contains(r.stdout, "gsms-p2-rolls") {
+		t.Errorf("check of the level folders: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, nil, "generate-set", "--templates", dir, "--variants", "base", "--instances", "1", "--out", "-")
+	for _, want := range []string{`"level":"symbolic"`, `"level":"p1"`, `"level":"p2"`} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("generate-set on the level folders lacks %s: exit %d\n%s", want, r.code, r.stderr)
+		}
+	}
+	r = fragility(t, nil, "templates", "check", "--level", "p1", dir)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "holds level folders (symbolic, p1, p2)") {
+		t.Errorf("--level for level folders: exit %d\n%s", r.code, r.stderr)
+	}
+}
