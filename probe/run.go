@@ -785,6 +785,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (resul
 		Level:        in.Level,
 		Variant:      string(in.Variant),
 		Reference:    string(in.Reference),
+		IDOrig:       in.IDOrig,
 		Instance:     in.Index,
 		Seed:         in.Seed,
 		Question:     in.Question,

@@ -304,6 +304,7 @@ func writeDifficulty(b *strings.Builder, m *summary.ModelSummary) {
 			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs):\n\n| %s | variant | pairs | base right → variant wrong | base wrong → variant right | paired drop, pp [CI] |\n|---|---|---|---|---|---|\n%s\n", axis, axis, strings.Join(rows, "\n"))
 		}
 	}
+	writeLevels(b, m)
 	b.WriteString("\n### Format versus computation\n\nWhether the expected value appears anywhere in the output, next to whether the extracted final answer is correct, over scored trials (copies included): a gap means the model wrote the right number but gave another as its answer (or the answer was not where the extraction rules look). A run with the calculator condition (`--conditions none,calculator`) measures the exact-arithmetic axis separately, in its own section.\n\n| variant | correct (trials) | expected value anywhere (trials) |\n|---|---|---|\n")
 	for _, v := range m.Variants {
 		fmt.Fprintf(b, "| %s | %d/%d | %d/%d |\n", v.Variant, v.CorrectTrials, v.Scored, v.ExpectedAnywhere, v.Scored)

@@ -69,3 +69,18 @@ func pairName(v *summary.VariantSummary) string {
 	}
 	return v.Variant
 }
+
+// writeLevels writes the paired difficulty axis (ModelSummary.Levels):
+// accuracy at two GSM-Symbolic levels over the original problems that have
+// both, and the mean per-original drop with its interval and test; nothing
+// without one.
+func writeLevels(b *strings.Builder, m *summary.ModelSummary) {
+	if len(m.Levels) == 0 {
+		return
+	}
+	b.WriteString("\n### Difficulty: paired by original problem\n\nGSM-Symbolic's harder levels add clauses to the problem of a template (p1 one, p2 two): they are other problems, so this is the difficulty axis, not robustness. Each row compares two levels over the original GSM8K problems (id_orig) that have templates at both, with each original's accuracy the share of its scored trials right; the drop is the mean over originals of (easier − harder), clustered by original problem, with its cluster-t interval and the sign-flip test over originals (p, then Holm-adjusted over the level pairs).\n\n| levels | variant | originals | accuracy, easier | accuracy, harder | drop, pp [CI] | p (adjusted) |\n|---|---|---|---|---|---|---|\n")
+	for _, d := range m.Levels {
+		fmt.Fprintf(b, "| %s → %s | %s | %d | %s%% | %s%% | %s %s | %s |\n", d.From, d.To, d.Variant, d.Originals,
+			fnum(d.FromPct, 1), fnum(d.ToPct, 1), fopt(d.DropPP, 1), estCI(d.DropPP, 1), testText(d.Test))
+	}
+}

@@ -85,6 +85,10 @@ type Trial struct {
 	// model, template and instance index: "symbolic" for a variant drawn on
 	// the symbolic instance (run --reference drawn); "" for base.
 	Reference string `json:"reference"`
+	// IDOrig is, for a GSM-Symbolic template, the id of the GSM8K question
+	// it restates (its templates at levels symbolic, p1 and p2 share it);
+	// "" otherwise.
+	IDOrig string `json:"id_orig"`
 }
 
 // ReferenceVariant is the variant t is paired with: t.Reference, or

@@ -80,6 +80,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	}
 	sm.es.finish(sm.G)
 	sm.verdicts()
+	sm.levelDifferences()
 	s := sm.s
 	s.Documents = documentsSummary(trials, s)
 	s.Calculator = calculatorSummary(trials, s)

@@ -853,3 +853,45 @@ func TestRelativeDropNoneNearZero(t *testing.T) {
 		t.Errorf("high base accuracy: relative drop %+v", v.RelativeDropPct)
 	}
 }
+
+// TestLevelDifferencesByHand: four original problems with a template at
+// level symbolic and one at p1 (base only): the per-original differences
+// are 1, 1, 0.5 and 0, so the drop is 62.5 pp with the standard error of a
+// mean of four values, the cluster-t interval on 3 degrees of freedom and
+// the exact sign-flip p of 4/16.
+func TestLevelDifferencesByHand(t *testing.T) {
+	var ts []results.Trial
+	right := map[string][2][]bool{ // original -> (symbolic trials, p1 trials)
+		"o1": {{true, true}, {false, false}},
+		"o2": {{true}, {false}},
+		"o3": {{true, true}, {true, false}},
+		"o4": {{false}, {false}},
+	}
+	for o, lv := range right {
+		for li, level := range []string{"symbolic", "p1"} {
+			for i, ok := range lv[li] {
+				x := tr(o+"-"+level, "base", i, ok)
+				x.Level, x.IDOrig = level, o
+				ts = append(ts, x)
+			}
+		}
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := s.Models[0].Levels
+	if len(ls) != 1 {
+		t.Fatalf("levels %+v", ls)
+	}
+	d := ls[0]
+	se := math.Sqrt(0.6875/12) * 100
+	lo := 62.5 - stats.TQuantile(0.975, 3)*se
+	if d.From != "symbolic" || d.To != "p1" || d.Variant != "base" || d.Originals != 4 || !near(d.FromPct, 75) || !near(d.ToPct, 12.5) ||
+		!near(d.DropPP.Value, 62.5) || !near(*d.DropPP.SE, se) || !near(d.DropPP.CI.Lo, lo) || d.DropPP.CI.Hi != 100 || !near(d.Test.P, 0.25) {
+		t.Errorf("level difference %+v (se %v ci %+v test %+v), want se %v lo %v", d, *d.DropPP.SE, d.DropPP.CI, d.Test, se, lo)
+	}
+	if md := report.Narrative(s); !strings.Contains(md, "| symbolic → p1 | base | 4 | 75.0% | 12.5% | 62.5") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}

@@ -194,6 +194,10 @@ type ModelSummary struct {
 	// relation, per variant, with the paired flips within each group: the
 	// difficulty axis, reported apart from robustness.
 	Difficulty []GroupAccuracy `json:"difficulty"`
+	// Levels is the paired difficulty axis of GSM-Symbolic templates: the
+	// accuracy at two levels over the original problems that have both
+	// (LevelDifference); nil when the run has no two levels of one original.
+	Levels []LevelDifference `json:"levels,omitempty"`
 }
 
 // VariantSummary is the statistics of one model on one variant. Accuracies,
