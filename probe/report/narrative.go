@@ -178,7 +178,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		writeDifficulty(b, m)
 		return
 	}
-	fmt.Fprintf(b, "\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
+	fmt.Fprintf(b, "\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
 	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
 		v := &m.Variants[i]
