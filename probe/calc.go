@@ -9,7 +9,9 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
@@ -312,7 +314,8 @@ func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
 }
 
 // finishTrial fills the columns of extract/2, the condition, the stop
-// reason of a run-on and the reasoning effort from a generation.
+// reason of a run-on, the reasoning effort and the error anatomy from a
+// generation.
 func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []CalcCall) {
 	t.Condition = results.ConditionName(cond)
 	t.CalcCalls = len(calls)
@@ -321,6 +324,22 @@ func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond
 		t.StopReason = StopRunOn
 	}
 	fillEffort(t, g, ex)
+	classifyError(t)
+}
+
+// classifyError sets t.ErrorKind by the error-anatomy rules (anatomy.Classify)
+// for a scored arithmetic item, "" for a document item or a skipped one.
+func classifyError(t *results.Trial) {
+	t.ErrorKind = ""
+	if t.Skipped() || t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber {
+		return
+	}
+	original := ""
+	if t.OriginalAnswer != "" && !answer.AnswerMatches(t.OriginalAnswer, t.Expected) {
+		original = t.OriginalAnswer
+	}
+	t.ErrorKind = anatomy.Classify(anatomy.Trial{Correct: t.Correct, Response: t.Response, Extracted: t.Extracted, Rule: t.Rule,
+		StopReason: t.StopReason, Expected: t.Expected, AltAnswer: t.AltAnswer, OriginalAnswer: original})
 }
 
 // StopRunOn is the stop reason of a generation stopped at a run-on marker

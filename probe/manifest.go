@@ -30,6 +30,7 @@ type Manifest struct {
 	Calculator      *CalcInfo         `json:"calculator,omitempty"` // the calculator condition's protocol and call limit; nil without it
 	Sampler         string            `json:"sampler"`
 	ExtractionRules string            `json:"extraction_rules"`
+	ErrorRules      string            `json:"error_rules,omitempty"` // anatomy.Version; "" in runs recorded before the error anatomy
 	Order           string            `json:"order"`
 	Batching        string            `json:"batching"`
 	KVType          string            `json:"kv_cache_type"`

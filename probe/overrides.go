@@ -138,6 +138,7 @@ func ApplyOverrides(trials []results.Trial, ovs []Override, path string) ([]resu
 		if t.F1 = 0; t.Correct {
 			t.F1 = 1
 		}
+		classifyError(&t)
 		overridden++
 		out = append(out, t)
 	}

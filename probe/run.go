@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
@@ -403,6 +404,7 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 		Skipped:         set.Skipped,
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
+		ErrorRules:      anatomy.Version,
 		Calculator:      calcInfo(cfg),
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
 		Batching:        fmt.Sprintf("batches of %d consecutive items of the order, per model, decoded together in one llama_batch (an item whose prompt does not fit the context is recorded as skipped and leaves its batch one shorter); a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
@@ -774,25 +776,27 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (resul
 	in := it.inst
 	id := IdentifyModel(md.Path, md.Name, md.Quantization)
 	t := results.Trial{
-		ItemID:       it.id,
-		ModelPath:    md.Path,
-		ModelName:    id.Name,
-		ModelFamily:  id.Family,
-		Quantization: md.Quantization,
-		TemplateID:   in.TemplateID,
-		Relation:     in.Relation,
-		Steps:        in.Steps,
-		Level:        in.Level,
-		Variant:      string(in.Variant),
-		Reference:    string(in.Reference),
-		IDOrig:       in.IDOrig,
-		Instance:     in.Index,
-		Seed:         in.Seed,
-		Question:     in.Question,
-		Expected:     in.Answer,
-		Rule:         answer.RuleNone,
-		Passages:     docqa.PassageList(in),
-		Condition:    results.ConditionName(it.cond),
+		ItemID:         it.id,
+		ModelPath:      md.Path,
+		ModelName:      id.Name,
+		ModelFamily:    id.Family,
+		Quantization:   md.Quantization,
+		TemplateID:     in.TemplateID,
+		Relation:       in.Relation,
+		Steps:          in.Steps,
+		Level:          in.Level,
+		Variant:        string(in.Variant),
+		Reference:      string(in.Reference),
+		IDOrig:         in.IDOrig,
+		AltAnswer:      in.AltAnswer,
+		OriginalAnswer: in.OriginalAnswer,
+		Instance:       in.Index,
+		Seed:           in.Seed,
+		Question:       in.Question,
+		Expected:       in.Answer,
+		Rule:           answer.RuleNone,
+		Passages:       docqa.PassageList(in),
+		Condition:      results.ConditionName(it.cond),
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {

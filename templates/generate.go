@@ -138,6 +138,11 @@ type Instance struct {
 	// index: "symbolic" for a variant drawn on the symbolic instance
 	// (Options.Reference ReferenceDrawn); "" for the base instance.
 	Reference Variant `json:"reference,omitempty"`
+	// OriginalAnswer is the answer of the template at its own values (for a
+	// GSM-Symbolic template of level symbolic, the published GSM8K answer):
+	// the answer a model that recalls the original would give to an instance
+	// with re-drawn numbers; "" for a fixed item.
+	OriginalAnswer string `json:"original_answer,omitempty"`
 	// AltAnswer is, for a clause of the GSM-NoOp clause set, the answer a
 	// model would give if it applied the clause's quantity (its alt_answer
 	// expression at this instance's values; exact decimal, "p/q" when it has
@@ -319,6 +324,7 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 	r := newRand(seed)
 	vals := t.baseValues()
 	ans := t.baseAnswer
+	inst.OriginalAnswer, _ = formatRat(ans.n)
 	var names, numbers bool
 	switch v {
 	case VariantNames:

@@ -211,6 +211,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		b.WriteString(strings.Join(parts, "; ") + ".\n")
 	}
 	writeStability(b, m, conf)
+	writeErrors(b, m)
 
 	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the threshold and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")

@@ -84,3 +84,42 @@ func writeLevels(b *strings.Builder, m *summary.ModelSummary) {
 			fnum(d.FromPct, 1), fnum(d.ToPct, 1), fopt(d.DropPP, 1), estCI(d.DropPP, 1), testText(d.Test))
 	}
 }
+
+// errorKindNames are the error kinds' column names in the narrative, in
+// anatomy.Kinds order.
+var errorKindNames = map[string]string{"unfinished": "cut by the budget", "no_answer": "no answer", "arithmetic": "arithmetic slip",
+	"clause_used": "clause applied", "original_recalled": "original's answer", "other": "other (relation or reading)"}
+
+// writeErrors writes the error anatomy of every variant of m that has one
+// (summary.VariantSummary.Errors); nothing when none has.
+func writeErrors(b *strings.Builder, m *summary.ModelSummary) {
+	var rows, kinds []string
+	rules := ""
+	for i := range m.Variants {
+		e := m.Variants[i].Errors
+		if e == nil {
+			continue
+		}
+		rules = e.Rules
+		if kinds == nil {
+			for _, k := range e.Kinds {
+				kinds = append(kinds, k.Kind)
+			}
+		}
+		cells := []string{m.Variants[i].Variant, fmt.Sprint(e.Wrong)}
+		for _, k := range e.Kinds {
+			cells = append(cells, fmt.Sprintf("%d (%s%%)", k.Count, fnum(k.SharePct.Value, 0)))
+		}
+		rows = append(rows, "| "+strings.Join(cells, " | ")+" |")
+	}
+	if len(rows) == 0 {
+		return
+	}
+	var head []string
+	for _, k := range kinds {
+		head = append(head, cmpOr(errorKindNames[k], k))
+	}
+	fmt.Fprintf(b, "\n### Error anatomy\n\nWhat went wrong in the wrong answers (trials), by the first rule that fires (%s): the budget ended the answer before a final answer; no number given; an operation whose result is stated wrongly and carried into the answer (checked exactly); the answer the irrelevant clause's quantity would give; the original problem's answer to a re-drawn one; anything else. Shares are of the variant's wrong trials; summary.json has their intervals.\n\n| variant | wrong | %s |\n|---|---|%s\n",
+		rules, strings.Join(head, " | "), strings.Repeat("---|", len(head)))
+	b.WriteString(strings.Join(rows, "\n") + "\n")
+}

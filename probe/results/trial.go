@@ -89,6 +89,15 @@ type Trial struct {
 	// it restates (its templates at levels symbolic, p1 and p2 share it);
 	// "" otherwise.
 	IDOrig string `json:"id_orig"`
+
+	// Error anatomy (package anatomy, rules anatomy.Version): ErrorKind is
+	// the kind of a wrong answer ("" for a right one, a document item, or a
+	// run recorded before the rules existed); AltAnswer the answer the
+	// noop-seeming clause's quantity would give (templates.Instance
+	// AltAnswer); OriginalAnswer the template's answer at its own values.
+	ErrorKind      string `json:"error_kind"`
+	AltAnswer      string `json:"alt_answer"`
+	OriginalAnswer string `json:"original_answer"`
 }
 
 // ReferenceVariant is the variant t is paired with: t.Reference, or

@@ -74,6 +74,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 		sm.summarizeModel(mi)
 	}
 	sm.betweenModels()
+	sm.errorAnatomies()
 	// Difficulty: registered before the bootstrap runs.
 	for mi, m := range sm.models {
 		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.pairedDrop)

@@ -895,3 +895,38 @@ func TestLevelDifferencesByHand(t *testing.T) {
 		t.Errorf("narrative:\n%s", md)
 	}
 }
+
+// TestErrorAnatomyByHand: the kinds of the wrong trials are counted per
+// variant with their shares; a variant with a wrong trial that has no kind
+// (a run recorded before the error anatomy) gets none.
+func TestErrorAnatomyByHand(t *testing.T) {
+	var ts []results.Trial
+	kinds := []string{"arithmetic", "arithmetic", "unfinished", "other"}
+	for ti, k := range kinds {
+		b := tr(fmt.Sprintf("t%d", ti), "base", 0, true)
+		v := tr(fmt.Sprintf("t%d", ti), "noop", 0, false)
+		v.ErrorKind = k
+		n := tr(fmt.Sprintf("t%d", ti), "names", 0, ti != 0)
+		ts = append(ts, b, v, n)
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.Models[0].Variant("noop").Errors
+	if e == nil || e.Wrong != 4 || len(e.Kinds) != 6 {
+		t.Fatalf("noop errors %+v", e)
+	}
+	want := map[string]int{"unfinished": 1, "arithmetic": 2, "other": 1}
+	for _, k := range e.Kinds {
+		if k.Count != want[k.Kind] || !near(k.SharePct.Value, 25*float64(want[k.Kind])) {
+			t.Errorf("%s: %d (%v%%), want %d", k.Kind, k.Count, k.SharePct.Value, want[k.Kind])
+		}
+	}
+	if s.Models[0].Variant("names").Errors != nil || s.Models[0].Variant("base").Errors != nil {
+		t.Error("an error anatomy without kinds recorded, or without wrong answers")
+	}
+	if md := report.Narrative(s); !strings.Contains(md, "### Error anatomy") || !strings.Contains(md, "| noop | 4 | 1 (25%) | 0 (0%) | 2 (50%) |") {
+		t.Errorf("narrative:\n%s", md)
+	}
+}

@@ -240,6 +240,9 @@ type VariantSummary struct {
 	// the drop on matched pairs, which has a paired test.
 	DropPP          *Estimate `json:"drop_pp"`
 	RelativeDropPct *Estimate `json:"relative_drop_pct"`
+	// Errors is the error anatomy of this variant's wrong answers; nil when
+	// the run did not record it or no answer was wrong.
+	Errors *ErrorAnatomy `json:"errors,omitempty"`
 	// Verdict is stats.ClassifyDrop on Paired.PairedDropPP's reported
 	// interval and Paired.Test.PAdjusted, or VerdictFloor; "" for base and
 	// without pairs.

@@ -1,0 +1,131 @@
+// Package anatomy classifies a wrong answer by what went wrong (error
+// anatomy): the answer was cut by the budget, none was given, an
+// arithmetic slip carried into it, the irrelevant clause's quantity was
+// applied, the original problem's answer was recalled, or something else
+// (a relation or reading error). The rules are ordered and versioned like
+// the extraction rules (Version); the first that fires names the kind.
+//
+// It owns the rules and nothing else: it reads one trial's response and
+// answers, and must not load a model, compute a statistic or read files.
+package anatomy
+
+import (
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/templates"
+)
+
+// Version names the rules below; it is recorded in the manifest beside the
+// extraction rules, and a change of any rule changes it.
+const Version = "errors/1"
+
+// The kinds of wrong answer, in the order their rules are tried.
+const (
+	// Unfinished: the output budget (or the context) ended the response
+	// before it gave a final answer: it stopped at max_tokens and no
+	// final-answer marker rule (answer.RuleFinalAnswer, RuleHashes,
+	// RuleAnswerIs, RuleBoxed) fired.
+	Unfinished = "unfinished"
+	// NoAnswer: the response finished and the extraction rules accepted no
+	// number (answer.RuleNone).
+	NoAnswer = "no_answer"
+	// Arithmetic: the response writes an operation whose result it states
+	// wrongly ("6 × 8 = 46", evaluated exactly by templates.EvalArithmetic)
+	// and the final answer follows from that slip: the wrong result is the
+	// final answer or is used again after the slip.
+	Arithmetic = "arithmetic"
+	// ClauseUsed: a noop or noop-seeming item whose answer is the one the
+	// problem would give if the clause's quantity were applied (the clause's
+	// reviewed alternative answer, templates.Instance.AltAnswer).
+	ClauseUsed = "clause_used"
+	// OriginalRecalled: an item with re-drawn numbers whose answer is the
+	// original problem's answer.
+	OriginalRecalled = "original_recalled"
+	// Other: none of the above (a relation or reading error).
+	Other = "other"
+)
+
+// Kinds lists every kind in rule order.
+var Kinds = []string{Unfinished, NoAnswer, Arithmetic, ClauseUsed, OriginalRecalled, Other}
+
+// Trial is what the rules read of one scored trial.
+type Trial struct {
+	Correct    bool
+	Response   string // the response as scored (a run-on cut already applied)
+	Extracted  string // the extracted answer, normalised; "" when none
+	Rule       string // the extraction rule that fired (answer.Rule*)
+	StopReason string // "eos", "stop", "max_tokens"
+	Expected   string // the item's answer
+	// AltAnswer is the clause's alternative answer (noop-seeming items of
+	// the GSM-NoOp clause set); "" when there is none.
+	AltAnswer string
+	// OriginalAnswer is the original problem's answer when the item's
+	// numbers were re-drawn and its answer differs from it; "" otherwise.
+	OriginalAnswer string
+}
+
+// Classify returns the kind of a wrong answer ("" for a right one): the
+// first rule, in the order of Kinds, that fires.
+func Classify(t Trial) string {
+	switch {
+	case t.Correct:
+		return ""
+	case t.StopReason == "max_tokens" && !markerRule(t.Rule):
+		return Unfinished
+	case t.Rule == answer.RuleNone || t.Extracted == "":
+		return NoAnswer
+	case arithmeticSlip(t.Response, t.Extracted):
+		return Arithmetic
+	case t.AltAnswer != "" && answer.AnswerMatches(t.Extracted, t.AltAnswer):
+		return ClauseUsed
+	case t.OriginalAnswer != "" && !answer.AnswerMatches(t.OriginalAnswer, t.Expected) && answer.AnswerMatches(t.Extracted, t.OriginalAnswer):
+		return OriginalRecalled
+	}
+	return Other
+}
+
+// markerRule reports whether an extraction rule reads an explicit
+// final-answer marker (not the last number of the text).
+func markerRule(rule string) bool {
+	switch rule {
+	case answer.RuleFinalAnswer, answer.RuleHashes, answer.RuleAnswerIs, answer.RuleBoxed:
+		return true
+	}
+	return false
+}
+
+// equationRE matches a written operation and its stated result: two or
+// more numbers joined by + − × ÷ * / x (parentheses allowed), "=", and a
+// number. LaTeX operators are read too.
+var equationRE = regexp.MustCompile(`([0-9(][0-9.,\t ()]*(?:[ \t]*(?:[-+*/×÷x−–·]|\\times|\\cdot|\\div)[ \t]*[0-9(][0-9.,()]*)+)[ \t]*=[ \t]*\$?[ \t]*(-?[0-9][0-9,]*(?:\.[0-9]+)?)`)
+
+// arithmeticSlip reports whether response states the result of an
+// operation wrongly and that wrong result is the final answer (extracted)
+// or appears again after the slip.
+func arithmeticSlip(response, extracted string) bool {
+	for _, m := range equationRE.FindAllStringSubmatchIndex(response, -1) {
+		expr, stated := response[m[2]:m[3]], response[m[4]:m[5]]
+		v, err := templates.EvalArithmetic(strings.TrimSpace(expr))
+		if err != nil {
+			// An opening bracket of the text around it ("\(12 × 3 = 38\)").
+			if v, err = templates.EvalArithmetic(strings.TrimLeft(expr, "( ")); err != nil {
+				continue
+			}
+		}
+		s, ok := answer.NormalizeNumber(stated)
+		if !ok {
+			continue
+		}
+		want := new(big.Rat)
+		if _, ok := want.SetString(s); !ok || want.Cmp(v) == 0 {
+			continue
+		}
+		if answer.AnswerMatches(extracted, s) || strings.Contains(response[m[1]:], stated) {
+			return true
+		}
+	}
+	return false
+}
