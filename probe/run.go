@@ -68,11 +68,18 @@ type Config struct {
 	// (templates.Options.Reference): templates.ReferenceDrawn, the symbolic
 	// instance of the same index, or templates.ReferenceOriginal ("" in
 	// older manifests), the base instance at the template's own values.
-	Reference    string     `json:"reference,omitempty"`
-	Temperature  float64    `json:"temperature"`   // 0 = greedy
-	ChatTemplate string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
-	Params       llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
-	BootstrapB   int        `json:"bootstrap_resamples"`
+	Reference string `json:"reference,omitempty"`
+	// Split keeps the templates of one split (templates.SplitDev or
+	// SplitTest; "" all of them).
+	Split string `json:"split,omitempty"`
+	// Protocol is the frozen protocol file the run follows (run
+	// --protocol) and ProtocolSHA256 its hash; "" for none.
+	Protocol       string     `json:"protocol,omitempty"`
+	ProtocolSHA256 string     `json:"protocol_sha256,omitempty"`
+	Temperature    float64    `json:"temperature"`   // 0 = greedy
+	ChatTemplate   string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
+	Params         llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
+	BootstrapB     int        `json:"bootstrap_resamples"`
 	// Overrides is the label-overrides file (run --overrides; see Override)
 	// and OverridesSHA256 its sha256, set by Validate: a report refuses the
 	// file once it has changed.
@@ -937,7 +944,7 @@ func generateSet(cfg Config) (*templates.Set, error) {
 	}
 	st, statErr := os.Stat(cfg.Templates)
 	folder := statErr == nil && st.IsDir()
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference})
+	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference, Split: cfg.Split})
 	if err != nil {
 		return nil, err
 	}

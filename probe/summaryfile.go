@@ -80,6 +80,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 	if man.Status != "complete" {
 		sum.RunStatus = man.Status
 	}
+	sum.Split, sum.ProtocolSHA256 = man.Config.Split, man.Config.ProtocolSHA256
 	if sum.Calculator != nil {
 		sum.Calculator.Protocol = CalcProtocolVersion
 		if man.Calculator != nil {

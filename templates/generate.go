@@ -101,6 +101,9 @@ type Options struct {
 	// GSM-Symbolic instance). With ReferenceDrawn, symbolic is generated
 	// whenever such a variant is asked for.
 	Reference string `json:"reference,omitempty"`
+	// Split keeps only the templates of one split (Template.Split:
+	// SplitDev or SplitTest); "" keeps every template.
+	Split string `json:"split,omitempty"`
 }
 
 // The references of Options.Reference.
@@ -241,6 +244,11 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 			vs = append(vs, v)
 		}
 	}
+	if split, err := ParseSplit(opt.Split); err != nil {
+		return nil, err
+	} else {
+		opt.Split = split
+	}
 	switch opt.Reference {
 	case "", ReferenceOriginal:
 	case ReferenceDrawn:
@@ -255,6 +263,9 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 	set := &Set{Seed: opt.Seed, Options: opt}
 	seen := map[string]string{}
 	for _, t := range ts {
+		if opt.Split != "" && t.Split() != opt.Split {
+			continue
+		}
 		if prev, ok := seen[t.ID]; ok {
 			return nil, fmt.Errorf("template ID %q appears twice (%s and %s)", t.ID, prev, t.Source)
 		}

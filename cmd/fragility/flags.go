@@ -44,6 +44,7 @@ var (
 	flagConditions = &cli.StringFlag{Name: "conditions", Value: results.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
 	flagCalcCalls  = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
 	flagReference  = &cli.StringFlag{Name: "reference", Value: templates.ReferenceDrawn, Usage: "what noop, noop-seeming and paraphrase are compared with: drawn (the symbolic instance of the same index, which the run then includes: the pair differs only in the clause or the wording) or original (the base instance at the template's own values, as before); recorded in the manifest"}
+	flagSplit      = &cli.StringFlag{Name: "split", Value: templates.SplitAll, Usage: "templates of one split only: dev (about 30%, for tuning prompts and parsers), test (the rest, for a frozen protocol) or all; each template's split comes from a hash of its content"}
 	flagPrimary    = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
 
@@ -62,6 +63,9 @@ func runDefinition(c *cli.Context, cfg *probe.Config) error {
 		return usageError{err.Error()}
 	}
 	cfg.Variants = vs
+	if cfg.Split, err = templates.ParseSplit(c.String(flagSplit.Name)); err != nil {
+		return usageError{"--split: " + err.Error()}
+	}
 	if err := promptFlags(c, cfg); err != nil {
 		return err
 	}

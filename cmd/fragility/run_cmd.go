@@ -60,7 +60,7 @@ run directory; deploy/ has ready launch files.`,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
-			flagPrimary, flagReference, flagConditions, flagCalcCalls,
+			flagPrimary, flagReference, flagSplit, flagProtocol, flagConditions, flagCalcCalls,
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "run directory (created; never overwritten without --force)"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing run directory"},
 			&cli.StringFlag{Name: "overrides", Usage: "label overrides (JSONL: template or item, and answer or exclude with a reason) applied before scoring"},
@@ -123,6 +123,9 @@ func runAction(c *cli.Context) error {
 			return usageError{"--out DIR is required (or --resume DIR)"}
 		}
 		if err := runDefinition(c, &cfg); err != nil {
+			return err
+		}
+		if err := applyProtocol(c, &cfg); err != nil {
 			return err
 		}
 		models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")

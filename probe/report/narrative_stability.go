@@ -123,3 +123,22 @@ func writeErrors(b *strings.Builder, m *summary.ModelSummary) {
 		rules, strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }
+
+// protocolLine is the Run section's line on the frozen protocol and the
+// template split: the protocol's hash when the run followed one, a warning
+// when it ran the test split without one, "" otherwise.
+func protocolLine(s *summary.Summary) string {
+	split := "all templates"
+	if s.Split != "" {
+		split = "the " + s.Split + " split of the templates"
+	}
+	switch {
+	case s.ProtocolSHA256 != "":
+		return fmt.Sprintf("- Protocol: frozen before the run (sha256 %.12s; prompt, scoring rules, sampling, budget, variants and templates fixed), on %s.\n", s.ProtocolSHA256, split)
+	case s.Split == "test":
+		return "- **The test split without a frozen protocol:** instructions, prompts and parsers were not fixed before these test templates were run (`fragility protocol freeze` on the dev split, then `run --protocol`), so nothing here shows they were not chosen by their test scores.\n"
+	case s.Split != "":
+		return fmt.Sprintf("- Templates: %s.\n", split)
+	}
+	return ""
+}

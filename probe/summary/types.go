@@ -153,6 +153,11 @@ type Summary struct {
 	// the statistics then cover only the trials it holds. "" for a
 	// complete run.
 	RunStatus string `json:"run_status,omitempty"`
+	// Split is the template split the run kept (templates.SplitDev or
+	// SplitTest; "" for all) and ProtocolSHA256 the frozen protocol it
+	// followed ("" for none), from the manifest.
+	Split          string `json:"split,omitempty"`
+	ProtocolSHA256 string `json:"protocol_sha256,omitempty"`
 	// Calculator is the calculator condition's section (run --conditions
 	// none,calculator); nil when no trial ran with the calculator.
 	Calculator *CalculatorSummary `json:"calculator,omitempty"`

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProtocolCommand: protocol freeze writes a protocol; run --protocol
+// refuses a flag the protocol fixes (wrong usage, exit 2) and an edited
+// protocol file (bad input, exit 1, naming it) before any model loads;
+// freeze refuses to overwrite without --force and a bad --split.
+func TestProtocolCommand(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "protocol.json")
+	tdir := templateDir(t)
+	if r := fragility(t, noModels(t), "protocol", "freeze", "--templates", tdir, "--split", "test", "--max-tokens", "64", "--out", p); r.code != 0 || !strings.Contains(r.stderr, "frozen in "+p) {
+		t.Fatalf("freeze: exit %d: %s", r.code, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "protocol", "freeze", "--templates", tdir, "--out", p); r.code != 1 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("freeze over an existing file: exit %d: %s", r.code, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "protocol", "freeze", "--split", "train", "--out", filepath.Join(dir, "x.json")); r.code != 2 || !strings.Contains(r.stderr, "--split") {
+		t.Errorf("bad split: exit %d: %s", r.code, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "run", "--protocol", p, "--max-tokens", "65", "--out", filepath.Join(dir, "run")); r.code != 2 || !strings.Contains(r.stderr, "--max-tokens with --protocol") {
+		t.Errorf("run --protocol --max-tokens: exit %d: %s", r.code, r.stderr)
+	}
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(data), `"max_tokens": 64`, `"max_tokens": 640`, 1)), 0o644)
+	if r := fragility(t, noModels(t), "run", "--protocol", p, "--out", filepath.Join(dir, "run")); r.code != 1 || !strings.Contains(r.stderr, p) || !strings.Contains(r.stderr, "sha256") {
+		t.Errorf("edited protocol: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
+		t.Error("a refused run created its directory")
+	}
+}

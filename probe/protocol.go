@@ -1,0 +1,140 @@
+package probe
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/fragility/fragility/probe/anatomy"
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/templates"
+)
+
+// ProtocolVersion names the format of Protocol.
+const ProtocolVersion = "protocol/1"
+
+// Protocol is a frozen test protocol (`fragility protocol freeze`):
+// everything that shapes an answer or its score, fixed on development
+// templates before the test templates are run, so that no prompt is chosen
+// by its test scores. `run --protocol FILE` runs exactly it and refuses a
+// flag that would change it; the manifest, summary.json and the narrative
+// carry its SHA256.
+type Protocol struct {
+	Version string `json:"protocol_version"` // ProtocolVersion
+
+	// The prompt: preset, its version, instruction and worked examples
+	// (PromptInfo), the chat template ("" = the model's own).
+	Prompt       PromptInfo `json:"prompt"`
+	Shots        int        `json:"shots"`
+	ChatTemplate string     `json:"chat_template"`
+	// The scoring: extraction and error-anatomy rules.
+	ExtractionRules string `json:"extraction_rules"`
+	ErrorRules      string `json:"error_rules"`
+	// Sampling and the output budget.
+	Temperature float64 `json:"temperature"`
+	Seed        int64   `json:"seed"`
+	MaxTokens   int     `json:"max_tokens"`
+	// The design: variants, instances, reference, conditions.
+	Variants   []templates.Variant `json:"variants"`
+	Instances  int                 `json:"instances"`
+	Reference  string              `json:"reference"`
+	Conditions []string            `json:"conditions,omitempty"`
+	CalcCalls  int                 `json:"calc_calls,omitempty"`
+	// The templates: source, its content hash (templates.SourceSHA256),
+	// level and the split the protocol is for.
+	Templates       string `json:"templates"`
+	TemplatesSHA256 string `json:"templates_sha256"`
+	Level           string `json:"level,omitempty"`
+	Split           string `json:"split"`
+
+	// SHA256 is the hash of the protocol's other fields (the JSON of the
+	// Protocol with SHA256 empty, as written): a changed field is seen.
+	SHA256 string `json:"sha256"`
+}
+
+// FreezeProtocol returns the protocol of cfg (after cfg.Validate) with its
+// hashes. Errors name the template source that cannot be read.
+func FreezeProtocol(cfg Config) (*Protocol, error) {
+	if cfg.Items != "" {
+		return nil, OptionError{"a protocol freezes a template run, not document questions (--items)"}
+	}
+	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
+	if err != nil {
+		return nil, err
+	}
+	p := &Protocol{Version: ProtocolVersion, Prompt: promptInfo(cfg), Shots: cfg.Shots, ChatTemplate: cfg.ChatTemplate,
+		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version,
+		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
+		Variants: cfg.Variants, Instances: cfg.Instances, Reference: cfg.Reference, Conditions: cfg.Conditions, CalcCalls: cfg.CalcCalls,
+		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split}
+	p.SHA256, err = p.hash()
+	return p, err
+}
+
+// hash is the SHA256 of p's JSON with the SHA256 field empty.
+func (p *Protocol) hash() (string, error) {
+	q := *p
+	q.SHA256 = ""
+	b, err := json.Marshal(&q)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// ReadProtocol reads a protocol file and checks it: its format, its hash
+// (an edited file is refused) and that this binary scores as it says
+// (extraction and error rules). Errors name the file.
+func ReadProtocol(path string) (*Protocol, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Protocol
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: not a protocol file: %w", path, err)
+	}
+	if p.Version != ProtocolVersion {
+		return nil, fmt.Errorf("%s: protocol_version %q, this binary reads %s", path, p.Version, ProtocolVersion)
+	}
+	if h, err := p.hash(); err != nil || h != p.SHA256 {
+		return nil, fmt.Errorf("%s: its fields do not match its sha256 %.12s (edited after it was frozen?): freeze it again", path, p.SHA256)
+	}
+	if p.ExtractionRules != answer.ExtractionRulesVersion || p.ErrorRules != anatomy.Version {
+		return nil, fmt.Errorf("%s: frozen with extraction rules %s and error rules %s; this binary has %s and %s", path, p.ExtractionRules, p.ErrorRules, answer.ExtractionRulesVersion, anatomy.Version)
+	}
+	return &p, nil
+}
+
+// Apply sets cfg's fields to the protocol's and records it
+// (Config.Protocol, Config.ProtocolSHA256). It refuses, naming the file, a
+// template source whose content changed since the freeze and a prompt this
+// binary renders otherwise.
+func (p *Protocol) Apply(cfg *Config, path string) error {
+	cfg.Prompt, cfg.Shots, cfg.ChatTemplate = p.Prompt.Preset, p.Shots, p.ChatTemplate
+	cfg.Temperature, cfg.Seed, cfg.MaxTokens = p.Temperature, p.Seed, p.MaxTokens
+	cfg.Variants, cfg.Instances, cfg.Reference = p.Variants, p.Instances, p.Reference
+	cfg.Conditions, cfg.CalcCalls = p.Conditions, p.CalcCalls
+	cfg.Templates, cfg.Level, cfg.Split = p.Templates, p.Level, p.Split
+	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if sum != p.TemplatesSHA256 {
+		return fmt.Errorf("%s: the templates %s changed since the protocol was frozen (sha256 %.12s, frozen %.12s)", path, p.Templates, sum, p.TemplatesSHA256)
+	}
+	pi := promptInfo(*cfg)
+	a, _ := json.Marshal(pi)
+	b, _ := json.Marshal(p.Prompt)
+	if !bytes.Equal(a, b) {
+		return fmt.Errorf("%s: this binary renders the %s prompt (version %s) otherwise than when the protocol was frozen (version %s)", path, pi.Preset, pi.Version, p.Prompt.Version)
+	}
+	cfg.Protocol, cfg.ProtocolSHA256 = path, p.SHA256
+	return nil
+}
