@@ -115,72 +115,14 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	md := m.Metadata()
 	res := &BenchResult{Model: cfg.Model, Threads: m.Params().Threads, BuildFlags: llm.BuildFlags, SystemInfo: llm.SystemInfo(),
 		NVocab: md.NVocab, PP: cfg.PP, TG: cfg.TG, Reps: cfg.Reps, Items: cfg.Items, Batch: cfg.Batch}
-
-	logf("bench: warm-up")
-	if _, err := m.BenchDecode(ctx, cfg.PP, 0); err != nil {
+	if err := benchDecode(ctx, m, cfg, res, logf); err != nil {
 		return nil, err
 	}
-	if _, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG); err != nil {
-		return nil, err
-	}
-	var bpp, btg, otg []float64
-	var bareSec, oursSec, entSec float64
-	for r := 0; r < cfg.Reps; r++ {
-		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
-		t, err := m.BenchDecode(ctx, cfg.PP, 0)
-		if err != nil {
-			return nil, err
-		}
-		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
-		it, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG)
-		if err != nil {
-			return nil, err
-		}
-		btg = append(btg, float64(it.Tokens)/it.BareSec)
-		otg = append(otg, float64(it.Tokens)/it.OursSec)
-		bareSec += it.BareSec
-		oursSec += it.OursSec
-		entSec += it.EntropySec
-	}
-	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
-	res.EntropyMs = 1000 * entSec / float64(cfg.Reps*cfg.TG)
-	// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
-	res.RatioBA = bareSec / oursSec
 
 	// (c) probe items, one at a time and batched.
-	ts, err := templates.Builtin()
+	prompts, questions, stop, err := benchPrompts(m, &cfg, res)
 	if err != nil {
 		return nil, err
-	}
-	vs := []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop}
-	set, err := templates.Generate(ts, templates.Options{Variants: vs, Instances: 2, Seed: cfg.Seed})
-	if err != nil {
-		return nil, err
-	}
-	order := Order(len(set.Instances), cfg.Seed)
-	if cfg.Items > len(order) {
-		cfg.Items = len(order)
-		res.Items = cfg.Items
-	}
-	var prompts [][]llm.Token
-	var questions []string
-	var stop []string
-	for _, k := range order[:cfg.Items] {
-		msgs, err := Messages(set.Instances[k].Question, cfg.Shots)
-		if err != nil {
-			return nil, err
-		}
-		r, err := m.RenderChat(msgs)
-		if err != nil {
-			return nil, err
-		}
-		stop = r.Stop
-		toks, err := m.Tokenize(r.Text, true, true)
-		if err != nil {
-			return nil, err
-		}
-		prompts = append(prompts, toks)
-		questions = append(questions, set.Instances[k].Question)
 	}
 	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop}
 	// As fragility run does (DecodeKeepPrefix): the instruction and worked
@@ -220,27 +162,113 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
 	if classify != nil {
-		// The class vectors are read (or, the first time, computed) by
-		// the first classification: done here, outside the timing.
-		if _, err := classify(questions[:1]); err != nil {
+		if err := benchDDC(cfg, classify, questions, batched, res, logf); err != nil {
 			return nil, err
 		}
-		logf("bench: (c) %d demo items, %d per batch, with the DDC classifier beside generation", cfg.Items, cfg.Batch)
-		t0 := time.Now()
-		ddc := newDDCStore(classify, questions)
-		if _, err := batched(); err != nil {
-			return nil, err
-		}
-		for _, q := range questions {
-			if _, _, err := ddc.get(q); err != nil {
-				return nil, err
-			}
-		}
-		res.BatchedDDCSec = time.Since(t0).Seconds()
-		res.EmbedOpenSec = cfg.EmbedderOpenSec
-		res.DDCWorkSec, res.DDCWaitSec = ddc.seconds()
-		res.DDCShare = (res.EmbedOpenSec + res.BatchedDDCSec - res.BatchedSec) / (res.EmbedOpenSec + res.BatchedDDCSec)
-		res.DDCSerial = res.DDCWorkSec / (res.DDCWorkSec + res.BatchedSec)
 	}
 	return res, nil
+}
+
+// benchDecode measures (a) bare decoding and (b) decoding with this
+// project's per-token work, after a warm-up: the prompt rate of (a) and the
+// generation rates of both, cfg.Reps times, (a) and (b) in alternating
+// blocks.
+func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchResult, logf func(string, ...any)) error {
+	logf("bench: warm-up")
+	if _, err := m.BenchDecode(ctx, cfg.PP, 0); err != nil {
+		return err
+	}
+	if _, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG); err != nil {
+		return err
+	}
+	var bpp, btg, otg []float64
+	var bareSec, oursSec, entSec float64
+	for r := 0; r < cfg.Reps; r++ {
+		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
+		t, err := m.BenchDecode(ctx, cfg.PP, 0)
+		if err != nil {
+			return err
+		}
+		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
+		it, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG)
+		if err != nil {
+			return err
+		}
+		btg = append(btg, float64(it.Tokens)/it.BareSec)
+		otg = append(otg, float64(it.Tokens)/it.OursSec)
+		bareSec += it.BareSec
+		oursSec += it.OursSec
+		entSec += it.EntropySec
+	}
+	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
+	res.EntropyMs = 1000 * entSec / float64(cfg.Reps*cfg.TG)
+	// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
+	res.RatioBA = bareSec / oursSec
+	return nil
+}
+
+// benchPrompts generates the demo items of (c) from the built-in templates
+// (cfg.Items of them in run order, fewer if the set is smaller: then
+// cfg.Items and res.Items are lowered) and returns their prompt tokens,
+// questions and the chat template's stop strings.
+func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][]llm.Token, questions, stop []string, err error) {
+	ts, err := templates.Builtin()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	vs := []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop}
+	set, err := templates.Generate(ts, templates.Options{Variants: vs, Instances: 2, Seed: cfg.Seed})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	order := Order(len(set.Instances), cfg.Seed)
+	if cfg.Items > len(order) {
+		cfg.Items = len(order)
+		res.Items = cfg.Items
+	}
+	for _, k := range order[:cfg.Items] {
+		msgs, err := Messages(set.Instances[k].Question, cfg.Shots)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		r, err := m.RenderChat(msgs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		stop = r.Stop
+		toks, err := m.Tokenize(r.Text, true, true)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		prompts = append(prompts, toks)
+		questions = append(questions, set.Instances[k].Question)
+	}
+	return prompts, questions, stop, nil
+}
+
+// benchDDC times the batched demo items again with the DDC classifier
+// reading their questions beside generation, and records its share.
+func benchDDC(cfg BenchConfig, classify Classifier, questions []string, batched func() (float64, error), res *BenchResult, logf func(string, ...any)) error {
+	// The class vectors are read (or, the first time, computed) by
+	// the first classification: done here, outside the timing.
+	if _, err := classify(questions[:1]); err != nil {
+		return err
+	}
+	logf("bench: (c) %d demo items, %d per batch, with the DDC classifier beside generation", cfg.Items, cfg.Batch)
+	t0 := time.Now()
+	ddc := newDDCStore(classify, questions)
+	if _, err := batched(); err != nil {
+		return err
+	}
+	for _, q := range questions {
+		if _, _, err := ddc.get(q); err != nil {
+			return err
+		}
+	}
+	res.BatchedDDCSec = time.Since(t0).Seconds()
+	res.EmbedOpenSec = cfg.EmbedderOpenSec
+	res.DDCWorkSec, res.DDCWaitSec = ddc.seconds()
+	res.DDCShare = (res.EmbedOpenSec + res.BatchedDDCSec - res.BatchedSec) / (res.EmbedOpenSec + res.BatchedDDCSec)
+	res.DDCSerial = res.DDCWorkSec / (res.DDCWorkSec + res.BatchedSec)
+	return nil
 }

@@ -257,11 +257,6 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	if len(man.Models) < 2 {
 		return nil, fmt.Errorf("%s: compare needs at least two models, the run has %d", dir, len(man.Models))
 	}
-	logf := func(format string, args ...any) {
-		if opt.Log != nil {
-			fmt.Fprintf(opt.Log, format+"\n", args...)
-		}
-	}
 	sum, err := readSummary(dir)
 	if err != nil {
 		return nil, err
@@ -274,7 +269,66 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	cmp := &Comparison{Dir: dir, Reference: ref, ReferenceRule: rule, Variants: sum.Variants, Confidence: sum.Params.Confidence}
+	c := &comparer{ctx: ctx, dir: dir, opt: opt, man: man, ref: ref,
+		cmp: &Comparison{Dir: dir, Reference: ref, ReferenceRule: rule, Variants: sum.Variants, Confidence: sum.Params.Confidence}}
+	c.fromSummary(sum)
+	if err := c.readItems(traces); err != nil {
+		return nil, err
+	}
+	if err := c.measure(); err != nil {
+		return nil, err
+	}
+	if err := WriteCompareFiles(dir, c.cmp); err != nil {
+		return nil, err
+	}
+	return c.cmp, nil
+}
+
+// comparer is the state of one Compare shared by its steps.
+type comparer struct {
+	ctx     context.Context
+	dir     string
+	opt     CompareOptions
+	man     *Manifest
+	ref     int // index of the reference model
+	cmp     *Comparison
+	items   []compareItem            // the reference's items with tokens
+	prompts []map[string][]llm.Token // per model: instance -> prompt token ids
+	refM    *llm.Model               // the reference model, loaded
+	logits  [][]float32              // the reference's logits of an item, one row per token (reused)
+	dists   []llm.Dist               // the reference's distributions of an item
+	done    int                      // items compared, all models
+	total   int                      // items to compare, all models
+}
+
+// compareItem is an item of the reference: its instance, prompt token ids
+// and the tokens it generated (forced on every model).
+type compareItem struct {
+	inst   string
+	prompt []llm.Token
+	forced []llm.Token
+}
+
+// agreementSums gathers the per-token measures of one model against the
+// reference: KL divergence, change of the forced token's probability and of
+// the entropy (bits), and how many tokens have the same top token.
+type agreementSums struct {
+	kl, dp, dh []float64
+	same       int
+}
+
+// logf writes a one-line notice to opt.Log, if any.
+func (c *comparer) logf(format string, args ...any) {
+	if c.opt.Log != nil {
+		fmt.Fprintf(c.opt.Log, format+"\n", args...)
+	}
+}
+
+// fromSummary fills each model's identity and accuracies from the run's
+// summary and keeps the differences between models that involve the
+// reference.
+func (c *comparer) fromSummary(sum *summary.Summary) {
+	man, ref, cmp := c.man, c.ref, c.cmp
 	for i, me := range man.Models {
 		mc := ModelComparison{Path: me.Path, Label: filepath.Base(me.Path), BitsPerWeight: BitsPerWeight(me.Metadata),
 			Reference: i == ref, SameFamily: SameFamily(man.Models[ref].Identity, me.Identity)}
@@ -286,22 +340,10 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 			if mc.Quantization == "" {
 				mc.Quantization = ms.Quantization
 			}
-			for _, v := range sum.Variants {
-				va := VariantAccuracy{Variant: v}
-				if vs := ms.Variant(v); vs != nil {
-					va.K, va.N = vs.K, vs.N
-					if vs.AccuracyPct != nil {
-						va.Pct = &vs.AccuracyPct.Value
-					}
-					if vs.DropPP != nil {
-						va.DropPP = &vs.DropPP.Value
-					}
-				}
-				mc.Accuracy = append(mc.Accuracy, va)
-			}
+			mc.Accuracy = variantAccuracies(sum.Variants, ms)
 		}
 		if !mc.SameFamily && i != ref {
-			logf("compare: %s and the reference %s do not look like one model family (%s vs %s); comparing anyway",
+			c.logf("compare: %s and the reference %s do not look like one model family (%s vs %s); comparing anyway",
 				me.Path, man.Models[ref].Path, me.Identity.Family, man.Models[ref].Identity.Family)
 		}
 		cmp.Models = append(cmp.Models, mc)
@@ -311,124 +353,158 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 			cmp.Differences = append(cmp.Differences, mp)
 		}
 	}
+}
 
-	// Items of the reference, and every model's prompt token ids per instance.
-	type item struct {
-		inst   string
-		prompt []llm.Token
-		forced []llm.Token
+// variantAccuracies is a model's accuracy and drop against base in each of
+// the variants, from its summary.
+func variantAccuracies(variants []string, ms *summary.ModelSummary) []VariantAccuracy {
+	var out []VariantAccuracy
+	for _, v := range variants {
+		va := VariantAccuracy{Variant: v}
+		if vs := ms.Variant(v); vs != nil {
+			va.K, va.N = vs.K, vs.N
+			if vs.AccuracyPct != nil {
+				va.Pct = &vs.AccuracyPct.Value
+			}
+			if vs.DropPP != nil {
+				va.DropPP = &vs.DropPP.Value
+			}
+		}
+		out = append(out, va)
 	}
-	var items []item
-	prompts := make([]map[string][]llm.Token, len(man.Models))
-	for i := range prompts {
-		prompts[i] = map[string][]llm.Token{}
+	return out
+}
+
+// readItems lists the reference's items with generated tokens and every
+// model's prompt token ids per instance, condition none only.
+func (c *comparer) readItems(traces []Trace) error {
+	man := c.man
+	c.prompts = make([]map[string][]llm.Token, len(man.Models))
+	for i := range c.prompts {
+		c.prompts[i] = map[string][]llm.Token{}
 	}
 	for ln, t := range traces {
 		mi, inst, err := splitItemID(t.ItemID, len(man.Models))
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", filepath.Join(dir, FileTraces), ln+1, err)
+			return fmt.Errorf("%s:%d: %w", filepath.Join(c.dir, FileTraces), ln+1, err)
 		}
 		if t.SkipReason != "" || results.ItemCondition(t.ItemID) != results.ConditionNone {
 			continue // the comparison is of the model alone
 		}
-		prompts[mi][inst] = t.PromptTokenIDs
-		if mi == ref && len(t.Tokens) > 0 {
-			it := item{inst: inst, prompt: t.PromptTokenIDs}
+		c.prompts[mi][inst] = t.PromptTokenIDs
+		if mi == c.ref && len(t.Tokens) > 0 {
+			it := compareItem{inst: inst, prompt: t.PromptTokenIDs}
 			for _, tok := range t.Tokens {
 				it.forced = append(it.forced, tok.ID)
 			}
-			items = append(items, it)
+			c.items = append(c.items, it)
 		}
 	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("%s: the reference %s generated no tokens: nothing to compare", dir, man.Models[ref].Path)
+	if len(c.items) == 0 {
+		return fmt.Errorf("%s: the reference %s generated no tokens: nothing to compare", c.dir, man.Models[c.ref].Path)
 	}
+	return nil
+}
 
+// measure loads the reference and compares every other model with it,
+// token by token.
+func (c *comparer) measure() error {
+	man := c.man
 	params := man.Config.Params
 	params.NSeq = 1
-	refModel, err := llm.Load(man.Models[ref].Path, params)
+	refModel, err := llm.Load(man.Models[c.ref].Path, params)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer refModel.Close()
-	nv := refModel.NVocab()
-	cmp.NVocab = nv
-	total := len(items) * (len(man.Models) - 1)
-	done := 0
-	var refLogits [][]float32 // reused across items: one row per token
-	var refDists []llm.Dist
+	c.refM = refModel
+	c.cmp.NVocab = refModel.NVocab()
+	c.total = len(c.items) * (len(man.Models) - 1)
 	for mi, me := range man.Models {
-		if mi == ref {
+		if mi == c.ref {
 			continue
 		}
-		qm, err := llm.Load(me.Path, params)
+		if err := c.compareModel(mi, me, params); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compareModel loads model mi, scores the reference's tokens of every item
+// with it and the reference, and records the agreement.
+func (c *comparer) compareModel(mi int, me ModelEntry, params llm.Params) error {
+	nv := c.cmp.NVocab
+	qm, err := llm.Load(me.Path, params)
+	if err != nil {
+		return err
+	}
+	defer qm.Close()
+	if qm.NVocab() != nv {
+		return fmt.Errorf("%s: vocabulary of %d tokens, the reference %s has %d: not comparable token by token", me.Path, qm.NVocab(), c.man.Models[c.ref].Path, nv)
+	}
+	var s agreementSums
+	for _, it := range c.items {
+		if err := c.compareItem(qm, mi, me, it, &s); err != nil {
+			return err
+		}
+		c.done++
+		if c.opt.Progress != nil {
+			c.opt.Progress(c.done, c.total)
+		}
+	}
+	n := len(s.kl)
+	ag := &Agreement{Items: len(c.items), Tokens: n, KL: Describe(s.kl), DeltaP: Describe(s.dp), DeltaH: Describe(s.dh)}
+	if n > 0 {
+		p := float64(s.same) / float64(n)
+		ag.SameTopPct = 100 * p
+		if n > 1 {
+			ag.SameTopSE = 100 * math.Sqrt(p*(1-p)/float64(n-1))
+		}
+	}
+	c.cmp.Models[mi].Agreement = ag
+	return nil
+}
+
+// compareItem scores one item's forced tokens with the reference, then with
+// qm, adding each token's measures to s; it refuses an item whose prompt
+// token ids differ from the reference's.
+func (c *comparer) compareItem(qm *llm.Model, mi int, me ModelEntry, it compareItem, s *agreementSums) error {
+	ref := c.ref
+	if p, ok := c.prompts[mi][it.inst]; ok && !equalTokens(p, it.prompt) {
+		return fmt.Errorf("%s: item %s: its prompt token ids differ from the reference's (different tokenizers): not comparable token by token", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst))
+	}
+	c.dists = c.dists[:0]
+	err := c.refM.Score(c.ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
+		if step >= len(c.logits) {
+			c.logits = append(c.logits, make([]float32, len(l)))
+		}
+		copy(c.logits[step], l)
+		c.dists = append(c.dists, d)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: item %s: %w", c.man.Models[ref].Path, fmt.Sprintf("m%d/%s", ref, it.inst), err)
+	}
+	err = qm.Score(c.ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
+		k, err := KLDivergence(c.logits[step], l)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("token %d: %w", step, err)
 		}
-		if qm.NVocab() != nv {
-			qm.Close()
-			return nil, fmt.Errorf("%s: vocabulary of %d tokens, the reference %s has %d: not comparable token by token", me.Path, qm.NVocab(), man.Models[ref].Path, nv)
+		s.kl = append(s.kl, k)
+		rd := c.dists[step]
+		if rd.ArgMax == d.ArgMax {
+			s.same++
 		}
-		var kl, dp, dh []float64
-		same := 0
-		for _, it := range items {
-			if p, ok := prompts[mi][it.inst]; ok && !equalTokens(p, it.prompt) {
-				qm.Close()
-				return nil, fmt.Errorf("%s: item %s: its prompt token ids differ from the reference's (different tokenizers): not comparable token by token", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst))
-			}
-			refDists = refDists[:0]
-			err := refModel.Score(ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
-				if step >= len(refLogits) {
-					refLogits = append(refLogits, make([]float32, len(l)))
-				}
-				copy(refLogits[step], l)
-				refDists = append(refDists, d)
-				return nil
-			})
-			if err != nil {
-				qm.Close()
-				return nil, fmt.Errorf("%s: item %s: %w", man.Models[ref].Path, fmt.Sprintf("m%d/%s", ref, it.inst), err)
-			}
-			err = qm.Score(ctx, it.prompt, it.forced, 0, func(step int, l []float32, d llm.Dist) error {
-				k, err := KLDivergence(refLogits[step], l)
-				if err != nil {
-					return fmt.Errorf("token %d: %w", step, err)
-				}
-				kl = append(kl, k)
-				rd := refDists[step]
-				if rd.ArgMax == d.ArgMax {
-					same++
-				}
-				tok := it.forced[step]
-				dp = append(dp, math.Exp(d.LogProb(l[tok]))-math.Exp(rd.LogProb(refLogits[step][tok])))
-				dh = append(dh, d.EntropyBits-rd.EntropyBits)
-				return nil
-			})
-			if err != nil {
-				qm.Close()
-				return nil, fmt.Errorf("%s: item %s: %w", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst), err)
-			}
-			done++
-			if opt.Progress != nil {
-				opt.Progress(done, total)
-			}
-		}
-		qm.Close()
-		n := len(kl)
-		ag := &Agreement{Items: len(items), Tokens: n, KL: Describe(kl), DeltaP: Describe(dp), DeltaH: Describe(dh)}
-		if n > 0 {
-			p := float64(same) / float64(n)
-			ag.SameTopPct = 100 * p
-			if n > 1 {
-				ag.SameTopSE = 100 * math.Sqrt(p*(1-p)/float64(n-1))
-			}
-		}
-		cmp.Models[mi].Agreement = ag
+		tok := it.forced[step]
+		s.dp = append(s.dp, math.Exp(d.LogProb(l[tok]))-math.Exp(rd.LogProb(c.logits[step][tok])))
+		s.dh = append(s.dh, d.EntropyBits-rd.EntropyBits)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: item %s: %w", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst), err)
 	}
-	if err := WriteCompareFiles(dir, cmp); err != nil {
-		return nil, err
-	}
-	return cmp, nil
+	return nil
 }
 
 // pickReference returns the index of the reference model and how it was chosen.

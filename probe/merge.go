@@ -99,45 +99,84 @@ func (s shardRun) name() string { return fmt.Sprintf("shard %s (%s)", s.man.Conf
 // loaded it, and merged_from listing every shard. The output is assembled in
 // a temporary directory beside out and moved into place only when complete.
 func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
-	logf := func(format string, args ...any) {
-		if opt.Log != nil {
-			fmt.Fprintf(opt.Log, format+"\n", args...)
+	mg := &merger{out: out, opt: opt}
+	for _, step := range []func() error{
+		func() error { return mg.readShards(dirs) },
+		mg.checkShards,
+		mg.checkEnv,
+		mg.recomputePlan,
+		mg.collect,
+	} {
+		if err := step(); err != nil {
+			return nil, err
 		}
 	}
+	return mg.write()
+}
+
+// merger is the state of one Merge shared by its steps.
+type merger struct {
+	out     string // the output directory as given
+	outAbs  string // and absolute
+	opt     MergeOptions
+	shards  []shardRun // in shard order
+	ref     shardRun   // the first shard of the plan most shards share
+	diffs   []string   // environment differences between the shards
+	setData []byte     // the reference shard's set.jsonl
+	batches []planBatch
+	batchOf map[string]int // item ID -> batch of the plan
+	header  []string       // results.csv's columns
+	records [][]string     // results.csv's records, all shards in order
+	traces  bytes.Buffer   // traces.jsonl, all shards in order
+}
+
+// logf writes a one-line notice to opt.Log, if any.
+func (mg *merger) logf(format string, args ...any) {
+	if mg.opt.Log != nil {
+		fmt.Fprintf(mg.opt.Log, format+"\n", args...)
+	}
+}
+
+// readShards checks the output directory and reads the manifest of every
+// shard directory, refusing one that is not a shard; it sorts the shards by
+// index and picks the reference shard.
+func (mg *merger) readShards(dirs []string) error {
+	out := mg.out
 	if out == "" {
-		return nil, fmt.Errorf("no output directory given")
+		return fmt.Errorf("no output directory given")
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("no shard directory given")
+		return fmt.Errorf("no shard directory given")
 	}
 	outAbs, err := filepath.Abs(out)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 && !opt.Force {
-		return nil, fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite its run files", out)
+	mg.outAbs = outAbs
+	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 && !mg.opt.Force {
+		return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite its run files", out)
 	}
 
 	var shards []shardRun
 	for _, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if abs == outAbs {
-			return nil, fmt.Errorf("%s: the output directory is one of the shards", d)
+			return fmt.Errorf("%s: the output directory is one of the shards", d)
 		}
 		man, err := ReadManifest(d)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		switch {
 		case len(man.MergedFrom) > 0:
-			return nil, fmt.Errorf("%s: already a merged run (of %d shards), not a shard", d, len(man.MergedFrom))
+			return fmt.Errorf("%s: already a merged run (of %d shards), not a shard", d, len(man.MergedFrom))
 		case man.Config.Shard == nil || man.Shard == nil:
-			return nil, fmt.Errorf("%s: not a shard (its manifest has no shard: it was not run with --shard K/N)", d)
+			return fmt.Errorf("%s: not a shard (its manifest has no shard: it was not run with --shard K/N)", d)
 		case man.PlanSHA256 == "":
-			return nil, fmt.Errorf("%s: its manifest has no plan sha256", d)
+			return fmt.Errorf("%s: its manifest has no plan sha256", d)
 		}
 		shards = append(shards, shardRun{dir: abs, man: man})
 	}
@@ -154,19 +193,26 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 			ref = s
 		}
 	}
+	mg.shards, mg.ref = shards, ref
+	return nil
+}
 
+// checkShards refuses shards that are not of one run (sameRun), one that
+// is not complete, and a shard given twice or missing.
+func (mg *merger) checkShards() error {
+	shards, ref := mg.shards, mg.ref
 	// One plan, one binary, one llama.cpp, the same models.
 	for _, s := range shards {
 		if s.dir == ref.dir && s.man == ref.man {
 			continue
 		}
 		if err := sameRun(ref, s); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for _, s := range shards {
 		if s.man.Status != "complete" {
-			return nil, fmt.Errorf("%s: status %q, not complete: finish it with `fragility run --resume %s`", s.name(), s.man.Status, s.dir)
+			return fmt.Errorf("%s: status %q, not complete: finish it with `fragility run --resume %s`", s.name(), s.man.Status, s.dir)
 		}
 	}
 	n := ref.man.Config.Shard.Count
@@ -174,7 +220,7 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 	for _, s := range shards {
 		k := s.man.Config.Shard.Index
 		if prev, ok := byIndex[k]; ok {
-			return nil, fmt.Errorf("shard %s is given twice: %s and %s", s.man.Config.Shard, prev.dir, s.dir)
+			return fmt.Errorf("shard %s is given twice: %s and %s", s.man.Config.Shard, prev.dir, s.dir)
 		}
 		byIndex[k] = s
 	}
@@ -187,94 +233,123 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("shard %s missing: the plan (sha256 %s) was split into %d shards and only %s are given", strings.Join(missing, ", "), short(ref.man.PlanSHA256), n, strings.Join(given, ", "))
+		return fmt.Errorf("shard %s missing: the plan (sha256 %s) was split into %d shards and only %s are given", strings.Join(missing, ", "), short(ref.man.PlanSHA256), n, strings.Join(given, ", "))
 	}
-	var diffs []string
-	for _, s := range shards {
-		if s.man != ref.man {
-			diffs = append(diffs, envDiffs(ref, s)...)
-		}
-	}
-	if len(diffs) > 0 {
-		if !opt.AcceptEnvDiff {
-			return nil, fmt.Errorf("%s (%d difference(s) in all): use --accept-env-diff to merge anyway; the differences are then listed in the manifest", diffs[0], len(diffs))
-		}
-		for _, d := range diffs {
-			logf("merge: accepted: %s", d)
-		}
-	}
+	return nil
+}
 
-	// The plan, recomputed from the first shard's set and config.
+// checkEnv lists the shards' environment differences (envDiffs): they
+// refuse the merge unless opt.AcceptEnvDiff, and are then logged.
+func (mg *merger) checkEnv() error {
+	for _, s := range mg.shards {
+		if s.man != mg.ref.man {
+			mg.diffs = append(mg.diffs, envDiffs(mg.ref, s)...)
+		}
+	}
+	if len(mg.diffs) > 0 {
+		if !mg.opt.AcceptEnvDiff {
+			return fmt.Errorf("%s (%d difference(s) in all): use --accept-env-diff to merge anyway; the differences are then listed in the manifest", mg.diffs[0], len(mg.diffs))
+		}
+		for _, d := range mg.diffs {
+			mg.logf("merge: accepted: %s", d)
+		}
+	}
+	return nil
+}
+
+// recomputePlan recomputes the plan from the reference shard's set and
+// config, refusing a shard whose plan sha256 does not match it, and maps
+// every item to its batch.
+func (mg *merger) recomputePlan() error {
+	ref := mg.ref
 	setData, set, err := readSetFile(ref)
 	if err != nil {
-		return nil, err
+		return err
 	}
+	mg.setData = setData
 	cfg := ref.man.Config
 	cfg.Shard = nil
-	batches := planBatches(cfg, set)
+	mg.batches = planBatches(cfg, set)
 	modelSHA := make([]string, len(ref.man.Models))
 	for i, m := range ref.man.Models {
 		modelSHA[i] = m.SHA256
 	}
-	if sum, _ := planSHA(cfg, batches, setData, modelSHA, ref.man.Embedder); sum != ref.man.PlanSHA256 {
-		return nil, fmt.Errorf("%s: its set.jsonl and config give plan sha256 %s, not the %s its manifest records: a file was changed, or the shard was written by another version", ref.name(), short(sum), short(ref.man.PlanSHA256))
+	if sum, _ := planSHA(cfg, mg.batches, setData, modelSHA, ref.man.Embedder); sum != ref.man.PlanSHA256 {
+		return fmt.Errorf("%s: its set.jsonl and config give plan sha256 %s, not the %s its manifest records: a file was changed, or the shard was written by another version", ref.name(), short(sum), short(ref.man.PlanSHA256))
 	}
-	batchOf := map[string]int{}
-	for bi, b := range batches {
+	mg.batchOf = map[string]int{}
+	for bi, b := range mg.batches {
 		for _, it := range b.items {
-			batchOf[it.id] = bi
+			mg.batchOf[it.id] = bi
 		}
 	}
+	return nil
+}
 
-	var header []string
-	var records [][]string
-	var traces bytes.Buffer
+// collect reads every shard's results and traces in shard order.
+func (mg *merger) collect() error {
 	seen := map[string]string{} // item ID -> shard that holds it
-	for _, s := range shards {
-		if s.man != ref.man {
-			data, _, err := readSetFile(s)
-			if err != nil {
-				return nil, err
-			}
-			if !bytes.Equal(data, setData) {
-				return nil, fmt.Errorf("%s: set.jsonl differs from %s's", s.name(), ref.name())
-			}
+	for _, s := range mg.shards {
+		if err := mg.collectShard(s, seen); err != nil {
+			return err
 		}
-		lo, hi := ShardBatches(*s.man.Config.Shard, len(batches))
-		if s.man.Shard.FirstBatch != lo || s.man.Shard.Batches != hi-lo {
-			return nil, fmt.Errorf("%s: its manifest records batches %d..%d, but shard %s of this plan is batches %d..%d", s.name(), s.man.Shard.FirstBatch+1, s.man.Shard.FirstBatch+s.man.Shard.Batches, s.man.Config.Shard, lo+1, hi)
-		}
-		want := 0
-		for _, b := range batches[lo:hi] {
-			want += len(b.items)
-		}
-		h, recs, err := readShardResults(s, batchOf, lo, hi, seen)
+	}
+	return nil
+}
+
+// collectShard checks one shard's set.jsonl and batch range against the
+// plan and appends its results.csv records and traces, refusing a shard
+// whose files do not hold exactly the items of its batches.
+func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
+	ref, batches := mg.ref, mg.batches
+	if s.man != ref.man {
+		data, _, err := readSetFile(s)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if header == nil {
-			header = h
-		} else if !slices.Equal(header, h) {
-			return nil, fmt.Errorf("%s: results.csv has other columns than %s's", s.name(), ref.name())
+		if !bytes.Equal(data, mg.setData) {
+			return fmt.Errorf("%s: set.jsonl differs from %s's", s.name(), ref.name())
 		}
-		if len(recs) != want {
-			var first string
-			for _, b := range batches[lo:hi] {
-				for _, it := range b.items {
-					if seen[it.id] == "" && first == "" {
-						first = it.id
-					}
+	}
+	lo, hi := ShardBatches(*s.man.Config.Shard, len(batches))
+	if s.man.Shard.FirstBatch != lo || s.man.Shard.Batches != hi-lo {
+		return fmt.Errorf("%s: its manifest records batches %d..%d, but shard %s of this plan is batches %d..%d", s.name(), s.man.Shard.FirstBatch+1, s.man.Shard.FirstBatch+s.man.Shard.Batches, s.man.Config.Shard, lo+1, hi)
+	}
+	want := 0
+	for _, b := range batches[lo:hi] {
+		want += len(b.items)
+	}
+	h, recs, err := readShardResults(s, mg.batchOf, lo, hi, seen)
+	if err != nil {
+		return err
+	}
+	if mg.header == nil {
+		mg.header = h
+	} else if !slices.Equal(mg.header, h) {
+		return fmt.Errorf("%s: results.csv has other columns than %s's", s.name(), ref.name())
+	}
+	if len(recs) != want {
+		var first string
+		for _, b := range batches[lo:hi] {
+			for _, it := range b.items {
+				if seen[it.id] == "" && first == "" {
+					first = it.id
 				}
 			}
-			return nil, fmt.Errorf("%s: results.csv holds %d of the shard's %d items (first missing: %s): the shard is unfinished or its files were cut", s.name(), len(recs), want, first)
 		}
-		if err := readShardTraces(s, recs, slices.Index(h, "item_id"), &traces); err != nil {
-			return nil, err
-		}
-		records = append(records, recs...)
+		return fmt.Errorf("%s: results.csv holds %d of the shard's %d items (first missing: %s): the shard is unfinished or its files were cut", s.name(), len(recs), want, first)
 	}
+	if err := readShardTraces(s, recs, slices.Index(h, "item_id"), &mg.traces); err != nil {
+		return err
+	}
+	mg.records = append(mg.records, recs...)
+	return nil
+}
 
-	// Assemble the merged directory beside out, then move it into place.
+// write assembles the merged directory beside out (set, results, traces,
+// manifest, summary), then moves it into place.
+func (mg *merger) write() (*MergeResult, error) {
+	out, outAbs := mg.out, mg.outAbs
 	parent := filepath.Dir(outAbs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory %s: %w", out, err)
@@ -289,17 +364,17 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 	}
 	var rb bytes.Buffer
 	w := csv.NewWriter(&rb)
-	w.Write(header)
-	w.WriteAll(records)
+	w.Write(mg.header)
+	w.WriteAll(mg.records)
 	if err := w.Error(); err != nil {
 		return nil, err
 	}
-	man := mergedManifest(shards)
-	man.MergeDifferences = diffs
+	man := mergedManifest(mg.shards)
+	man.MergeDifferences = mg.diffs
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{FileSet, setData}, {FileResults, rb.Bytes()}, {FileTraces, traces.Bytes()}} {
+	}{{FileSet, mg.setData}, {FileResults, rb.Bytes()}, {FileTraces, mg.traces.Bytes()}} {
 		if err := WriteFileAtomic(filepath.Join(stage, f.name), f.data); err != nil {
 			return nil, err
 		}
@@ -314,8 +389,9 @@ func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 	if err := moveInto(stage, outAbs); err != nil {
 		return nil, err
 	}
-	logf("merge: %d shards, %d items, plan sha256 %s -> %s", len(shards), len(records), short(ref.man.PlanSHA256), out)
-	return &MergeResult{Out: out, PlanSHA256: ref.man.PlanSHA256, Shards: len(shards), Items: len(records), Differences: diffs, Summary: sum}, nil
+	ref := mg.ref
+	mg.logf("merge: %d shards, %d items, plan sha256 %s -> %s", len(mg.shards), len(mg.records), short(ref.man.PlanSHA256), out)
+	return &MergeResult{Out: out, PlanSHA256: ref.man.PlanSHA256, Shards: len(mg.shards), Items: len(mg.records), Differences: mg.diffs, Summary: sum}, nil
 }
 
 // sameRun returns an error naming s and the first way in which it is not a

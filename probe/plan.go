@@ -91,45 +91,8 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		return nil, err
 	}
 	if o.From != "" {
-		rate, tok, prompt, err := RunThroughput(o.From)
-		if err != nil {
+		if err := fromPilot(&po, &o, drawn); err != nil {
 			return nil, err
-		}
-		if o.Sizing.Rate.TokensPerSecond <= 0 {
-			o.Sizing.Rate = rate
-		}
-		if o.Sizing.TokensPerItem <= 0 {
-			o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem = tok, prompt
-			o.Sizing.TokensPerItemSource = "the mean of " + o.From
-		}
-		if !o.ComponentsGiven {
-			sum, err := Recompute(o.From)
-			if err != nil {
-				return nil, err
-			}
-			if b, w, n, ok := PooledComponents(sum); ok && withinIdentified(sum) {
-				po.Between, po.Within = b, w
-				po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", o.From, n, sum.Clusters)
-			} else if ok {
-				// One pair per template everywhere: the run measures only
-				// the total σ²_b + σ²_w (b here). Its split is not
-				// identified, so the total is split as the planning
-				// defaults of the run's design split theirs
-				// (summary.PlanningComponents)):
-				// the plan at one instance matches the run, and more
-				// instances help only as much as that assumed share
-				// says. Keeping σ²_w at its default instead would give a
-				// total below it entirely to σ²_w and make instances look
-				// far more useful than any measured run has shown.
-				b0, w0, _ := summary.PlanningComponents(drawn)
-				po.Within = (b + w) * w0 / (b0 + w0)
-				po.Between = b + w - po.Within
-				po.WithinNotIdentified = true
-				po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
-					b+w, o.From, n, sum.Clusters, o.From, po.Within, 100*po.Within/(b+w), po.Between)
-			} else {
-				po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", o.From)
-			}
 		}
 	}
 	if set == nil {
@@ -148,6 +111,62 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		return nil, err
 	}
 	return &RunPlan{Sizing: sizing, Power: power}, nil
+}
+
+// fromPilot takes what the pilot run o.From measured: its throughput and
+// tokens per item for the sizing (where o.Sizing has none) and, unless
+// o.ComponentsGiven, its variance components for the power analysis.
+func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool) error {
+	rate, tok, prompt, err := RunThroughput(o.From)
+	if err != nil {
+		return err
+	}
+	if o.Sizing.Rate.TokensPerSecond <= 0 {
+		o.Sizing.Rate = rate
+	}
+	if o.Sizing.TokensPerItem <= 0 {
+		o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem = tok, prompt
+		o.Sizing.TokensPerItemSource = "the mean of " + o.From
+	}
+	if !o.ComponentsGiven {
+		return pilotComponents(po, o.From, drawn)
+	}
+	return nil
+}
+
+// pilotComponents sets po's variance components to those the run in from
+// estimated (split as the planning defaults of the design, drawn or fixed
+// base, split theirs where the split is not identified), or notes in
+// po.ComponentsSource that it has none.
+func pilotComponents(po *PlanOptions, from string, drawn bool) error {
+	sum, err := Recompute(from)
+	if err != nil {
+		return err
+	}
+	if b, w, n, ok := PooledComponents(sum); ok && withinIdentified(sum) {
+		po.Between, po.Within = b, w
+		po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", from, n, sum.Clusters)
+	} else if ok {
+		// One pair per template everywhere: the run measures only
+		// the total σ²_b + σ²_w (b here). Its split is not
+		// identified, so the total is split as the planning
+		// defaults of the design split theirs
+		// (summary.PlanningComponents):
+		// the plan at one instance matches the run, and more
+		// instances help only as much as that assumed share
+		// says. Keeping σ²_w at its default instead would give a
+		// total below it entirely to σ²_w and make instances look
+		// far more useful than any measured run has shown.
+		b0, w0, _ := summary.PlanningComponents(drawn)
+		po.Within = (b + w) * w0 / (b0 + w0)
+		po.Between = b + w - po.Within
+		po.WithinNotIdentified = true
+		po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
+			b+w, from, n, sum.Clusters, from, po.Within, 100*w0/(b0+w0), po.Between)
+	} else {
+		po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", from)
+	}
+	return nil
 }
 
 // withinIdentified reports whether any model × variant cell of s with

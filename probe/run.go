@@ -222,6 +222,17 @@ func (c *Config) Validate() error {
 // options (each error an OptionError), so that a command can refuse wrong
 // usage before it loads backends or reads a model.
 func (c *Config) ValidateOptions() error {
+	for _, check := range []func() error{c.validateFiles, c.validatePrompt, c.validateParams, c.validateRun, c.validatePrimary} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateFiles checks --chat-template and reads the overrides file,
+// recording its absolute path and sha256.
+func (c *Config) validateFiles() error {
 	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
 		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
 	}
@@ -235,6 +246,12 @@ func (c *Config) ValidateOptions() error {
 		}
 		c.OverridesSHA256 = sum
 	}
+	return nil
+}
+
+// validatePrompt checks the options of what is asked: instances, the token
+// limit, the prompt preset and its shots, items, level and temperature.
+func (c *Config) validatePrompt() error {
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
@@ -257,6 +274,12 @@ func (c *Config) ValidateOptions() error {
 	if c.Temperature < 0 || math.IsNaN(c.Temperature) || math.IsInf(c.Temperature, 0) {
 		return optionErrorf("--temperature must be a finite number ≥ 0, got %v", c.Temperature)
 	}
+	return nil
+}
+
+// validateParams checks the decoding parameters (batch, context, threads,
+// logical batch, decode procedure), filling the defaults it records.
+func (c *Config) validateParams() error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
@@ -286,6 +309,12 @@ func (c *Config) ValidateOptions() error {
 	if err := CheckNBatch(c.Params.NBatch, c.Params.NSeq); err != nil {
 		return err
 	}
+	return nil
+}
+
+// validateRun refuses a model file given twice and checks the bootstrap
+// resamples (filling the default), the shard and the conditions.
+func (c *Config) validateRun() error {
 	seen := map[string]string{}
 	for _, m := range c.Models {
 		key := m
@@ -317,6 +346,12 @@ func (c *Config) ValidateOptions() error {
 	case c.Reference != "" && c.Reference != templates.ReferenceOriginal && c.Reference != templates.ReferenceDrawn:
 		return optionErrorf("--reference %q: want drawn or original", c.Reference)
 	}
+	return nil
+}
+
+// validatePrimary checks that --primary names one of the run's variants
+// other than base.
+func (c *Config) validatePrimary() error {
 	if c.Primary != "" {
 		if c.Primary == summary.BaseVariant {
 			return OptionError{"--primary names the variant whose drop against base decides the verdict: it cannot be base"}
@@ -355,49 +390,130 @@ func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error)
 	return sum, err
 }
 
+// runner is the state of one Run shared by its steps: the configuration
+// (the stored one on a resume), the options, the item set, the manifest
+// being written and the plan's batches (the shard's only, for a shard).
+type runner struct {
+	ctx      context.Context
+	cfg      Config
+	opt      Options
+	out      string // the run directory
+	set      *templates.Set
+	man      *Manifest
+	setJSONL []byte      // set.jsonl's content
+	batches  []planBatch // the batches this process runs
+	qs       []string    // distinct questions, in run order, for the classifier
+	total    int         // items of batches, all models
+	ddc      *ddcStore
+	done     *streams
+	finished int       // trials finished (resumed ones included)
+	genTok   int       // tokens generated in this process
+	genSec   float64   // generation seconds in this process
+	start    time.Time // when generation started in this process
+}
+
+// run is Run without the last manifest update on an error: it prepares the
+// item set and the run directory, writes the set file and the manifest
+// (published in *manOut from then on), runs every model's batches beside the
+// DDC classifier and completes the run.
 func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summary.Summary, error) {
-	out := cfg.OutDir
-	if opt.Resume {
-		stored, err := ReadManifest(out)
-		if err != nil {
-			return nil, err
-		}
-		cfg = stored.Config
-		cfg.OutDir = out
-	}
-	if err := cfg.Validate(); err != nil {
+	r := &runner{ctx: ctx, cfg: cfg, opt: opt, out: cfg.OutDir}
+	if err := r.prepareSet(); err != nil {
 		return nil, err
 	}
-	set, err := generateSet(cfg)
+	if err := r.newManifest(); err != nil {
+		return nil, err
+	}
+	if err := r.plan(); err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(filepath.Join(r.out, FileSet), r.setJSONL); err != nil {
+		return nil, err
+	}
+	if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), r.man); err != nil {
+		return nil, err
+	}
+	*manOut = r.man
+
+	// DDC reading of every distinct question this run decodes, once, in a
+	// goroutine that runs beside generation (in run order, so the first
+	// items are ready first).
+	r.collectQuestions()
+	r.ddc = newDDCStore(r.opt.Classifier, r.qs)
+	defer func() {
+		r.man.EmbedSeconds, r.man.EmbedWaitSeconds = r.ddc.seconds()
+	}()
+
+	done, err := openStreams(r.out, r.opt.Resume)
 	if err != nil {
 		return nil, err
 	}
+	defer done.close()
+	r.done = done
+	r.finished = len(done.trials)
+
+	if err := r.runModels(); err != nil {
+		return nil, err
+	}
+	return r.complete()
+}
+
+// logf writes a one-line notice to opt.Log, if any.
+func (r *runner) logf(format string, args ...any) {
+	if r.opt.Log != nil {
+		fmt.Fprintf(r.opt.Log, format+"\n", args...)
+	}
+}
+
+// prepareSet reads the stored configuration on a resume, validates the
+// configuration, generates the item set, checks the overrides file against
+// it and prepares the run directory; it logs the skipped templates.
+func (r *runner) prepareSet() error {
+	if r.opt.Resume {
+		stored, err := ReadManifest(r.out)
+		if err != nil {
+			return err
+		}
+		r.cfg = stored.Config
+		r.cfg.OutDir = r.out
+	}
+	cfg := &r.cfg
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	set, err := generateSet(*cfg)
+	if err != nil {
+		return err
+	}
 	if len(set.Instances) == 0 && cfg.Items != "" {
-		return nil, fmt.Errorf("items %s: no instance could be generated", cfg.Items)
+		return fmt.Errorf("items %s: no instance could be generated", cfg.Items)
 	}
 	if len(set.Instances) == 0 {
 		if len(set.Skipped) > 0 {
-			return nil, fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
+			return fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
 		}
-		return nil, fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
+		return fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
 	}
 	if cfg.Overrides != "" {
 		if err := checkOverrides(cfg.Overrides, set); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := prepareDir(out, opt.Force, opt.Resume); err != nil {
-		return nil, err
-	}
-	logf := func(format string, args ...any) {
-		if opt.Log != nil {
-			fmt.Fprintf(opt.Log, format+"\n", args...)
-		}
+	if err := prepareDir(r.out, r.opt.Force, r.opt.Resume); err != nil {
+		return err
 	}
 	for _, sk := range set.Skipped {
-		logf("%s", sk)
+		r.logf("%s", sk)
 	}
+	r.set = set
+	return nil
+}
 
+// newManifest builds the run's manifest in state "running", with the
+// identity of every model file; on a resume it carries over what the earlier
+// processes recorded and refuses a model file whose sha256 changed.
+func (r *runner) newManifest() error {
+	cfg, opt, set := r.cfg, r.opt, r.set
 	man := &Manifest{
 		Tool:            opt.ToolInfo,
 		LlamaCommit:     llm.LlamaCommit,
@@ -423,8 +539,9 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 		Flagged:         len(set.Flagged),
 		Embedder:        opt.Embedder,
 	}
+	r.man = man
 	if opt.Resume {
-		if old, err := ReadManifest(out); err == nil {
+		if old, err := ReadManifest(r.out); err == nil {
 			man.Started = old.Started
 			man.Resumes = old.Resumes + 1
 			// Time spent by earlier processes of this run (recorded when
@@ -435,109 +552,123 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 	for _, p := range cfg.Models {
 		mm, err := fileIdentity(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		man.Models = append(man.Models, mm)
 	}
 	if opt.Resume {
-		old, _ := ReadManifest(out)
-		for i := range man.Models {
-			if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
-				return nil, fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
-			}
-			// What an earlier process learnt by loading a model this one
-			// may not load again (its items are done).
-			if old != nil && i < len(old.Models) {
-				man.Models[i].Metadata, man.Models[i].Backend = old.Models[i].Metadata, old.Models[i].Backend
-			}
+		return r.carryOver()
+	}
+	return nil
+}
+
+// carryOver copies into a resumed run's manifest what an earlier process
+// learnt (model metadata and backend, devices, the prompt's rendering, the
+// shard's source) and refuses a model file whose sha256 changed.
+func (r *runner) carryOver() error {
+	man := r.man
+	old, _ := ReadManifest(r.out)
+	for i := range man.Models {
+		if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
+			return fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
 		}
-		if old != nil {
-			man.Devices, man.Prompt.Rendering = old.Devices, old.Prompt.Rendering
-			if old.Shard != nil && opt.ShardSource == "" {
-				opt.ShardSource = old.Shard.Source
-			}
+		// What an earlier process learnt by loading a model this one
+		// may not load again (its items are done).
+		if old != nil && i < len(old.Models) {
+			man.Models[i].Metadata, man.Models[i].Backend = old.Models[i].Metadata, old.Models[i].Backend
 		}
 	}
+	if old != nil {
+		man.Devices, man.Prompt.Rendering = old.Devices, old.Prompt.Rendering
+		if old.Shard != nil && r.opt.ShardSource == "" {
+			r.opt.ShardSource = old.Shard.Source
+		}
+	}
+	return nil
+}
+
+// plan computes the set file's content, the plan's batches and its sha256
+// (refusing a resume whose plan changed), then cuts the shard's batches out
+// of the plan when the run is a shard.
+func (r *runner) plan() error {
+	cfg, man, set := r.cfg, r.man, r.set
 	setJSONL, err := setBytes(set)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(out, FileSet), err)
+		return fmt.Errorf("%s: %w", filepath.Join(r.out, FileSet), err)
 	}
+	r.setJSONL = setJSONL
 	// The plan: every model's items in batches of NSeq consecutive items of
 	// the order; a shard runs a contiguous range of these batches.
-	batches := planBatches(cfg, set)
+	r.batches = planBatches(cfg, set)
 	modelSHA := make([]string, len(man.Models))
 	for i, mm := range man.Models {
 		modelSHA[i] = mm.SHA256
 	}
-	man.PlanSHA256, _ = planSHA(cfg, batches, setJSONL, modelSHA, opt.Embedder)
-	if opt.Resume {
-		if old, err := ReadManifest(out); err == nil && old.PlanSHA256 != "" && old.PlanSHA256 != man.PlanSHA256 {
-			return nil, fmt.Errorf("%s: the plan changed since the run started (plan sha256 %s, now %s: the templates, the embedder or this binary's prompt differ): cannot resume", out, old.PlanSHA256, man.PlanSHA256)
+	man.PlanSHA256, _ = planSHA(cfg, r.batches, setJSONL, modelSHA, r.opt.Embedder)
+	if r.opt.Resume {
+		if old, err := ReadManifest(r.out); err == nil && old.PlanSHA256 != "" && old.PlanSHA256 != man.PlanSHA256 {
+			return fmt.Errorf("%s: the plan changed since the run started (plan sha256 %s, now %s: the templates, the embedder or this binary's prompt differ): cannot resume", r.out, old.PlanSHA256, man.PlanSHA256)
 		}
 	}
-	planItems := len(set.Instances) * len(cfg.Models)
 	if cfg.Shard != nil {
-		if cfg.Shard.Count > len(batches) {
-			return nil, fmt.Errorf("--shard %s: the plan has only %d batch(es) of --batch %d (%d items), so at most %d shards", cfg.Shard, len(batches), cfg.Params.NSeq, planItems, len(batches))
-		}
-		lo, hi := ShardBatches(*cfg.Shard, len(batches))
-		host, _ := os.Hostname()
-		man.Shard = &ShardInfo{Shard: *cfg.Shard, Source: opt.ShardSource, Host: host, FirstBatch: lo,
-			Batches: hi - lo, PlanBatches: len(batches), PlanItems: planItems}
-		batches = batches[lo:hi]
-		for _, b := range batches {
-			man.Shard.Items += len(b.items)
-		}
-		logf("shard %s: batches %d..%d of %d (%d of %d items), plan sha256 %s", cfg.Shard, lo+1, hi, man.Shard.PlanBatches, man.Shard.Items, planItems, man.PlanSHA256)
+		return r.cutShard()
 	}
-	if err := WriteFileAtomic(filepath.Join(out, FileSet), setJSONL); err != nil {
-		return nil, err
-	}
-	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
-		return nil, err
-	}
-	*manOut = man
+	return nil
+}
 
-	// DDC reading of every distinct question this run decodes, once, in a
-	// goroutine that runs beside generation (in run order, so the first
-	// items are ready first).
-	var qs []string
-	seen := map[string]bool{}
-	total := 0
+// cutShard keeps only the shard's contiguous range of the plan's batches
+// and records it in the manifest.
+func (r *runner) cutShard() error {
+	cfg, man, batches := r.cfg, r.man, r.batches
+	planItems := len(r.set.Instances) * len(cfg.Models)
+	if cfg.Shard.Count > len(batches) {
+		return fmt.Errorf("--shard %s: the plan has only %d batch(es) of --batch %d (%d items), so at most %d shards", cfg.Shard, len(batches), cfg.Params.NSeq, planItems, len(batches))
+	}
+	lo, hi := ShardBatches(*cfg.Shard, len(batches))
+	host, _ := os.Hostname()
+	man.Shard = &ShardInfo{Shard: *cfg.Shard, Source: r.opt.ShardSource, Host: host, FirstBatch: lo,
+		Batches: hi - lo, PlanBatches: len(batches), PlanItems: planItems}
+	batches = batches[lo:hi]
 	for _, b := range batches {
-		total += len(b.items)
+		man.Shard.Items += len(b.items)
+	}
+	r.batches = batches
+	r.logf("shard %s: batches %d..%d of %d (%d of %d items), plan sha256 %s", cfg.Shard, lo+1, hi, man.Shard.PlanBatches, man.Shard.Items, planItems, man.PlanSHA256)
+	return nil
+}
+
+// collectQuestions counts the items of the batches this process runs and
+// lists their distinct questions in run order.
+func (r *runner) collectQuestions() {
+	seen := map[string]bool{}
+	for _, b := range r.batches {
+		r.total += len(b.items)
 		for _, it := range b.items {
 			if q := it.inst.Question; !seen[q] {
 				seen[q] = true
-				qs = append(qs, q)
+				r.qs = append(r.qs, q)
 			}
 		}
 	}
-	ddc := newDDCStore(opt.Classifier, qs)
-	defer func() {
-		man.EmbedSeconds, man.EmbedWaitSeconds = ddc.seconds()
-	}()
+}
 
-	done, err := openStreams(out, opt.Resume)
-	if err != nil {
-		return nil, err
-	}
-	defer done.close()
-
-	finished := len(done.trials)
-	var genTokens int
-	var genSec float64
-	runStart := time.Now()
+// runModels loads each model that has items left to run, records what
+// loading it told (metadata, backend, devices) in the manifest and runs its
+// batches (runModel). A failed or interrupted model ends the run with the
+// manifest saying so.
+func (r *runner) runModels() error {
+	cfg, man := r.cfg, r.man
+	r.start = time.Now()
 	for mi, path := range cfg.Models {
 		var mine []planBatch
 		todo := 0
-		for _, b := range batches {
+		for _, b := range r.batches {
 			if b.model != mi {
 				continue
 			}
 			mine = append(mine, b)
 			for _, it := range b.items {
-				if !done.has(it.id) {
+				if !r.done.has(it.id) {
 					todo++
 				}
 			}
@@ -547,59 +678,74 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 		}
 		m, err := llm.Load(path, cfg.Params)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		md := m.Metadata()
 		man.Models[mi].Metadata = &md
 		man.Models[mi].Backend = llm.BackendSummary(cfg.Params.GPULayers)
 		man.Devices = llm.Devices()
-		if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
+		if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
 			m.Close()
-			return nil, err
+			return err
 		}
-		err = runModel(ctx, m, mi, mine, cfg, man, ddc, done, func(n, tok int, sec float64) {
-			finished += n
-			genTokens += tok
-			genSec += sec
-			if opt.Progress != nil {
-				opt.Progress(Event{Model: path, Done: finished, Total: total, Tokens: genTokens, Seconds: time.Since(runStart).Seconds()})
+		err = runModel(r.ctx, m, mi, mine, cfg, man, r.ddc, r.done, func(n, tok int, sec float64) {
+			r.finished += n
+			r.genTok += tok
+			r.genSec += sec
+			if r.opt.Progress != nil {
+				r.opt.Progress(Event{Model: path, Done: r.finished, Total: r.total, Tokens: r.genTok, Seconds: time.Since(r.start).Seconds()})
 			}
 		})
 		m.Close()
 		if err != nil {
-			man.Status = "failed"
-			if errors.Is(err, llm.ErrAborted) || ctx.Err() != nil {
-				man.Status = "interrupted"
-			} else {
-				man.FailReason = err.Error()
-			}
-			man.Finished = time.Now().UTC().Format(time.RFC3339)
-			man.GenerationSeconds += genSec
-			man.WallSeconds += time.Since(runStart).Seconds()
-			if werr := writeJSONAtomic(filepath.Join(out, FileManifest), man); werr != nil {
-				return nil, fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
-			}
-			return nil, err
+			return r.fail(err)
 		}
 	}
+	return nil
+}
+
+// fail records in the manifest that a model's run failed or was
+// interrupted, with the time spent, and returns err.
+func (r *runner) fail(err error) error {
+	man := r.man
+	man.Status = "failed"
+	if errors.Is(err, llm.ErrAborted) || r.ctx.Err() != nil {
+		man.Status = "interrupted"
+	} else {
+		man.FailReason = err.Error()
+	}
+	man.Finished = time.Now().UTC().Format(time.RFC3339)
+	man.GenerationSeconds += r.genSec
+	man.WallSeconds += time.Since(r.start).Seconds()
+	if werr := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); werr != nil {
+		return fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
+	}
+	return err
+}
+
+// complete marks the manifest complete with the run's times and writes the
+// summary; a shard whose part of the plan cannot be summarised alone gets
+// only its trial counts.
+func (r *runner) complete() (*summary.Summary, error) {
+	man := r.man
 	man.Status = "complete"
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
-	man.EmbedSeconds, man.EmbedWaitSeconds = ddc.seconds()
-	if opt.Classifier != nil {
-		logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(qs), man.EmbedSeconds, man.EmbedWaitSeconds)
+	man.EmbedSeconds, man.EmbedWaitSeconds = r.ddc.seconds()
+	if r.opt.Classifier != nil {
+		r.logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(r.qs), man.EmbedSeconds, man.EmbedWaitSeconds)
 	}
-	man.GenerationSeconds += genSec
-	man.WallSeconds += time.Since(runStart).Seconds()
-	if err := writeJSONAtomic(filepath.Join(out, FileManifest), man); err != nil {
+	man.GenerationSeconds += r.genSec
+	man.WallSeconds += time.Since(r.start).Seconds()
+	if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
 		return nil, err
 	}
-	sum, err := WriteSummary(out)
-	if err != nil && cfg.Shard != nil {
+	sum, err := WriteSummary(r.out)
+	if err != nil && r.cfg.Shard != nil {
 		// A shard's own summary is a convenience (the run's statistics come
 		// from the merged shards): a part of the plan that the statistics
 		// cannot summarise on its own does not fail the shard.
-		logf("shard %s: no summary of this shard alone (%v); fragility merge computes the run's", cfg.Shard, err)
-		return &summary.Summary{Trials: len(done.trials), Skipped: countSkipped(done.trials)}, nil
+		r.logf("shard %s: no summary of this shard alone (%v); fragility merge computes the run's", r.cfg.Shard, err)
+		return &summary.Summary{Trials: len(r.done.trials), Skipped: countSkipped(r.done.trials)}, nil
 	}
 	return sum, err
 }
@@ -655,125 +801,185 @@ var progressTick = 200 * time.Millisecond
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
 func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
-	md := m.Metadata()
-	type prepared struct {
-		it       plannedItem
-		rendered llm.Rendered
-		tokens   []llm.Token
-	}
-	var queue []prepared
-	var keeps keptPrefixes
-	flush := func() (err error) {
-		if len(queue) == 0 {
-			return nil
-		}
-		prompts := make([][]llm.Token, len(queue))
-		for i, q := range queue {
-			prompts[i] = q.tokens
-		}
-		// Progress from the first token: the tokens of the batch in flight,
-		// at most every progressTick, without waiting for the batch to end.
-		reported := 0
-		lastTick := time.Now()
-		onStep := func(tokens int) {
-			if now := time.Now(); now.Sub(lastTick) >= progressTick || reported == 0 {
-				progress(0, tokens-reported, 0)
-				reported, lastTick = tokens, now
-			}
-		}
-		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep}
-		if opt.KeepPrefix, err = keeps.get(m, cfg, queue[0].it.cond); err != nil {
-			return fmt.Errorf("%s: %w", md.Path, err)
-		}
-		calc := newCalculator(cfg, queue[0].it.cond, len(queue))
-		calc.setOptions(&opt)
-		t0 := time.Now()
-		gens, genErr := m.GenerateBatch(ctx, prompts, opt)
-		if genErr != nil && gens == nil {
-			return fmt.Errorf("%s: %w", md.Path, genErr)
-		}
-		wall := time.Since(t0).Seconds()
-		var trials []results.Trial
-		var traces []Trace
-		ntok, held, n := 0, false, 0
-		for i, q := range queue {
-			g := gens[i]
-			ntok += g.Generated()
-			if h, ok := st.heldOf(q.it.id); ok {
-				// Finished before an earlier interruption: its recorded
-				// result stands (this decode of the whole batch repeats it).
-				held = true
-				if genErr == nil {
-					trials, traces = append(trials, h.trial), append(traces, h.trace)
-				}
-				continue
-			}
-			if genErr != nil && !g.Done() {
-				continue // cut short by the interruption: run again on resume
-			}
-			tr, err := newTrial(q.it, md, cfg, ddc)
-			if err != nil {
-				return err
-			}
-			tr.PromptTokens = len(q.tokens)
-			calls := calc.finish(i, g)
-			fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
-			trials = append(trials, tr)
-			trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
-			trace.CalcCalls = calls
-			traces = append(traces, trace)
-			n++
-		}
-		write := st.append
-		if held && genErr == nil {
-			write = st.completeHeld
-			n = len(queue)
-		}
-		if len(trials) > 0 {
-			if err := write(trials, traces); err != nil {
-				return err
-			}
-		}
-		progress(n, ntok-reported, wall)
-		queue = queue[:0]
-		if genErr != nil {
-			return fmt.Errorf("%s: %w", md.Path, genErr)
-		}
-		return nil
-	}
+	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
 	for _, b := range batches {
 		for _, it := range b.items {
 			if st.has(it.id) {
 				continue
 			}
-			r, err := renderCondition(m, cfg, itemText(it.inst), it.cond)
-			if err != nil {
-				return fmt.Errorf("%s: %w", md.Path, err)
+			if err := r.prepare(it); err != nil {
+				return err
 			}
-			toks, err := m.Tokenize(r.Text, true, true)
-			if err != nil {
-				return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
-			}
-			man.noteRendering(mi, r)
-			if nctx := cfg.Params.Defaults().NCtx; len(toks)+1 >= nctx {
-				tr, err := newTrial(it, md, cfg, ddc)
-				if err != nil {
-					return err
-				}
-				tr.PromptTokens = len(toks)
-				tr.StopReason = "skipped"
-				tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
-				if err := st.append([]results.Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: r.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
-					return err
-				}
-				progress(1, 0, 0)
-				continue
-			}
-			queue = append(queue, prepared{it: it, rendered: r, tokens: toks})
 		}
-		if err := flush(); err != nil {
+		if err := r.flush(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// modelRun is the state of runModel for one model: its arguments, the
+// items of the current batch rendered and tokenized, and the kept prefixes.
+type modelRun struct {
+	ctx      context.Context
+	m        *llm.Model
+	md       llm.Metadata
+	mi       int
+	cfg      Config
+	man      *Manifest
+	ddc      *ddcStore
+	st       *streams
+	progress func(n, tokens int, sec float64)
+	queue    []preparedItem
+	keeps    keptPrefixes
+}
+
+// preparedItem is an item of a batch with its rendered prompt and tokens.
+type preparedItem struct {
+	it       plannedItem
+	rendered llm.Rendered
+	tokens   []llm.Token
+}
+
+// batchOutput is what decoding a batch gave: the generations (nil on an
+// error before any), the error, the wall seconds, the tokens already
+// reported as progress, and the calculator of the batch.
+type batchOutput struct {
+	gens     []*llm.Generation
+	err      error
+	wall     float64
+	reported int
+	calc     *calculator
+}
+
+// prepare renders and tokenizes one item and queues it for the batch; an
+// item whose prompt does not fit the context is recorded as skipped at once.
+func (r *modelRun) prepare(it plannedItem) error {
+	cfg, md := r.cfg, r.md
+	rd, err := renderCondition(r.m, cfg, itemText(it.inst), it.cond)
+	if err != nil {
+		return fmt.Errorf("%s: %w", md.Path, err)
+	}
+	toks, err := r.m.Tokenize(rd.Text, true, true)
+	if err != nil {
+		return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
+	}
+	r.man.noteRendering(r.mi, rd)
+	if nctx := cfg.Params.Defaults().NCtx; len(toks)+1 >= nctx {
+		tr, err := newTrial(it, md, cfg, r.ddc)
+		if err != nil {
+			return err
+		}
+		tr.PromptTokens = len(toks)
+		tr.StopReason = "skipped"
+		tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
+		if err := r.st.append([]results.Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: rd.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+			return err
+		}
+		r.progress(1, 0, 0)
+		return nil
+	}
+	r.queue = append(r.queue, preparedItem{it: it, rendered: rd, tokens: toks})
+	return nil
+}
+
+// flush decodes the queued items together and writes their trials and
+// traces, then empties the queue.
+func (r *modelRun) flush() error {
+	if len(r.queue) == 0 {
+		return nil
+	}
+	out, err := r.generate()
+	if err != nil {
+		return err
+	}
+	return r.record(out)
+}
+
+// generate decodes the queued items in one batch, reporting progress from
+// the first token: the tokens of the batch in flight, at most every
+// progressTick, without waiting for the batch to end.
+func (r *modelRun) generate() (batchOutput, error) {
+	cfg, queue := r.cfg, r.queue
+	prompts := make([][]llm.Token, len(queue))
+	for i, q := range queue {
+		prompts[i] = q.tokens
+	}
+	var out batchOutput
+	lastTick := time.Now()
+	onStep := func(tokens int) {
+		if now := time.Now(); now.Sub(lastTick) >= progressTick || out.reported == 0 {
+			r.progress(0, tokens-out.reported, 0)
+			out.reported, lastTick = tokens, now
+		}
+	}
+	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep}
+	var err error
+	if opt.KeepPrefix, err = r.keeps.get(r.m, cfg, queue[0].it.cond); err != nil {
+		return out, fmt.Errorf("%s: %w", r.md.Path, err)
+	}
+	out.calc = newCalculator(cfg, queue[0].it.cond, len(queue))
+	out.calc.setOptions(&opt)
+	t0 := time.Now()
+	out.gens, out.err = r.m.GenerateBatch(r.ctx, prompts, opt)
+	if out.err != nil && out.gens == nil {
+		return out, fmt.Errorf("%s: %w", r.md.Path, out.err)
+	}
+	out.wall = time.Since(t0).Seconds()
+	return out, nil
+}
+
+// record writes the trials and traces of a decoded batch. An item finished
+// before an earlier interruption keeps its recorded result (this decode of
+// the whole batch repeats it); an item cut short by an interruption is left
+// to run again on resume.
+func (r *modelRun) record(out batchOutput) error {
+	queue, genErr, wall := r.queue, out.err, out.wall
+	var trials []results.Trial
+	var traces []Trace
+	ntok, held, n := 0, false, 0
+	for i, q := range queue {
+		g := out.gens[i]
+		ntok += g.Generated()
+		if h, ok := r.st.heldOf(q.it.id); ok {
+			// Finished before an earlier interruption: its recorded
+			// result stands (this decode of the whole batch repeats it).
+			held = true
+			if genErr == nil {
+				trials, traces = append(trials, h.trial), append(traces, h.trace)
+			}
+			continue
+		}
+		if genErr != nil && !g.Done() {
+			continue // cut short by the interruption: run again on resume
+		}
+		tr, err := newTrial(q.it, r.md, r.cfg, r.ddc)
+		if err != nil {
+			return err
+		}
+		tr.PromptTokens = len(q.tokens)
+		calls := out.calc.finish(i, g)
+		fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
+		trials = append(trials, tr)
+		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
+		trace.CalcCalls = calls
+		traces = append(traces, trace)
+		n++
+	}
+	write := r.st.append
+	if held && genErr == nil {
+		write = r.st.completeHeld
+		n = len(queue)
+	}
+	if len(trials) > 0 {
+		if err := write(trials, traces); err != nil {
+			return err
+		}
+	}
+	r.progress(n, ntok-out.reported, wall)
+	r.queue = r.queue[:0]
+	if genErr != nil {
+		return fmt.Errorf("%s: %w", r.md.Path, genErr)
 	}
 	return nil
 }

@@ -139,22 +139,8 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 		r := o.Rate
 		p.Rate = &r
 	}
-	for _, path := range paths {
-		pm := ShardPlanModel{Path: path}
-		if st, err := os.Stat(path); err == nil {
-			pm.SizeBytes = st.Size()
-		} else {
-			return nil, fmt.Errorf("model %s: %w", path, err)
-		}
-		if o.Memory {
-			mem, err := EstimateMemory(path, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
-			if err != nil {
-				return nil, err
-			}
-			pm.MemoryBytes = mem
-			p.MemorySource = "gguf-parser-go EstimateLLaMACppRun: weights + KV cache (f16) + compute buffers, summed over devices"
-		}
-		p.Models = append(p.Models, pm)
+	if err := sizeModels(p, paths, cfg, o.Memory); err != nil {
+		return nil, err
 	}
 	est := func(items int) (int64, float64, float64, float64) {
 		gen := float64(items) * p.TokensPerItem
@@ -183,6 +169,29 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 		p.Shards = append(p.Shards, se)
 	}
 	return p, nil
+}
+
+// sizeModels adds each model file's size to p and, when memory, the memory
+// llama.cpp needs to run it (EstimateMemory).
+func sizeModels(p *ShardPlan, paths []string, cfg Config, memory bool) error {
+	for _, path := range paths {
+		pm := ShardPlanModel{Path: path}
+		if st, err := os.Stat(path); err == nil {
+			pm.SizeBytes = st.Size()
+		} else {
+			return fmt.Errorf("model %s: %w", path, err)
+		}
+		if memory {
+			mem, err := EstimateMemory(path, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
+			if err != nil {
+				return err
+			}
+			pm.MemoryBytes = mem
+			p.MemorySource = "gguf-parser-go EstimateLLaMACppRun: weights + KV cache (f16) + compute buffers, summed over devices"
+		}
+		p.Models = append(p.Models, pm)
+	}
+	return nil
 }
 
 // EstimateMemory estimates the memory (bytes, RAM and VRAM together) llama.cpp

@@ -163,30 +163,60 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if err != nil {
 		return nil, err
 	}
-	logf := func(format string, args ...any) {
-		if opt.Log != nil {
-			fmt.Fprintf(opt.Log, format+"\n", args...)
-		}
-	}
 	res := &VerifyResult{Dir: dir}
-	diffs, err := Environment(man)
+	if err := checkReplayable(dir, man, opt, res); err != nil {
+		return nil, err
+	}
+	questions, err := readQuestions(dir, man)
+	if err != nil {
+		return nil, err
+	}
+	traces, err := ReadTraces(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
+	if len(traces) == 0 {
+		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
+	}
+	groups, err := batchGroups(traces, len(man.Models), questions)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)
+	}
+	if err := replayGroups(ctx, man, groups, questions, opt, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkReplayable refuses to verify a run whose environment differs from
+// this process's (unless opt.Force; the differences are then recorded in
+// res) or whose decode procedure this binary cannot replay; it logs a run
+// that is not complete.
+func checkReplayable(dir string, man *Manifest, opt VerifyOptions, res *VerifyResult) error {
+	diffs, err := Environment(man)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
 	if len(diffs) > 0 {
 		if !opt.Force {
-			return nil, &EnvMismatchError{Dir: dir, Differences: diffs}
+			return &EnvMismatchError{Dir: dir, Differences: diffs}
 		}
 		res.Differences = diffs
 	}
-	if man.Status != "complete" {
-		logf("verify: the run's status is %q: checking the %s it finished", man.Status, FileTraces)
+	if man.Status != "complete" && opt.Log != nil {
+		fmt.Fprintf(opt.Log, "verify: the run's status is %q: checking the %s it finished\n", man.Status, FileTraces)
 	}
 	switch man.Config.Decode {
 	case "", DecodePerBatch, DecodeKeepPrefix: // "": recorded before the procedure was, which is DecodePerBatch
 	default:
-		return nil, fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
+		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
+	return nil
+}
+
+// readQuestions reads the run's set file and returns each instance's text
+// as the prompt shows it, by instance ID.
+func readQuestions(dir string, man *Manifest) (map[string]string, error) {
 	setPath := filepath.Join(dir, man.SetFile)
 	if man.SetFile == "" {
 		setPath = filepath.Join(dir, FileSet)
@@ -204,17 +234,13 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	for _, in := range set.Instances {
 		questions[in.ID] = itemText(&in)
 	}
-	traces, err := ReadTraces(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	if len(traces) == 0 {
-		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
-	}
-	groups, err := batchGroups(traces, len(man.Models), questions)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)
-	}
+	return questions, nil
+}
+
+// replayGroups decodes every batch of the run again (loading each model
+// when its first batch comes) and compares it with its traces (replayGroup);
+// skipped items are counted in res.Skipped.
+func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, questions map[string]string, opt VerifyOptions, res *VerifyResult) error {
 	total := 0
 	for _, g := range groups {
 		if g.skipped {
@@ -227,6 +253,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	cfg := man.Config
 	var m *llm.Model
 	var keeps keptPrefixes
+	var err error
 	loaded := -1
 	defer func() { m.Close() }()
 	done := 0
@@ -239,19 +266,19 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 			m = nil
 			path := man.Models[g.model].Path
 			if m, err = llm.Load(path, cfg.Params); err != nil {
-				return nil, err
+				return err
 			}
 			loaded, keeps = g.model, nil
 		}
 		if err := replayGroup(ctx, m, g, cfg, questions, &keeps, res); err != nil {
-			return nil, err
+			return err
 		}
 		done += len(g.traces)
 		if opt.Progress != nil {
 			opt.Progress(done, total)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // traceGroup is one batch of a run (or one skipped item), in traces.jsonl order.

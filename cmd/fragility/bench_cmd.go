@@ -48,76 +48,80 @@ Examples:
 			&cli.BoolFlag{Name: "no-ddc", Usage: "do not time the DDC classifier"},
 			&cli.StringFlag{Name: "go-bench", Usage: "also put the results in this `go test -bench` output file in the table (make bench does)"},
 		),
-		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usageError{fmt.Sprintf("bench takes no arguments, got %q (the model is --model FILE)", c.Args().First())}
-			}
-			for _, f := range []struct {
-				name string
-				min  int
-			}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagThreadsB.Name, 0}, {flagNBatch.Name, 1}} {
-				if v := c.Int(f.name); v < f.min {
-					return usageError{fmt.Sprintf("--%s must be at least %d, got %d", f.name, f.min, v)}
-				}
-			}
-			if v := c.Int("batch"); v > probe.MaxBatch {
-				return usageError{fmt.Sprintf("--batch must be at most %d, got %d", probe.MaxBatch, v)}
-			}
-			if err := probe.CheckNBatch(c.Int(flagNBatch.Name), c.Int("batch")); err != nil {
-				return err
-			}
-			if v := c.Int("shots"); v > 3 {
-				return usageError{fmt.Sprintf("--shots must be 0..3, got %d", v)}
-			}
-			if v := c.Int("tg"); v%(2*llm.BenchBlock) != 0 {
-				return usageError{fmt.Sprintf("--tg %d is not a multiple of %d: (a) and (b) alternate in blocks of %d tokens, ABBA", v, 2*llm.BenchBlock, llm.BenchBlock)}
-			}
-			path, err := modelOrDefault(c)
-			if err != nil {
-				return err
-			}
-			var gob []goBenchRow
-			if f := c.String("go-bench"); f != "" {
-				// Read first: a bad file fails before minutes of timing.
-				if gob, err = readGoBench(f); err != nil {
-					return err
-				}
-			}
-			cfg := probe.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
-				Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
-				Seed: int64(c.Uint64(flagSeed.Name))}
-			var cls probe.Classifier
-			if !c.Bool("no-ddc") {
-				t0 := time.Now()
-				f, _, closer, err := openClassifier("", "main", cfg.Params.GPULayers == 0)
-				if err != nil {
-					return err
-				}
-				defer closer()
-				cls = f
-				cfg.EmbedderOpenSec = time.Since(t0).Seconds()
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-			r, err := probe.Bench(ctx, cfg, cls, logf)
-			if err != nil {
-				if errors.Is(err, llm.ErrAborted) {
-					fmt.Fprintln(os.Stderr, "fragility: bench interrupted; nothing printed")
-					os.Exit(exitInterrupt)
-				}
-				return err
-			}
-			if c.Bool("json") {
-				return printJSON(struct {
-					*probe.BenchResult
-					GoBench []goBenchRow `json:"go_benchmarks,omitempty"`
-				}{r, gob})
-			}
-			printBench(r, gob)
-			return nil
-		},
+		Action: benchAction,
 	})
+}
+
+// benchAction is `fragility bench`: it checks the flags, times decoding with and without
+// this project's per-token work and the demo items (probe.Bench), and prints the table.
+func benchAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("bench takes no arguments, got %q (the model is --model FILE)", c.Args().First())}
+	}
+	for _, f := range []struct {
+		name string
+		min  int
+	}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagThreadsB.Name, 0}, {flagNBatch.Name, 1}} {
+		if v := c.Int(f.name); v < f.min {
+			return usageError{fmt.Sprintf("--%s must be at least %d, got %d", f.name, f.min, v)}
+		}
+	}
+	if v := c.Int("batch"); v > probe.MaxBatch {
+		return usageError{fmt.Sprintf("--batch must be at most %d, got %d", probe.MaxBatch, v)}
+	}
+	if err := probe.CheckNBatch(c.Int(flagNBatch.Name), c.Int("batch")); err != nil {
+		return err
+	}
+	if v := c.Int("shots"); v > 3 {
+		return usageError{fmt.Sprintf("--shots must be 0..3, got %d", v)}
+	}
+	if v := c.Int("tg"); v%(2*llm.BenchBlock) != 0 {
+		return usageError{fmt.Sprintf("--tg %d is not a multiple of %d: (a) and (b) alternate in blocks of %d tokens, ABBA", v, 2*llm.BenchBlock, llm.BenchBlock)}
+	}
+	path, err := modelOrDefault(c)
+	if err != nil {
+		return err
+	}
+	var gob []goBenchRow
+	if f := c.String("go-bench"); f != "" {
+		// Read first: a bad file fails before minutes of timing.
+		if gob, err = readGoBench(f); err != nil {
+			return err
+		}
+	}
+	cfg := probe.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
+		Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
+		Seed: int64(c.Uint64(flagSeed.Name))}
+	var cls probe.Classifier
+	if !c.Bool("no-ddc") {
+		t0 := time.Now()
+		f, _, closer, err := openClassifier("", "main", cfg.Params.GPULayers == 0)
+		if err != nil {
+			return err
+		}
+		defer closer()
+		cls = f
+		cfg.EmbedderOpenSec = time.Since(t0).Seconds()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	r, err := probe.Bench(ctx, cfg, cls, logf)
+	if err != nil {
+		if errors.Is(err, llm.ErrAborted) {
+			fmt.Fprintln(os.Stderr, "fragility: bench interrupted; nothing printed")
+			os.Exit(exitInterrupt)
+		}
+		return err
+	}
+	if c.Bool("json") {
+		return printJSON(struct {
+			*probe.BenchResult
+			GoBench []goBenchRow `json:"go_benchmarks,omitempty"`
+		}{r, gob})
+	}
+	printBench(r, gob)
+	return nil
 }
 
 // printBench prints the result as one Markdown table, the Go benchmarks in

@@ -63,6 +63,9 @@ Flags may come before or after the file names.`,
 	})
 }
 
+// compareAction is `fragility compare`: it runs the given GGUF files on
+// the same items (or takes the run in --from) and compares their
+// distributions against the reference.
 func compareAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -74,65 +77,10 @@ func compareAction(c *cli.Context) error {
 		ref = r
 	}
 	if dir == "" {
-		if c.NArg() < 2 {
-			return usageError{"expected at least two GGUF files (or --from RUN_DIR)"}
-		}
-		if c.String("out") == "" {
-			return usageError{"--out DIR is required"}
-		}
-		vs, err := templates.ParseVariants(c.String("variants"))
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if c.Int("batch") < 1 {
-			return usageError{"--batch must be at least 1"}
-		}
-		files, err := resolveModels(c.Args().Slice(), "llm")
-		if err != nil {
+		var err error
+		if dir, err = compareNewRun(ctx, c, ref, quiet); err != nil {
 			return err
 		}
-		if ref != "" && !namesOneOf(ref, files) {
-			return usageError{fmt.Sprintf("--reference %s is not one of the files to compare", c.String("reference"))}
-		}
-		if err := probe.CheckVocabularies(files); err != nil {
-			return err
-		}
-		p := loadParams(c)
-		p.NSeq = c.Int("batch")
-		cfg := probe.Config{
-			Models:       files,
-			Templates:    c.String("templates"),
-			Variants:     vs,
-			Instances:    c.Int("instances"),
-			Seed:         int64(c.Uint64(flagSeed.Name)),
-			MaxTokens:    c.Int("max-tokens"),
-			ChatTemplate: c.String(flagTemplate.Name),
-			BootstrapB:   c.Int("bootstrap"),
-			Params:       p,
-			OutDir:       c.String("out"),
-		}
-		if err := promptFlags(c, &cfg); err != nil {
-			return err
-		}
-		opt := probe.Options{Force: c.Bool("force"), Log: os.Stderr,
-			ToolInfo: map[string]string{"name": "fragility", "version": version}}
-		if !quiet {
-			opt.Progress = func(ev probe.Event) {
-				fmt.Fprintf(os.Stderr, "\rrun: %d/%d items (%s)   ", ev.Done, ev.Total, filepath.Base(ev.Model))
-			}
-		}
-		_, err = probe.Run(ctx, cfg, opt)
-		if !quiet {
-			fmt.Fprintln(os.Stderr)
-		}
-		if err != nil {
-			if errors.Is(err, llm.ErrAborted) {
-				fmt.Fprintf(os.Stderr, "fragility: interrupted; finish the run with `fragility run --resume %s`, then `fragility compare --from %s`\n", cfg.OutDir, cfg.OutDir)
-				os.Exit(exitInterrupt)
-			}
-			return err
-		}
-		dir = cfg.OutDir
 	} else {
 		if c.NArg() > 0 {
 			return usageError{"--from RUN_DIR compares that run's models: give no GGUF files"}
@@ -146,6 +94,71 @@ func compareAction(c *cli.Context) error {
 		return nil
 	}
 	return writeHTMLReport(dir)
+}
+
+// compareNewRun runs the GGUF files given as arguments on the same items,
+// as `fragility run` would, and returns the run directory; an interruption
+// exits with exitInterrupt after saying how to finish.
+func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) (string, error) {
+	if c.NArg() < 2 {
+		return "", usageError{"expected at least two GGUF files (or --from RUN_DIR)"}
+	}
+	if c.String("out") == "" {
+		return "", usageError{"--out DIR is required"}
+	}
+	vs, err := templates.ParseVariants(c.String("variants"))
+	if err != nil {
+		return "", usageError{err.Error()}
+	}
+	if c.Int("batch") < 1 {
+		return "", usageError{"--batch must be at least 1"}
+	}
+	files, err := resolveModels(c.Args().Slice(), "llm")
+	if err != nil {
+		return "", err
+	}
+	if ref != "" && !namesOneOf(ref, files) {
+		return "", usageError{fmt.Sprintf("--reference %s is not one of the files to compare", c.String("reference"))}
+	}
+	if err := probe.CheckVocabularies(files); err != nil {
+		return "", err
+	}
+	p := loadParams(c)
+	p.NSeq = c.Int("batch")
+	cfg := probe.Config{
+		Models:       files,
+		Templates:    c.String("templates"),
+		Variants:     vs,
+		Instances:    c.Int("instances"),
+		Seed:         int64(c.Uint64(flagSeed.Name)),
+		MaxTokens:    c.Int("max-tokens"),
+		ChatTemplate: c.String(flagTemplate.Name),
+		BootstrapB:   c.Int("bootstrap"),
+		Params:       p,
+		OutDir:       c.String("out"),
+	}
+	if err := promptFlags(c, &cfg); err != nil {
+		return "", err
+	}
+	opt := probe.Options{Force: c.Bool("force"), Log: os.Stderr,
+		ToolInfo: map[string]string{"name": "fragility", "version": version}}
+	if !quiet {
+		opt.Progress = func(ev probe.Event) {
+			fmt.Fprintf(os.Stderr, "\rrun: %d/%d items (%s)   ", ev.Done, ev.Total, filepath.Base(ev.Model))
+		}
+	}
+	_, err = probe.Run(ctx, cfg, opt)
+	if !quiet {
+		fmt.Fprintln(os.Stderr)
+	}
+	if err != nil {
+		if errors.Is(err, llm.ErrAborted) {
+			fmt.Fprintf(os.Stderr, "fragility: interrupted; finish the run with `fragility run --resume %s`, then `fragility compare --from %s`\n", cfg.OutDir, cfg.OutDir)
+			os.Exit(exitInterrupt)
+		}
+		return "", err
+	}
+	return cfg.OutDir, nil
 }
 
 // compareRun compares the models of the finished run in dir (probe.Compare)

@@ -26,59 +26,8 @@ Examples:
    fragility inspect gemma-3-270m-q4_k_m
    fragility inspect ~/models/qwen3-0.6b-Q8_0.gguf
    fragility inspect --json my.gguf | jq .quantization`,
-		Flags: append(modelFlags(), flagJSON),
-		Action: func(c *cli.Context) error {
-			path, err := modelArg(c)
-			if err != nil {
-				return err
-			}
-			p := loadParams(c)
-			m, err := llm.Load(path, p)
-			if err != nil {
-				return err
-			}
-			defer m.Close()
-			md := m.Metadata()
-			info := struct {
-				llm.Metadata
-				Backend     string       `json:"backend"`
-				Devices     []llm.Device `json:"devices"`
-				LlamaCommit string       `json:"llama_cpp_commit"`
-				BuildFlags  string       `json:"build_flags"`
-			}{md, llm.BackendSummary(p.GPULayers), llm.Devices(), llm.LlamaCommit, llm.BuildFlags}
-			if c.Bool("json") {
-				return printJSON(info)
-			}
-			tmpl := md.ChatTemplate
-			if tmpl == "" {
-				tmpl = "(none: prompts use the plain fallback " + llm.FallbackTemplate + ")"
-			} else if len(tmpl) > 120 {
-				tmpl = fmt.Sprintf("%q... (%d bytes)", tmpl[:100], len(md.ChatTemplate))
-			}
-			rows := [][2]string{
-				{"file", md.Path},
-				{"size", fmt.Sprintf("%d bytes (%.1f MiB)", md.FileSize, float64(md.FileSize)/(1<<20))},
-				{"sha256", md.SHA256},
-				{"description", md.Description},
-				{"name", md.Name},
-				{"architecture", md.Architecture},
-				{"size label", md.SizeLabel},
-				{"quantization", fmt.Sprintf("%s (general.file_type %d)", md.Quantization, md.FileType)},
-				{"requantized", requantizedRow(md.RequantizedFrom)},
-				{"parameters", fmt.Sprintf("%d", md.NParams)},
-				{"layers", fmt.Sprintf("%d", md.NLayer)},
-				{"n_vocab", fmt.Sprintf("%d", md.NVocab)},
-				{"n_ctx_train", fmt.Sprintf("%d", md.NCtxTrain)},
-				{"chat template", tmpl},
-				{"backend", info.Backend},
-				{"llama.cpp", llm.LlamaCommit + " (" + llm.OllamaModule + ")"},
-				{"build flags", llm.BuildFlags},
-			}
-			for _, r := range rows {
-				fmt.Printf("%-14s %s\n", r[0]+":", r[1])
-			}
-			return nil
-		},
+		Flags:  append(modelFlags(), flagJSON),
+		Action: inspectAction,
 	})
 	register(&cli.Command{
 		Name:  "generate",
@@ -101,69 +50,128 @@ Examples:
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling from softmax(logits/T)"},
 			&cli.StringSliceFlag{Name: "stop", Usage: "stop string (repeatable)"},
 		),
-		Action: func(c *cli.Context) error {
-			path, err := modelOrDefault(c)
-			if err != nil {
-				return err
-			}
-			if c.Int("max-tokens") <= 0 {
-				return usageError{"--max-tokens must be > 0"}
-			}
-			if t := c.Float64("temperature"); t < 0 || math.IsNaN(t) {
-				return usageError{fmt.Sprintf("--temperature must be ≥ 0 (0: greedy), got %v", t)}
-			}
-			m, err := llm.Load(path, loadParams(c))
-			if err != nil {
-				return err
-			}
-			defer m.Close()
-			var msgs []llm.Message
-			if s := c.String("system"); s != "" {
-				msgs = append(msgs, llm.Message{Role: "system", Content: s})
-			}
-			msgs = append(msgs, llm.Message{Role: "user", Content: c.String("prompt")})
-			r, err := m.RenderChatWith(msgs, c.String(flagTemplate.Name))
-			if err != nil {
-				return err
-			}
-			if r.Template == "fallback-plain" {
-				fmt.Fprintf(os.Stderr, "fragility: %s: %s; using the plain fallback %s\n", path, r.Reason, llm.FallbackTemplate)
-			}
-			toks, err := m.Tokenize(r.Text, true, true)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			opt := llm.GenerateOptions{MaxTokens: c.Int("max-tokens"), Stop: append(c.StringSlice("stop"), r.Stop...),
-				Temperature: c.Float64("temperature"), Seed: c.Uint64("seed")}
-			g, err := m.Generate(ctx, toks, opt)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			if c.Bool("json") {
-				return printJSON(struct {
-					Model    llm.Metadata        `json:"model"`
-					Rendered llm.Rendered        `json:"rendered_prompt"`
-					Prompt   []llm.Token         `json:"prompt_token_ids"`
-					Options  llm.GenerateOptions `json:"options"`
-					*llm.Generation
-				}{m.Metadata(), r, toks, opt, g})
-			}
-			fmt.Println(g.Text)
-			fmt.Println()
-			fmt.Printf("%4s  %-24s %12s %12s %12s\n", "#", "piece", "H (bits)", "2^H", "log-prob")
-			var sum float64
-			for i, t := range g.Tokens {
-				sum += t.EntropyBits
-				fmt.Printf("%4d  %-24s %12.6f %12.3f %12.6f\n", i, quotePiece(t.Piece), t.EntropyBits, math.Exp2(t.EntropyBits), t.LogProb)
-			}
-			n := float64(len(g.Tokens))
-			fmt.Printf("\n%d prompt tokens, %d generated (%s); mean H %.4f bits; %.1f tokens/s; entropy pass %.2f ms/token\n",
-				g.PromptTokens, len(g.Tokens), g.StopReason, sum/n, n/(g.DecodeSec+1e-12), 1000*g.EntropySec/n)
-			return nil
-		},
+		Action: generateAction,
 	})
+}
+
+// inspectAction is `fragility inspect`: it loads a model and prints its metadata,
+// backend and build, as a table or JSON.
+func inspectAction(c *cli.Context) error {
+	path, err := modelArg(c)
+	if err != nil {
+		return err
+	}
+	p := loadParams(c)
+	m, err := llm.Load(path, p)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	md := m.Metadata()
+	info := struct {
+		llm.Metadata
+		Backend     string       `json:"backend"`
+		Devices     []llm.Device `json:"devices"`
+		LlamaCommit string       `json:"llama_cpp_commit"`
+		BuildFlags  string       `json:"build_flags"`
+	}{md, llm.BackendSummary(p.GPULayers), llm.Devices(), llm.LlamaCommit, llm.BuildFlags}
+	if c.Bool("json") {
+		return printJSON(info)
+	}
+	tmpl := md.ChatTemplate
+	if tmpl == "" {
+		tmpl = "(none: prompts use the plain fallback " + llm.FallbackTemplate + ")"
+	} else if len(tmpl) > 120 {
+		tmpl = fmt.Sprintf("%q... (%d bytes)", tmpl[:100], len(md.ChatTemplate))
+	}
+	rows := [][2]string{
+		{"file", md.Path},
+		{"size", fmt.Sprintf("%d bytes (%.1f MiB)", md.FileSize, float64(md.FileSize)/(1<<20))},
+		{"sha256", md.SHA256},
+		{"description", md.Description},
+		{"name", md.Name},
+		{"architecture", md.Architecture},
+		{"size label", md.SizeLabel},
+		{"quantization", fmt.Sprintf("%s (general.file_type %d)", md.Quantization, md.FileType)},
+		{"requantized", requantizedRow(md.RequantizedFrom)},
+		{"parameters", fmt.Sprintf("%d", md.NParams)},
+		{"layers", fmt.Sprintf("%d", md.NLayer)},
+		{"n_vocab", fmt.Sprintf("%d", md.NVocab)},
+		{"n_ctx_train", fmt.Sprintf("%d", md.NCtxTrain)},
+		{"chat template", tmpl},
+		{"backend", info.Backend},
+		{"llama.cpp", llm.LlamaCommit + " (" + llm.OllamaModule + ")"},
+		{"build flags", llm.BuildFlags},
+	}
+	for _, r := range rows {
+		fmt.Printf("%-14s %s\n", r[0]+":", r[1])
+	}
+	return nil
+}
+
+// generateAction is `fragility generate`: it renders one chat prompt for a model and
+// generates a reply with per-token entropies.
+func generateAction(c *cli.Context) error {
+	path, err := modelOrDefault(c)
+	if err != nil {
+		return err
+	}
+	if c.Int("max-tokens") <= 0 {
+		return usageError{"--max-tokens must be > 0"}
+	}
+	if t := c.Float64("temperature"); t < 0 || math.IsNaN(t) {
+		return usageError{fmt.Sprintf("--temperature must be ≥ 0 (0: greedy), got %v", t)}
+	}
+	m, err := llm.Load(path, loadParams(c))
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	var msgs []llm.Message
+	if s := c.String("system"); s != "" {
+		msgs = append(msgs, llm.Message{Role: "system", Content: s})
+	}
+	msgs = append(msgs, llm.Message{Role: "user", Content: c.String("prompt")})
+	r, err := m.RenderChatWith(msgs, c.String(flagTemplate.Name))
+	if err != nil {
+		return err
+	}
+	if r.Template == "fallback-plain" {
+		fmt.Fprintf(os.Stderr, "fragility: %s: %s; using the plain fallback %s\n", path, r.Reason, llm.FallbackTemplate)
+	}
+	toks, err := m.Tokenize(r.Text, true, true)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opt := llm.GenerateOptions{MaxTokens: c.Int("max-tokens"), Stop: append(c.StringSlice("stop"), r.Stop...),
+		Temperature: c.Float64("temperature"), Seed: c.Uint64("seed")}
+	g, err := m.Generate(ctx, toks, opt)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Bool("json") {
+		return printJSON(struct {
+			Model    llm.Metadata        `json:"model"`
+			Rendered llm.Rendered        `json:"rendered_prompt"`
+			Prompt   []llm.Token         `json:"prompt_token_ids"`
+			Options  llm.GenerateOptions `json:"options"`
+			*llm.Generation
+		}{m.Metadata(), r, toks, opt, g})
+	}
+	fmt.Println(g.Text)
+	fmt.Println()
+	fmt.Printf("%4s  %-24s %12s %12s %12s\n", "#", "piece", "H (bits)", "2^H", "log-prob")
+	var sum float64
+	for i, t := range g.Tokens {
+		sum += t.EntropyBits
+		fmt.Printf("%4d  %-24s %12.6f %12.3f %12.6f\n", i, quotePiece(t.Piece), t.EntropyBits, math.Exp2(t.EntropyBits), t.LogProb)
+	}
+	n := float64(len(g.Tokens))
+	fmt.Printf("\n%d prompt tokens, %d generated (%s); mean H %.4f bits; %.1f tokens/s; entropy pass %.2f ms/token\n",
+		g.PromptTokens, len(g.Tokens), g.StopReason, sum/n, n/(g.DecodeSec+1e-12), 1000*g.EntropySec/n)
+	return nil
 }
 
 // modelArg returns the model the first argument names (resolveModel), or

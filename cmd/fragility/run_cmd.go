@@ -79,75 +79,13 @@ run directory; deploy/ has ready launch files.`,
 	})
 }
 
+// runAction is `fragility run`: it reads the run from the command line (or
+// the manifest of --resume DIR), opens the DDC classifier, runs the probe
+// with a progress bar and writes and shows its reports.
 func runAction(c *cli.Context) error {
-	cfg := probe.Config{
-		Templates:    c.String(flagTemplates.Name),
-		Instances:    c.Int(flagInstances.Name),
-		Seed:         int64(c.Uint64(flagSeed.Name)),
-		MaxTokens:    c.Int(flagMaxTokens.Name),
-		Temperature:  c.Float64("temperature"),
-		ChatTemplate: c.String(flagTemplate.Name),
-		BootstrapB:   c.Int("bootstrap"),
-		OutDir:       c.String("out"),
-		Overrides:    c.String("overrides"),
-	}
-	resume := c.String("resume")
-	shardSource := ""
-	if resume != "" {
-		if cfg.OutDir != "" && filepath.Clean(cfg.OutDir) != filepath.Clean(resume) {
-			return usageError{"--resume DIR and --out name different directories"}
-		}
-		if c.IsSet("shard") || c.IsSet("shards") {
-			return usageError{"--shard/--shards with --resume: a resumed run keeps the shard its manifest records"}
-		}
-		if err := resumeFlags(c); err != nil {
-			return err
-		}
-		// A directory without a readable manifest is refused before
-		// loadParams prints any GPU notice.
-		if _, err := probe.ReadManifest(resume); err != nil {
-			return err
-		}
-		cfg.OutDir = resume
-	} else {
-		if spec := c.String("shard"); spec != "" {
-			sh, src, err := probe.ParseShard(spec, c.Int("shards"), os.Getenv)
-			if err != nil {
-				return usageError{err.Error()}
-			}
-			cfg.Shard, shardSource = &sh, src
-		} else if c.IsSet("shards") {
-			return usageError{"--shards is for --shard auto"}
-		}
-		if cfg.OutDir == "" {
-			return usageError{"--out DIR is required (or --resume DIR)"}
-		}
-		if err := runDefinition(c, &cfg); err != nil {
-			return err
-		}
-		if err := applyProtocol(c, &cfg); err != nil {
-			return err
-		}
-		models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")
-		if err != nil {
-			return err
-		}
-		if len(models) == 0 {
-			p, err := defaultModelPath("llm")
-			if err != nil {
-				return err
-			}
-			models = []string{p}
-		}
-		cfg.Models = models
-	}
-	if resume == "" {
-		// Wrong usage is refused before loadParams prints any GPU notice.
-		check := cfg
-		check.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
-		if err := check.ValidateOptions(); err != nil {
-			return err
-		}
+	cfg, resume, shardSource, err := runConfig(c)
+	if err != nil {
+		return err
 	}
 	p := loadParams(c)
 	p.NSeq = c.Int(flagBatch.Name)
@@ -155,54 +93,15 @@ func runAction(c *cli.Context) error {
 
 	opt := probe.Options{Resume: resume != "", Force: c.Bool("force"), Log: os.Stderr,
 		ToolInfo: toolInfo(), ShardSource: shardSource}
-	useDDC, embedDir, level, embedSHA := !c.Bool("no-ddc"), c.String("embedder"), c.String("ddc-level"), ""
-	if resume != "" {
-		// The run's manifest, not this command line, says whether and how
-		// prompts were classified: the resumed trials must match the others.
-		man, err := probe.ReadManifest(resume)
-		if err != nil {
-			return err
-		}
-		useDDC = man.Embedder != nil
-		if useDDC {
-			level, embedSHA = man.Embedder.Level, man.Embedder.SHA256
-			if embedDir == "" {
-				embedDir = filepath.Dir(man.Embedder.Path)
-			}
-		}
+	closer, err := runClassifier(c, resume, p.GPULayers == 0, &opt)
+	if err != nil {
+		return err
 	}
-	if useDDC {
-		cls, info, closer, err := openClassifier(embedDir, level, p.GPULayers == 0)
-		if err != nil {
-			return err
-		}
+	if closer != nil {
 		defer closer()
-		if embedSHA != "" && info.SHA256 != embedSHA {
-			return fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", info.Path, embedSHA, info.SHA256)
-		}
-		opt.Classifier, opt.Embedder = cls, info
 	}
-	var bar *progressbar.ProgressBar
 	if !c.Bool("quiet") {
-		opt.Progress = func(ev probe.Event) {
-			if bar == nil {
-				bar = progressbar.NewOptions(ev.Total,
-					progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("items"),
-					progressbar.OptionShowCount(),
-					progressbar.OptionSetPredictTime(true),
-					progressbar.OptionSetWidth(30),
-					progressbar.OptionThrottle(0),
-					progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
-				)
-			}
-			tps := 0.0
-			if ev.Seconds > 0 {
-				tps = float64(ev.Tokens) / ev.Seconds
-			}
-			bar.Describe(fmt.Sprintf("%s  %.1f tok/s", filepath.Base(ev.Model), tps))
-			bar.Set(ev.Done)
-		}
+		opt.Progress = progressBar()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -218,43 +117,194 @@ func runAction(c *cli.Context) error {
 		}
 		return err
 	}
-	if err := report.WriteNarrative(cfg.OutDir, sum); err != nil {
+	return finishRun(ctx, c, cfg.OutDir, sum)
+}
+
+// runConfig reads the run's definition from the command line: for
+// --resume DIR only the directory (the flags that would change the run are
+// refused), otherwise the shard, the output directory, the definition and
+// the models, with the options checked before any GPU notice. It returns
+// the resumed directory ("" for a new run) and where the shard came from.
+func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, err error) {
+	cfg = probe.Config{
+		Templates:    c.String(flagTemplates.Name),
+		Instances:    c.Int(flagInstances.Name),
+		Seed:         int64(c.Uint64(flagSeed.Name)),
+		MaxTokens:    c.Int(flagMaxTokens.Name),
+		Temperature:  c.Float64("temperature"),
+		ChatTemplate: c.String(flagTemplate.Name),
+		BootstrapB:   c.Int("bootstrap"),
+		OutDir:       c.String("out"),
+		Overrides:    c.String("overrides"),
+	}
+	resume = c.String("resume")
+	if resume != "" {
+		if cfg.OutDir != "" && filepath.Clean(cfg.OutDir) != filepath.Clean(resume) {
+			return cfg, resume, "", usageError{"--resume DIR and --out name different directories"}
+		}
+		if c.IsSet("shard") || c.IsSet("shards") {
+			return cfg, resume, "", usageError{"--shard/--shards with --resume: a resumed run keeps the shard its manifest records"}
+		}
+		if err := resumeFlags(c); err != nil {
+			return cfg, resume, "", err
+		}
+		// A directory without a readable manifest is refused before
+		// loadParams prints any GPU notice.
+		if _, err := probe.ReadManifest(resume); err != nil {
+			return cfg, resume, "", err
+		}
+		cfg.OutDir = resume
+		return cfg, resume, "", nil
+	}
+	if shardSource, err = newRunConfig(c, &cfg); err != nil {
+		return cfg, resume, "", err
+	}
+	// Wrong usage is refused before loadParams prints any GPU notice.
+	check := cfg
+	check.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
+	if err := check.ValidateOptions(); err != nil {
+		return cfg, resume, "", err
+	}
+	return cfg, resume, shardSource, nil
+}
+
+// newRunConfig fills cfg for a new run: its shard (returning where it came
+// from), the definition and the models (the default LLM when none is given).
+func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err error) {
+	if spec := c.String("shard"); spec != "" {
+		sh, src, err := probe.ParseShard(spec, c.Int("shards"), os.Getenv)
+		if err != nil {
+			return "", usageError{err.Error()}
+		}
+		cfg.Shard, shardSource = &sh, src
+	} else if c.IsSet("shards") {
+		return "", usageError{"--shards is for --shard auto"}
+	}
+	if cfg.OutDir == "" {
+		return "", usageError{"--out DIR is required (or --resume DIR)"}
+	}
+	if err := runDefinition(c, cfg); err != nil {
+		return "", err
+	}
+	if err := applyProtocol(c, cfg); err != nil {
+		return "", err
+	}
+	models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")
+	if err != nil {
+		return "", err
+	}
+	if len(models) == 0 {
+		p, err := defaultModelPath("llm")
+		if err != nil {
+			return "", err
+		}
+		models = []string{p}
+	}
+	cfg.Models = models
+	return shardSource, nil
+}
+
+// runClassifier opens the DDC classifier into opt unless --no-ddc; a
+// resumed run classifies as its manifest says, with the same embedder
+// file. It returns the classifier's closer (nil when none is open).
+func runClassifier(c *cli.Context, resume string, beside bool, opt *probe.Options) (func(), error) {
+	useDDC, embedDir, level, embedSHA := !c.Bool("no-ddc"), c.String("embedder"), c.String("ddc-level"), ""
+	if resume != "" {
+		// The run's manifest, not this command line, says whether and how
+		// prompts were classified: the resumed trials must match the others.
+		man, err := probe.ReadManifest(resume)
+		if err != nil {
+			return nil, err
+		}
+		useDDC = man.Embedder != nil
+		if useDDC {
+			level, embedSHA = man.Embedder.Level, man.Embedder.SHA256
+			if embedDir == "" {
+				embedDir = filepath.Dir(man.Embedder.Path)
+			}
+		}
+	}
+	if !useDDC {
+		return nil, nil
+	}
+	cls, info, closer, err := openClassifier(embedDir, level, beside)
+	if err != nil {
+		return nil, err
+	}
+	if embedSHA != "" && info.SHA256 != embedSHA {
+		closer()
+		return nil, fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", info.Path, embedSHA, info.SHA256)
+	}
+	opt.Classifier, opt.Embedder = cls, info
+	return closer, nil
+}
+
+// progressBar returns a progress report that draws a bar of the items on
+// stderr, with the model's file name and the tokens per second.
+func progressBar() func(probe.Event) {
+	var bar *progressbar.ProgressBar
+	return func(ev probe.Event) {
+		if bar == nil {
+			bar = progressbar.NewOptions(ev.Total,
+				progressbar.OptionSetWriter(os.Stderr),
+				progressbar.OptionSetDescription("items"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(0),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
+			)
+		}
+		tps := 0.0
+		if ev.Seconds > 0 {
+			tps = float64(ev.Tokens) / ev.Seconds
+		}
+		bar.Describe(fmt.Sprintf("%s  %.1f tok/s", filepath.Base(ev.Model), tps))
+		bar.Set(ev.Done)
+	}
+}
+
+// finishRun writes the narrative of a finished run in out and shows it
+// (a shard only says it is done), then compares the models when they are
+// one family and writes report.html, as the flags say.
+func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Summary) error {
+	if err := report.WriteNarrative(out, sum); err != nil {
 		return err
 	}
-	if man, err := probe.ReadManifest(cfg.OutDir); err == nil && man.Shard != nil {
+	if man, err := probe.ReadManifest(out); err == nil && man.Shard != nil {
 		// A shard's statistics are a part's: the run's come from the merge.
 		fmt.Fprintf(os.Stderr, "fragility: shard %s done: %d trials in %s (plan sha256 %.12s); when all %d shards are done: fragility merge OUT SHARD_DIR...\n",
-			man.Shard.Shard, sum.Trials, cfg.OutDir, man.PlanSHA256, man.Shard.Count)
+			man.Shard.Shard, sum.Trials, out, man.PlanSHA256, man.Shard.Count)
 		if sum.Trials > 0 && sum.Skipped == sum.Trials {
-			fmt.Fprintf(os.Stderr, "fragility: %s: every item of this shard was skipped (see skip_reason in results.csv)\n", cfg.OutDir)
+			fmt.Fprintf(os.Stderr, "fragility: %s: every item of this shard was skipped (see skip_reason in results.csv)\n", out)
 		}
 		return nil
 	}
-	narr, err := os.ReadFile(filepath.Join(cfg.OutDir, probe.FileNarrative))
+	narr, err := os.ReadFile(filepath.Join(out, probe.FileNarrative))
 	if err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {
 		fmt.Print(string(narr))
 	}
-	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, cfg.OutDir)
+	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, out)
 	if sum.Trials > 0 && sum.Skipped == sum.Trials {
-		return fmt.Errorf("%s: every item was skipped (see skip_reason in results.csv; a prompt longer than --n-ctx is the usual cause)", cfg.OutDir)
+		return fmt.Errorf("%s: every item was skipped (see skip_reason in results.csv; a prompt longer than --n-ctx is the usual cause)", out)
 	}
 	if c.Bool("copy") {
 		copyToClipboard(string(narr))
 	}
 	// Several quantizations of one model: teacher-force the reference's
 	// tokens through the others and report the KL divergence (compare.md).
-	if !c.Bool("no-compare") && sameFamilyRun(cfg.OutDir) {
+	if !c.Bool("no-compare") && sameFamilyRun(out) {
 		fmt.Fprintln(os.Stderr, "fragility: the models are one family: comparing their distributions (--no-compare skips this)")
-		if err := compareRun(ctx, cfg.OutDir, "", false, c.Bool("quiet")); err != nil {
+		if err := compareRun(ctx, out, "", false, c.Bool("quiet")); err != nil {
 			return err
 		}
 	}
 	if !c.Bool("no-html") {
-		if err := writeHTMLReport(cfg.OutDir); err != nil {
-			return fmt.Errorf("%w (the run's other files are complete; fragility report --html %s retries the page)", err, cfg.OutDir)
+		if err := writeHTMLReport(out); err != nil {
+			return fmt.Errorf("%w (the run's other files are complete; fragility report --html %s retries the page)", err, out)
 		}
 	}
 	return nil

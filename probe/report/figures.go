@@ -459,19 +459,17 @@ func blues(n int) sequential {
 // answered correctly, templates sorted by base share.
 func (v *view) heatmapFigure() (Figure, error) {
 	f := Figure{ID: "fig-templates", Title: "Share correct per template and variant"}
-	type key struct{ model, template, variant string }
-	type kn struct{ k, n int }
-	cnt := map[key]*kn{}
+	cnt := map[heatKey]*heatCount{}
 	templateSet := map[string]bool{}
 	for i := range v.run.Trials {
 		t := &v.run.Trials[i]
 		if t.Skipped() {
 			continue
 		}
-		k := key{v.label(t), t.TemplateID, t.Variant}
+		k := heatKey{v.label(t), t.TemplateID, t.Variant}
 		c := cnt[k]
 		if c == nil {
-			c = &kn{}
+			c = &heatCount{}
 			cnt[k] = c
 		}
 		c.n++
@@ -488,62 +486,10 @@ func (v *view) heatmapFigure() (Figure, error) {
 	pal := blues(21)
 	var panels []*plot.Plot
 	for _, m := range v.models {
-		share := func(tmpl, variant string) float64 {
-			c := cnt[key{m.Label, tmpl, variant}]
-			if c == nil || c.n == 0 {
-				return math.NaN()
-			}
-			return float64(c.k) / float64(c.n)
-		}
-		rows := slices.Clone(templates)
-		// Bottom row first: ascending base share, so the templates the
-		// model solves as authored are at the top; ties by ID.
-		slices.SortStableFunc(rows, func(a, b string) int {
-			x, y := share(a, summary.BaseVariant), share(b, summary.BaseVariant)
-			if math.IsNaN(x) {
-				x = -1
-			}
-			if math.IsNaN(y) {
-				y = -1
-			}
-			if c := cmp.Compare(x, y); c != 0 {
-				return c
-			}
-			return strings.Compare(b, a)
-		})
-		g := grid{z: make([][]float64, len(rows))}
-		var lx, ly []float64
-		var lt []string
-		var dark []bool
-		for r, tmpl := range rows {
-			g.z[r] = make([]float64, len(v.variants))
-			for c, vn := range v.variants {
-				g.z[r][c] = share(tmpl, vn)
-				if kn := cnt[key{m.Label, tmpl, vn}]; kn != nil {
-					lx, ly, lt = append(lx, float64(c)), append(ly, float64(r)), append(lt, fmt.Sprintf("%d/%d", kn.k, kn.n))
-					dark = append(dark, g.z[r][c] > 0.55)
-				}
-			}
-		}
-		hm := plotter.NewHeatMap(g, pal)
-		hm.NaN = color.Gray{0xf0}
-		p := newPanel(m.Label, "variant", "")
-		if len(v.models) == 1 {
-			p.Title.Text = ""
-		}
-		p.Add(hm)
-		p.NominalX(v.variants...)
-		p.NominalY(rows...)
-		lb, err := labels(lx, ly, lt, textStyle(8, color.Black, draw.XCenter, draw.YCenter))
+		p, err := v.heatmapPanel(m, templates, cnt, pal)
 		if err != nil {
 			return f, err
 		}
-		for i := range lb.TextStyle {
-			if dark[i] {
-				lb.TextStyle[i].Color = color.White
-			}
-		}
-		p.Add(lb)
 		panels = append(panels, p)
 	}
 	cols := min(len(panels), 3)
@@ -558,6 +504,74 @@ func (v *view) heatmapFigure() (Figure, error) {
 	f.Caption = "Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
 		"Rows are sorted by the share in base, highest at the top, so a template that is solved as authored and fails in a variant stands out as a light cell in a dark row. Plain counts from results.csv."
 	return f, err
+}
+
+// heatKey is a cell of the template heatmap: a model, template and variant.
+type heatKey struct{ model, template, variant string }
+
+// heatCount is a cell's count of correct (k) of scored (n) trials.
+type heatCount struct{ k, n int }
+
+// heatmapPanel is model m's panel of the template heatmap: templates in
+// rows sorted by base share, variants in columns, k/n in each cell.
+func (v *view) heatmapPanel(m modelRef, templates []string, cnt map[heatKey]*heatCount, pal sequential) (*plot.Plot, error) {
+	share := func(tmpl, variant string) float64 {
+		c := cnt[heatKey{m.Label, tmpl, variant}]
+		if c == nil || c.n == 0 {
+			return math.NaN()
+		}
+		return float64(c.k) / float64(c.n)
+	}
+	rows := slices.Clone(templates)
+	// Bottom row first: ascending base share, so the templates the
+	// model solves as authored are at the top; ties by ID.
+	slices.SortStableFunc(rows, func(a, b string) int {
+		x, y := share(a, summary.BaseVariant), share(b, summary.BaseVariant)
+		if math.IsNaN(x) {
+			x = -1
+		}
+		if math.IsNaN(y) {
+			y = -1
+		}
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+		return strings.Compare(b, a)
+	})
+	g := grid{z: make([][]float64, len(rows))}
+	var lx, ly []float64
+	var lt []string
+	var dark []bool
+	for r, tmpl := range rows {
+		g.z[r] = make([]float64, len(v.variants))
+		for c, vn := range v.variants {
+			g.z[r][c] = share(tmpl, vn)
+			if kn := cnt[heatKey{m.Label, tmpl, vn}]; kn != nil {
+				lx, ly, lt = append(lx, float64(c)), append(ly, float64(r)), append(lt, fmt.Sprintf("%d/%d", kn.k, kn.n))
+				dark = append(dark, g.z[r][c] > 0.55)
+			}
+		}
+	}
+	hm := plotter.NewHeatMap(g, pal)
+	hm.NaN = color.Gray{0xf0}
+	p := newPanel(m.Label, "variant", "")
+	if len(v.models) == 1 {
+		p.Title.Text = ""
+	}
+	p.Add(hm)
+	p.NominalX(v.variants...)
+	p.NominalY(rows...)
+	lb, err := labels(lx, ly, lt, textStyle(8, color.Black, draw.XCenter, draw.YCenter))
+	if err != nil {
+		return nil, err
+	}
+	for i := range lb.TextStyle {
+		if dark[i] {
+			lb.TextStyle[i].Color = color.White
+		}
+	}
+	p.Add(lb)
+	return p, nil
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -911,12 +925,6 @@ func cmpOr(s, alt string) string {
 func (v *view) compareFigure() (Figure, error) {
 	c := v.run.Compare
 	f := Figure{ID: "fig-compare", Title: "Quantizations: KL divergence and accuracy drop"}
-	name := func(m probe.ModelComparison) string {
-		if m.Quantization != "" {
-			return m.Quantization
-		}
-		return m.Label
-	}
 	var others []probe.ModelComparison
 	var ref string
 	for _, m := range c.Models {
@@ -930,20 +938,49 @@ func (v *view) compareFigure() (Figure, error) {
 		f.Note = "compare.json holds no model besides the reference."
 		return f, nil
 	}
+	l := newLegend()
+	kl, err := klPanel(others, l)
+	if err != nil {
+		return f, err
+	}
+	all := c.Models
+	dp, drops, err := v.comparisonDropPanel(all, l)
+	if err != nil {
+		return f, err
+	}
+	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
+	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
+		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's drop against base per variant (%s), "+
+		"with %s. A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
+		ref, dropText(v.sum), intervalText(v.sum, drops))
+	return f, err
+}
+
+// comparisonName is how the comparison figure names a file: its
+// quantization type, or its label when unknown.
+func comparisonName(m probe.ModelComparison) string {
+	if m.Quantization != "" {
+		return m.Quantization
+	}
+	return m.Label
+}
+
+// klPanel is the comparison figure's left panel: each file's mean and 99th
+// percentile KL divergence from the reference, as bars.
+func klPanel(others []probe.ModelComparison, l *plot.Legend) (*plot.Plot, error) {
 	kl := newPanel("KL(reference ‖ file), nats per token", "file", "nats")
 	names := make([]string, len(others))
 	means, p99s := make(plotter.Values, len(others)), make(plotter.Values, len(others))
 	for i, m := range others {
-		names[i] = name(m)
+		names[i] = comparisonName(m)
 		means[i], p99s[i] = m.Agreement.KL.Mean, m.Agreement.KL.P99
 	}
 	kl.NominalX(names...)
-	l := newLegend()
 	bw := vg.Points(math.Min(24, 140/float64(len(others))))
 	for i, vals := range []plotter.Values{means, p99s} {
 		bc, err := plotter.NewBarChart(vals, bw)
 		if err != nil {
-			return f, err
+			return nil, err
 		}
 		bc.Color = []color.Color{seriesColor(0), seriesColor(5)}[i]
 		bc.LineStyle.Width = 0
@@ -957,18 +994,23 @@ func (v *view) compareFigure() (Figure, error) {
 		top = math.Max(top, math.Max(means[i], p99s[i]))
 	}
 	kl.Y.Min, kl.Y.Max = 0, math.Max(top*1.08, 1e-6)
+	return kl, nil
+}
 
-	all := c.Models
+// comparisonDropPanel is the comparison figure's right panel: each file's
+// drop against base per variant, with the summary's intervals where it has
+// them (returned as drops) and compare.json's point estimates otherwise.
+func (v *view) comparisonDropPanel(all []probe.ModelComparison, l *plot.Legend) (*plot.Plot, []interval, error) {
 	dp := newPanel("drop against base, pp", "file", "drop, pp")
 	fn := make([]string, len(all))
 	for i, m := range all {
-		fn[i] = name(m)
+		fn[i] = comparisonName(m)
 	}
 	dp.NominalX(fn...)
-	vars := slices.DeleteFunc(slices.Clone(c.Variants), func(s string) bool { return s == summary.BaseVariant })
+	vars := slices.DeleteFunc(slices.Clone(v.run.Compare.Variants), func(s string) bool { return s == summary.BaseVariant })
 	zero, err := hline(0, -0.5, float64(len(all))-0.5, refColor, false)
 	if err != nil {
-		return f, err
+		return nil, nil, err
 	}
 	dp.Add(zero)
 	var drops []interval
@@ -989,14 +1031,9 @@ func (v *view) compareFigure() (Figure, error) {
 			}
 		}
 		if err := addSeries(dp, l, "drop on "+vn, vi+1, &e); err != nil {
-			return f, err
+			return nil, nil, err
 		}
 	}
 	dp.X.Min, dp.X.Max = -0.5, float64(len(all))-0.5
-	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
-	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
-		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's drop against base per variant (%s), "+
-		"with %s. A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
-		ref, dropText(v.sum), intervalText(v.sum, drops))
-	return f, err
+	return dp, drops, nil
 }

@@ -128,6 +128,23 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	}
 	fmt.Fprintf(b, "%d trials, %d skipped; %d distinct prompts (%d copies collapsed) in %d templates.\n\n", m.Trials, m.Skipped, m.N, m.Copies, m.Templates)
 	base := m.Variant(summary.BaseVariant)
+	writeVerdict(b, m, base, p, conf)
+	writeAccuracy(b, m, p, conf)
+	if base == nil || len(m.Variants) < 2 {
+		writeDifficulty(b, m)
+		return
+	}
+	writeFlips(b, m, p, conf)
+	writeStability(b, m, conf)
+	writeErrors(b, m)
+	writeShifts(b, m, conf)
+	writeDifficulty(b, m)
+}
+
+// writeVerdict writes a model's verdict paragraph: the verdict with the
+// evidence it rests on, or why there is none (no base, no variant, base at
+// the floor).
+func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.VariantSummary, p summary.Params, conf string) {
 	v := m.Variant(m.VerdictVariant)
 	switch {
 	case base == nil:
@@ -157,7 +174,10 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		b.WriteString(stabilitySentence(m, conf))
 		b.WriteString("\n\n")
 	}
+}
 
+// writeAccuracy writes a model's table of accuracy and drops by variant.
+func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
 	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error.\n\n", conf, p.FewTemplates, p.FewTemplates)
 	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | drop, pp [%s CI] | relative drop, %% of base [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
 	for i := range m.Variants {
@@ -174,11 +194,11 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", v.Variant, accText(v), estCI(v.AccuracyPct, 1), wil, se, drop, rel, v.Copies, v.Skipped)
 	}
+}
 
-	if base == nil || len(m.Variants) < 2 {
-		writeDifficulty(b, m)
-		return
-	}
+// writeFlips writes a model's table of paired flips against base by
+// variant, then which pairs were left out.
+func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
 	fmt.Fprintf(b, "\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
 	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
@@ -211,9 +231,11 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 		}
 		b.WriteString(strings.Join(parts, "; ") + ".\n")
 	}
-	writeStability(b, m, conf)
-	writeErrors(b, m)
+}
 
+// writeShifts writes a model's table of entropy and DDC-margin shifts
+// against base by variant, then the meaningful ones in words.
+func writeShifts(b *strings.Builder, m *summary.ModelSummary, conf string) {
 	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the threshold and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
@@ -241,7 +263,6 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	} else {
 		b.WriteString("\nMeaningful shifts: " + strings.Join(flagged, "; ") + ".\n")
 	}
-	writeDifficulty(b, m)
 }
 
 // writeDifficulty writes accuracy by level, steps and relation where the

@@ -81,19 +81,11 @@ func (v *view) buildTable(maxTokens int) tableData {
 	for i := range v.run.Trials {
 		trials[i] = &v.run.Trials[i]
 	}
-	index := func(xs *[]string, s string) int {
-		i := slices.Index(*xs, s)
-		if i < 0 {
-			*xs = append(*xs, s)
-			i = len(*xs) - 1
-		}
-		return i
-	}
 	slices.SortStableFunc(trials, func(a, b *results.Trial) int {
 		return cmp.Or(
-			cmp.Compare(index(&d.Models, v.label(a)), index(&d.Models, v.label(b))),
+			cmp.Compare(indexOf(&d.Models, v.label(a)), indexOf(&d.Models, v.label(b))),
 			strings.Compare(a.TemplateID, b.TemplateID),
-			cmp.Compare(index(&d.Variants, a.Variant), index(&d.Variants, b.Variant)),
+			cmp.Compare(indexOf(&d.Variants, a.Variant), indexOf(&d.Variants, b.Variant)),
 			cmp.Compare(a.Instance, b.Instance),
 		)
 	})
@@ -111,8 +103,8 @@ func (v *view) buildTable(maxTokens int) tableData {
 	budget := maxTokens
 	for _, t := range trials {
 		r := tableRow{
-			ID: t.ItemID, Model: index(&d.Models, v.label(t)), Variant: index(&d.Variants, t.Variant),
-			Template: index(&d.Templates, t.TemplateID), Instance: t.Instance, Level: t.Level, Steps: t.Steps,
+			ID: t.ItemID, Model: indexOf(&d.Models, v.label(t)), Variant: indexOf(&d.Variants, t.Variant),
+			Template: indexOf(&d.Templates, t.TemplateID), Instance: t.Instance, Level: t.Level, Steps: t.Steps,
 			Got: t.Extracted, Want: t.Expected, Rule: t.Rule, Tokens: t.Tokens, Prompt: -1, Skip: t.SkipReason,
 		}
 		switch {
@@ -125,35 +117,10 @@ func (v *view) buildTable(maxTokens int) tableData {
 			r.Entropy = math.Round(t.AnswerEntropyMean*1000) / 1000
 		}
 		parts := splitResponse(t)
-		tr := v.run.Traces[t.ItemID]
-		if tr == nil {
+		if tr := v.run.Traces[t.ItemID]; tr == nil {
 			r.Question = t.Question
 		} else {
-			rest := strings.TrimPrefix(tr.Prompt, d.Prefix)
-			i, ok := promptIdx[rest]
-			if !ok {
-				i = len(d.Prompts)
-				promptIdx[rest] = i
-				d.Prompts = append(d.Prompts, rest)
-			}
-			r.Prompt = i
-			if len(tr.Tokens) > 0 && len(tr.Tokens) <= budget {
-				budget -= len(tr.Tokens)
-				r.Pieces = make([]string, len(tr.Tokens))
-				r.Centibit = make([]int, len(tr.Tokens))
-				for j, tok := range tr.Tokens {
-					r.Pieces[j] = tok.Piece
-					r.Centibit[j] = int(math.Round(tok.EntropyBits * 100))
-				}
-				if !t.Skipped() {
-					if from, to, ok := answerSpan(t, tr.Tokens); ok && t.Rule != answer.RuleNone {
-						r.Answer = [2]int{from, to}
-					}
-				}
-			} else if len(tr.Tokens) > 0 {
-				budget = 0
-				d.Capped++
-			}
+			d.addTrace(&r, t, tr, promptIdx, &budget)
 		}
 		if r.Pieces != nil && joinsTo(r.Pieces, t.Response) {
 			a := utf16Len(parts[0])
@@ -164,6 +131,49 @@ func (v *view) buildTable(maxTokens int) tableData {
 		d.Rows = append(d.Rows, r)
 	}
 	return d
+}
+
+// indexOf is the index of s in *xs, appended when missing.
+func indexOf(xs *[]string, s string) int {
+	i := slices.Index(*xs, s)
+	if i < 0 {
+		*xs = append(*xs, s)
+		i = len(*xs) - 1
+	}
+	return i
+}
+
+// addTrace fills row r of trial t from its trace: the index of its prompt's
+// remainder after d.Prefix (added to d.Prompts when new, found by
+// promptIdx) and, while the token budget lasts, its tokens with their
+// entropies and the answer's tokens; a row beyond the budget is counted in
+// d.Capped and the budget ends.
+func (d *tableData) addTrace(r *tableRow, t *results.Trial, tr *Trace, promptIdx map[string]int, budget *int) {
+	rest := strings.TrimPrefix(tr.Prompt, d.Prefix)
+	i, ok := promptIdx[rest]
+	if !ok {
+		i = len(d.Prompts)
+		promptIdx[rest] = i
+		d.Prompts = append(d.Prompts, rest)
+	}
+	r.Prompt = i
+	if len(tr.Tokens) > 0 && len(tr.Tokens) <= *budget {
+		*budget -= len(tr.Tokens)
+		r.Pieces = make([]string, len(tr.Tokens))
+		r.Centibit = make([]int, len(tr.Tokens))
+		for j, tok := range tr.Tokens {
+			r.Pieces[j] = tok.Piece
+			r.Centibit[j] = int(math.Round(tok.EntropyBits * 100))
+		}
+		if !t.Skipped() {
+			if from, to, ok := answerSpan(t, tr.Tokens); ok && t.Rule != answer.RuleNone {
+				r.Answer = [2]int{from, to}
+			}
+		}
+	} else if len(tr.Tokens) > 0 {
+		*budget = 0
+		d.Capped++
+	}
 }
 
 // joinsTo reports whether pieces, each valid UTF-8 (so that JSON carries it

@@ -106,38 +106,48 @@ func calculatorSummary(trials []results.Trial, s *Summary) *CalculatorSummary {
 				r = &CalcVariantSummary{Variant: v}
 				rows[base][v] = r
 			}
-			r.Items++
-			r.Calls += t.CalcCalls
-			if t.CalcCalls > 0 {
-				r.ItemsWithCalls++
-			}
-			switch {
-			case n.Correct:
-				r.NoneCorrect++
-			case t.Correct:
-				r.Fixed++
-			}
-			if t.Correct {
-				r.CalcCorrect++
-			} else if n.Correct {
-				r.Broken++
-			}
+			countCalcPair(r, t, n)
 		}
 	}
 	for i, base := range order {
 		for _, v := range append(slices.Clone(s.Variants), "all") {
-			r := rows[base][v]
-			if r == nil {
-				continue
+			if r := rows[base][v]; r != nil {
+				out.Models[i].Variants = append(out.Models[i].Variants, finishCalcRow(*r))
 			}
-			if wrong := r.Items - r.NoneCorrect; wrong > 0 {
-				r.FixedShare = float64(r.Fixed) / float64(wrong)
-			}
-			r.CallsPerItem = float64(r.Calls) / float64(r.Items)
-			out.Models[i].Variants = append(out.Models[i].Variants, *r)
 		}
 	}
 	return out
+}
+
+// countCalcPair adds to r one item run with the calculator (t) and without
+// it (n): its calls and whether each answer is correct.
+func countCalcPair(r *CalcVariantSummary, t, n *results.Trial) {
+	r.Items++
+	r.Calls += t.CalcCalls
+	if t.CalcCalls > 0 {
+		r.ItemsWithCalls++
+	}
+	switch {
+	case n.Correct:
+		r.NoneCorrect++
+	case t.Correct:
+		r.Fixed++
+	}
+	if t.Correct {
+		r.CalcCorrect++
+	} else if n.Correct {
+		r.Broken++
+	}
+}
+
+// finishCalcRow returns r with its shares computed: the share of the items
+// wrong without the calculator that it fixed, and the calls per item.
+func finishCalcRow(r CalcVariantSummary) CalcVariantSummary {
+	if wrong := r.Items - r.NoneCorrect; wrong > 0 {
+		r.FixedShare = float64(r.Fixed) / float64(wrong)
+	}
+	r.CallsPerItem = float64(r.Calls) / float64(r.Items)
+	return r
 }
 
 // summaryModelPath is the path (or name) modelKey uses for a summarised model.

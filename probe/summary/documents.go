@@ -97,16 +97,10 @@ func documentsSummary(trials []results.Trial, s *Summary) *DocumentSummary {
 		return nil
 	}
 	p := s.Params
-	G := len(s.Templates)
-	tIdx := map[string]int{}
+	d := &docSummarizer{trials: trials, G: len(s.Templates), tIdx: map[string]int{}, base: map[docKey]*results.Trial{}}
 	for i, t := range s.Templates {
-		tIdx[t] = i
+		d.tIdx[t] = i
 	}
-	type key struct {
-		model, item string
-		inst        int
-	}
-	base := map[key]*results.Trial{}
 	items := map[string]bool{}
 	for i := range trials {
 		t := &trials[i]
@@ -115,101 +109,140 @@ func documentsSummary(trials []results.Trial, s *Summary) *DocumentSummary {
 		}
 		items[t.TemplateID] = true
 		if t.Variant == BaseVariant {
-			base[key{modelKey(t), t.TemplateID, t.Instance}] = t
+			d.base[docKey{modelKey(t), t.TemplateID, t.Instance}] = t
 		}
 	}
 	ds := &DocumentSummary{Items: len(items), ChangedRule: ChangedRule}
-	es := &estimates{p: &p}
+	d.es = &estimates{p: &p}
 	for mi := range s.Models {
-		m := &s.Models[mi]
-		dm := DocumentModel{Label: m.Label}
-		type group struct {
-			r        stats.Ratio
-			ch       *AnswerChangeRate
-			variants []string
-		}
-		groups := map[string]*group{}
-		for _, v := range s.Variants {
-			dv := DocumentVariant{Variant: v, ScoreRules: map[string]int{}}
-			var f1 float64
-			for i := range trials {
-				t := &trials[i]
-				if t.Skipped() || t.Variant != v || modelKey(t) != modelSummaryKey(m) {
-					continue
-				}
-				dv.Scored++
-				if t.Correct {
-					dv.Correct++
-				}
-				if t.NotStated {
-					dv.NotStated++
-				}
-				f1 += t.F1
-				dv.ScoreRules[t.ScoreRule]++
-				g := docGroup(v)
-				b := base[key{modelKey(t), t.TemplateID, t.Instance}]
-				if g == "" || b == nil {
-					continue
-				}
-				gr := groups[g]
-				if gr == nil {
-					gr = &group{r: stats.NewRatio(G), ch: &AnswerChangeRate{Group: g}}
-					groups[g] = gr
-				}
-				if !slices.Contains(gr.ch.Variants, v) {
-					gr.ch.Variants = append(gr.ch.Variants, v)
-				}
-				changed := answerKey(b) != answerKey(t)
-				y := 0.0
-				if changed {
-					y = 1
-					gr.ch.Changed++
-				}
-				gr.ch.Pairs++
-				gr.r.Add(tIdx[t.TemplateID], y)
-				if b.Correct && !t.Correct {
-					gr.ch.RightToWrong++
-				}
-				if !b.Correct && t.Correct {
-					gr.ch.WrongToRight++
-				}
-			}
-			if dv.Scored == 0 {
-				continue
-			}
-			dv.MeanF1 = f1 / float64(dv.Scored)
-			dm.Variants = append(dm.Variants, dv)
-		}
-		for _, g := range docGroups {
-			gr := groups[g]
-			if gr == nil {
-				continue
-			}
-			n := float64(gr.ch.Pairs)
-			var w *Interval
-			if lo, hi, ok := stats.Wilson(float64(gr.ch.Changed), n, p.Confidence); ok {
-				w = &Interval{Lo: 100 * lo, Hi: 100 * hi, Method: MethodWilson}
-			}
-			influence, ok := gr.r.Influence()
-			if !ok {
-				influence = stats.Influence{E: make([]float64, G), Present: make([]bool, G)}
-			} else {
-				influence = influence.Combine(100, influence, 0)
-			}
-			r := gr.r
-			gr.ch.ChangedPct = es.add(100*float64(gr.ch.Changed)/n, influence, func(idx []int) (float64, bool) {
-				v, ok := r.At(idx)
-				return 100 * v, ok
-			}, 0, 100, w)
-			gr.ch.ChangedPct.Wilson = w
-			dm.Changes = append(dm.Changes, *gr.ch)
-		}
-		ds.Models = append(ds.Models, dm)
+		ds.Models = append(ds.Models, d.model(&s.Models[mi], s.Variants))
 	}
 	// Changes hold copies of the rates, which share their ChangedPct
 	// pointers with es: finishing es fills them.
-	es.finish(G)
+	d.es.finish(d.G)
 	return ds
+}
+
+// docKey identifies a base trial: the model, the item and the instance.
+type docKey struct {
+	model, item string
+	inst        int
+}
+
+// docSummarizer is the state documentsSummary's steps share: the trials,
+// the templates' indices (G of them), each base trial by docKey, and the
+// estimates registered.
+type docSummarizer struct {
+	trials []results.Trial
+	G      int
+	tIdx   map[string]int
+	base   map[docKey]*results.Trial
+	es     *estimates
+}
+
+// docChangeGroup gathers one group of variants' answer changes against
+// base: the per-template ratio of changed answers and the counts.
+type docChangeGroup struct {
+	r  stats.Ratio
+	ch *AnswerChangeRate
+}
+
+// model is one model's document section: its scores per variant and its
+// answer-change rates per group of variants.
+func (d *docSummarizer) model(m *ModelSummary, variants []string) DocumentModel {
+	dm := DocumentModel{Label: m.Label}
+	groups := map[string]*docChangeGroup{}
+	for _, v := range variants {
+		if dv, ok := d.variant(m, v, groups); ok {
+			dm.Variants = append(dm.Variants, dv)
+		}
+	}
+	for _, g := range docGroups {
+		gr := groups[g]
+		if gr == nil {
+			continue
+		}
+		dm.Changes = append(dm.Changes, d.changes(gr))
+	}
+	return dm
+}
+
+// variant scores model m's trials of variant v and adds each one's change
+// against its base trial to its group in groups; false when none is scored.
+func (d *docSummarizer) variant(m *ModelSummary, v string, groups map[string]*docChangeGroup) (DocumentVariant, bool) {
+	dv := DocumentVariant{Variant: v, ScoreRules: map[string]int{}}
+	var f1 float64
+	for i := range d.trials {
+		t := &d.trials[i]
+		if t.Skipped() || t.Variant != v || modelKey(t) != modelSummaryKey(m) {
+			continue
+		}
+		dv.Scored++
+		if t.Correct {
+			dv.Correct++
+		}
+		if t.NotStated {
+			dv.NotStated++
+		}
+		f1 += t.F1
+		dv.ScoreRules[t.ScoreRule]++
+		g := docGroup(v)
+		b := d.base[docKey{modelKey(t), t.TemplateID, t.Instance}]
+		if g == "" || b == nil {
+			continue
+		}
+		gr := groups[g]
+		if gr == nil {
+			gr = &docChangeGroup{r: stats.NewRatio(d.G), ch: &AnswerChangeRate{Group: g}}
+			groups[g] = gr
+		}
+		if !slices.Contains(gr.ch.Variants, v) {
+			gr.ch.Variants = append(gr.ch.Variants, v)
+		}
+		changed := answerKey(b) != answerKey(t)
+		y := 0.0
+		if changed {
+			y = 1
+			gr.ch.Changed++
+		}
+		gr.ch.Pairs++
+		gr.r.Add(d.tIdx[t.TemplateID], y)
+		if b.Correct && !t.Correct {
+			gr.ch.RightToWrong++
+		}
+		if !b.Correct && t.Correct {
+			gr.ch.WrongToRight++
+		}
+	}
+	if dv.Scored == 0 {
+		return dv, false
+	}
+	dv.MeanF1 = f1 / float64(dv.Scored)
+	return dv, true
+}
+
+// changes registers a group's rate of changed answers (percent, with its
+// Wilson interval) in the estimates and returns the group's rate.
+func (d *docSummarizer) changes(gr *docChangeGroup) AnswerChangeRate {
+	G, p := d.G, d.es.p
+	n := float64(gr.ch.Pairs)
+	var w *Interval
+	if lo, hi, ok := stats.Wilson(float64(gr.ch.Changed), n, p.Confidence); ok {
+		w = &Interval{Lo: 100 * lo, Hi: 100 * hi, Method: MethodWilson}
+	}
+	influence, ok := gr.r.Influence()
+	if !ok {
+		influence = stats.Influence{E: make([]float64, G), Present: make([]bool, G)}
+	} else {
+		influence = influence.Combine(100, influence, 0)
+	}
+	r := gr.r
+	gr.ch.ChangedPct = d.es.add(100*float64(gr.ch.Changed)/n, influence, func(idx []int) (float64, bool) {
+		v, ok := r.At(idx)
+		return 100 * v, ok
+	}, 0, 100, w)
+	gr.ch.ChangedPct.Wilson = w
+	return *gr.ch
 }
 
 // modelSummaryKey is modelKey for a ModelSummary.
