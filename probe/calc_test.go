@@ -110,7 +110,7 @@ func TestConditionsConfig(t *testing.T) {
 	if id := results.ConditionItemID("m0/t/base/0", results.ConditionCalculator); id != "m0/t/base/0#calculator" || results.ItemCondition(id) != results.ConditionCalculator || results.ItemCondition("m0/t/base/0") != results.ConditionNone {
 		t.Fatalf("item id %q", id)
 	}
-	if _, inst, err := splitItemID("m0/t/base/0#calculator", 1); err != nil || inst != "t/base/0" {
+	if _, inst, err := SplitItemID("m0/t/base/0#calculator", 1); err != nil || inst != "t/base/0" {
 		t.Fatalf("splitItemID: %q %v", inst, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -90,9 +91,9 @@ func Describe(xs []float64) Distribution {
 	if n > 1 {
 		d.SE = math.Sqrt(ss/float64(n-1)) / math.Sqrt(float64(n))
 	}
-	d.P999, d.P99, d.P95, d.P90 = quantile7(s, 0.999), quantile7(s, 0.99), quantile7(s, 0.95), quantile7(s, 0.90)
-	d.Median = quantile7(s, 0.5)
-	d.P10, d.P5, d.P1, d.P01 = quantile7(s, 0.10), quantile7(s, 0.05), quantile7(s, 0.01), quantile7(s, 0.001)
+	d.P999, d.P99, d.P95, d.P90 = stats.Quantile7(s, 0.999), stats.Quantile7(s, 0.99), stats.Quantile7(s, 0.95), stats.Quantile7(s, 0.90)
+	d.Median = stats.Quantile7(s, 0.5)
+	d.P10, d.P5, d.P1, d.P01 = stats.Quantile7(s, 0.10), stats.Quantile7(s, 0.05), stats.Quantile7(s, 0.01), stats.Quantile7(s, 0.001)
 	return d
 }
 
@@ -384,7 +385,7 @@ func (c *comparer) readItems(traces []Trace) error {
 		c.prompts[i] = map[string][]llm.Token{}
 	}
 	for ln, t := range traces {
-		mi, inst, err := splitItemID(t.ItemID, len(man.Models))
+		mi, inst, err := SplitItemID(t.ItemID, len(man.Models))
 		if err != nil {
 			return fmt.Errorf("%s:%d: %w", filepath.Join(c.dir, FileTraces), ln+1, err)
 		}
@@ -611,7 +612,7 @@ func WriteCompareFiles(dir string, c *Comparison) error {
 	if err := WriteFileAtomic(filepath.Join(dir, FileCompareCSV), b.Bytes()); err != nil {
 		return err
 	}
-	return writeJSONAtomic(filepath.Join(dir, FileCompareJSON), c)
+	return WriteJSONAtomic(filepath.Join(dir, FileCompareJSON), c)
 }
 
 // WriteCompareCSV writes one row per model: identity, bits per weight,

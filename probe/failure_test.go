@@ -76,7 +76,7 @@ func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
 		t.Fatalf("complete run: status %q, %v", sum.RunStatus, err)
 	}
 	man.Status = "interrupted"
-	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	if sum, err = Recompute(dir); err != nil {

@@ -36,7 +36,9 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-func writeJSONAtomic(path string, v any) error {
+// WriteJSONAtomic writes v as indented JSON (with a final newline) to path
+// atomically (WriteFileAtomic); errors name the path.
+func WriteJSONAtomic(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -379,7 +379,7 @@ func (mg *merger) write() (*MergeResult, error) {
 			return nil, err
 		}
 	}
-	if err := writeJSONAtomic(filepath.Join(stage, FileManifest), man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(stage, FileManifest), man); err != nil {
 		return nil, err
 	}
 	sum, err := WriteSummary(stage)

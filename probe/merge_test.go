@@ -124,7 +124,7 @@ func editManifest(t *testing.T, dir string, edit func(m *Manifest)) {
 		t.Fatal(err)
 	}
 	edit(m)
-	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), m); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), m); err != nil {
 		t.Fatal(err)
 	}
 }

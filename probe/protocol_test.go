@@ -28,7 +28,7 @@ func TestProtocolFreezeApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "protocol.json")
-	if err := writeJSONAtomic(path, p); err != nil {
+	if err := WriteJSONAtomic(path, p); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadProtocol(path)

@@ -20,6 +20,7 @@ import (
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
@@ -383,7 +384,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error)
 		}
 		man.FailReason = err.Error()
 		man.Finished = time.Now().UTC().Format(time.RFC3339)
-		if werr := writeJSONAtomic(filepath.Join(man.Config.OutDir, FileManifest), man); werr != nil {
+		if werr := WriteJSONAtomic(filepath.Join(man.Config.OutDir, FileManifest), man); werr != nil {
 			return nil, fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
 		}
 	}
@@ -430,7 +431,7 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 	if err := WriteFileAtomic(filepath.Join(r.out, FileSet), r.setJSONL); err != nil {
 		return nil, err
 	}
-	if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), r.man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), r.man); err != nil {
 		return nil, err
 	}
 	*manOut = r.man
@@ -684,7 +685,7 @@ func (r *runner) runModels() error {
 		man.Models[mi].Metadata = &md
 		man.Models[mi].Backend = llm.BackendSummary(cfg.Params.GPULayers)
 		man.Devices = llm.Devices()
-		if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
+		if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
 			m.Close()
 			return err
 		}
@@ -717,7 +718,7 @@ func (r *runner) fail(err error) error {
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
 	man.GenerationSeconds += r.genSec
 	man.WallSeconds += time.Since(r.start).Seconds()
-	if werr := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); werr != nil {
+	if werr := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); werr != nil {
 		return fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
 	}
 	return err
@@ -736,7 +737,7 @@ func (r *runner) complete() (*summary.Summary, error) {
 	}
 	man.GenerationSeconds += r.genSec
 	man.WallSeconds += time.Since(r.start).Seconds()
-	if err := writeJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
 		return nil, err
 	}
 	sum, err := WriteSummary(r.out)
@@ -1081,22 +1082,7 @@ func entropyStats(h []float64) (mean, p95, medianBranching float64) {
 	for _, v := range s {
 		sum += v
 	}
-	return sum / float64(len(s)), quantile7(s, 0.95), math.Exp2(quantile7(s, 0.5))
-}
-
-// quantile7 is the q-quantile of sorted data by linear interpolation
-// (Hyndman & Fan 1996, definition 7; R's default).
-func quantile7(sorted []float64, q float64) float64 {
-	n := len(sorted)
-	if n == 1 {
-		return sorted[0]
-	}
-	h := q * float64(n-1)
-	lo := int(math.Floor(h))
-	if lo >= n-1 {
-		return sorted[n-1]
-	}
-	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
 }
 
 // Trace is one line of traces.jsonl: the exact rendered prompt, its token

@@ -21,7 +21,7 @@ func WriteSummary(dir string) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
 		return nil, err
 	}
 	return sum, nil

@@ -295,7 +295,7 @@ func batchGroups(traces []Trace, nModels int, questions map[string]string) ([]tr
 	var out []traceGroup
 	for i := 0; i < len(traces); {
 		t := traces[i]
-		mi, inst, err := splitItemID(t.ItemID, nModels)
+		mi, inst, err := SplitItemID(t.ItemID, nModels)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
@@ -314,7 +314,7 @@ func batchGroups(traces []Trace, nModels int, questions map[string]string) ([]tr
 		g := traceGroup{model: mi}
 		for j := i; j < i+k; j++ {
 			u := traces[j]
-			mj, inst, err := splitItemID(u.ItemID, nModels)
+			mj, inst, err := SplitItemID(u.ItemID, nModels)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", j+1, err)
 			}
@@ -335,8 +335,9 @@ func batchGroups(traces []Trace, nModels int, questions map[string]string) ([]tr
 	return out, nil
 }
 
-// splitItemID splits "m<index>/<instance id>" (see itemID).
-func splitItemID(id string, nModels int) (int, string, error) {
+// SplitItemID splits an item ID "m<index>/<instance id>" (see itemID) into
+// the model index and the instance ID; errors say what is wrong with it.
+func SplitItemID(id string, nModels int) (int, string, error) {
 	head, inst, ok := strings.Cut(id, "/")
 	if !ok || !strings.HasPrefix(head, "m") {
 		return 0, "", fmt.Errorf("item id %q is not of the form m<model>/<instance>", id)
@@ -356,7 +357,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 	promptDiv := make([]*Divergence, len(g.traces))
 	var stop []string
 	for i, t := range g.traces {
-		_, inst, _ := splitItemID(t.ItemID, math.MaxInt)
+		_, inst, _ := SplitItemID(t.ItemID, math.MaxInt)
 		r, err := renderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID))
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)

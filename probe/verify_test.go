@@ -112,7 +112,7 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 		t.Fatal(err)
 	}
 	man.BuildFlags = "CGO_CFLAGS=-O0"
-	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Verify(context.Background(), dir, VerifyOptions{})
@@ -130,7 +130,7 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 
 	// A decode procedure this binary does not know is refused, even forced.
 	man.Config.Decode = "bogus/9"
-	if err := writeJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Verify(context.Background(), dir, VerifyOptions{Force: true})

@@ -68,3 +68,20 @@ func EmpiricalQuantile(sorted []float64, p float64) float64 {
 	i := int(math.Ceil(k))
 	return sorted[min(max(i, 1), len(sorted))-1]
 }
+
+// Quantile7 is the q-quantile of sorted data by linear interpolation
+// between order statistics (Hyndman & Fan 1996, "Sample quantiles in
+// statistical packages", definition 7; R's default): with h = q·(n − 1),
+// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]). sorted must be non-empty.
+func Quantile7(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 1 {
+		return sorted[0]
+	}
+	h := q * float64(n-1)
+	lo := int(math.Floor(h))
+	if lo >= n-1 {
+		return sorted[n-1]
+	}
+	return sorted[lo] + (h-float64(lo))*(sorted[lo+1]-sorted[lo])
+}
