@@ -4,8 +4,9 @@
 // scores them (package answer, package docqa), and keeps the run directory
 // true: manifest.json, results.csv and traces.jsonl written as it goes,
 // resume after an interruption, shards and their merge, verify (replaying a
-// run bit for bit), the quantization comparison (Compare), the throughput
-// benchmark (Bench) and `fragility plan` (PlanRun, Plan). At the end of a
+// run bit for bit), the throughput benchmark (Bench), `fragility plan`
+// (PlanRun, Plan) and the frozen protocol (Protocol). The quantization
+// comparison is package probe/compare. At the end of a
 // run it computes summary.json with package summary (WriteSummary,
 // Recompute).
 //

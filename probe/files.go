@@ -77,6 +77,14 @@ func checkWritable(dir string) error {
 	return nil
 }
 
+// Files a quantization comparison (package compare) writes into the run
+// directory.
+const (
+	FileCompareCSV  = "compare.csv"
+	FileCompareMD   = "compare.md"
+	FileCompareJSON = "compare.json"
+)
+
 // RunFiles names every file a run, a merge, a compare or a report writes in
 // a run directory: what --force removes, and only that ("report.html" is
 // probe/report's FileHTML).

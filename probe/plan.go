@@ -13,15 +13,6 @@ import (
 // DefaultMaxTemplates is the largest number of templates a plan searches.
 const DefaultMaxTemplates = 100000
 
-// OptionError is an error of PlanRun, MakePlan or PlanShards caused by an
-// option out of range (a flag of `fragility plan`: wrong usage), not by the
-// input files.
-type OptionError struct{ Msg string }
-
-func (e OptionError) Error() string { return e.Msg }
-
-func optionErrorf(format string, args ...any) error { return OptionError{fmt.Sprintf(format, args...)} }
-
 // RunPlanOptions are the inputs of PlanRun besides the run's Config.
 type RunPlanOptions struct {
 	// Sizing sizes the run and its shards (see PlanShards).
@@ -420,4 +411,15 @@ func PooledComponents(s *summary.Summary) (between, within float64, n int, ok bo
 		return 0, 0, 0, false
 	}
 	return between / float64(n), within / float64(n), n, true
+}
+
+// DrawnDesign reports whether the run pairs some variant with a drawn
+// reference (Reference ReferenceDrawn and a variant of
+// templates.DrawnReferenceVariants): its variance components are then the
+// drawn design's (summary.PlanningComponents).
+func (c Config) DrawnDesign() bool {
+	if c.Items != "" || c.Reference != templates.ReferenceDrawn {
+		return false
+	}
+	return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return slices.Contains(templates.DrawnReferenceVariants, v) })
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -295,4 +296,54 @@ func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, 
 	}
 	(*k)[cond] = p
 	return p, nil
+}
+
+// renderCondition renders one problem's prompt as RenderItem does, with
+// the calculator note after the instruction under the calculator
+// condition (in the last user turn for the fragility preset).
+func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rendered, error) {
+	if cond != results.ConditionCalculator {
+		return RenderItem(m, cfg, question)
+	}
+	note := CalcNote(max(cfg.CalcCalls, 1))
+	preset, err := ParsePrompt(cfg.Prompt)
+	if err != nil {
+		return llm.Rendered{}, err
+	}
+	switch preset {
+	case PromptGSMSymbolic:
+		if cfg.Shots < 0 || cfg.Shots > len(GSMSymbolicExemplars) {
+			return llm.Rendered{}, fmt.Errorf("shots must be between 0 and %d, got %d", len(GSMSymbolicExemplars), cfg.Shots)
+		}
+		var b strings.Builder
+		b.WriteString(GSMSymbolicInstruction + " " + note + "\n\n")
+		for _, ex := range GSMSymbolicExemplars[:cfg.Shots] {
+			fmt.Fprintf(&b, "Q: %s\nA: %s\n\n", ex.Question, CalcSolution(ex.Solution))
+		}
+		fmt.Fprintf(&b, "Q: %s\nA: Let's think step by step.", question)
+		text := b.String()
+		if cfg.ChatTemplate == "" {
+			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
+		}
+		r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
+		if err != nil {
+			return r, err
+		}
+		r.Stop = append(r.Stop, GSMSymbolicStop...)
+		return r, nil
+	case PromptFragility:
+		msgs, err := Messages(question, cfg.Shots)
+		if err != nil {
+			return llm.Rendered{}, err
+		}
+		for i := range msgs {
+			if msgs[i].Role == "assistant" {
+				msgs[i].Content = CalcSolution(msgs[i].Content)
+			}
+		}
+		last := &msgs[len(msgs)-1]
+		last.Content = strings.Replace(last.Content, Instruction, Instruction+" "+note, 1)
+		return m.RenderChatWith(msgs, cfg.ChatTemplate)
+	}
+	return llm.Rendered{}, fmt.Errorf("the calculator condition has no prompt for --prompt %s", preset)
 }

@@ -3,24 +3,20 @@ package probe
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
-	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
@@ -172,34 +168,11 @@ func CheckNBatch(nbatch, batch int) error {
 	return nil
 }
 
-// itemID is the unique ID of an instance run on the model with index mi.
-func itemID(mi int, inst *templates.Instance) string {
-	return fmt.Sprintf("m%d/%s", mi, inst.ID)
-}
-
-// Order returns the run order of n items: a permutation drawn from a PCG
-// generator seeded with (seed, "order") (math/rand/v2 Perm). Every model runs
-// its items in this same order.
-func Order(n int, seed int64) []int {
-	return rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(n)
-}
-
 // MaxBatch is the largest number of sequences decoded together.
 const MaxBatch = 64
 
 // MinContext is the smallest context, in tokens, a run accepts.
 const MinContext = 64
-
-// DrawnDesign reports whether the run pairs some variant with a drawn
-// reference (Reference ReferenceDrawn and a variant of
-// templates.DrawnReferenceVariants): its variance components are then the
-// drawn design's (summary.PlanningComponents).
-func (c Config) DrawnDesign() bool {
-	if c.Items != "" || c.Reference != templates.ReferenceDrawn {
-		return false
-	}
-	return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return slices.Contains(templates.DrawnReferenceVariants, v) })
-}
 
 // Validate checks a Config before anything is loaded. An option out of
 // range is an OptionError (wrong usage); a bad model file is an error naming
@@ -1068,38 +1041,6 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	finishTrial(t, g, ex, cond, calls)
 }
 
-// entropyStats returns the mean and 95th percentile of per-token entropies
-// (bits) and the median branching factor 2^H; zeros for no tokens. Quantiles
-// use linear interpolation between order statistics (Hyndman & Fan 1996,
-// definition 7).
-func entropyStats(h []float64) (mean, p95, medianBranching float64) {
-	if len(h) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), h...)
-	sort.Float64s(s)
-	var sum float64
-	for _, v := range s {
-		sum += v
-	}
-	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
-}
-
-// Trace is one line of traces.jsonl: the exact rendered prompt, its token
-// ids, and every generated token with its entropy (bits) and natural
-// log-probability. Floats are written in shortest round-trip form, so
-// `fragility verify` can compare them bit for bit.
-type Trace struct {
-	ItemID         string       `json:"item_id"`
-	Prompt         string       `json:"prompt"`
-	PromptTokenIDs []llm.Token  `json:"prompt_token_ids"`
-	BatchSize      int          `json:"batch_size,omitempty"` // sequences decoded together with this item
-	StopReason     string       `json:"stop_reason,omitempty"`
-	SkipReason     string       `json:"skip_reason,omitempty"`
-	Tokens         []TraceToken `json:"tokens"`
-	CalcCalls      []CalcCall   `json:"calc_calls,omitempty"` // calculator calls, in order (condition calculator)
-}
-
 // TraceToken is one generated token in a Trace.
 type TraceToken struct {
 	ID          llm.Token `json:"id"`
@@ -1117,33 +1058,6 @@ func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, ba
 	return tr
 }
 
-// generateSet loads the templates of cfg and generates its item set, as
-// Run does. A folder may hold templates that are refused or cannot be drawn
-// (a downloaded GSM-Symbolic folder): they are left out, each with a
-// one-line reason, and listed in set.Skipped (then in the set file and the
-// manifest).
-func generateSet(cfg Config) (*templates.Set, error) {
-	if cfg.Items != "" {
-		items, err := docqa.Load(cfg.Items)
-		if err != nil {
-			return nil, err
-		}
-		return docqa.Generate(items, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
-	}
-	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
-	if err != nil {
-		return nil, err
-	}
-	st, statErr := os.Stat(cfg.Templates)
-	folder := statErr == nil && st.IsDir()
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference, Split: cfg.Split})
-	if err != nil {
-		return nil, err
-	}
-	set.Skipped = append(skipped, set.Skipped...)
-	return set, nil
-}
-
 // setBytes returns set.jsonl's content for set.
 func setBytes(set *templates.Set) ([]byte, error) {
 	var b bytes.Buffer
@@ -1151,25 +1065,4 @@ func setBytes(set *templates.Set) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// ReadTraces reads traces.jsonl of a run directory.
-func ReadTraces(dir string) ([]Trace, error) {
-	path := filepath.Join(dir, FileTraces)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []Trace
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var t Trace
-		if err := json.Unmarshal([]byte(line), &t); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
-		}
-		out = append(out, t)
-	}
-	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -165,7 +166,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 // and prints compare.md, or the comparison as JSON. The run command can call
 // it after a run of several files of one model family.
 func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) error {
-	opt := probe.CompareOptions{Reference: reference, Log: os.Stderr}
+	opt := compare.CompareOptions{Reference: reference, Log: os.Stderr}
 	if !quiet {
 		opt.Progress = func(done, total int) {
 			fmt.Fprintf(os.Stderr, "\rcompare: %d/%d items scored against the reference", done, total)
@@ -174,7 +175,7 @@ func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) 
 			}
 		}
 	}
-	cmp, err := probe.Compare(ctx, dir, opt)
+	cmp, err := compare.Compare(ctx, dir, opt)
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
 			fmt.Fprintln(os.Stderr, "\nfragility: compare interrupted")

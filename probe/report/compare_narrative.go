@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/compare"
 )
 
 // CompareNarrative renders c as a Markdown section: how the reference was
 // chosen and what was measured, the agreement table, the KL percentiles,
 // and accuracy with drops side by side. It uses nothing but c.
-func CompareNarrative(c *probe.Comparison) string {
+func CompareNarrative(c *compare.Comparison) string {
 	var b strings.Builder
 	r := c.Models[c.Reference]
 	b.WriteString("## Quantization comparison\n\n")
@@ -65,7 +65,7 @@ func CompareNarrative(c *probe.Comparison) string {
 		}
 		fmt.Fprintf(&b, "| %s |", name)
 		for _, v := range c.Variants {
-			va := probe.FindAccuracy(m.Accuracy, v)
+			va := compare.FindAccuracy(m.Accuracy, v)
 			cell := "n/a"
 			if va.Pct != nil {
 				cell = fmt.Sprintf("%s (%s/%d)", fnum(*va.Pct, 1), countNum(va.K), va.N)

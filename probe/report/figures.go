@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 	"gonum.org/v1/plot"
@@ -925,7 +925,7 @@ func cmpOr(s, alt string) string {
 func (v *view) compareFigure() (Figure, error) {
 	c := v.run.Compare
 	f := Figure{ID: "fig-compare", Title: "Quantizations: KL divergence and accuracy drop"}
-	var others []probe.ModelComparison
+	var others []compare.ModelComparison
 	var ref string
 	for _, m := range c.Models {
 		if m.Reference {
@@ -958,7 +958,7 @@ func (v *view) compareFigure() (Figure, error) {
 
 // comparisonName is how the comparison figure names a file: its
 // quantization type, or its label when unknown.
-func comparisonName(m probe.ModelComparison) string {
+func comparisonName(m compare.ModelComparison) string {
 	if m.Quantization != "" {
 		return m.Quantization
 	}
@@ -967,7 +967,7 @@ func comparisonName(m probe.ModelComparison) string {
 
 // klPanel is the comparison figure's left panel: each file's mean and 99th
 // percentile KL divergence from the reference, as bars.
-func klPanel(others []probe.ModelComparison, l *plot.Legend) (*plot.Plot, error) {
+func klPanel(others []compare.ModelComparison, l *plot.Legend) (*plot.Plot, error) {
 	kl := newPanel("KL(reference ‖ file), nats per token", "file", "nats")
 	names := make([]string, len(others))
 	means, p99s := make(plotter.Values, len(others)), make(plotter.Values, len(others))
@@ -1000,7 +1000,7 @@ func klPanel(others []probe.ModelComparison, l *plot.Legend) (*plot.Plot, error)
 // comparisonDropPanel is the comparison figure's right panel: each file's
 // drop against base per variant, with the summary's intervals where it has
 // them (returned as drops) and compare.json's point estimates otherwise.
-func (v *view) comparisonDropPanel(all []probe.ModelComparison, l *plot.Legend) (*plot.Plot, []interval, error) {
+func (v *view) comparisonDropPanel(all []compare.ModelComparison, l *plot.Legend) (*plot.Plot, []interval, error) {
 	dp := newPanel("drop against base, pp", "file", "drop, pp")
 	fn := make([]string, len(all))
 	for i, m := range all {

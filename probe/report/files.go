@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -35,6 +36,6 @@ func Rewrite(dir string) (*summary.Summary, error) {
 
 // WriteCompareNarrative writes compare.md of the run directory dir from c
 // (CompareNarrative), atomically.
-func WriteCompareNarrative(dir string, c *probe.Comparison) error {
+func WriteCompareNarrative(dir string, c *compare.Comparison) error {
 	return probe.WriteFileAtomic(filepath.Join(dir, probe.FileCompareMD), []byte(CompareNarrative(c)))
 }

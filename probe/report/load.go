@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 )
@@ -22,12 +23,12 @@ const FileHTML = "report.html"
 // `fragility compare`; nothing is recomputed.
 type Run struct {
 	Dir       string
-	Manifest  *probe.Manifest   // manifest.json; nil when the file is absent
-	Trials    []results.Trial   // results.csv, in file order
-	Summary   *summary.Summary  // summary.json
-	Narrative string            // narrative.md (Markdown); "" when absent
-	Traces    map[string]*Trace // traces.jsonl by item ID; nil when the file is absent
-	Compare   *probe.Comparison // compare.json; nil when absent
+	Manifest  *probe.Manifest     // manifest.json; nil when the file is absent
+	Trials    []results.Trial     // results.csv, in file order
+	Summary   *summary.Summary    // summary.json
+	Narrative string              // narrative.md (Markdown); "" when absent
+	Traces    map[string]*Trace   // traces.jsonl by item ID; nil when the file is absent
+	Compare   *compare.Comparison // compare.json; nil when absent
 }
 
 // Trace is the part of one traces.jsonl line the report shows: the rendered
@@ -92,7 +93,7 @@ func Load(dir string) (*Run, error) {
 	}
 	cmpPath := filepath.Join(dir, probe.FileCompareJSON)
 	if data, err := os.ReadFile(cmpPath); err == nil {
-		r.Compare = new(probe.Comparison)
+		r.Compare = new(compare.Comparison)
 		if err := json.Unmarshal(data, r.Compare); err != nil {
 			return nil, fmt.Errorf("%s: %w", cmpPath, err)
 		}

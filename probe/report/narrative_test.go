@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 )
@@ -281,8 +281,8 @@ func TestNarrativeRunStatusAndOverrides(t *testing.T) {
 
 // TestCompareNarrative: compare.md has its heading and a row per variant.
 func TestCompareNarrative(t *testing.T) {
-	c := &probe.Comparison{Variants: []string{"base"}, ReferenceRule: "the first model",
-		Models: []probe.ModelComparison{{Path: "a.gguf", Label: "a", Reference: true, Accuracy: []probe.VariantAccuracy{{Variant: "base", K: 1, N: 2}}}}}
+	c := &compare.Comparison{Variants: []string{"base"}, ReferenceRule: "the first model",
+		Models: []compare.ModelComparison{{Path: "a.gguf", Label: "a", Reference: true, Accuracy: []compare.VariantAccuracy{{Variant: "base", K: 1, N: 2}}}}}
 	md := CompareNarrative(c)
 	if !strings.Contains(md, "## Quantization comparison") || !strings.Contains(md, "| base |") {
 		t.Errorf("compare.md:\n%s", md)

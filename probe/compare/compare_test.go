@@ -1,4 +1,4 @@
-package probe
+package compare
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -132,7 +134,7 @@ func TestCompareQuantizations(t *testing.T) {
 	}
 	run := tinyRun(t, paths, []templates.Variant{templates.VariantBase}, 1)
 
-	man, err := ReadManifest(run)
+	man, err := probe.ReadManifest(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestCompareQuantizations(t *testing.T) {
 		t.Errorf("types: %s, %s", c.Models[2].Quantization, c.Models[3].Quantization)
 	}
 
-	f, err := os.Open(filepath.Join(run, FileCompareCSV))
+	f, err := os.Open(filepath.Join(run, probe.FileCompareCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestPickReferenceRequantized(t *testing.T) {
 	md := func(bytes uint64, from string) *llm.Metadata {
 		return &llm.Metadata{NParams: 1000, ModelSizeBytes: bytes, RequantizedFrom: from}
 	}
-	man := &Manifest{Models: []ModelEntry{
+	man := &probe.Manifest{Models: []probe.ModelEntry{
 		{Path: "a-Q4_K_M.gguf", Metadata: md(600, "")},
 		{Path: "a-Q8_0.gguf", Metadata: md(1062, "Q4_K_M sha256:ab")},
 		{Path: "a-Q4_0.gguf", Metadata: md(562, "")},
@@ -208,4 +210,37 @@ func TestPickReferenceRequantized(t *testing.T) {
 	if i, rule, _ := pickReference(man, ""); i != 1 || !strings.Contains(rule, "every model is requantized") {
 		t.Errorf("all requantized: reference %d (%s), want 1 with a warning", i, rule)
 	}
+}
+
+// gemmaModel is the cached fast test model.
+func gemmaModel(t *testing.T) string {
+	t.Helper()
+	p, err := models.PathOf("gemma-3-270m-q4_k_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// tinyRun runs two built-in templates on the given models: one instance,
+// 16 tokens, nseq items per batch, no DDC.
+func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
+	t.Helper()
+	tdir := t.TempDir()
+	for _, name := range []string{"baker.yaml", "stickers.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "templates", "builtin", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(tdir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	cfg := probe.Config{Models: modelPaths, Templates: tdir, Variants: variants, Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
+		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
+	if _, err := probe.Run(context.Background(), cfg, probe.Options{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return out
 }

@@ -1,0 +1,67 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/stats"
+)
+
+// Trace is one line of traces.jsonl: the exact rendered prompt, its token
+// ids, and every generated token with its entropy (bits) and natural
+// log-probability. Floats are written in shortest round-trip form, so
+// `fragility verify` can compare them bit for bit.
+type Trace struct {
+	ItemID         string       `json:"item_id"`
+	Prompt         string       `json:"prompt"`
+	PromptTokenIDs []llm.Token  `json:"prompt_token_ids"`
+	BatchSize      int          `json:"batch_size,omitempty"` // sequences decoded together with this item
+	StopReason     string       `json:"stop_reason,omitempty"`
+	SkipReason     string       `json:"skip_reason,omitempty"`
+	Tokens         []TraceToken `json:"tokens"`
+	CalcCalls      []CalcCall   `json:"calc_calls,omitempty"` // calculator calls, in order (condition calculator)
+}
+
+// ReadTraces reads traces.jsonl of a run directory.
+func ReadTraces(dir string) ([]Trace, error) {
+	path := filepath.Join(dir, FileTraces)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Trace
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var t Trace
+		if err := json.Unmarshal([]byte(line), &t); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// entropyStats returns the mean and 95th percentile of per-token entropies
+// (bits) and the median branching factor 2^H; zeros for no tokens. Quantiles
+// use linear interpolation between order statistics (Hyndman & Fan 1996,
+// definition 7).
+func entropyStats(h []float64) (mean, p95, medianBranching float64) {
+	if len(h) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), h...)
+	sort.Float64s(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
+}
