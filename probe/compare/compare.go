@@ -34,7 +34,6 @@ type CompareOptions struct {
 	Progress func(done, total int)
 }
 
-//
 type Distribution struct {
 	N      int     `json:"n"`
 	Mean   float64 `json:"mean"`
@@ -95,10 +94,7 @@ func logSumExp(l []float32) float64 {
 	return m + math.Log(z)
 }
 
-//
-//	KL(P‖Q) = Σ_i p_i (ln p_i − ln q_i)    (Kullback & Leibler 1951)
-//
-//
+// KL(P‖Q) = Σ_i p_i (ln p_i − ln q_i)    (Kullback & Leibler 1951)
 func KLDivergence(ref, q []float32) (float64, error) {
 	if len(ref) == 0 || len(ref) != len(q) {
 		return 0, fmt.Errorf("kl divergence: rows of %d and %d logits", len(ref), len(q))
@@ -194,7 +190,6 @@ func BitsPerWeight(md *llm.Metadata) float64 {
 	return 8 * float64(md.ModelSizeBytes) / float64(md.NParams)
 }
 
-//
 func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, error) {
 	man, err := probe.ReadManifest(dir)
 	if err != nil {
