@@ -22,6 +22,7 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 )
 
+// CompareOptions are the settings of Compare.
 type CompareOptions struct {
 	// Reference names the reference model: a path as recorded in the
 	// manifest, or its file name. "" picks the file with the most bits per
@@ -34,6 +35,16 @@ type CompareOptions struct {
 	Progress func(done, total int)
 }
 
+// Distribution summarises per-token values in the way llama.cpp's
+// llama-perplexity --kl-divergence reports them: the mean with its standard
+// error, and the maximum, the 99.9, 99, 95 and 90th percentiles, the median,
+// the 10, 5, 1 and 0.1th percentiles and the minimum.
+//
+// SE = s/√n with s the sample standard deviation (n − 1 denominator); it
+// treats tokens as independent, which they are not (tokens of one answer are
+// correlated), so it understates the uncertainty, as llama.cpp's does.
+// Percentiles interpolate linearly between order statistics (Hyndman & Fan
+// 1996, definition 7). RMS is √(Σx²/n). All zero when N = 0.
 type Distribution struct {
 	N      int     `json:"n"`
 	Mean   float64 `json:"mean"`
@@ -52,6 +63,7 @@ type Distribution struct {
 	Min    float64 `json:"min"`
 }
 
+// Describe computes the Distribution of xs (not modified).
 func Describe(xs []float64) Distribution {
 	n := len(xs)
 	if n == 0 {
@@ -79,6 +91,8 @@ func Describe(xs []float64) Distribution {
 	return d
 }
 
+// logSumExp returns ln Σ exp(l_i) of a row of logits in float64, max
+// subtracted (the standard overflow-safe form), summed in index order.
 func logSumExp(l []float32) float64 {
 	m := math.Inf(-1)
 	for _, v := range l {
@@ -94,7 +108,20 @@ func logSumExp(l []float32) float64 {
 	return m + math.Log(z)
 }
 
-// KL(P‖Q) = Σ_i p_i (ln p_i − ln q_i)    (Kullback & Leibler 1951)
+// KLDivergence returns the Kullback–Leibler divergence
+//
+//	KL(P‖Q) = Σ_i p_i (ln p_i − ln q_i)    (Kullback & Leibler 1951)
+//
+// in nats, between P = softmax(ref) and Q = softmax(q) over the full rows of
+// raw logits (both [n_vocab]), with the log-softmax ln p_i = l_i − ln Σ_j
+// exp(l_j) computed in float64. It is the per-token quantity of llama.cpp's
+// llama-perplexity --kl-divergence.
+//
+// Each term is evaluated in the equivalent form p_i·(d_i − 1 + e^(−d_i)),
+// d_i = ln p_i − ln q_i (equal in sum because Σp = Σq = 1; Bregman form),
+// whose every term is ≥ 0, so rounding never makes KL negative; a token with
+// p_i = 0 contributes q_i, one with q_i = 0 < p_i makes KL = +Inf. Identical
+// rows give exactly 0. Errors: rows of different lengths, empty rows, NaN.
 func KLDivergence(ref, q []float32) (float64, error) {
 	if len(ref) == 0 || len(ref) != len(q) {
 		return 0, fmt.Errorf("kl divergence: rows of %d and %d logits", len(ref), len(q))
@@ -125,6 +152,8 @@ func KLDivergence(ref, q []float32) (float64, error) {
 	return kl, nil
 }
 
+// ModelComparison is one model of a comparison: its agreement with the
+// reference, token by token, and its accuracy and drops from the run.
 type ModelComparison struct {
 	Path          string  `json:"path"`
 	Label         string  `json:"label"` // display name (from the run's summary)
@@ -140,6 +169,8 @@ type ModelComparison struct {
 	Accuracy []VariantAccuracy `json:"accuracy"` // in the summary's variant order
 }
 
+// Agreement is how one model's next-token distributions agree with the
+// reference's on the reference's own tokens.
 type Agreement struct {
 	Items  int `json:"items"`  // items scored
 	Tokens int `json:"tokens"` // tokens scored
@@ -157,6 +188,8 @@ type Agreement struct {
 	DeltaH Distribution `json:"delta_entropy_bits"`
 }
 
+// VariantAccuracy is a model's accuracy on one variant and its drop against
+// base, from the run's Summary.
 type VariantAccuracy struct {
 	Variant string   `json:"variant"`
 	K       float64  `json:"k"`            // distinct prompts answered right (VariantSummary.K)
@@ -165,6 +198,7 @@ type VariantAccuracy struct {
 	DropPP  *float64 `json:"drop_pp"`      // nil for base or without base
 }
 
+// Comparison is the result of Compare.
 type Comparison struct {
 	Dir       string `json:"dir"`
 	Reference int    `json:"reference"` // index into Models
@@ -183,6 +217,9 @@ type Comparison struct {
 	Confidence float64 `json:"confidence_level"`
 }
 
+// BitsPerWeight returns 8 × tensor bytes / parameters of a model
+// (llama_model_size and llama_model_n_params), the precision rank used to
+// pick the reference; 0 when unknown.
 func BitsPerWeight(md *llm.Metadata) float64 {
 	if md == nil || md.NParams == 0 {
 		return 0
@@ -190,6 +227,23 @@ func BitsPerWeight(md *llm.Metadata) float64 {
 	return 8 * float64(md.ModelSizeBytes) / float64(md.NParams)
 }
 
+// Compare compares the models of a finished run in dir with a reference
+// model, the way llama.cpp's llama-perplexity --kl-divergence compares a
+// quantization with its base model: for every item the reference generated
+// tokens for (traces.jsonl), its prompt token ids and generated token ids are
+// fed to the reference and to each other model with llm.Model.Score (teacher
+// forcing, one sequence, a fresh KV state per item), and at every token the
+// two full next-token distributions are compared: KL(ref‖model), same top
+// token, Δp of the reference's token and the entropy difference (see
+// Agreement). Accuracy per variant and drops come from the run's
+// summary.json (recomputed with WriteSummary when missing).
+//
+// It writes compare.csv, compare.md and compare.json into dir and returns
+// the comparison. The reference's logits are held for one item at a time:
+// tokens × n_vocab × 4 bytes. Errors name the file or item: fewer than two
+// models, an unknown --reference, models with different vocabularies or
+// prompt token ids (different tokenizers cannot be compared token by token),
+// a model that does not load.
 func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, error) {
 	man, err := probe.ReadManifest(dir)
 	if err != nil {
@@ -225,6 +279,7 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	return c.cmp, nil
 }
 
+// comparer is the state of one Compare shared by its steps.
 type comparer struct {
 	ctx     context.Context
 	dir     string
@@ -241,23 +296,32 @@ type comparer struct {
 	total   int                      // items to compare, all models
 }
 
+// compareItem is an item of the reference: its instance, prompt token ids
+// and the tokens it generated (forced on every model).
 type compareItem struct {
 	inst   string
 	prompt []llm.Token
 	forced []llm.Token
 }
 
+// agreementSums gathers the per-token measures of one model against the
+// reference: KL divergence, change of the forced token's probability and of
+// the entropy (bits), and how many tokens have the same top token.
 type agreementSums struct {
 	kl, dp, dh []float64
 	same       int
 }
 
+// logf writes a one-line notice to opt.Log, if any.
 func (c *comparer) logf(format string, args ...any) {
 	if c.opt.Log != nil {
 		fmt.Fprintf(c.opt.Log, format+"\n", args...)
 	}
 }
 
+// fromSummary fills each model's identity and accuracies from the run's
+// summary and keeps the differences between models that involve the
+// reference.
 func (c *comparer) fromSummary(sum *summary.Summary) {
 	man, ref, cmp := c.man, c.ref, c.cmp
 	for i, me := range man.Models {
@@ -286,6 +350,8 @@ func (c *comparer) fromSummary(sum *summary.Summary) {
 	}
 }
 
+// variantAccuracies is a model's accuracy and drop against base in each of
+// the variants, from its summary.
 func variantAccuracies(variants []string, ms *summary.ModelSummary) []VariantAccuracy {
 	var out []VariantAccuracy
 	for _, v := range variants {
@@ -304,6 +370,8 @@ func variantAccuracies(variants []string, ms *summary.ModelSummary) []VariantAcc
 	return out
 }
 
+// readItems lists the reference's items with generated tokens and every
+// model's prompt token ids per instance, condition none only.
 func (c *comparer) readItems(traces []probe.Trace) error {
 	man := c.man
 	c.prompts = make([]map[string][]llm.Token, len(man.Models))
@@ -333,6 +401,8 @@ func (c *comparer) readItems(traces []probe.Trace) error {
 	return nil
 }
 
+// measure loads the reference and compares every other model with it,
+// token by token.
 func (c *comparer) measure() error {
 	man := c.man
 	params := man.Config.Params
@@ -356,6 +426,8 @@ func (c *comparer) measure() error {
 	return nil
 }
 
+// compareModel loads model mi, scores the reference's tokens of every item
+// with it and the reference, and records the agreement.
 func (c *comparer) compareModel(mi int, me probe.ModelEntry, params llm.Params) error {
 	nv := c.cmp.NVocab
 	qm, err := llm.Load(me.Path, params)
@@ -389,6 +461,9 @@ func (c *comparer) compareModel(mi int, me probe.ModelEntry, params llm.Params) 
 	return nil
 }
 
+// compareItem scores one item's forced tokens with the reference, then with
+// qm, adding each token's measures to s; it refuses an item whose prompt
+// token ids differ from the reference's.
 func (c *comparer) compareItem(qm *llm.Model, mi int, me probe.ModelEntry, it compareItem, s *agreementSums) error {
 	ref := c.ref
 	if p, ok := c.prompts[mi][it.inst]; ok && !equalTokens(p, it.prompt) {
@@ -427,6 +502,7 @@ func (c *comparer) compareItem(qm *llm.Model, mi int, me probe.ModelEntry, it co
 	return nil
 }
 
+// pickReference returns the index of the reference model and how it was chosen.
 func pickReference(man *probe.Manifest, want string) (int, string, error) {
 	if want != "" {
 		for i, me := range man.Models {
@@ -480,6 +556,8 @@ func pickReference(man *probe.Manifest, want string) (int, string, error) {
 	return best, rule, nil
 }
 
+// readSummary reads summary.json of a run directory, recomputing it from
+// results.csv (WriteSummary) when it is missing.
 func readSummary(dir string) (*summary.Summary, error) {
 	path := filepath.Join(dir, probe.FileSummary)
 	data, err := os.ReadFile(path)
@@ -517,6 +595,9 @@ func equalTokens(a, b []llm.Token) bool {
 	return true
 }
 
+// WriteCompareFiles writes compare.csv and compare.json of c (compare.md,
+// the text, is written by package report: report.WriteCompareNarrative)
+// into dir, atomically.
 func WriteCompareFiles(dir string, c *Comparison) error {
 	var b bytes.Buffer
 	if err := WriteCompareCSV(&b, c); err != nil {
@@ -528,6 +609,11 @@ func WriteCompareFiles(dir string, c *Comparison) error {
 	return probe.WriteJSONAtomic(filepath.Join(dir, probe.FileCompareJSON), c)
 }
 
+// WriteCompareCSV writes one row per model: identity, bits per weight,
+// whether it is the reference, the agreement statistics (empty for the
+// reference; KL in nats, Δp as a probability, ΔH in bits, same top in %),
+// then accuracy (%) and drop (pp) per variant. Floats are in shortest
+// round-trip form.
 func WriteCompareCSV(w io.Writer, c *Comparison) error {
 	cw := csv.NewWriter(w)
 	head := []string{"model_path", "label", "quantization", "bits_per_weight", "reference", "same_family", "items", "tokens",
@@ -569,6 +655,8 @@ func WriteCompareCSV(w io.Writer, c *Comparison) error {
 	return cw.Error()
 }
 
+// FindAccuracy returns the accuracy of variant v among as (the zero value,
+// with Variant empty, when v is not there).
 func FindAccuracy(as []VariantAccuracy, v string) VariantAccuracy {
 	for _, a := range as {
 		if a.Variant == v {
