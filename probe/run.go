@@ -1007,6 +1007,9 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
 	ex := answer.Extract(g.Text)
+	if g.StopReason == llm.StopMaxTokens {
+		ex = answer.Truncated(ex)
+	}
 	t.Correct = ex.Rule != answer.RuleNone && answer.AnswerMatches(ex.Value, t.Expected)
 	t.ExpectedAnywhere = answer.ExpectedAnywhere(g.Text, t.Expected)
 	t.ScoreRule = docqa.ScoreNumber

@@ -81,6 +81,10 @@ func Recompute(dir string) (*summary.Summary, error) {
 		sum.RunStatus = man.Status
 	}
 	sum.Split, sum.ProtocolSHA256 = man.Config.Split, man.Config.ProtocolSHA256
+	if man.ExtractionRules != "" {
+		// The rules the run's rows were scored with, not this binary's.
+		sum.Params.ExtractionRules = man.ExtractionRules
+	}
 	if sum.Calculator != nil {
 		sum.Calculator.Protocol = CalcProtocolVersion
 		if man.Calculator != nil {

@@ -26,7 +26,11 @@ import (
 //
 // The block comes first so that a "Q:" the model writes inside its thinking
 // does not cut away the answer after the block.
-const ExtractionRulesVersion = "extract/2"
+//
+// extract/3 adds one rule for a response the output budget cut
+// (Truncated): without a final-answer marker, the last number of its
+// unfinished reasoning is not taken as its answer; it has none.
+const ExtractionRulesVersion = "extract/3"
 
 // Names of the extraction rules, recorded in Trial.Rule. They are stable:
 // results files from different versions of the tool can be compared by them.
@@ -51,6 +55,18 @@ const (
 	// RuleNone: no number in the response.
 	RuleNone = "none"
 )
+
+// Truncated applies extract/3's rule for a response that the output budget
+// (or the context) ended: an answer found by RuleLastNumber, the last number
+// of reasoning that never reached its final line, is no answer (RuleNone);
+// an answer behind a marker (final answer, "####", "the answer is",
+// \boxed) is kept.
+func Truncated(ex Extraction) Extraction {
+	if ex.Rule == RuleLastNumber {
+		return Extraction{Rule: RuleNone, CutMarker: ex.CutMarker}
+	}
+	return ex
+}
 
 // Extraction is the answer Extract found in a response.
 //

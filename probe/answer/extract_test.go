@@ -293,3 +293,16 @@ func TestExtractPathological(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncated: extract/3 takes no answer from a cut response's last
+// number and keeps one behind a marker.
+func TestTruncated(t *testing.T) {
+	cut := Truncated(Extract("Step 1: 3 + 4 = 7\n2. Then she"))
+	if cut.Rule != RuleNone || cut.Value != "" {
+		t.Errorf("cut reasoning: %+v", cut)
+	}
+	kept := Truncated(Extract("3 + 4 = 7\nFinal answer: 7\nQ: next"))
+	if kept.Rule != RuleFinalAnswer || kept.Value != "7" {
+		t.Errorf("cut after the final line: %+v", kept)
+	}
+}

@@ -129,6 +129,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	base := m.Variant(summary.BaseVariant)
 	writeVerdict(b, m, base, p, conf)
 	writeAccuracy(b, m, p, conf)
+	writeCuts(b, m)
 	if base == nil || len(m.Variants) < 2 {
 		writeDifficulty(b, m)
 		return
@@ -171,6 +172,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 			b.WriteString(" " + powerSentence(pw))
 		}
 		b.WriteString(stabilitySentence(m, conf))
+		b.WriteString(budgetSentence(v, ref))
 		b.WriteString("\n\n")
 	}
 }

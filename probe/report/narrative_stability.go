@@ -142,3 +142,47 @@ func protocolLine(s *summary.Summary) string {
 	}
 	return ""
 }
+
+// CutShareNote is the share of a variant's scored trials cut by the output
+// budget, in percent, from which the narrative says that it matters and
+// what to raise.
+const CutShareNote = 10.0
+
+// writeCuts writes how many answers the output budget cut, per variant,
+// and, when a variant's share reaches CutShareNote, that it matters;
+// nothing when no answer was cut.
+func writeCuts(b *strings.Builder, m *summary.ModelSummary) {
+	var parts []string
+	worst := 0.0
+	for _, v := range m.Variants {
+		if v.Scored == 0 {
+			continue
+		}
+		share := 100 * float64(v.CutByBudget) / float64(v.Scored)
+		worst = max(worst, share)
+		parts = append(parts, fmt.Sprintf("%s %d/%d (%s%%)", v.Variant, v.CutByBudget, v.Scored, fnum(share, 0)))
+	}
+	if worst == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nCut by the output budget (trials that reached --max-tokens): %s.", strings.Join(parts, ", "))
+	if worst >= CutShareNote {
+		b.WriteString(" **That is enough to matter:** a cut answer without a final-answer line counts as no answer (extraction rules from extract/3 on), so accuracy falls with the budget itself; raise --max-tokens (a pilot's `results.csv` shows how long the answers run).")
+	}
+	b.WriteString("\n")
+}
+
+// budgetSentence warns, after the verdict, when the verdict's variant was
+// cut by the budget more often than its reference (by 5 points or more):
+// part of its drop may then be the budget's, not the variant's.
+func budgetSentence(v, ref *summary.VariantSummary) string {
+	if v == nil || ref == nil || v.Scored == 0 || ref.Scored == 0 {
+		return ""
+	}
+	sv, sr := 100*float64(v.CutByBudget)/float64(v.Scored), 100*float64(ref.CutByBudget)/float64(ref.Scored)
+	if sv-sr < 5 {
+		return ""
+	}
+	return fmt.Sprintf(" The output budget cut %s%% of %s's answers and %s%% of %s's: part of the drop may be the budget's, not the variant's (its answers run longer); a run with a larger --max-tokens tells them apart.",
+		fnum(sv, 0), v.Variant, fnum(sr, 0), ref.Variant)
+}

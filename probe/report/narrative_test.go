@@ -288,3 +288,27 @@ func TestCompareNarrative(t *testing.T) {
 		t.Errorf("compare.md:\n%s", md)
 	}
 }
+
+// TestNarrativeBudgetCuts: the cut share per variant is printed, called out
+// from 10%, and the verdict says when the variant was cut 5 points more
+// often than its reference.
+func TestNarrativeBudgetCuts(t *testing.T) {
+	m := &summary.ModelSummary{Variants: []summary.VariantSummary{
+		{Variant: "base", Scored: 20, CutByBudget: 1}, {Variant: "noop", Scored: 20, CutByBudget: 6}}}
+	var b strings.Builder
+	writeCuts(&b, m)
+	if s := b.String(); !strings.Contains(s, "base 1/20 (5%), noop 6/20 (30%)") || !strings.Contains(s, "That is enough to matter") {
+		t.Errorf("cuts: %q", s)
+	}
+	if s := budgetSentence(&m.Variants[1], &m.Variants[0]); !strings.Contains(s, "cut 30% of noop's answers and 5% of base's") {
+		t.Errorf("verdict sentence: %q", s)
+	}
+	if s := budgetSentence(&m.Variants[0], &m.Variants[1]); s != "" {
+		t.Errorf("a variant cut less often: %q", s)
+	}
+	b.Reset()
+	writeCuts(&b, &summary.ModelSummary{Variants: []summary.VariantSummary{{Variant: "base", Scored: 3}}})
+	if b.Len() != 0 {
+		t.Errorf("no cut: %q", b.String())
+	}
+}

@@ -260,6 +260,9 @@ func (c *cell) addUnit(t *results.Trial, ti int) {
 	if t.ExpectedAnywhere {
 		c.vs.ExpectedAnywhere++
 	}
+	if t.StopReason == "max_tokens" {
+		c.vs.CutByBudget++
+	}
 }
 
 // addPair counts the scored pair of base trial b and variant trial t of

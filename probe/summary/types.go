@@ -245,6 +245,11 @@ type VariantSummary struct {
 	// the drop on matched pairs, which has a paired test.
 	DropPP          *Estimate `json:"drop_pp"`
 	RelativeDropPct *Estimate `json:"relative_drop_pct"`
+	// CutByBudget counts the scored trials whose generation the output
+	// budget ended (stop reason max_tokens, llm.StopMaxTokens): from
+	// extract/3 on such an answer without a final-answer marker is no
+	// answer, so a share of them large enough lowers accuracy by itself.
+	CutByBudget int `json:"cut_by_budget"`
 	// Errors is the error anatomy of this variant's wrong answers; nil when
 	// the run did not record it or no answer was wrong.
 	Errors *ErrorAnatomy `json:"errors,omitempty"`
