@@ -29,7 +29,8 @@ func WriteSummary(dir string) (*summary.Summary, error) {
 
 // Recompute returns the Summary of a run directory from its results.csv and
 // manifest.json as WriteSummary does, without writing anything. Errors name the
-// directory or file: no manifest, an unreadable or empty results.csv, or
+// directory or file: no manifest, an unreadable or empty results.csv, files
+// that were edited or lost lines (checkRunFiles), or
 // statistics that cannot be computed (e.g. a recorded primary variant that
 // is not in the results).
 func Recompute(dir string) (*summary.Summary, error) {
@@ -49,6 +50,9 @@ func Recompute(dir string) (*summary.Summary, error) {
 	}
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("%s: no trials", path)
+	}
+	if err := checkRunFiles(dir, man, trials); err != nil {
+		return nil, err
 	}
 	var counts *summary.OverrideCounts
 	if o := man.Config.Overrides; o != "" {
@@ -92,4 +96,30 @@ func Recompute(dir string) (*summary.Summary, error) {
 		}
 	}
 	return sum, nil
+}
+
+// checkRunFiles refuses a run directory whose files were edited or lost
+// lines: a results.csv row whose correct column contradicts its recorded
+// extraction (CheckScores), and, for a complete run that has its set.jsonl,
+// a planned item without its row, or without its trace where traces.jsonl
+// exists, a repeated item and one not in the plan (CheckRecords).
+func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
+	if err := CheckScores(filepath.Join(dir, FileResults), trials); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, FileSet)); err != nil {
+		return nil
+	}
+	var traceIDs []string
+	if _, err := os.Stat(filepath.Join(dir, FileTraces)); err == nil {
+		traces, err := ReadTraces(dir)
+		if err != nil {
+			return err
+		}
+		traceIDs = make([]string, len(traces))
+		for i := range traces {
+			traceIDs[i] = traces[i].ItemID
+		}
+	}
+	return CheckRecords(dir, man, trials, traceIDs)
 }

@@ -178,6 +178,9 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
 	}
+	if err := verifyRecords(dir, man, traces); err != nil {
+		return nil, err
+	}
 	groups, err := batchGroups(traces, len(man.Models), questions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)
@@ -462,4 +465,29 @@ func tokenAt(ts []llm.Token, i int) string {
 		return fmt.Sprintf("end of prompt (%d tokens)", len(ts))
 	}
 	return strconv.Itoa(int(ts[i]))
+}
+
+// verifyRecords refuses a complete run whose results.csv or traces.jsonl
+// lost or gained items (CheckRecords) or whose correct column was edited
+// (CheckScores): verify replays the traces it has, so a trace that is gone
+// would otherwise go unnoticed.
+func verifyRecords(dir string, man *Manifest, traces []Trace) error {
+	path := filepath.Join(dir, FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := CheckScores(path, trials); err != nil {
+		return err
+	}
+	ids := make([]string, len(traces))
+	for i := range traces {
+		ids[i] = traces[i].ItemID
+	}
+	return CheckRecords(dir, man, trials, ids)
 }

@@ -1,0 +1,75 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/templates"
+)
+
+// TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
+// last line, whose results.csv lost a row, or whose correct column was set
+// by hand is refused by report (Recompute), verify and merge's summary,
+// naming the file and the item; the untouched run passes.
+func TestQuietlyWrongRunsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the fast model")
+	}
+	dir := tinyRun(t, []string{gemmaModel(t)}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
+	if _, err := Recompute(dir); err != nil {
+		t.Fatalf("untouched run: %v", err)
+	}
+	restore := func(name string) func() {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() { os.WriteFile(filepath.Join(dir, name), b, 0o644) }
+	}
+	// traces.jsonl without its last line.
+	undo := restore(FileTraces)
+	data, _ := os.ReadFile(filepath.Join(dir, FileTraces))
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	os.WriteFile(filepath.Join(dir, FileTraces), []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
+	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
+		if err == nil || !strings.Contains(err.Error(), FileTraces) || !strings.Contains(err.Error(), "1 item(s) with no trace") {
+			t.Errorf("%s with a lost trace: %v", name, err)
+		}
+	}
+	undo()
+	// results.csv without its last row.
+	undo = restore(FileResults)
+	data, _ = os.ReadFile(filepath.Join(dir, FileResults))
+	rows := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	os.WriteFile(filepath.Join(dir, FileResults), []byte(strings.Join(rows[:len(rows)-1], "")), 0o644)
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), FileResults) || !strings.Contains(err.Error(), "with no row") {
+		t.Errorf("a lost row: %v", err)
+	}
+	undo()
+	// A wrong answer marked correct by hand (the tiny budget gets every
+	// answer wrong).
+	undo = restore(FileResults)
+	data, _ = os.ReadFile(filepath.Join(dir, FileResults))
+	edited := strings.Replace(string(data), ",false,none,", ",true,none,", 1)
+	if edited == string(data) {
+		t.Fatal("no wrong row to edit")
+	}
+	os.WriteFile(filepath.Join(dir, FileResults), []byte(edited), 0o644)
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "correct is true") || !strings.Contains(err.Error(), "(item m0/") {
+		t.Errorf("an edited label: %v", err)
+	}
+	undo()
+	if _, err := Recompute(dir); err != nil {
+		t.Fatalf("restored run: %v", err)
+	}
+}
+
+func recomputeErr(dir string) error { _, err := Recompute(dir); return err }
+
+func verifyErr(dir string) error {
+	_, err := Verify(context.Background(), dir, VerifyOptions{})
+	return err
+}
