@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&cli.Command{
 		Name:      "report",
-		Usage:     "re-render summary.json and narrative.md (and with --html report.html) of a run from its files, without rerunning",
+		Usage:     "re-render summary.json and narrative.md (and report.html, when it exists or with --html) of a run from its files, without rerunning",
 		ArgsUsage: "RUN_DIR",
 		Description: `Reads DIR/results.csv and DIR/manifest.json, recomputes every statistic with this version's
 methods (distinct prompts as the unit, CR1 standard errors, cluster-t and bootstrap intervals,
@@ -41,7 +41,9 @@ Examples:
 			if err != nil {
 				return err
 			}
-			if c.Bool("html") {
+			// A report.html already there is re-rendered too: it would
+			// otherwise show the old numbers beside the new summary.
+			if _, err := os.Stat(filepath.Join(dir, report.FileHTML)); c.Bool("html") || err == nil {
 				if err := writeHTMLReport(dir); err != nil {
 					return err
 				}

@@ -79,11 +79,18 @@ run directory; deploy/ has ready launch files.`,
 	})
 }
 
+// errAlreadyComplete is runConfig's answer to --resume on a complete run.
+var errAlreadyComplete = errors.New("the run is complete")
+
 // runAction is `fragility run`: it reads the run from the command line (or
 // the manifest of --resume DIR), opens the DDC classifier, runs the probe
 // with a progress bar and writes and shows its reports.
 func runAction(c *cli.Context) error {
 	cfg, resume, shardSource, err := runConfig(c)
+	if errors.Is(err, errAlreadyComplete) {
+		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", resume, resume)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -124,7 +131,8 @@ func runAction(c *cli.Context) error {
 // --resume DIR only the directory (the flags that would change the run are
 // refused), otherwise the shard, the output directory, the definition and
 // the models, with the options checked before any GPU notice. It returns
-// the resumed directory ("" for a new run) and where the shard came from.
+// the resumed directory ("" for a new run) and where the shard came from;
+// errAlreadyComplete when the resumed run is complete.
 func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, err error) {
 	cfg = probe.Config{
 		Templates:    c.String(flagTemplates.Name),
@@ -150,8 +158,12 @@ func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, er
 		}
 		// A directory without a readable manifest is refused before
 		// loadParams prints any GPU notice.
-		if _, err := probe.ReadManifest(resume); err != nil {
+		man, err := probe.ReadManifest(resume)
+		if err != nil {
 			return cfg, resume, "", err
+		}
+		if man.Status == "complete" {
+			return cfg, resume, "", errAlreadyComplete
 		}
 		cfg.OutDir = resume
 		return cfg, resume, "", nil
