@@ -73,7 +73,7 @@ require (
 	golang.org/x/mod v0.32.0 // indirect
 	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
-	golang.org/x/term v0.44.0 // indirect
+	golang.org/x/term v0.44.0
 	golang.org/x/text v0.33.0 // indirect
 	golang.org/x/tools v0.41.0
 	k8s.io/klog/v2 v2.130.1 // indirect

@@ -16,7 +16,6 @@ import (
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/summary"
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 )
 
@@ -108,7 +107,7 @@ func runAction(c *cli.Context) error {
 		defer closer()
 	}
 	if !c.Bool("quiet") {
-		opt.Progress = progressBar()
+		opt.Progress = newProgress(cfg.MaxTokens, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -249,31 +248,6 @@ func runClassifier(c *cli.Context, resume string, beside bool, opt *probe.Option
 	}
 	opt.Classifier, opt.Embedder = cls, info
 	return closer, nil
-}
-
-// progressBar returns a progress report that draws a bar of the items on
-// stderr, with the model's file name and the tokens per second.
-func progressBar() func(probe.Event) {
-	var bar *progressbar.ProgressBar
-	return func(ev probe.Event) {
-		if bar == nil {
-			bar = progressbar.NewOptions(ev.Total,
-				progressbar.OptionSetWriter(os.Stderr),
-				progressbar.OptionSetDescription("items"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(true),
-				progressbar.OptionSetWidth(30),
-				progressbar.OptionThrottle(0),
-				progressbar.OptionOnCompletion(func() { fmt.Fprintln(os.Stderr) }),
-			)
-		}
-		tps := 0.0
-		if ev.Seconds > 0 {
-			tps = float64(ev.Tokens) / ev.Seconds
-		}
-		bar.Describe(fmt.Sprintf("%s  %.1f tok/s", filepath.Base(ev.Model), tps))
-		bar.Set(ev.Done)
-	}
 }
 
 // finishRun writes the narrative of a finished run in out and shows it

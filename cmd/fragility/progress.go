@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// newProgress returns run's progress display on w: a progress bar on a
+// terminal, plain lines otherwise (a Slurm log, a pipe: at most one every
+// progressLineEvery and at the end). Both show the model, tokens per
+// second and the time left, estimated from tokens, not items (items of a
+// batch finish together, so an item rate says little until the end):
+// remaining ≈ (items left × tokens per item − tokens of items under way) /
+// tokens per second, with tokens per item the mean of the items finished
+// in this process, or maxTokens (the budget, an upper bound) before any
+// has.
+func newProgress(maxTokens int, w *os.File) func(probe.Event) {
+	if term.IsTerminal(int(w.Fd())) {
+		return progressBar(maxTokens, w)
+	}
+	var last time.Time
+	var pe progressEstimate
+	return func(ev probe.Event) {
+		pe.update(ev)
+		if ev.Done < ev.Total && time.Since(last) < progressLineEvery {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "fragility: %d/%d items, %s, %.1f tokens/s, %s\n", ev.Done, ev.Total, filepath.Base(ev.Model), pe.tps(ev), pe.left(ev, maxTokens))
+	}
+}
+
+// progressLineEvery is the least time between two plain progress lines.
+const progressLineEvery = 30 * time.Second
+
+// progressBar is newProgress on a terminal.
+func progressBar(maxTokens int, w *os.File) func(probe.Event) {
+	var bar *progressbar.ProgressBar
+	var pe progressEstimate
+	return func(ev probe.Event) {
+		pe.update(ev)
+		if bar == nil {
+			bar = progressbar.NewOptions(ev.Total,
+				progressbar.OptionSetWriter(w),
+				progressbar.OptionSetDescription("items"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionSetWidth(30),
+				progressbar.OptionThrottle(0),
+				progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
+			)
+		}
+		bar.Describe(fmt.Sprintf("%s  %.1f tok/s  %s", filepath.Base(ev.Model), pe.tps(ev), pe.left(ev, maxTokens)))
+		bar.Set(ev.Done)
+	}
+}
+
+// progressEstimate remembers where this process started (a resumed run
+// begins with items done) and when the first item of it finished.
+type progressEstimate struct {
+	started   bool
+	firstDone int // items done when this process began
+}
+
+func (pe *progressEstimate) update(ev probe.Event) {
+	if !pe.started {
+		pe.started, pe.firstDone = true, ev.Done
+	}
+}
+
+// tps is the generation speed of this process, model loading excluded
+// (Event.Seconds is generation time).
+func (pe *progressEstimate) tps(ev probe.Event) float64 {
+	if ev.Seconds <= 0 {
+		return 0
+	}
+	return float64(ev.Tokens) / ev.Seconds
+}
+
+// left is the estimated time left, "" before tokens flow.
+func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
+	tps := pe.tps(ev)
+	done := ev.Done - pe.firstDone
+	perItem := float64(maxTokens)
+	if done > 0 {
+		perItem = float64(ev.Tokens) / float64(done)
+	}
+	if tps <= 0 || perItem <= 0 {
+		return "time left: estimating"
+	}
+	remaining := float64(ev.Total-pe.firstDone)*perItem - float64(ev.Tokens)
+	if ev.Done >= ev.Total || remaining < 0 {
+		remaining = 0
+	}
+	return "about " + time.Duration(remaining/tps*float64(time.Second)).Round(time.Second).String() + " left"
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+)
+
+// TestProgressEstimate: the time left comes from tokens, not items: before
+// any item finished from the budget, then from the measured tokens per item;
+// a resumed run counts only its own items; off a terminal the progress is
+// plain lines, the last one at the end.
+func TestProgressEstimate(t *testing.T) {
+	var pe progressEstimate
+	ev := probe.Event{Done: 0, Total: 16, Tokens: 100, Seconds: 10}
+	pe.update(ev)
+	// 16 items × 144 tokens − 100 generated, at 10 tokens/s: 220 s.
+	if got := pe.left(ev, 144); got != "about 3m40s left" {
+		t.Errorf("before any item: %q", got)
+	}
+	ev = probe.Event{Done: 8, Total: 16, Tokens: 800, Seconds: 80}
+	if got := pe.left(ev, 144); got != "about 1m20s left" {
+		t.Errorf("8 items of 100 tokens done: %q", got)
+	}
+	var resumed progressEstimate
+	resumed.update(probe.Event{Done: 10, Total: 16})
+	if got := resumed.left(probe.Event{Done: 13, Total: 16, Tokens: 300, Seconds: 30}, 0); got != "about 30s left" {
+		t.Errorf("resumed run: %q", got)
+	}
+	if got := resumed.left(probe.Event{Done: 10, Total: 16}, 0); got != "time left: estimating" {
+		t.Errorf("no tokens yet: %q", got)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProgress(144, w)
+	p(probe.Event{Model: "/m/a.gguf", Done: 0, Total: 4, Tokens: 10, Seconds: 1})
+	p(probe.Event{Model: "/m/a.gguf", Done: 2, Total: 4, Tokens: 20, Seconds: 2})
+	p(probe.Event{Model: "/m/a.gguf", Done: 4, Total: 4, Tokens: 40, Seconds: 4})
+	w.Close()
+	out, _ := io.ReadAll(r)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 || strings.Contains(string(out), "\r") || !strings.HasPrefix(lines[1], "fragility: 4/4 items, a.gguf, 10.0 tokens/s, about 0s left") {
+		t.Errorf("plain progress:\n%s", out)
+	}
+}
