@@ -298,7 +298,7 @@ func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem fl
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
-		return Throughput{}, 0, 0, fmt.Errorf("%s: %w", dir, err)
+		return Throughput{}, 0, 0, fmt.Errorf("%s: %w", filepath.Join(dir, FileResults), err)
 	}
 	var tok, prompt, n int
 	for i := range trials {

@@ -29,6 +29,10 @@ type VerifyOptions struct {
 	// Progress, when set, is called after every replayed batch with the
 	// items checked so far and the number to check.
 	Progress func(done, total int)
+	// Threads and ThreadsBatch, when positive, replace the recorded thread
+	// counts (llm.Params): thread counts change speed, not logits, so the
+	// replay must give the same bits with any.
+	Threads, ThreadsBatch int
 }
 
 // EnvDifference is one recorded fact of a run's environment that differs
@@ -254,6 +258,12 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 	}
 
 	cfg := man.Config
+	if opt.Threads > 0 {
+		cfg.Params.Threads = opt.Threads
+	}
+	if opt.ThreadsBatch > 0 {
+		cfg.Params.ThreadsBatch = opt.ThreadsBatch
+	}
 	var m *llm.Model
 	var keeps keptPrefixes
 	var err error

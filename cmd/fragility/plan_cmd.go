@@ -167,21 +167,21 @@ func planAction(c *cli.Context) error {
 func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
-	set := fmt.Sprintf("%s, %d instance(s), %d draws excluded", planSource(cfg), cfg.Instances, p.Excluded)
+	set := fmt.Sprintf("%s, %s, %s excluded", planSource(cfg), count(cfg.Instances, "instance"), count(p.Excluded, "draw"))
 	conds := ""
 	if p.Conditions > 1 {
 		conds = fmt.Sprintf(" × %d conditions (%s)", p.Conditions, strings.Join(cfg.Conditions, ", "))
 	}
 	if len(p.Models) == 0 {
-		fmt.Printf("Run: %d items (%s)%s = %d items per model in %d batches of up to %d\n", p.Instances, set, conds, p.Items, p.Batches, p.Batch)
+		fmt.Printf("Run: %s (%s)%s = %s per model in %s of up to %d\n", count(p.Instances, "item"), set, conds, count(p.Items, "item"), count(p.Batches, "batch"), p.Batch)
 		fmt.Printf("Model: %s\n", p.ModelNote)
 	} else {
 		var names []string
 		for _, m := range p.Models {
 			names = append(names, filepath.Base(m.Path))
 		}
-		fmt.Printf("Run: %d model(s) (%s) × %d items (%s)%s = %d items in %d batches of up to %d\n",
-			len(p.Models), strings.Join(names, ", "), p.Instances, set, conds, p.Items, p.Batches, p.Batch)
+		fmt.Printf("Run: %s (%s) × %s (%s)%s = %s in %s of up to %d\n",
+			count(len(p.Models), "model"), strings.Join(names, ", "), count(p.Instances, "item"), set, conds, count(p.Items, "item"), count(p.Batches, "batch"), p.Batch)
 	}
 	fmt.Printf("Generated tokens: at most %d (%d × --max-tokens %d); expected %.0f (%.1f per item: %s)\n",
 		p.GenTokensMax, p.Items, p.MaxTokens, p.GenTokens, p.TokensPerItem, p.TokensPerItemSource)
@@ -241,10 +241,10 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	fmt.Println("## Power")
 	fmt.Println()
-	fmt.Printf("Paired drop of a variant against base, %d templates (%s) × %d instances, %s%% power, two-sided at %s.\n\n",
-		pl.Templates, planSource(cfg), pl.Instances, trimFloat(100*pl.Power), level)
+	fmt.Printf("Paired drop of a variant against base, %s (%s) × %s, %s%% power, two-sided at %s.\n\n",
+		count(pl.Templates, "template"), planSource(cfg), count(pl.Instances, "instance"), trimFloat(100*pl.Power), level)
 	if pl.MDEPP != nil {
-		fmt.Printf("Minimum detectable drop with %d templates and %d instances: %.1f pp.\n", pl.Templates, pl.Instances, *pl.MDEPP)
+		fmt.Printf("Minimum detectable drop with %s and %s: %.1f pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
 	} else {
 		fmt.Printf("With %d template no drop is detectable: a paired test needs at least 2 templates.\n", pl.Templates)
 	}
@@ -253,10 +253,10 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	if pl.NeededTemplates != nil {
 		if *pl.NeededTemplates > 0 {
-			fmt.Printf("To detect %s pp: %d templates with %d instances each (minimum detectable drop there: %.1f pp).\n",
-				trimFloat(pl.DropPP), *pl.NeededTemplates, pl.Instances, pl.MDEAtNeededPP)
+			fmt.Printf("To detect %s pp: %s with %s each (minimum detectable drop there: %.1f pp).\n",
+				trimFloat(pl.DropPP), count(*pl.NeededTemplates, "template"), count(pl.Instances, "instance"), pl.MDEAtNeededPP)
 		} else {
-			fmt.Printf("To detect %s pp: more than %d templates with %d instances each.\n", trimFloat(pl.DropPP), pl.MaxTemplates, pl.Instances)
+			fmt.Printf("To detect %s pp: more than %s with %s each.\n", trimFloat(pl.DropPP), count(pl.MaxTemplates, "template"), count(pl.Instances, "instance"))
 		}
 	}
 	if pl.Templates < pl.SignFlipMinTemplates {

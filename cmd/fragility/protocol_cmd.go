@@ -82,8 +82,8 @@ func protocolFreeze(c *cli.Context) error {
 	if c.Bool("json") {
 		return printJSON(p)
 	}
-	fmt.Fprintf(os.Stderr, "fragility: protocol %.12s frozen in %s (%d variants, %d instances, split %s, templates sha256 %.12s)\n",
-		p.SHA256, out, len(p.Variants), p.Instances, splitName(p.Split), p.TemplatesSHA256)
+	fmt.Fprintf(os.Stderr, "fragility: protocol %.12s frozen in %s (%s, %s, split %s, templates sha256 %.12s)\n",
+		p.SHA256, out, count(len(p.Variants), "variant"), count(p.Instances, "instance"), splitName(p.Split), p.TemplatesSHA256)
 	return nil
 }
 

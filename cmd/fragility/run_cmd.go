@@ -273,7 +273,7 @@ func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Sum
 	if !c.Bool("quiet") {
 		fmt.Print(string(narr))
 	}
-	fmt.Fprintf(os.Stderr, "fragility: %d trials; files in %s\n", sum.Trials, out)
+	fmt.Fprintf(os.Stderr, "fragility: %s; files in %s\n", count(sum.Trials, "trial"), out)
 	if sum.Trials > 0 && sum.Skipped == sum.Trials {
 		return fmt.Errorf("%s: every item was skipped (see skip_reason in results.csv; a prompt longer than --n-ctx is the usual cause)", out)
 	}

@@ -39,7 +39,7 @@ Examples:
    fragility verify --json runs/demo | jq .first_divergence
 
 Flags may come before or after RUN_DIR.`,
-		Flags: []cli.Flag{flagJSON, flagBackend,
+		Flags: []cli.Flag{flagJSON, flagBackend, flagThreads, flagThreadsB,
 			&cli.BoolFlag{Name: "force", Usage: "replay even when the environment differs from the recorded one (the differences are listed)"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		},
@@ -54,6 +54,12 @@ func verifyAction(c *cli.Context) error {
 	dir := c.Args().First()
 	llm.LoadBackends(c.String(flagBackend.Name))
 	opt := probe.VerifyOptions{Force: c.Bool("force"), Log: os.Stderr}
+	if c.IsSet(flagThreads.Name) {
+		opt.Threads = c.Int(flagThreads.Name)
+	}
+	if c.IsSet(flagThreadsB.Name) {
+		opt.ThreadsBatch = c.Int(flagThreadsB.Name)
+	}
 	if !c.Bool("quiet") {
 		opt.Progress = func(done, total int) {
 			fmt.Fprintf(os.Stderr, "\rverify: %d/%d items replayed", done, total)

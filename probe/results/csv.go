@@ -178,7 +178,8 @@ func WriteCSV(w io.Writer, trials []Trial) error {
 // lacks columns added since reads them as zero values, but a column this
 // version does not know is refused rather than half read. Errors name the line
 // of the file (lines count from 1 and include newlines inside quoted fields)
-// and the column. A UTF-8 byte-order mark before the header is ignored.
+// and the column, not the file (the caller names it). A UTF-8 byte-order
+// mark before the header is ignored.
 //
 // encoding/csv reads "\r\n" inside a quoted field back as "\n"; no other
 // byte of a text field changes.
@@ -187,17 +188,17 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, errors.New("results.csv: empty file, no header")
+		return nil, errors.New("empty file, no header")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("results.csv: %w", err)
+		return nil, err
 	}
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
 	cols, err := headerColumns(header)
 	if err != nil {
-		return nil, fmt.Errorf("results.csv line 1: %w", err)
+		return nil, fmt.Errorf("line 1: %w", err)
 	}
 	var trials []Trial
 	for {
@@ -206,12 +207,12 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 			return trials, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("results.csv: %w", err) // *csv.ParseError names the line
+			return nil, err // *csv.ParseError names the line
 		}
 		line, _ := cr.FieldPos(0)
 		t, err := trialFromColumns(rec, cols)
 		if err != nil {
-			return nil, fmt.Errorf("results.csv line %d: %w", line, err)
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 		trials = append(trials, t)
 	}
