@@ -817,7 +817,8 @@ func (e *expression) call(name string, argNodes []pnode, en *env) (value, error)
 	return value{}, fmt.Errorf("unknown helper %q", name)
 }
 
-// callFixFloats returns its one number, list or domain unchanged: values are exact rationals already, so Python's float clean-up has nothing to do.
+// callFixFloats returns its one number, list or domain unchanged: values are
+// exact rationals already, so Python's float clean-up has nothing to do.
 func callFixFloats(name string, vs []value) (value, error) {
 	if len(vs) != 1 {
 		return value{}, fmt.Errorf("fix_floats takes one argument, got %d", len(vs))
@@ -838,7 +839,8 @@ func (e *expression) callPow(name string, vs []value, en *env) (value, error) {
 	return e.binary(&pBin{op: "**", l: &pNum{r: a[0]}, r: &pNum{r: a[1]}, div: -1}, en)
 }
 
-// callGCDLCM is math.gcd and math.lcm of one to eight integers (absolute values; lcm with a zero is 0).
+// callGCDLCM is math.gcd and math.lcm of one to eight integers (absolute
+// values; lcm with a zero is 0).
 func callGCDLCM(name string, vs []value) (value, error) {
 	a, err := nums(name, vs, 1, 8)
 	if err != nil {
@@ -866,7 +868,8 @@ func callGCDLCM(name string, vs []value) (value, error) {
 	return numV(r), checkSize(r)
 }
 
-// callSqrt is math.sqrt of a non-negative rational whose root is rational; an irrational root is an error.
+// callSqrt is math.sqrt of a non-negative rational whose root is rational; an
+// irrational root is an error.
 func callSqrt(name string, vs []value) (value, error) {
 	a, err := nums(name, vs, 1, 1)
 	if err != nil {
@@ -952,7 +955,8 @@ func (e *expression) callFraction(name string, vs []value, en *env) (value, erro
 	return numV(new(big.Rat).Quo(a[0], a[1])), nil
 }
 
-// callNumber1 is the one-number helpers int (also of a text), float, abs, floor, ceil, math.floor, math.ceil and is_int.
+// callNumber1 is the one-number helpers int (also of a text), float, abs,
+// floor, ceil, math.floor, math.ceil and is_int.
 func callNumber1(name string, vs []value) (value, error) {
 	if name == "int" && len(vs) == 1 && vs[0].k == kStr {
 		r, ok := parseNumber(vs[0].s)
@@ -1009,7 +1013,8 @@ func callDivides(name string, vs []value) (value, error) {
 	return boolV(new(big.Rat).Quo(a[0], a[1]).IsInt()), nil
 }
 
-// callAggregate is min, max and sum of several numbers or of one list or domain, and len of one list, domain or text.
+// callAggregate is min, max and sum of several numbers or of one list or
+// domain, and len of one list, domain or text.
 func callAggregate(name string, vs []value) (value, error) {
 	items := vs
 	if len(vs) == 1 {
@@ -1059,7 +1064,8 @@ func callAggregate(name string, vs []value) (value, error) {
 	return numV(best), nil
 }
 
-// callList is list and shuffle_list of one list or domain: the values as a list, in order (the drawn order is the shuffle).
+// callList is list and shuffle_list of one list or domain: the values as a
+// list, in order (the drawn order is the shuffle).
 func callList(name string, vs []value) (value, error) {
 	if len(vs) != 1 {
 		return value{}, fmt.Errorf("%s takes one argument", name)
@@ -1074,7 +1080,8 @@ func callList(name string, vs []value) (value, error) {
 	return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
 }
 
-// callRange is range, frange, arange, np.arange (stop; start, stop; or start, stop, step) and numbers_within (both ends included): a domain.
+// callRange is range, frange, arange, np.arange (stop; start, stop; or start,
+// stop, step) and numbers_within (both ends included): a domain.
 func callRange(name string, vs []value) (value, error) {
 	a, err := nums(name, vs, 1, 3)
 	if err != nil {
@@ -1107,7 +1114,9 @@ func callRange(name string, vs []value) (value, error) {
 	return value{k: kDomain, dom: d}, nil
 }
 
-// callRandint is np.random.randint (stop excluded, optional size) and random.randint (both ends included): a draw from en.rng in #init lines, the domain otherwise.
+// callRandint is np.random.randint (stop excluded, optional size) and
+// random.randint (both ends included): a draw from en.rng in #init lines, the
+// domain otherwise.
 func (e *expression) callRandint(name string, vs []value, en *env) (value, error) {
 	maxArgs := 3
 	if name == "random.randint" {
@@ -1143,7 +1152,9 @@ func (e *expression) callRandint(name string, vs []value, en *env) (value, error
 	return d.at(en.rng.Int64N(d.n)), nil
 }
 
-// callSample is sample, random.choice, np.random.choice (one value of a domain) and sample_sequential, random.sample (k distinct values): drawn from en.rng in #init lines, the domain otherwise.
+// callSample is sample, random.choice, np.random.choice (one value of a
+// domain) and sample_sequential, random.sample (k distinct values): drawn from
+// en.rng in #init lines, the domain otherwise.
 func (e *expression) callSample(name string, vs []value, en *env) (value, error) {
 	one := name == "random.choice"
 	if len(vs) < 1 || len(vs) > 2 || (name == "sample_sequential" || name == "random.sample") && len(vs) != 2 || one && len(vs) != 1 {

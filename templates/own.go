@@ -839,67 +839,15 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 		return nil, p.errorf(f["text"], "noop text must be a sentence ending in '.' or '!'")
 	}
 	c := &noopClause{text: tx, line: n.Line, flag: flagWord(tx.literal()), kind: NoopIrrelevant}
-	if f["kind"] != nil {
-		k, err := p.scalar(f["kind"], "noop kind")
-		if err != nil {
-			return nil, err
-		}
-		switch NoopKind(k) {
-		case NoopIrrelevant, NoopSeeming:
-			c.kind = NoopKind(k)
-		default:
-			return nil, p.errorf(f["kind"], "noop kind %q: irrelevant (the default) or seeming", k)
-		}
-	}
-	if f["reviewed"] != nil {
-		r, err := p.scalar(f["reviewed"], "reviewed")
-		if err != nil {
-			return nil, err
-		}
-		switch r {
-		case "true":
-			c.reviewed = true
-		case "false":
-		default:
-			return nil, p.errorf(f["reviewed"], "reviewed %q: true or false", r)
-		}
-	}
-	if f["reason"] != nil {
-		r, err := p.scalar(f["reason"], "noop reason")
-		if err != nil {
-			return nil, err
-		}
-		c.reason = strings.TrimSpace(r)
-		if c.reason == "" || strings.ContainsAny(c.reason, "\n\r") {
-			return nil, p.errorf(f["reason"], "noop reason must be one non-empty line")
-		}
+	if err := p.noopReview(c, f); err != nil {
+		return nil, err
 	}
 	if c.kind == NoopSeeming && c.reviewed && c.reason == "" {
 		return nil, p.errorf(n, "a reviewed noop-seeming clause needs a reason: one line saying why the answer is unchanged")
 	}
-	own := map[string]bool{}
-	if f["variables"] != nil {
-		vf, keys, err := p.fields(f["variables"], "noop variables")
-		if err != nil {
-			return nil, err
-		}
-		for i, key := range keys {
-			x, err := p.parseVariable(key, f["variables"].Content[2*i], vf[key], own, false)
-			if err != nil {
-				return nil, err
-			}
-			if x.derived != nil {
-				return nil, p.errorf(vf[key], "noop variable %s: a no-op clause has drawn variables only", key)
-			}
-			for _, nm := range x.names {
-				if declared[nm] {
-					return nil, p.errorf(f["variables"].Content[2*i], "noop variable %s has the name of a problem variable", nm)
-				}
-				own[nm] = true
-			}
-			x.factor = factorNone
-			c.vars = append(c.vars, x)
-		}
+	own, err := p.noopVariables(c, f, declared)
+	if err != nil {
+		return nil, err
 	}
 	for _, ph := range tx.placeholders() {
 		if !own[ph] && !declared[ph] {
@@ -907,4 +855,75 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 		}
 	}
 	return c, nil
+}
+
+// noopReview reads a no-op clause's kind, reviewed and reason keys into c.
+func (p *ownParser) noopReview(c *noopClause, f map[string]*yaml.Node) error {
+	if f["kind"] != nil {
+		k, err := p.scalar(f["kind"], "noop kind")
+		if err != nil {
+			return err
+		}
+		switch NoopKind(k) {
+		case NoopIrrelevant, NoopSeeming:
+			c.kind = NoopKind(k)
+		default:
+			return p.errorf(f["kind"], "noop kind %q: irrelevant (the default) or seeming", k)
+		}
+	}
+	if f["reviewed"] != nil {
+		r, err := p.scalar(f["reviewed"], "reviewed")
+		if err != nil {
+			return err
+		}
+		switch r {
+		case "true":
+			c.reviewed = true
+		case "false":
+		default:
+			return p.errorf(f["reviewed"], "reviewed %q: true or false", r)
+		}
+	}
+	if f["reason"] != nil {
+		r, err := p.scalar(f["reason"], "noop reason")
+		if err != nil {
+			return err
+		}
+		c.reason = strings.TrimSpace(r)
+		if c.reason == "" || strings.ContainsAny(c.reason, "\n\r") {
+			return p.errorf(f["reason"], "noop reason must be one non-empty line")
+		}
+	}
+	return nil
+}
+
+// noopVariables reads a no-op clause's own variables (drawn ones only, with
+// names unlike the problem's) into c.vars and returns their names.
+func (p *ownParser) noopVariables(c *noopClause, f map[string]*yaml.Node, declared map[string]bool) (map[string]bool, error) {
+	own := map[string]bool{}
+	if f["variables"] == nil {
+		return own, nil
+	}
+	vf, keys, err := p.fields(f["variables"], "noop variables")
+	if err != nil {
+		return nil, err
+	}
+	for i, key := range keys {
+		x, err := p.parseVariable(key, f["variables"].Content[2*i], vf[key], own, false)
+		if err != nil {
+			return nil, err
+		}
+		if x.derived != nil {
+			return nil, p.errorf(vf[key], "noop variable %s: a no-op clause has drawn variables only", key)
+		}
+		for _, nm := range x.names {
+			if declared[nm] {
+				return nil, p.errorf(f["variables"].Content[2*i], "noop variable %s has the name of a problem variable", nm)
+			}
+			own[nm] = true
+		}
+		x.factor = factorNone
+		c.vars = append(c.vars, x)
+	}
+	return own, nil
 }
