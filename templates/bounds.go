@@ -212,77 +212,91 @@ func (b *bounder) interval(e *expression, n pnode) ival {
 			return x
 		}
 	case *pBin:
-		l, r := b.interval(e, n.l), b.interval(e, n.r)
-		if !l.ok || !r.ok {
+		return b.binInterval(e, n)
+	case *pCall:
+		return b.callInterval(e, n)
+	}
+	return ival{}
+}
+
+// binInterval bounds a binary operator from its operands' intervals (none when
+// a divisor interval holds 0).
+func (b *bounder) binInterval(e *expression, n *pBin) ival {
+	l, r := b.interval(e, n.l), b.interval(e, n.r)
+	if !l.ok || !r.ok {
+		return ival{}
+	}
+	switch n.op {
+	case "+":
+		return ival{new(big.Rat).Add(l.lo, r.lo), new(big.Rat).Add(l.hi, r.hi), true}
+	case "-":
+		return ival{new(big.Rat).Sub(l.lo, r.hi), new(big.Rat).Sub(l.hi, r.lo), true}
+	case "*":
+		return span(mul(l.lo, r.lo), mul(l.lo, r.hi), mul(l.hi, r.lo), mul(l.hi, r.hi))
+	case "/", "//":
+		if r.lo.Sign() <= 0 && r.hi.Sign() >= 0 {
+			return ival{} // the divisor may be 0
+		}
+		q := span(quo(l.lo, r.lo), quo(l.lo, r.hi), quo(l.hi, r.lo), quo(l.hi, r.hi))
+		if n.op == "//" {
+			return ival{new(big.Rat).SetInt(floorRat(q.lo)), new(big.Rat).SetInt(floorRat(q.hi)), true}
+		}
+		return q
+	case "**":
+		if l.lo.Sign() < 0 || r.lo.Cmp(r.hi) != 0 || !r.lo.IsInt() || r.lo.Sign() < 0 || r.lo.Num().Int64() > 16 {
 			return ival{}
 		}
-		switch n.op {
-		case "+":
-			return ival{new(big.Rat).Add(l.lo, r.lo), new(big.Rat).Add(l.hi, r.hi), true}
-		case "-":
-			return ival{new(big.Rat).Sub(l.lo, r.hi), new(big.Rat).Sub(l.hi, r.lo), true}
-		case "*":
-			return span(mul(l.lo, r.lo), mul(l.lo, r.hi), mul(l.hi, r.lo), mul(l.hi, r.hi))
-		case "/", "//":
-			if r.lo.Sign() <= 0 && r.hi.Sign() >= 0 {
-				return ival{} // the divisor may be 0
-			}
-			q := span(quo(l.lo, r.lo), quo(l.lo, r.hi), quo(l.hi, r.lo), quo(l.hi, r.hi))
-			if n.op == "//" {
-				return ival{new(big.Rat).SetInt(floorRat(q.lo)), new(big.Rat).SetInt(floorRat(q.hi)), true}
-			}
-			return q
-		case "**":
-			if l.lo.Sign() < 0 || r.lo.Cmp(r.hi) != 0 || !r.lo.IsInt() || r.lo.Sign() < 0 || r.lo.Num().Int64() > 16 {
-				return ival{}
-			}
-			p := r.lo.Num().Int64()
-			return ival{powRat(l.lo, p), powRat(l.hi, p), true}
+		p := r.lo.Num().Int64()
+		return ival{powRat(l.lo, p), powRat(l.hi, p), true}
+	}
+	return ival{}
+}
+
+// callInterval bounds the monotone helpers (int, floor, ceil, round, min, max)
+// and the identities (float, fix_floats, Fraction) of one number.
+func (b *bounder) callInterval(e *expression, n *pCall) ival {
+	var args []ival
+	for _, a := range n.args {
+		iv := b.interval(e, a)
+		if !iv.ok {
+			return ival{}
 		}
-	case *pCall:
-		var args []ival
-		for _, a := range n.args {
-			iv := b.interval(e, a)
-			if !iv.ok {
-				return ival{}
-			}
-			args = append(args, iv)
+		args = append(args, iv)
+	}
+	mono := func(f func(*big.Rat) *big.Rat) ival {
+		if len(args) != 1 {
+			return ival{}
 		}
-		mono := func(f func(*big.Rat) *big.Rat) ival {
-			if len(args) != 1 {
-				return ival{}
-			}
-			return ival{f(args[0].lo), f(args[0].hi), true}
+		return ival{f(args[0].lo), f(args[0].hi), true}
+	}
+	switch n.name {
+	case "int":
+		return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(truncRat(r)) })
+	case "floor", "math.floor":
+		return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(floorRat(r)) })
+	case "ceil", "math.ceil":
+		return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(ceilRat(r)) })
+	case "round":
+		if len(args) == 1 {
+			return mono(func(r *big.Rat) *big.Rat { return roundHalfEven(r, 0) })
 		}
-		switch n.name {
-		case "int":
-			return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(truncRat(r)) })
-		case "floor", "math.floor":
-			return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(floorRat(r)) })
-		case "ceil", "math.ceil":
-			return mono(func(r *big.Rat) *big.Rat { return new(big.Rat).SetInt(ceilRat(r)) })
-		case "round":
-			if len(args) == 1 {
-				return mono(func(r *big.Rat) *big.Rat { return roundHalfEven(r, 0) })
-			}
-		case "float", "fix_floats", "Fraction":
-			if len(args) == 1 {
-				return args[0]
-			}
-		case "min", "max":
-			if len(args) < 2 {
-				return ival{}
-			}
-			out := args[0]
-			for _, a := range args[1:] {
-				if n.name == "min" {
-					out = ival{minRat(out.lo, a.lo), minRat(out.hi, a.hi), true}
-				} else {
-					out = ival{maxRat(out.lo, a.lo), maxRat(out.hi, a.hi), true}
-				}
-			}
-			return out
+	case "float", "fix_floats", "Fraction":
+		if len(args) == 1 {
+			return args[0]
 		}
+	case "min", "max":
+		if len(args) < 2 {
+			return ival{}
+		}
+		out := args[0]
+		for _, a := range args[1:] {
+			if n.name == "min" {
+				out = ival{minRat(out.lo, a.lo), minRat(out.hi, a.hi), true}
+			} else {
+				out = ival{maxRat(out.lo, a.lo), maxRat(out.hi, a.hi), true}
+			}
+		}
+		return out
 	}
 	return ival{}
 }

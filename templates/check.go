@@ -131,24 +131,7 @@ func (t *Template) Describe() string {
 	}
 	fmt.Fprintf(&b, "relation:  %s\nsteps:     %d\nanswer:    %s (%s)\n", t.Relation, t.Steps, t.BaseAnswer(), t.AnswerType)
 	if !t.fixed {
-		fmt.Fprintf(&b, "formula:   %s\n", t.answer.src)
-		b.WriteString("variables:\n")
-		for _, v := range t.vars {
-			base := make([]string, len(v.names))
-			for i, n := range v.names {
-				base[i] = t.renderVar(n, t.base, nil)
-			}
-			fmt.Fprintf(&b, "  %-14s %-8s %-34s base %s\n", strings.Join(v.names, ", "), v.factor, v.desc, strings.Join(base, ", "))
-			if v.solve != nil {
-				fmt.Fprintf(&b, "  %-14s solved from the condition at line %d: %s = %s\n", "", v.solveLine, v.names[0], v.solve.src)
-			}
-		}
-		if len(t.conds) > 0 {
-			b.WriteString("conditions:\n")
-			for _, c := range t.conds {
-				fmt.Fprintf(&b, "  %s\n", c.e.src)
-			}
-		}
+		t.describeVariables(&b)
 	}
 	fmt.Fprintf(&b, "question (base):\n  %s\n", t.BaseQuestion())
 	if t.record != nil {
@@ -157,11 +140,59 @@ func (t *Template) Describe() string {
 	if t.paraphrase != nil {
 		fmt.Fprintf(&b, "paraphrase (base):\n  %s\n", t.render(t.paraphrase, t.base, nil))
 	}
+	t.describeNoops(&b)
+	var ok, no []string
+	for _, v := range AllVariants {
+		if yes, why := t.Supports(v); yes {
+			ok = append(ok, string(v))
+		} else {
+			no = append(no, fmt.Sprintf("%s (%s)", v, strings.TrimPrefix(why, "not applicable: ")))
+		}
+	}
+	fmt.Fprintf(&b, "variants:  %s\n", strings.Join(ok, ", "))
+	for _, n := range no {
+		fmt.Fprintf(&b, "  n/a: %s\n", n)
+	}
+	if len(t.Warnings) > 0 {
+		b.WriteString("warnings:\n")
+		for _, w := range t.Warnings {
+			fmt.Fprintf(&b, "  %s\n", w)
+		}
+	}
+	return b.String()
+}
+
+// describeVariables writes the answer's formula, the variables (names,
+// factor, domain, base values; how a solved one is solved) and the conditions.
+func (t *Template) describeVariables(b *strings.Builder) {
+	fmt.Fprintf(b, "formula:   %s\n", t.answer.src)
+	b.WriteString("variables:\n")
+	for _, v := range t.vars {
+		base := make([]string, len(v.names))
+		for i, n := range v.names {
+			base[i] = t.renderVar(n, t.base, nil)
+		}
+		fmt.Fprintf(b, "  %-14s %-8s %-34s base %s\n", strings.Join(v.names, ", "), v.factor, v.desc, strings.Join(base, ", "))
+		if v.solve != nil {
+			fmt.Fprintf(b, "  %-14s solved from the condition at line %d: %s = %s\n", "", v.solveLine, v.names[0], v.solve.src)
+		}
+	}
+	if len(t.conds) > 0 {
+		b.WriteString("conditions:\n")
+		for _, c := range t.conds {
+			fmt.Fprintf(b, "  %s\n", c.e.src)
+		}
+	}
+}
+
+// describeNoops writes the template's no-op clauses with their review and
+// use, or, for the generic pool, the clauses excluded here and the clause set.
+func (t *Template) describeNoops(b *strings.Builder) {
 	switch {
 	case t.genericNoop:
 		b.WriteString("no-op clauses: drawn from the generic reviewed pool\n")
 		for _, f := range t.flags() {
-			fmt.Fprintf(&b, "  excluded here: %s  [%s]\n", f.Clause, f.Reason)
+			fmt.Fprintf(b, "  excluded here: %s  [%s]\n", f.Clause, f.Reason)
 		}
 		b.WriteString(t.describeNoopSet())
 	case len(t.noops) > 0:
@@ -182,28 +213,9 @@ func (t *Template) Describe() string {
 			if len(status) > 0 {
 				note = "  [" + strings.Join(status, "; ") + "]"
 			}
-			fmt.Fprintf(&b, "  %-10s %s%s\n", c.kind, c.text.source(), note)
+			fmt.Fprintf(b, "  %-10s %s%s\n", c.kind, c.text.source(), note)
 		}
 	}
-	var ok, no []string
-	for _, v := range AllVariants {
-		if yes, why := t.Supports(v); yes {
-			ok = append(ok, string(v))
-		} else {
-			no = append(no, fmt.Sprintf("%s (%s)", v, strings.TrimPrefix(why, "not applicable: ")))
-		}
-	}
-	fmt.Fprintf(&b, "variants:  %s\n", strings.Join(ok, ", "))
-	for _, n := range no {
-		fmt.Fprintf(&b, "  n/a: %s\n", n)
-	}
-	if len(t.Warnings) > 0 {
-		b.WriteString("warnings:\n")
-		for _, w := range t.Warnings {
-			fmt.Fprintf(&b, "  %s\n", w)
-		}
-	}
-	return b.String()
 }
 
 // Status is the first word of the report: "ok", "warn" (imported, with

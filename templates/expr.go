@@ -259,6 +259,7 @@ func (e *expression) evalBool(en *env) (bool, error) {
 	return false, fmt.Errorf("condition %q is a %s, not true or false", e.src, v.kindName())
 }
 
+// node evaluates one parsed node in en, one function per kind of node.
 func (e *expression) node(n pnode, en *env) (value, error) {
 	switch n := n.(type) {
 	case *pNum:
@@ -266,131 +267,172 @@ func (e *expression) node(n pnode, en *env) (value, error) {
 	case *pStr:
 		return strV(n.s), nil
 	case *pName:
-		if v, ok := en.vars[n.name]; ok {
-			return v, nil
-		}
-		if v, ok := constants[n.name]; ok {
-			return v, nil
-		}
-		if items, ok := lookupPool(en.pools, n.name); ok {
-			return value{k: kDomain, dom: &domain{name: n.name, items: items, n: int64(len(items))}}, nil
-		}
-		return value{}, fmt.Errorf("unknown variable or pool %q", n.name)
+		return e.nodeName(n, en)
 	case *pList:
-		if n.kind == '{' {
-			return value{}, errors.New("sets are not supported")
-		}
-		l := make([]value, 0, len(n.elts))
-		for _, a := range n.elts {
-			v, err := e.node(a, en)
-			if err != nil {
-				return value{}, err
-			}
-			l = append(l, v)
-		}
-		return value{k: kList, l: l, tuple: n.kind == '('}, nil
+		return e.nodeList(n, en)
 	case *pUnary:
-		v, err := e.node(n.x, en)
-		if err != nil {
-			return value{}, err
-		}
-		switch n.op {
-		case "not":
-			b, err := truth(v)
-			return boolV(!b), err
-		case "-":
-			if v.k != kNum {
-				return value{}, fmt.Errorf("cannot negate a %s", v.kindName())
-			}
-			return numV(new(big.Rat).Neg(v.n)), nil
-		case "+":
-			if v.k != kNum {
-				return value{}, fmt.Errorf("unary + on a %s", v.kindName())
-			}
-			return numV(v.n), nil
-		}
+		return e.nodeUnary(n, en)
 	case *pBool: // short-circuit; the value is an operand, as in Python
-		l, err := e.node(n.l, en)
-		if err != nil {
-			return value{}, err
-		}
-		lb, err := truth(l)
-		if err != nil {
-			return value{}, err
-		}
-		if n.op == "and" && !lb || n.op == "or" && lb {
-			return l, nil
-		}
-		return e.node(n.r, en)
+		return e.nodeBool(n, en)
 	case *pCmp:
-		l, err := e.node(n.first, en)
-		if err != nil {
-			return value{}, err
-		}
-		for i, op := range n.ops {
-			r, err := e.node(n.rest[i], en)
-			if err != nil {
-				return value{}, err
-			}
-			ok, err := compare(op, l, r)
-			if err != nil {
-				return value{}, err
-			}
-			if !ok {
-				return boolV(false), nil
-			}
-			l = r
-		}
-		return boolV(true), nil
+		return e.nodeCmp(n, en)
 	case *pIf:
-		c, err := e.node(n.test, en)
-		if err != nil {
-			return value{}, err
-		}
-		b, err := truth(c)
-		if err != nil {
-			return value{}, err
-		}
-		if b {
-			return e.node(n.body, en)
-		}
-		return e.node(n.orelse, en)
+		return e.nodeIf(n, en)
 	case *pBin:
 		return e.binary(n, en)
 	case *pCall:
 		return e.call(n.name, n.args, en)
 	case *pIndex:
-		x, err := e.node(n.x, en)
-		if err != nil {
-			return value{}, err
-		}
-		i, err := e.node(n.i, en)
-		if err != nil {
-			return value{}, err
-		}
-		return index(x, i)
+		return e.nodeIndex(n, en)
 	case *pSlice:
-		x, err := e.node(n.x, en)
-		if err != nil {
-			return value{}, err
-		}
-		var bounds [3]*big.Rat
-		for j, b := range []pnode{n.lo, n.hi, n.stride} {
-			if b == nil {
-				continue
-			}
-			v, err := e.node(b, en)
-			if err != nil {
-				return value{}, err
-			}
-			if v.k != kNum || !v.n.IsInt() {
-				return value{}, fmt.Errorf("a slice bound must be an integer, not a %s", v.kindName())
-			}
-			bounds[j] = v.n
-		}
-		return slice(x, bounds)
+		return e.nodeSlice(n, en)
 	}
 	return value{}, errors.New("unsupported syntax")
+}
+
+// nodeName is a variable's value, then a constant, then a pool of names as a domain.
+func (e *expression) nodeName(n *pName, en *env) (value, error) {
+	if v, ok := en.vars[n.name]; ok {
+		return v, nil
+	}
+	if v, ok := constants[n.name]; ok {
+		return v, nil
+	}
+	if items, ok := lookupPool(en.pools, n.name); ok {
+		return value{k: kDomain, dom: &domain{name: n.name, items: items, n: int64(len(items))}}, nil
+	}
+	return value{}, fmt.Errorf("unknown variable or pool %q", n.name)
+}
+
+// nodeList is a list or tuple display; a set display is an error.
+func (e *expression) nodeList(n *pList, en *env) (value, error) {
+	if n.kind == '{' {
+		return value{}, errors.New("sets are not supported")
+	}
+	l := make([]value, 0, len(n.elts))
+	for _, a := range n.elts {
+		v, err := e.node(a, en)
+		if err != nil {
+			return value{}, err
+		}
+		l = append(l, v)
+	}
+	return value{k: kList, l: l, tuple: n.kind == '('}, nil
+}
+
+// nodeUnary is not, unary minus and unary plus.
+func (e *expression) nodeUnary(n *pUnary, en *env) (value, error) {
+	v, err := e.node(n.x, en)
+	if err != nil {
+		return value{}, err
+	}
+	switch n.op {
+	case "not":
+		b, err := truth(v)
+		return boolV(!b), err
+	case "-":
+		if v.k != kNum {
+			return value{}, fmt.Errorf("cannot negate a %s", v.kindName())
+		}
+		return numV(new(big.Rat).Neg(v.n)), nil
+	case "+":
+		if v.k != kNum {
+			return value{}, fmt.Errorf("unary + on a %s", v.kindName())
+		}
+		return numV(v.n), nil
+	}
+	return value{}, errors.New("unsupported syntax")
+}
+
+// nodeBool is and/or, short-circuited; the value is an operand, as in Python.
+func (e *expression) nodeBool(n *pBool, en *env) (value, error) {
+	l, err := e.node(n.l, en)
+	if err != nil {
+		return value{}, err
+	}
+	lb, err := truth(l)
+	if err != nil {
+		return value{}, err
+	}
+	if n.op == "and" && !lb || n.op == "or" && lb {
+		return l, nil
+	}
+	return e.node(n.r, en)
+}
+
+// nodeCmp is a chain of comparisons, as in Python (a < b < c).
+func (e *expression) nodeCmp(n *pCmp, en *env) (value, error) {
+	l, err := e.node(n.first, en)
+	if err != nil {
+		return value{}, err
+	}
+	for i, op := range n.ops {
+		r, err := e.node(n.rest[i], en)
+		if err != nil {
+			return value{}, err
+		}
+		ok, err := compare(op, l, r)
+		if err != nil {
+			return value{}, err
+		}
+		if !ok {
+			return boolV(false), nil
+		}
+		l = r
+	}
+	return boolV(true), nil
+}
+
+// nodeIf is the conditional expression body if test else orelse.
+func (e *expression) nodeIf(n *pIf, en *env) (value, error) {
+	c, err := e.node(n.test, en)
+	if err != nil {
+		return value{}, err
+	}
+	b, err := truth(c)
+	if err != nil {
+		return value{}, err
+	}
+	if b {
+		return e.node(n.body, en)
+	}
+	return e.node(n.orelse, en)
+}
+
+// nodeIndex is x[i].
+func (e *expression) nodeIndex(n *pIndex, en *env) (value, error) {
+	x, err := e.node(n.x, en)
+	if err != nil {
+		return value{}, err
+	}
+	i, err := e.node(n.i, en)
+	if err != nil {
+		return value{}, err
+	}
+	return index(x, i)
+}
+
+// nodeSlice is x[lo:hi:stride] with integer bounds.
+func (e *expression) nodeSlice(n *pSlice, en *env) (value, error) {
+	x, err := e.node(n.x, en)
+	if err != nil {
+		return value{}, err
+	}
+	var bounds [3]*big.Rat
+	for j, b := range []pnode{n.lo, n.hi, n.stride} {
+		if b == nil {
+			continue
+		}
+		v, err := e.node(b, en)
+		if err != nil {
+			return value{}, err
+		}
+		if v.k != kNum || !v.n.IsInt() {
+			return value{}, fmt.Errorf("a slice bound must be an integer, not a %s", v.kindName())
+		}
+		bounds[j] = v.n
+	}
+	return slice(x, bounds)
 }
 
 // truth is Python's truth value: zero, empty texts and empty lists are false.
@@ -581,6 +623,8 @@ func slice(x value, b [3]*big.Rat) (value, error) {
 	return value{k: kList, l: out, tuple: x.tuple}, nil
 }
 
+// binary evaluates a binary operator: sequences first, then exact rational
+// arithmetic with Python's // and % (floor) semantics.
 func (e *expression) binary(n *pBin, en *env) (value, error) {
 	l, err := e.node(n.l, en)
 	if err != nil {
@@ -591,37 +635,8 @@ func (e *expression) binary(n *pBin, en *env) (value, error) {
 		return value{}, err
 	}
 	// Lists and texts: concatenation and repetition, as in Python.
-	switch n.op {
-	case "+":
-		if l.k == kStr && r.k == kStr {
-			return strV(l.s + r.s), nil
-		}
-		ll, lok := asList(l)
-		rl, rok := asList(r)
-		if lok && rok {
-			if len(ll)+len(rl) > maxList {
-				return value{}, fmt.Errorf("list longer than %d values", maxList)
-			}
-			return value{k: kList, l: slices.Concat(ll, rl)}, nil
-		}
-	case "*":
-		lst, cnt := l, r
-		if r.k == kList || r.k == kDomain {
-			lst, cnt = r, l
-		}
-		if items, ok := asList(lst); ok && lst.k != kNum {
-			if cnt.k != kNum || !cnt.n.IsInt() {
-				return value{}, fmt.Errorf("a list can be repeated by an integer, not a %s", cnt.kindName())
-			}
-			if cnt.n.Sign() > 0 && (cnt.n.Num().BitLen() > 31 || int64(len(items))*cnt.n.Num().Int64() > maxList) {
-				return value{}, fmt.Errorf("list longer than %d values", maxList)
-			}
-			var out []value
-			for i := int64(0); i < cnt.n.Num().Int64(); i++ {
-				out = append(out, items...)
-			}
-			return value{k: kList, l: out}, nil
-		}
+	if v, ok, err := sequenceOp(n.op, l, r); ok || err != nil {
+		return v, err
 	}
 	if l.k != kNum || r.k != kNum {
 		return value{}, fmt.Errorf("%q needs numbers, got %s and %s", n.op, l.kindName(), r.kindName())
@@ -654,23 +669,9 @@ func (e *expression) binary(n *pBin, en *env) (value, error) {
 		q := new(big.Rat).SetInt(floorRat(new(big.Rat).Quo(a, b)))
 		out.Sub(a, q.Mul(q, b)) // Python: the result has the sign of b
 	case "**":
-		if !b.IsInt() {
-			return value{}, fmt.Errorf("non-integer power in %q", e.src)
+		if err := e.power(out, a, b); err != nil {
+			return value{}, err
 		}
-		if b.Num().BitLen() > 7 || b.Num().Int64() > 64 || b.Num().Int64() < -64 {
-			return value{}, fmt.Errorf("power too large in %q", e.src)
-		}
-		p := b.Num().Int64()
-		if a.Sign() == 0 && p < 0 {
-			return value{}, fmt.Errorf("division by zero (0 to a negative power) in %q", e.src)
-		}
-		pp := big.NewInt(int64(abs(int(p))))
-		num := new(big.Int).Exp(a.Num(), pp, nil)
-		den := new(big.Int).Exp(a.Denom(), pp, nil)
-		if p < 0 {
-			num, den = den, num
-		}
-		out.SetFrac(num, den)
 	default:
 		return value{}, fmt.Errorf("unsupported operator %q", n.op)
 	}
@@ -678,6 +679,68 @@ func (e *expression) binary(n *pBin, en *env) (value, error) {
 		return value{}, fmt.Errorf("%w in %q", err, e.src)
 	}
 	return numV(out), nil
+}
+
+// sequenceOp is + and * on texts and lists (concatenation and repetition, as
+// in Python); ok is false when the operands are not sequences for op, and the
+// caller goes on to arithmetic.
+func sequenceOp(op string, l, r value) (v value, ok bool, err error) {
+	switch op {
+	case "+":
+		if l.k == kStr && r.k == kStr {
+			return strV(l.s + r.s), true, nil
+		}
+		ll, lok := asList(l)
+		rl, rok := asList(r)
+		if lok && rok {
+			if len(ll)+len(rl) > maxList {
+				return value{}, true, fmt.Errorf("list longer than %d values", maxList)
+			}
+			return value{k: kList, l: slices.Concat(ll, rl)}, true, nil
+		}
+	case "*":
+		lst, cnt := l, r
+		if r.k == kList || r.k == kDomain {
+			lst, cnt = r, l
+		}
+		if items, ok := asList(lst); ok && lst.k != kNum {
+			if cnt.k != kNum || !cnt.n.IsInt() {
+				return value{}, true, fmt.Errorf("a list can be repeated by an integer, not a %s", cnt.kindName())
+			}
+			if cnt.n.Sign() > 0 && (cnt.n.Num().BitLen() > 31 || int64(len(items))*cnt.n.Num().Int64() > maxList) {
+				return value{}, true, fmt.Errorf("list longer than %d values", maxList)
+			}
+			var out []value
+			for i := int64(0); i < cnt.n.Num().Int64(); i++ {
+				out = append(out, items...)
+			}
+			return value{k: kList, l: out}, true, nil
+		}
+	}
+	return value{}, false, nil
+}
+
+// power sets out to a ** b for an integer b with |b| ≤ 64; the errors name the
+// expression.
+func (e *expression) power(out, a, b *big.Rat) error {
+	if !b.IsInt() {
+		return fmt.Errorf("non-integer power in %q", e.src)
+	}
+	if b.Num().BitLen() > 7 || b.Num().Int64() > 64 || b.Num().Int64() < -64 {
+		return fmt.Errorf("power too large in %q", e.src)
+	}
+	p := b.Num().Int64()
+	if a.Sign() == 0 && p < 0 {
+		return fmt.Errorf("division by zero (0 to a negative power) in %q", e.src)
+	}
+	pp := big.NewInt(int64(abs(int(p))))
+	num := new(big.Int).Exp(a.Num(), pp, nil)
+	den := new(big.Int).Exp(a.Denom(), pp, nil)
+	if p < 0 {
+		num, den = den, num
+	}
+	out.SetFrac(num, den)
+	return nil
 }
 
 func (e *expression) args(args []pnode, en *env) ([]value, error) {
@@ -709,6 +772,8 @@ func nums(name string, vs []value, min, max int) ([]*big.Rat, error) {
 	return out, nil
 }
 
+// call evaluates a helper call; each helper or family of helpers is its own
+// function below, and the random ones are allowed only in #init lines.
 func (e *expression) call(name string, argNodes []pnode, en *env) (value, error) {
 	if initOnly[name] && en.rng == nil && !en.domains {
 		return value{}, fmt.Errorf("%s draws at random and is allowed only in #init lines", name)
@@ -719,321 +784,407 @@ func (e *expression) call(name string, argNodes []pnode, en *env) (value, error)
 	}
 	switch name {
 	case "fix_floats":
-		if len(vs) != 1 {
-			return value{}, fmt.Errorf("fix_floats takes one argument, got %d", len(vs))
-		}
-		switch vs[0].k {
-		case kNum, kList, kDomain:
-			return vs[0], nil
-		}
-		return value{}, fmt.Errorf("fix_floats needs a number or a list, not a %s", vs[0].kindName())
+		return callFixFloats(name, vs)
 	case "pow":
-		a, err := nums(name, vs, 2, 2)
-		if err != nil {
-			return value{}, err
-		}
-		return e.binary(&pBin{op: "**", l: &pNum{r: a[0]}, r: &pNum{r: a[1]}, div: -1}, en)
+		return e.callPow(name, vs, en)
 	case "math.gcd", "math.lcm":
-		a, err := nums(name, vs, 1, 8)
-		if err != nil {
-			return value{}, err
-		}
-		acc := new(big.Int)
-		for i, x := range a {
-			if !x.IsInt() {
-				return value{}, fmt.Errorf("%s needs integers, got %s", name, x.RatString())
-			}
-			n := new(big.Int).Abs(x.Num())
-			switch {
-			case i == 0:
-				acc.Set(n)
-			case name == "math.gcd":
-				acc.GCD(nil, nil, acc, n)
-			case acc.Sign() == 0 || n.Sign() == 0:
-				acc.SetInt64(0)
-			default:
-				g := new(big.Int).GCD(nil, nil, acc, n)
-				acc.Mul(acc, n).Quo(acc, g)
-			}
-		}
-		r := new(big.Rat).SetInt(acc)
-		return numV(r), checkSize(r)
+		return callGCDLCM(name, vs)
 	case "math.sqrt":
-		a, err := nums(name, vs, 1, 1)
+		return callSqrt(name, vs)
+	case "sorted", "any", "all":
+		return callSortedAnyAll(name, vs)
+	case "str":
+		return callStr(name, vs)
+	case "Fraction":
+		return e.callFraction(name, vs, en)
+	case "int", "float", "abs", "floor", "ceil", "math.floor", "math.ceil", "is_int":
+		return callNumber1(name, vs)
+	case "round":
+		return callRound(name, vs)
+	case "divides":
+		return callDivides(name, vs)
+	case "min", "max", "sum", "len":
+		return callAggregate(name, vs)
+	case "list", "shuffle_list":
+		return callList(name, vs)
+	case "range", "frange", "arange", "np.arange", "numbers_within":
+		return callRange(name, vs)
+	case "np.random.randint", "random.randint":
+		return e.callRandint(name, vs, en)
+	case "sample", "sample_sequential", "random.choice", "np.random.choice", "random.sample":
+		return e.callSample(name, vs, en)
+	}
+	return value{}, fmt.Errorf("unknown helper %q", name)
+}
+
+// callFixFloats returns its one number, list or domain unchanged: values are
+// exact rationals already, so Python's float clean-up has nothing to do.
+func callFixFloats(name string, vs []value) (value, error) {
+	if len(vs) != 1 {
+		return value{}, fmt.Errorf("fix_floats takes one argument, got %d", len(vs))
+	}
+	switch vs[0].k {
+	case kNum, kList, kDomain:
+		return vs[0], nil
+	}
+	return value{}, fmt.Errorf("fix_floats needs a number or a list, not a %s", vs[0].kindName())
+}
+
+// callPow is pow(a, b), evaluated as a ** b.
+func (e *expression) callPow(name string, vs []value, en *env) (value, error) {
+	a, err := nums(name, vs, 2, 2)
+	if err != nil {
+		return value{}, err
+	}
+	return e.binary(&pBin{op: "**", l: &pNum{r: a[0]}, r: &pNum{r: a[1]}, div: -1}, en)
+}
+
+// callGCDLCM is math.gcd and math.lcm of one to eight integers (absolute
+// values; lcm with a zero is 0).
+func callGCDLCM(name string, vs []value) (value, error) {
+	a, err := nums(name, vs, 1, 8)
+	if err != nil {
+		return value{}, err
+	}
+	acc := new(big.Int)
+	for i, x := range a {
+		if !x.IsInt() {
+			return value{}, fmt.Errorf("%s needs integers, got %s", name, x.RatString())
+		}
+		n := new(big.Int).Abs(x.Num())
+		switch {
+		case i == 0:
+			acc.Set(n)
+		case name == "math.gcd":
+			acc.GCD(nil, nil, acc, n)
+		case acc.Sign() == 0 || n.Sign() == 0:
+			acc.SetInt64(0)
+		default:
+			g := new(big.Int).GCD(nil, nil, acc, n)
+			acc.Mul(acc, n).Quo(acc, g)
+		}
+	}
+	r := new(big.Rat).SetInt(acc)
+	return numV(r), checkSize(r)
+}
+
+// callSqrt is math.sqrt of a non-negative rational whose root is rational; an
+// irrational root is an error.
+func callSqrt(name string, vs []value) (value, error) {
+	a, err := nums(name, vs, 1, 1)
+	if err != nil {
+		return value{}, err
+	}
+	if a[0].Sign() < 0 {
+		return value{}, errors.New("math.sqrt of a negative number")
+	}
+	num, den := new(big.Int).Sqrt(a[0].Num()), new(big.Int).Sqrt(a[0].Denom())
+	r := new(big.Rat).SetFrac(num, den)
+	if new(big.Rat).Mul(r, r).Cmp(a[0]) != 0 {
+		return value{}, fmt.Errorf("math.sqrt(%s) is irrational", a[0].RatString())
+	}
+	return numV(r), nil
+}
+
+// callSortedAnyAll is sorted (stable, numbers or texts of one kind), any and all of one list.
+func callSortedAnyAll(name string, vs []value) (value, error) {
+	if len(vs) != 1 {
+		return value{}, fmt.Errorf("%s takes one list", name)
+	}
+	items, ok := asList(vs[0])
+	if !ok {
+		return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
+	}
+	if name == "sorted" {
+		out := slices.Clone(items)
+		var cmpErr error
+		slices.SortStableFunc(out, func(x, y value) int {
+			if x.k == kNum && y.k == kNum {
+				return x.n.Cmp(y.n)
+			}
+			if x.k == kStr && y.k == kStr {
+				return strings.Compare(x.s, y.s)
+			}
+			cmpErr = errors.New("sorted needs numbers or texts of one kind")
+			return 0
+		})
+		return value{k: kList, l: out}, cmpErr
+	}
+	for _, it := range items {
+		b, err := truth(it)
 		if err != nil {
 			return value{}, err
 		}
-		if a[0].Sign() < 0 {
-			return value{}, errors.New("math.sqrt of a negative number")
+		if name == "any" && b {
+			return boolV(true), nil
 		}
-		num, den := new(big.Int).Sqrt(a[0].Num()), new(big.Int).Sqrt(a[0].Denom())
-		r := new(big.Rat).SetFrac(num, den)
-		if new(big.Rat).Mul(r, r).Cmp(a[0]) != 0 {
-			return value{}, fmt.Errorf("math.sqrt(%s) is irrational", a[0].RatString())
+		if name == "all" && !b {
+			return boolV(false), nil
+		}
+	}
+	return boolV(name == "all"), nil
+}
+
+// callStr is str(x), the value's text as Python prints it.
+func callStr(name string, vs []value) (value, error) {
+	if len(vs) != 1 {
+		return value{}, fmt.Errorf("str takes one argument, got %d", len(vs))
+	}
+	return strV(vs[0].String()), nil
+}
+
+// callFraction is Fraction(text), Fraction(x) or Fraction(a, b).
+func (e *expression) callFraction(name string, vs []value, en *env) (value, error) {
+	if len(vs) == 1 && vs[0].k == kStr {
+		r, ok := parseFraction(vs[0].s)
+		if !ok {
+			return value{}, fmt.Errorf("Fraction(%q): not a number", vs[0].s)
 		}
 		return numV(r), nil
-	case "sorted", "any", "all":
-		if len(vs) != 1 {
-			return value{}, fmt.Errorf("%s takes one list", name)
+	}
+	a, err := nums(name, vs, 1, 2)
+	if err != nil {
+		return value{}, err
+	}
+	if len(a) == 1 {
+		return numV(a[0]), nil
+	}
+	if a[1].Sign() == 0 {
+		return value{}, fmt.Errorf("division by zero in %q", e.src)
+	}
+	return numV(new(big.Rat).Quo(a[0], a[1])), nil
+}
+
+// callNumber1 is the one-number helpers int (also of a text), float, abs,
+// floor, ceil, math.floor, math.ceil and is_int.
+func callNumber1(name string, vs []value) (value, error) {
+	if name == "int" && len(vs) == 1 && vs[0].k == kStr {
+		r, ok := parseNumber(vs[0].s)
+		if !ok || !r.IsInt() {
+			return value{}, fmt.Errorf("int(%q): not an integer", vs[0].s)
 		}
-		items, ok := asList(vs[0])
-		if !ok {
-			return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
+		return numV(r), nil
+	}
+	a, err := nums(name, vs, 1, 1)
+	if err != nil {
+		return value{}, err
+	}
+	x := a[0]
+	switch name {
+	case "int":
+		return numV(new(big.Rat).SetInt(truncRat(x))), nil
+	case "abs":
+		return numV(new(big.Rat).Abs(x)), nil
+	case "floor", "math.floor":
+		return numV(new(big.Rat).SetInt(floorRat(x))), nil
+	case "ceil", "math.ceil":
+		return numV(new(big.Rat).SetInt(ceilRat(x))), nil
+	case "is_int":
+		return boolV(x.IsInt()), nil
+	}
+	return numV(x), nil
+}
+
+// callRound is round(x) or round(x, decimals), rounding half to even as Python does.
+func callRound(name string, vs []value) (value, error) {
+	a, err := nums(name, vs, 1, 2)
+	if err != nil {
+		return value{}, err
+	}
+	dec := 0
+	if len(a) == 2 {
+		if !a[1].IsInt() || a[1].Num().BitLen() > 5 {
+			return value{}, fmt.Errorf("round: bad number of decimals %s", a[1].RatString())
 		}
-		if name == "sorted" {
-			out := slices.Clone(items)
-			var cmpErr error
-			slices.SortStableFunc(out, func(x, y value) int {
-				if x.k == kNum && y.k == kNum {
-					return x.n.Cmp(y.n)
-				}
-				if x.k == kStr && y.k == kStr {
-					return strings.Compare(x.s, y.s)
-				}
-				cmpErr = errors.New("sorted needs numbers or texts of one kind")
-				return 0
-			})
-			return value{k: kList, l: out}, cmpErr
-		}
-		for _, it := range items {
-			b, err := truth(it)
+		dec = int(a[1].Num().Int64())
+	}
+	return numV(roundHalfEven(a[0], dec)), nil
+}
+
+// callDivides is divides(a, b): whether a / b is an integer (false when b is 0).
+func callDivides(name string, vs []value) (value, error) {
+	a, err := nums(name, vs, 2, 2)
+	if err != nil {
+		return value{}, err
+	}
+	if a[1].Sign() == 0 {
+		return boolV(false), nil
+	}
+	return boolV(new(big.Rat).Quo(a[0], a[1]).IsInt()), nil
+}
+
+// callAggregate is min, max and sum of several numbers or of one list or
+// domain, and len of one list, domain or text.
+func callAggregate(name string, vs []value) (value, error) {
+	items := vs
+	if len(vs) == 1 {
+		switch vs[0].k {
+		case kList:
+			items = vs[0].l
+		case kDomain:
+			l, err := vs[0].dom.list()
 			if err != nil {
 				return value{}, err
 			}
-			if name == "any" && b {
-				return boolV(true), nil
-			}
-			if name == "all" && !b {
-				return boolV(false), nil
-			}
+			items = l
 		}
-		return boolV(name == "all"), nil
-	case "str":
+	}
+	if name == "len" {
 		if len(vs) != 1 {
-			return value{}, fmt.Errorf("str takes one argument, got %d", len(vs))
-		}
-		return strV(vs[0].String()), nil
-	case "Fraction":
-		if len(vs) == 1 && vs[0].k == kStr {
-			r, ok := parseFraction(vs[0].s)
-			if !ok {
-				return value{}, fmt.Errorf("Fraction(%q): not a number", vs[0].s)
-			}
-			return numV(r), nil
-		}
-		a, err := nums(name, vs, 1, 2)
-		if err != nil {
-			return value{}, err
-		}
-		if len(a) == 1 {
-			return numV(a[0]), nil
-		}
-		if a[1].Sign() == 0 {
-			return value{}, fmt.Errorf("division by zero in %q", e.src)
-		}
-		return numV(new(big.Rat).Quo(a[0], a[1])), nil
-	case "int", "float", "abs", "floor", "ceil", "math.floor", "math.ceil", "is_int":
-		if name == "int" && len(vs) == 1 && vs[0].k == kStr {
-			r, ok := parseNumber(vs[0].s)
-			if !ok || !r.IsInt() {
-				return value{}, fmt.Errorf("int(%q): not an integer", vs[0].s)
-			}
-			return numV(r), nil
-		}
-		a, err := nums(name, vs, 1, 1)
-		if err != nil {
-			return value{}, err
-		}
-		x := a[0]
-		switch name {
-		case "int":
-			return numV(new(big.Rat).SetInt(truncRat(x))), nil
-		case "abs":
-			return numV(new(big.Rat).Abs(x)), nil
-		case "floor", "math.floor":
-			return numV(new(big.Rat).SetInt(floorRat(x))), nil
-		case "ceil", "math.ceil":
-			return numV(new(big.Rat).SetInt(ceilRat(x))), nil
-		case "is_int":
-			return boolV(x.IsInt()), nil
-		}
-		return numV(x), nil
-	case "round":
-		a, err := nums(name, vs, 1, 2)
-		if err != nil {
-			return value{}, err
-		}
-		dec := 0
-		if len(a) == 2 {
-			if !a[1].IsInt() || a[1].Num().BitLen() > 5 {
-				return value{}, fmt.Errorf("round: bad number of decimals %s", a[1].RatString())
-			}
-			dec = int(a[1].Num().Int64())
-		}
-		return numV(roundHalfEven(a[0], dec)), nil
-	case "divides":
-		a, err := nums(name, vs, 2, 2)
-		if err != nil {
-			return value{}, err
-		}
-		if a[1].Sign() == 0 {
-			return boolV(false), nil
-		}
-		return boolV(new(big.Rat).Quo(a[0], a[1]).IsInt()), nil
-	case "min", "max", "sum", "len":
-		items := vs
-		if len(vs) == 1 {
-			switch vs[0].k {
-			case kList:
-				items = vs[0].l
-			case kDomain:
-				l, err := vs[0].dom.list()
-				if err != nil {
-					return value{}, err
-				}
-				items = l
-			}
-		}
-		if name == "len" {
-			if len(vs) != 1 {
-				return value{}, errors.New("len takes one argument")
-			}
-			switch vs[0].k {
-			case kList, kDomain:
-				return intV(int64(len(items))), nil
-			case kStr:
-				return intV(int64(len([]rune(vs[0].s)))), nil
-			}
-			return value{}, fmt.Errorf("len of a %s", vs[0].kindName())
-		}
-		ns, err := nums(name, items, 0, 1<<20)
-		if err != nil {
-			return value{}, err
-		}
-		if name == "sum" {
-			s := new(big.Rat)
-			for _, x := range ns {
-				s.Add(s, x)
-			}
-			return numV(s), checkSize(s)
-		}
-		if len(ns) == 0 {
-			return value{}, fmt.Errorf("%s of nothing", name)
-		}
-		best := ns[0]
-		for _, x := range ns[1:] {
-			if name == "min" && x.Cmp(best) < 0 || name == "max" && x.Cmp(best) > 0 {
-				best = x
-			}
-		}
-		return numV(best), nil
-	case "list", "shuffle_list":
-		if len(vs) != 1 {
-			return value{}, fmt.Errorf("%s takes one argument", name)
+			return value{}, errors.New("len takes one argument")
 		}
 		switch vs[0].k {
-		case kList:
-			return value{k: kList, l: vs[0].l}, nil
-		case kDomain:
-			l, err := vs[0].dom.list()
-			return value{k: kList, l: l}, err
+		case kList, kDomain:
+			return intV(int64(len(items))), nil
+		case kStr:
+			return intV(int64(len([]rune(vs[0].s)))), nil
 		}
-		return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
-	case "range", "frange", "arange", "np.arange", "numbers_within":
-		a, err := nums(name, vs, 1, 3)
-		if err != nil {
-			return value{}, err
+		return value{}, fmt.Errorf("len of a %s", vs[0].kindName())
+	}
+	ns, err := nums(name, items, 0, 1<<20)
+	if err != nil {
+		return value{}, err
+	}
+	if name == "sum" {
+		s := new(big.Rat)
+		for _, x := range ns {
+			s.Add(s, x)
 		}
-		if name == "range" || name == "numbers_within" {
-			for _, x := range a {
-				if !x.IsInt() {
-					return value{}, fmt.Errorf("%s needs integers, got %s", name, x.RatString())
-				}
+		return numV(s), checkSize(s)
+	}
+	if len(ns) == 0 {
+		return value{}, fmt.Errorf("%s of nothing", name)
+	}
+	best := ns[0]
+	for _, x := range ns[1:] {
+		if name == "min" && x.Cmp(best) < 0 || name == "max" && x.Cmp(best) > 0 {
+			best = x
+		}
+	}
+	return numV(best), nil
+}
+
+// callList is list and shuffle_list of one list or domain: the values as a
+// list, in order (the drawn order is the shuffle).
+func callList(name string, vs []value) (value, error) {
+	if len(vs) != 1 {
+		return value{}, fmt.Errorf("%s takes one argument", name)
+	}
+	switch vs[0].k {
+	case kList:
+		return value{k: kList, l: vs[0].l}, nil
+	case kDomain:
+		l, err := vs[0].dom.list()
+		return value{k: kList, l: l}, err
+	}
+	return value{}, fmt.Errorf("%s needs a list, not a %s", name, vs[0].kindName())
+}
+
+// callRange is range, frange, arange, np.arange (stop; start, stop; or start,
+// stop, step) and numbers_within (both ends included): a domain.
+func callRange(name string, vs []value) (value, error) {
+	a, err := nums(name, vs, 1, 3)
+	if err != nil {
+		return value{}, err
+	}
+	if name == "range" || name == "numbers_within" {
+		for _, x := range a {
+			if !x.IsInt() {
+				return value{}, fmt.Errorf("%s needs integers, got %s", name, x.RatString())
 			}
 		}
-		lo, hi, step := new(big.Rat), a[0], big.NewRat(1, 1)
-		if len(a) >= 2 {
-			lo, hi = a[0], a[1]
+	}
+	lo, hi, step := new(big.Rat), a[0], big.NewRat(1, 1)
+	if len(a) >= 2 {
+		lo, hi = a[0], a[1]
+	}
+	if len(a) == 3 {
+		step = a[2]
+	}
+	if name == "numbers_within" {
+		if len(a) != 2 {
+			return value{}, errors.New("numbers_within takes 2 arguments")
 		}
-		if len(a) == 3 {
-			step = a[2]
-		}
-		if name == "numbers_within" {
-			if len(a) != 2 {
-				return value{}, errors.New("numbers_within takes 2 arguments")
-			}
-			hi = new(big.Rat).Add(hi, big.NewRat(1, 1))
-		}
-		d, err := progression(name, lo, hi, step)
-		if err != nil {
-			return value{}, err
-		}
+		hi = new(big.Rat).Add(hi, big.NewRat(1, 1))
+	}
+	d, err := progression(name, lo, hi, step)
+	if err != nil {
+		return value{}, err
+	}
+	return value{k: kDomain, dom: d}, nil
+}
+
+// callRandint is np.random.randint (stop excluded, optional size) and
+// random.randint (both ends included): a draw from en.rng in #init lines, the
+// domain otherwise.
+func (e *expression) callRandint(name string, vs []value, en *env) (value, error) {
+	maxArgs := 3
+	if name == "random.randint" {
+		maxArgs = 2
+	}
+	a, err := nums(name, vs, 1, maxArgs)
+	if err != nil {
+		return value{}, err
+	}
+	if name == "random.randint" && len(a) != 2 {
+		return value{}, errors.New("random.randint takes 2 arguments")
+	}
+	lo, hi := new(big.Rat), a[0]
+	if len(a) >= 2 {
+		lo, hi = a[0], a[1]
+	}
+	if !lo.IsInt() || !hi.IsInt() {
+		return value{}, fmt.Errorf("%s needs integers", name)
+	}
+	if name == "random.randint" {
+		hi = new(big.Rat).Add(hi, big.NewRat(1, 1))
+	}
+	d, err := progression(name, lo, hi, big.NewRat(1, 1))
+	if err != nil {
+		return value{}, err
+	}
+	if len(a) == 3 || en.rng == nil {
+		// np.random.randint(a, b, size) is size uniform draws from
+		// a ≤ v < b; drawing one of them is a uniform draw from that
+		// domain, which is what the caller samples.
 		return value{k: kDomain, dom: d}, nil
-	case "np.random.randint", "random.randint":
-		maxArgs := 3
-		if name == "random.randint" {
-			maxArgs = 2
-		}
-		a, err := nums(name, vs, 1, maxArgs)
-		if err != nil {
-			return value{}, err
-		}
-		if name == "random.randint" && len(a) != 2 {
-			return value{}, errors.New("random.randint takes 2 arguments")
-		}
-		lo, hi := new(big.Rat), a[0]
-		if len(a) >= 2 {
-			lo, hi = a[0], a[1]
-		}
-		if !lo.IsInt() || !hi.IsInt() {
-			return value{}, fmt.Errorf("%s needs integers", name)
-		}
-		if name == "random.randint" {
-			hi = new(big.Rat).Add(hi, big.NewRat(1, 1))
-		}
-		d, err := progression(name, lo, hi, big.NewRat(1, 1))
-		if err != nil {
-			return value{}, err
-		}
-		if len(a) == 3 || en.rng == nil {
-			// np.random.randint(a, b, size) is size uniform draws from
-			// a ≤ v < b; drawing one of them is a uniform draw from that
-			// domain, which is what the caller samples.
+	}
+	return d.at(en.rng.Int64N(d.n)), nil
+}
+
+// callSample is sample, random.choice, np.random.choice (one value of a
+// domain) and sample_sequential, random.sample (k distinct values): drawn from
+// en.rng in #init lines, the domain otherwise.
+func (e *expression) callSample(name string, vs []value, en *env) (value, error) {
+	one := name == "random.choice"
+	if len(vs) < 1 || len(vs) > 2 || (name == "sample_sequential" || name == "random.sample") && len(vs) != 2 || one && len(vs) != 1 {
+		return value{}, fmt.Errorf("%s: wrong number of arguments (%d)", name, len(vs))
+	}
+	d, err := asDomain(vs[0])
+	if err != nil {
+		return value{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(vs) == 1 {
+		if en.rng == nil { // the domain itself (base values, solving)
 			return value{k: kDomain, dom: d}, nil
 		}
 		return d.at(en.rng.Int64N(d.n)), nil
-	case "sample", "sample_sequential", "random.choice", "np.random.choice", "random.sample":
-		one := name == "random.choice"
-		if len(vs) < 1 || len(vs) > 2 || (name == "sample_sequential" || name == "random.sample") && len(vs) != 2 || one && len(vs) != 1 {
-			return value{}, fmt.Errorf("%s: wrong number of arguments (%d)", name, len(vs))
-		}
-		d, err := asDomain(vs[0])
-		if err != nil {
-			return value{}, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(vs) == 1 {
-			if en.rng == nil { // the domain itself (base values, solving)
-				return value{k: kDomain, dom: d}, nil
-			}
-			return d.at(en.rng.Int64N(d.n)), nil
-		}
-		k, err := nums(name, vs[1:], 1, 1)
-		if err != nil {
-			return value{}, err
-		}
-		if !k[0].IsInt() || k[0].Sign() <= 0 || k[0].Num().BitLen() > 10 {
-			return value{}, fmt.Errorf("%s: bad count %s", name, k[0].RatString())
-		}
-		if en.rng == nil {
-			if int64(k[0].Num().Int64()) > d.n {
-				return value{}, fmt.Errorf("cannot draw %s distinct values from %s (%d values)", k[0].RatString(), d.name, d.n)
-			}
-			return value{k: kDomain, dom: d}, nil
-		}
-		l, err := d.distinct(en.rng, int(k[0].Num().Int64()))
-		return value{k: kList, l: l}, err
 	}
-	return value{}, fmt.Errorf("unknown helper %q", name)
+	k, err := nums(name, vs[1:], 1, 1)
+	if err != nil {
+		return value{}, err
+	}
+	if !k[0].IsInt() || k[0].Sign() <= 0 || k[0].Num().BitLen() > 10 {
+		return value{}, fmt.Errorf("%s: bad count %s", name, k[0].RatString())
+	}
+	if en.rng == nil {
+		if int64(k[0].Num().Int64()) > d.n {
+			return value{}, fmt.Errorf("cannot draw %s distinct values from %s (%d values)", k[0].RatString(), d.name, d.n)
+		}
+		return value{k: kDomain, dom: d}, nil
+	}
+	l, err := d.distinct(en.rng, int(k[0].Num().Int64()))
+	return value{k: kList, l: l}, err
 }
 
 func asDomain(v value) (*domain, error) {

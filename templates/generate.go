@@ -346,25 +346,9 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 		names, numbers = true, true
 	}
 	if names || numbers {
-		counts := map[string]int{}
-		found := false
-		for d := 1; d <= maxDraws && !found; d++ {
-			cand, reason := t.draw(r, names, numbers)
-			if reason == "" {
-				out := t.evaluate(cand, false)
-				reason = out.reason
-				if reason == "" {
-					vals, ans, found = cand, out.answer, true
-					break
-				}
-			}
-			counts[reason]++
-			set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, reason, t.renderValues(cand)})
-		}
-		if !found {
-			reason, n := mostFrequent(counts)
-			return nil, nil, fmt.Errorf("template %s (%s): no valid %s instance in %d draws; most frequent reason (%d times): %s",
-				t.ID, t.Source, v, maxDraws, n, reason)
+		var err error
+		if vals, ans, err = t.drawValid(r, v, idx, maxDraws, set, names, numbers); err != nil {
+			return nil, nil, err
 		}
 	}
 	if ref != nil {
@@ -381,53 +365,86 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 	case VariantParaphrase:
 		inst.Question = t.render(t.paraphrase, vals, nil)
 	case VariantNoop, VariantNoopSeeming:
-		clauses, source := t.noopPool(v)
-		if len(clauses) == 0 {
-			return nil, nil, fmt.Errorf("template %s (%s): %s", t.ID, t.Source, t.noNoopReason(v))
-		}
-		var err error
-		for d := 1; d <= maxDraws; d++ {
-			c := clauses[r.IntN(len(clauses))]
-			var cv map[string]value
-			cv, err = drawClause(c, vals, r)
-			if err != nil {
-				set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), nil})
-				continue
-			}
-			all := make(map[string]value, len(vals)+len(cv))
-			for k, x := range vals {
-				all[k] = x
-			}
-			extra := map[string]*variable{}
-			inst.NoopValues = map[string]string{}
-			for _, x := range c.vars {
-				for _, n := range x.names {
-					all[n] = cv[n]
-					extra[n] = x
-				}
-			}
-			for _, x := range c.vars {
-				for _, n := range x.names {
-					inst.NoopValues[n] = t.renderVar(n, all, extra)
-				}
-			}
-			alt, aerr := c.checkDraw(all)
-			if aerr != nil {
-				err = aerr
-				set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), inst.NoopValues})
-				inst.NoopValues = nil
-				continue
-			}
-			inst.NoopClause, inst.AltAnswer = t.render(c.text, all, extra), alt
-			inst.NoopKind, inst.NoopSource, inst.NoopLine, inst.NoopReason = c.kind, source, c.line, c.reason
-			inst.Question = c.insert(inst.Question, inst.NoopClause)
-			break
-		}
-		if inst.NoopClause == "" {
-			return nil, nil, fmt.Errorf("template %s (%s): no usable no-op clause in %d draws: %v", t.ID, t.Source, maxDraws, err)
+		if err := t.addNoop(inst, r, v, idx, maxDraws, set, vals); err != nil {
+			return nil, nil, err
 		}
 	}
 	return inst, vals, nil
+}
+
+// drawValid draws values for the names and/or numbers factors until a draw
+// passes the template's checks (at most maxDraws, each refused draw recorded
+// in set.Excluded) and returns them with their answer; the error names the
+// most frequent reason when none passes.
+func (t *Template) drawValid(r *rand.Rand, v Variant, idx, maxDraws int, set *Set, names, numbers bool) (map[string]value, value, error) {
+	counts := map[string]int{}
+	for d := 1; d <= maxDraws; d++ {
+		cand, reason := t.draw(r, names, numbers)
+		if reason == "" {
+			out := t.evaluate(cand, false)
+			reason = out.reason
+			if reason == "" {
+				return cand, out.answer, nil
+			}
+		}
+		counts[reason]++
+		set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, reason, t.renderValues(cand)})
+	}
+	reason, n := mostFrequent(counts)
+	return nil, value{}, fmt.Errorf("template %s (%s): no valid %s instance in %d draws; most frequent reason (%d times): %s",
+		t.ID, t.Source, v, maxDraws, n, reason)
+}
+
+// addNoop draws a no-op clause of variant v (noop or noop-seeming) and its
+// own values, at most maxDraws times, and inserts the first usable one into
+// inst's question; each refused draw is recorded in set.Excluded.
+func (t *Template) addNoop(inst *Instance, r *rand.Rand, v Variant, idx, maxDraws int, set *Set, vals map[string]value) error {
+	clauses, source := t.noopPool(v)
+	if len(clauses) == 0 {
+		return fmt.Errorf("template %s (%s): %s", t.ID, t.Source, t.noNoopReason(v))
+	}
+	var err error
+	for d := 1; d <= maxDraws; d++ {
+		c := clauses[r.IntN(len(clauses))]
+		var cv map[string]value
+		cv, err = drawClause(c, vals, r)
+		if err != nil {
+			set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), nil})
+			continue
+		}
+		all := make(map[string]value, len(vals)+len(cv))
+		for k, x := range vals {
+			all[k] = x
+		}
+		extra := map[string]*variable{}
+		inst.NoopValues = map[string]string{}
+		for _, x := range c.vars {
+			for _, n := range x.names {
+				all[n] = cv[n]
+				extra[n] = x
+			}
+		}
+		for _, x := range c.vars {
+			for _, n := range x.names {
+				inst.NoopValues[n] = t.renderVar(n, all, extra)
+			}
+		}
+		alt, aerr := c.checkDraw(all)
+		if aerr != nil {
+			err = aerr
+			set.Excluded = append(set.Excluded, Exclusion{t.ID, v, idx, d, "no-op clause: " + err.Error(), inst.NoopValues})
+			inst.NoopValues = nil
+			continue
+		}
+		inst.NoopClause, inst.AltAnswer = t.render(c.text, all, extra), alt
+		inst.NoopKind, inst.NoopSource, inst.NoopLine, inst.NoopReason = c.kind, source, c.line, c.reason
+		inst.Question = c.insert(inst.Question, inst.NoopClause)
+		break
+	}
+	if inst.NoopClause == "" {
+		return fmt.Errorf("template %s (%s): no usable no-op clause in %d draws: %v", t.ID, t.Source, maxDraws, err)
+	}
+	return nil
 }
 
 func mostFrequent(counts map[string]int) (string, int) {
@@ -496,40 +513,10 @@ func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, st
 		if t.filterDraws && (len(x.local) > 0 || len(x.dependents) > 0 || len(x.pending) > 0) {
 			tries = localTries
 			if len(x.pending) > 0 {
-				pending = map[string]*variable{}
-				for _, y := range order[i+1:] {
-					if y.derived == nil && y.solve == nil && !redrawn(y) || done[y] || y.solve != nil && !numbers {
-						continue // keeps its value
-					}
-					for _, n := range y.names {
-						pending[n] = y
-					}
-				}
+				pending = pendingAfter(order[i+1:], done, redrawn, numbers)
 			}
 		}
-		reason := ""
-		for try := 0; try < tries; try++ {
-			got, err := drawVar(x, en)
-			if err != nil {
-				return vals, fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
-			}
-			for i, n := range x.names {
-				vals[n] = got[i]
-			}
-			if tries == 1 {
-				break
-			}
-			reason = t.computeDependents(x, vals, en, numbers)
-			if reason == "" && pending != nil {
-				reason = t.feasible(x, vals, pending)
-			}
-			if reason == "" {
-				for _, d := range x.dependents {
-					done[d] = d.solve != nil && numbers
-				}
-				break
-			}
-		}
+		reason := t.drawTries(x, en, tries, pending, done, numbers)
 		if reason != "" {
 			return vals, reason
 		}
@@ -551,6 +538,54 @@ func (t *Template) draw(r *rand.Rand, names, numbers bool) (map[string]value, st
 		}
 	}
 	return vals, ""
+}
+
+// pendingAfter maps the names of the variables in rest that this draw will
+// still set (derived, solved under numbers, or redrawn) to their variable.
+func pendingAfter(rest []*variable, done map[*variable]bool, redrawn func(*variable) bool, numbers bool) map[string]*variable {
+	pending := map[string]*variable{}
+	for _, y := range rest {
+		if y.derived == nil && y.solve == nil && !redrawn(y) || done[y] || y.solve != nil && !numbers {
+			continue // keeps its value
+		}
+		for _, n := range y.names {
+			pending[n] = y
+		}
+	}
+	return pending
+}
+
+// drawTries draws x into en.vars up to tries times (one draw when tries is
+// 1) until its dependents can be computed and, with pending, the rest of the
+// draw stays feasible; it marks the dependents solved under numbers as done.
+// It returns the last reason a try failed, or "" (with a fatal draw error as
+// a reason of its own, "drawing ...").
+func (t *Template) drawTries(x *variable, en *env, tries int, pending map[string]*variable, done map[*variable]bool, numbers bool) string {
+	vals := en.vars
+	reason := ""
+	for try := 0; try < tries; try++ {
+		got, err := drawVar(x, en)
+		if err != nil {
+			return fmt.Sprintf("drawing %s: %v", strings.Join(x.names, ", "), err)
+		}
+		for i, n := range x.names {
+			vals[n] = got[i]
+		}
+		if tries == 1 {
+			break
+		}
+		reason = t.computeDependents(x, vals, en, numbers)
+		if reason == "" && pending != nil {
+			reason = t.feasible(x, vals, pending)
+		}
+		if reason == "" {
+			for _, d := range x.dependents {
+				done[d] = d.solve != nil && numbers
+			}
+			break
+		}
+	}
+	return reason
 }
 
 // drawVar draws one variable (or a group drawn together) and checks the

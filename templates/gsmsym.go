@@ -130,14 +130,9 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 			ts, err = nil, fileError(path, 0, "cannot parse GSM-Symbolic template")
 		}
 	}()
-	lv, err := ParseLevel(level)
+	lv, err := gsmsLevel(path, level)
 	if err != nil {
-		return nil, fileError(path, 0, "%v", err)
-	}
-	if lv == "" {
-		if lv = LevelFromPath(path); lv == "" {
-			lv = LevelSymbolic
-		}
+		return nil, err
 	}
 	var f gsmsFile
 	if err := json.Unmarshal(data, &f); err != nil {
@@ -153,11 +148,7 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 	if i := bytes.Index(data, []byte(`"question_annotated"`)); i >= 0 {
 		fileLine = lineAt(data, int64(i))
 	}
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	id := "gsms-" + sanitizeID(stem)
-	if lv != LevelSymbolic {
-		id = "gsms-" + lv + "-" + sanitizeID(stem)
-	}
+	id := gsmsID(path, lv)
 	drawn := lv != LevelSymbolic
 	g := &gsmsParser{path: path, fileLine: fileLine, draft: drawn, defaults: map[string]string{}}
 	t := &Template{
@@ -168,55 +159,12 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 	if f.Question != nil && lv == LevelSymbolic {
 		t.Title = shorten(*f.Question, 60)
 	}
-	// Steps: the calculator annotations of the annotated solution; else
-	// those of the original's, plus one step per clause a level adds
-	// (p1 one, p2 two), as an estimate.
-	added := map[string]int{LevelSymbolic: 0, LevelP1: 1, LevelP2: 2}[lv]
-	switch {
-	case f.AnswerAnnotated != nil && strings.Contains(*f.AnswerAnnotated, "<<"):
-		t.Steps = strings.Count(*f.AnswerAnnotated, "<<")
-	case f.Answer != nil:
-		t.Steps = max(1, strings.Count(*f.Answer, "<<")) + added
-	default:
-		t.Steps = 1 + added
-	}
+	t.Steps = gsmsSteps(&f, lv)
 	t.maxAbs = big.NewRat(1000000, 1)
-
-	// The original answer: what the base values must give at level
-	// symbolic; at p1 and p2, a record that only tells whether the question
-	// asks for a whole number.
-	var expect *big.Rat
-	if lv == LevelSymbolic {
-		m := finalAnswerRE.FindStringSubmatch(*f.Answer)
-		if m == nil {
-			return nil, fileError(path, 1, "answer does not end with \"#### N\"")
-		}
-		var ok bool
-		if expect, ok = parseNumber(m[1]); !ok {
-			return nil, fileError(path, 1, "answer: %q after #### is not a number", m[1])
-		}
-		t.setAnswerKind(expect)
-	} else {
-		rec := &gsmsRecord{defaults: g.defaults}
-		if f.Question != nil {
-			rec.question = *f.Question
-		}
-		t.AnswerType = "decimal"
-		t.maxAbs = big.NewRat(1000000, 1)
-		if f.Answer != nil {
-			if m := finalAnswerRE.FindStringSubmatch(*f.Answer); m != nil {
-				rec.answer = m[1]
-				if r, ok := parseNumber(m[1]); ok {
-					t.setAnswerKind(r)
-				}
-			}
-		}
-		t.answerSign = "nonnegative"
-		if rec.question != "" || rec.answer != "" {
-			t.record = rec
-		}
+	expect, err := g.originalAnswer(&f)
+	if err != nil {
+		return nil, err
 	}
-
 	if err := g.parse(*f.QuestionAnnotated); err != nil {
 		return nil, err
 	}
@@ -249,6 +197,84 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 		attachNoopSet(t, jsonID(f.IDShuffled), *f.QuestionAnnotated) // the GSM-NoOp clause set (noopset.go)
 	}
 	return []*Template{t}, nil
+}
+
+// gsmsID is a GSM-Symbolic template's ID: "gsms-" and the file's name
+// without extension, with the level after "gsms-" for p1 and p2.
+func gsmsID(path, lv string) string {
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if lv != LevelSymbolic {
+		return "gsms-" + lv + "-" + sanitizeID(stem)
+	}
+	return "gsms-" + sanitizeID(stem)
+}
+
+// gsmsLevel is the level of a GSM-Symbolic file: level when given, else the
+// one its folder's name says, else symbolic.
+func gsmsLevel(path, level string) (string, error) {
+	lv, err := ParseLevel(level)
+	if err != nil {
+		return "", fileError(path, 0, "%v", err)
+	}
+	if lv == "" {
+		if lv = LevelFromPath(path); lv == "" {
+			lv = LevelSymbolic
+		}
+	}
+	return lv, nil
+}
+
+// gsmsSteps is a GSM-Symbolic template's number of steps: the calculator
+// annotations of the annotated solution; else those of the original's, plus
+// one step per clause a level adds (p1 one, p2 two), as an estimate.
+func gsmsSteps(f *gsmsFile, lv string) int {
+	added := map[string]int{LevelSymbolic: 0, LevelP1: 1, LevelP2: 2}[lv]
+	switch {
+	case f.AnswerAnnotated != nil && strings.Contains(*f.AnswerAnnotated, "<<"):
+		return strings.Count(*f.AnswerAnnotated, "<<")
+	case f.Answer != nil:
+		return max(1, strings.Count(*f.Answer, "<<")) + added
+	default:
+		return 1 + added
+	}
+}
+
+// originalAnswer reads the original answer: at level symbolic, the "#### N"
+// the base values must give (expect); at p1 and p2, a record that only tells
+// whether the question asks for a whole number (expect is nil).
+func (g *gsmsParser) originalAnswer(f *gsmsFile) (expect *big.Rat, err error) {
+	t, lv := g.t, g.t.Level
+	if lv == LevelSymbolic {
+		m := finalAnswerRE.FindStringSubmatch(*f.Answer)
+		if m == nil {
+			return nil, fileError(g.path, 1, "answer does not end with \"#### N\"")
+		}
+		var ok bool
+		if expect, ok = parseNumber(m[1]); !ok {
+			return nil, fileError(g.path, 1, "answer: %q after #### is not a number", m[1])
+		}
+		t.setAnswerKind(expect)
+	} else {
+		rec := &gsmsRecord{defaults: g.defaults}
+		if f.Question != nil {
+			rec.question = *f.Question
+		}
+		t.AnswerType = "decimal"
+		t.maxAbs = big.NewRat(1000000, 1)
+		if f.Answer != nil {
+			if m := finalAnswerRE.FindStringSubmatch(*f.Answer); m != nil {
+				rec.answer = m[1]
+				if r, ok := parseNumber(m[1]); ok {
+					t.setAnswerKind(r)
+				}
+			}
+		}
+		t.answerSign = "nonnegative"
+		if rec.question != "" || rec.answer != "" {
+			t.record = rec
+		}
+	}
+	return expect, nil
 }
 
 // setAnswerKind sets the answer type, sign and size limit from a reference
@@ -445,11 +471,42 @@ func (g *gsmsParser) parse(ann string) error {
 	if body == "" {
 		return g.errorf(1, "empty question text")
 	}
+	tx, occ, bare := g.questionText(body)
+	t.question = tx
 
-	// Text and placeholders with their verbatim base text.
-	tx := &text{}
-	occ := map[string][]occurrence{}
-	bare := map[string][]int{} // {name} without a base text: lines
+	declared := map[string]bool{}
+	baseEnv := map[string]value{}
+	answerSrc, err := g.blocks(lines, textEnd, declared, occ, baseEnv)
+	if err != nil {
+		return err
+	}
+	if answerSrc == "" {
+		return g.errorf(len(lines), "no #answer line")
+	}
+	e, err := compileExpr(answerSrc)
+	if err != nil {
+		return g.errorf(g.answerLine, "%v", err)
+	}
+	if err := g.reads(e, g.answerLine, declared, false); err != nil {
+		return err
+	}
+	t.answer, t.answerLine = e, g.answerLine
+	if err := g.resolvePlaceholders(tx, declared, occ, bare); err != nil {
+		return err
+	}
+	if err := t.plan(); err != nil {
+		return g.errorf(g.answerLine, "%v", err)
+	}
+	return g.unstatedBases(baseEnv)
+}
+
+// questionText reads the question's text and placeholders with their
+// verbatim base text (occ, also set as g.occ); bare holds the lines of the
+// placeholders {name} written without a base text.
+func (g *gsmsParser) questionText(body string) (tx *text, occ map[string][]occurrence, bare map[string][]int) {
+	tx = &text{}
+	occ = map[string][]occurrence{}
+	bare = map[string][]int{} // {name} without a base text: lines
 	g.occ = occ
 	last := 0
 	for _, m := range gsmsPlaceholderRE.FindAllStringSubmatchIndex(body, -1) {
@@ -474,13 +531,15 @@ func (g *gsmsParser) parse(ann string) error {
 	if last < len(body) {
 		tx.parts = append(tx.parts, textPart{lit: body[last:]})
 	}
-	t.question = tx
+	return tx, occ, bare
+}
 
-	// Blocks.
+// blocks reads the #init, #conditions and #answer blocks from lines[textEnd:]
+// into g.t's variables and conditions, and returns the answer's source ("" when
+// there is no #answer line).
+func (g *gsmsParser) blocks(lines []string, textEnd int, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) (answerSrc string, err error) {
+	t := g.t
 	block := ""
-	declared := map[string]bool{}
-	baseEnv := map[string]value{}
-	var answerSrc string
 	for i := textEnd; i < len(lines); i++ {
 		ln := i + 1
 		l := strings.TrimSpace(lines[i])
@@ -490,7 +549,7 @@ func (g *gsmsParser) parse(ann string) error {
 		case strings.HasPrefix(l, "#init"):
 			block = "init"
 			if strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(l, "#init"), ":")) != "" {
-				return g.errorf(ln, "unexpected text after #init:")
+				return "", g.errorf(ln, "unexpected text after #init:")
 			}
 			continue
 		case strings.HasPrefix(l, "#conditions"):
@@ -499,49 +558,46 @@ func (g *gsmsParser) parse(ann string) error {
 		case strings.HasPrefix(l, "#answer"):
 			m := gsmsAnswerRE.FindStringSubmatch(l)
 			if m == nil || strings.TrimSpace(m[1]) == "" {
-				return g.errorf(ln, "write #answer: EXPR")
+				return "", g.errorf(ln, "write #answer: EXPR")
 			}
 			if answerSrc != "" {
-				return g.errorf(ln, "a second #answer")
+				return "", g.errorf(ln, "a second #answer")
 			}
 			answerSrc, g.answerLine, block = strings.TrimSpace(m[1]), ln, "answer"
 			continue
 		case strings.HasPrefix(l, "#"):
-			return g.errorf(ln, "unknown block %q (known: #init, #conditions, #answer)", l)
+			return "", g.errorf(ln, "unknown block %q (known: #init, #conditions, #answer)", l)
 		}
 		if !strings.HasPrefix(l, "-") || block == "" || block == "answer" {
-			return g.errorf(ln, "unexpected line %q (block lines start with \"- \")", shorten(l, 40))
+			return "", g.errorf(ln, "unexpected line %q (block lines start with \"- \")", shorten(l, 40))
 		}
 		item := strings.TrimSpace(strings.TrimPrefix(l, "-"))
 		switch block {
 		case "init":
 			x, err := g.initLine(item, ln, declared, occ, baseEnv)
 			if err != nil {
-				return err
+				return "", err
 			}
 			t.vars = append(t.vars, x)
 		case "conditions":
 			e, err := compileExpr(item)
 			if err != nil {
-				return g.errorf(ln, "%v", err)
+				return "", g.errorf(ln, "%v", err)
 			}
 			if err := g.reads(e, ln, declared, false); err != nil {
-				return err
+				return "", err
 			}
 			t.conds = append(t.conds, &condition{e: e, line: ln})
 		}
 	}
-	if answerSrc == "" {
-		return g.errorf(len(lines), "no #answer line")
-	}
-	e, err := compileExpr(answerSrc)
-	if err != nil {
-		return g.errorf(g.answerLine, "%v", err)
-	}
-	if err := g.reads(e, g.answerLine, declared, false); err != nil {
-		return err
-	}
-	t.answer, t.answerLine = e, g.answerLine
+	return answerSrc, nil
+}
+
+// resolvePlaceholders checks that every {name,base} placeholder has an #init
+// line, and turns a bare {name} into literal text when name is no variable;
+// a drawn variable's bare {name} needs a base text somewhere (drafts excepted).
+func (g *gsmsParser) resolvePlaceholders(tx *text, declared map[string]bool, occ map[string][]occurrence, bare map[string][]int) error {
+	t := g.t
 	for name, os := range occ {
 		if !declared[name] {
 			return g.errorf(os[0].line, "placeholder {%s,...} has no #init line", name)
@@ -561,10 +617,7 @@ func (g *gsmsParser) parse(ann string) error {
 			tx.parts[i].lit = ""
 		}
 	}
-	if err := t.plan(); err != nil {
-		return g.errorf(g.answerLine, "%v", err)
-	}
-	return g.unstatedBases(baseEnv)
+	return nil
 }
 
 // unstatedBases gives a base value to each drawn variable that the text never
@@ -690,23 +743,9 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 		return nil, g.errorf(ln, "an #init line is \"- name = expression\"")
 	}
 	x := &variable{line: ln, decimals: -1}
-	dollar := false
-	for _, part := range strings.Split(lhs, ",") {
-		nm := strings.TrimSpace(part)
-		if strings.HasPrefix(nm, "$") {
-			dollar = true
-			nm = nm[1:]
-		}
-		if !identRE.MatchString(nm) {
-			return nil, g.errorf(ln, "bad variable name %q", strings.TrimSpace(part))
-		}
-		if declared[nm] || slices.Contains(x.names, nm) {
-			return nil, g.errorf(ln, "variable %s assigned twice", nm)
-		}
-		if _, ok := helpers[nm]; ok {
-			return nil, g.errorf(ln, "variable name %s is a helper's name", nm)
-		}
-		x.names = append(x.names, nm)
+	dollar, err := g.initNames(x, lhs, ln, declared)
+	if err != nil {
+		return nil, err
 	}
 	e, err := compileExpr(strings.TrimSpace(rhs))
 	if err != nil {
@@ -724,41 +763,7 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 		}
 	}
 	if !drawn {
-		// A derived value, or a literal.
-		if len(x.names) != 1 {
-			return nil, g.errorf(ln, "several names need a sampling helper such as sample_sequential")
-		}
-		nm := x.names[0]
-		x.derived, x.factor = e, factorNone
-		declared[nm] = true
-		for _, r := range e.vars {
-			if _, ok := baseEnv[r]; !ok && declared[r] && r != nm {
-				// It reads a variable the text never states: computed
-				// once that one has its base value (unstatedBases).
-				x.numeric, x.sign = true, "any"
-				if os, ok := occ[nm]; ok {
-					x.baseText = []string{os[0].base}
-				}
-				g.draftDerived(x, occ)
-				return x, nil
-			}
-		}
-		v, err := e.eval(&env{vars: baseEnv})
-		if err != nil && g.draft {
-			// At the provisional values (say, a division by zero): the
-			// value is computed in each draw (finishDrawn).
-			x.numeric, x.sign = true, "any"
-			g.draftDerived(x, occ)
-			return x, nil
-		}
-		if err != nil {
-			return nil, g.errorf(ln, "%s at base values: %v", nm, err)
-		}
-		if err := g.setDerived(x, v, occ); err != nil {
-			return nil, err
-		}
-		baseEnv[nm] = v
-		return x, nil
+		return g.initDerived(x, e, ln, declared, occ, baseEnv)
 	}
 	x.draw = e
 	// One trial draw at base values tells numbers from names and shows that
@@ -784,6 +789,79 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 		g.draftDrawn(x, trial, declared, occ, baseEnv)
 		return x, nil
 	}
+	if err := g.drawnBases(x, ln, declared, occ, baseEnv); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// initNames reads the names on the left of an #init line into x.names;
+// dollar tells whether one of them is marked "$" (a number).
+func (g *gsmsParser) initNames(x *variable, lhs string, ln int, declared map[string]bool) (dollar bool, err error) {
+	for _, part := range strings.Split(lhs, ",") {
+		nm := strings.TrimSpace(part)
+		if strings.HasPrefix(nm, "$") {
+			dollar = true
+			nm = nm[1:]
+		}
+		if !identRE.MatchString(nm) {
+			return false, g.errorf(ln, "bad variable name %q", strings.TrimSpace(part))
+		}
+		if declared[nm] || slices.Contains(x.names, nm) {
+			return false, g.errorf(ln, "variable %s assigned twice", nm)
+		}
+		if _, ok := helpers[nm]; ok {
+			return false, g.errorf(ln, "variable name %s is a helper's name", nm)
+		}
+		x.names = append(x.names, nm)
+	}
+	return dollar, nil
+}
+
+// initDerived reads a derived value, or a literal, on an #init line: its base
+// value is computed at the base values of the variables before it, or later
+// when it reads one the text never states (or, in a draft, fails there).
+func (g *gsmsParser) initDerived(x *variable, e *expression, ln int, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) (*variable, error) {
+	if len(x.names) != 1 {
+		return nil, g.errorf(ln, "several names need a sampling helper such as sample_sequential")
+	}
+	nm := x.names[0]
+	x.derived, x.factor = e, factorNone
+	declared[nm] = true
+	for _, r := range e.vars {
+		if _, ok := baseEnv[r]; !ok && declared[r] && r != nm {
+			// It reads a variable the text never states: computed
+			// once that one has its base value (unstatedBases).
+			x.numeric, x.sign = true, "any"
+			if os, ok := occ[nm]; ok {
+				x.baseText = []string{os[0].base}
+			}
+			g.draftDerived(x, occ)
+			return x, nil
+		}
+	}
+	v, err := e.eval(&env{vars: baseEnv})
+	if err != nil && g.draft {
+		// At the provisional values (say, a division by zero): the
+		// value is computed in each draw (finishDrawn).
+		x.numeric, x.sign = true, "any"
+		g.draftDerived(x, occ)
+		return x, nil
+	}
+	if err != nil {
+		return nil, g.errorf(ln, "%s at base values: %v", nm, err)
+	}
+	if err := g.setDerived(x, v, occ); err != nil {
+		return nil, err
+	}
+	baseEnv[nm] = v
+	return x, nil
+}
+
+// drawnBases reads the base values of a drawn variable's names from the
+// question's placeholders (all of its names stated, or none), declares the
+// names and adds the base values to baseEnv.
+func (g *gsmsParser) drawnBases(x *variable, ln int, declared map[string]bool, occ map[string][]occurrence, baseEnv map[string]value) error {
 	dom, _ := x.domainAt(&env{vars: baseEnv}) // nil when the domain depends on the draw itself
 	stated := 0
 	for _, nm := range x.names {
@@ -794,7 +872,7 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 	if stated != 0 && stated != len(x.names) {
 		for _, nm := range x.names {
 			if _, ok := occ[nm]; !ok {
-				return nil, g.errorf(ln, "%s has no base value: no {%s,...} placeholder in the question", nm, nm)
+				return g.errorf(ln, "%s has no base value: no {%s,...} placeholder in the question", nm, nm)
 			}
 		}
 	}
@@ -804,31 +882,9 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 		if !ok {
 			continue // never stated: its base value comes from a condition (unstatedBases)
 		}
-		var bv value
-		if x.numeric {
-			for i, o := range os {
-				v, ok := baseNumber(o.base, dom)
-				if !ok {
-					return nil, g.errorf(ln, "base value %q of %s is not a number", o.base, nm)
-				}
-				if i == 0 {
-					bv = v
-				} else if !v.equal(bv) {
-					return nil, g.errorf(o.line, "{%s} has two base values, %q (%s) and %q (%s)", nm, os[0].base, numV(bv.n), o.base, numV(v.n))
-				}
-			}
-		} else {
-			bv = strV(os[0].base)
-			var forms []string
-			for _, o := range os {
-				if !slices.ContainsFunc(forms, func(f string) bool { return strings.EqualFold(f, o.base) }) {
-					forms = append(forms, o.base)
-				}
-			}
-			if len(forms) > 1 {
-				g.warnings = append(g.warnings, fmt.Sprintf("{%s} is written %s at base values; it is one variable (a draw shows one value in every place)",
-					nm, quoteJoin(forms)))
-			}
+		bv, err := g.stateBase(x, nm, os, dom, ln)
+		if err != nil {
+			return err
 		}
 		if x.numeric && len(x.names) == 1 {
 			if _, ok := parseNumber(os[0].base); ok {
@@ -839,7 +895,40 @@ func (g *gsmsParser) initLine(item string, ln int, declared map[string]bool, occ
 		x.baseText = append(x.baseText, os[0].base)
 		baseEnv[nm] = bv
 	}
-	return x, nil
+	return nil
+}
+
+// stateBase is the base value of name nm of x from its placeholders os: a
+// number stated the same in every place, or a text (a warning when it is
+// written in several forms).
+func (g *gsmsParser) stateBase(x *variable, nm string, os []occurrence, dom *domain, ln int) (value, error) {
+	var bv value
+	if x.numeric {
+		for i, o := range os {
+			v, ok := baseNumber(o.base, dom)
+			if !ok {
+				return value{}, g.errorf(ln, "base value %q of %s is not a number", o.base, nm)
+			}
+			if i == 0 {
+				bv = v
+			} else if !v.equal(bv) {
+				return value{}, g.errorf(o.line, "{%s} has two base values, %q (%s) and %q (%s)", nm, os[0].base, numV(bv.n), o.base, numV(v.n))
+			}
+		}
+		return bv, nil
+	}
+	bv = strV(os[0].base)
+	var forms []string
+	for _, o := range os {
+		if !slices.ContainsFunc(forms, func(f string) bool { return strings.EqualFold(f, o.base) }) {
+			forms = append(forms, o.base)
+		}
+	}
+	if len(forms) > 1 {
+		g.warnings = append(g.warnings, fmt.Sprintf("{%s} is written %s at base values; it is one variable (a draw shows one value in every place)",
+			nm, quoteJoin(forms)))
+	}
+	return bv, nil
 }
 
 // setDerived records the base value v of a derived variable: its kind and

@@ -143,6 +143,8 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 var ownKeys = []string{"id", "title", "relation", "steps", "answer_type", "answer_sign", "max_value",
 	"variables", "conditions", "answer", "expect", "question", "paraphrase", "noop"}
 
+// parseOwnTemplate reads one template of our own format, step by step in the
+// order of its checks, and finishes it (base assignment computed and checked).
 func parseOwnTemplate(path string, n *yaml.Node) (*Template, error) {
 	p := &ownParser{path: path}
 	f, _, err := p.fields(n, "template", ownKeys...)
@@ -156,58 +158,111 @@ func parseOwnTemplate(path string, n *yaml.Node) (*Template, error) {
 			return nil, p.errorf(n, "template: missing %q", k)
 		}
 	}
-	if t.ID, err = p.scalar(f["id"], "id"); err != nil {
+	if err := p.header(t, f); err != nil {
 		return nil, err
 	}
+	declared, err := p.variables(t, f)
+	if err != nil {
+		return nil, err
+	}
+	// No-op clauses come before the answer so that reading one of their
+	// variables is reported as such, not as an unknown variable.
+	noopVars, err := p.noops(t, f, declared)
+	if err != nil {
+		return nil, err
+	}
+	refs := &ownRefs{p: p, declared: declared, noopVars: noopVars}
+	for _, x := range t.vars {
+		if x.derived != nil {
+			if err := checkRefsDerived(p, x, noopVars); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := p.conditionsAndAnswer(t, f, refs); err != nil {
+		return nil, err
+	}
+	if err := p.texts(t, f, refs); err != nil {
+		return nil, err
+	}
+	var expect *big.Rat
+	if f["expect"] != nil {
+		s, err := p.scalar(f["expect"], "expect")
+		if err != nil {
+			return nil, err
+		}
+		r, ok := parseNumber(s)
+		if !ok {
+			return nil, p.errorf(f["expect"], "expect %q is not a number", s)
+		}
+		expect = r
+	}
+	if err := t.finish(expect); err != nil {
+		return nil, p.errorf(n, "%v", err)
+	}
+	return t, nil
+}
+
+// header reads id, title, relation, steps, answer_type, answer_sign and
+// max_value into t, and sets p.t.
+func (p *ownParser) header(t *Template, f map[string]*yaml.Node) error {
+	var err error
+	if t.ID, err = p.scalar(f["id"], "id"); err != nil {
+		return err
+	}
 	if !idRE.MatchString(t.ID) {
-		return nil, p.errorf(f["id"], "id %q: use letters, digits, '_', '-' and '.' (at most 100)", t.ID)
+		return p.errorf(f["id"], "id %q: use letters, digits, '_', '-' and '.' (at most 100)", t.ID)
 	}
 	p.t = t
 	t.Title = t.ID
 	if f["title"] != nil {
 		if t.Title, err = p.scalar(f["title"], "title"); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if t.Relation, err = p.scalar(f["relation"], "relation"); err != nil {
-		return nil, err
+		return err
 	}
 	if !relationRE.MatchString(t.Relation) {
-		return nil, p.errorf(f["relation"], "relation %q: use a lowercase slug such as two-rate-sale", t.Relation)
+		return p.errorf(f["relation"], "relation %q: use a lowercase slug such as two-rate-sale", t.Relation)
 	}
 	steps, err := p.scalar(f["steps"], "steps")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if t.Steps, err = strconv.Atoi(steps); err != nil || t.Steps < 1 || t.Steps > 100 {
-		return nil, p.errorf(f["steps"], "steps %q: give a whole number from 1 to 100", steps)
+		return p.errorf(f["steps"], "steps %q: give a whole number from 1 to 100", steps)
 	}
 	if f["answer_type"] != nil {
 		if t.AnswerType, err = p.scalar(f["answer_type"], "answer_type"); err != nil {
-			return nil, err
+			return err
 		}
 		if t.AnswerType != "integer" && t.AnswerType != "decimal" {
-			return nil, p.errorf(f["answer_type"], "answer_type %q: integer or decimal", t.AnswerType)
+			return p.errorf(f["answer_type"], "answer_type %q: integer or decimal", t.AnswerType)
 		}
 	}
 	if f["answer_sign"] != nil {
 		if t.answerSign, err = p.signOf(f["answer_sign"]); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if f["max_value"] != nil {
 		s, err := p.scalar(f["max_value"], "max_value")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r, ok := parseNumber(s)
 		if !ok || r.Sign() <= 0 {
-			return nil, p.errorf(f["max_value"], "max_value %q: give a positive number", s)
+			return p.errorf(f["max_value"], "max_value %q: give a positive number", s)
 		}
 		t.maxAbs = r
 	}
+	return nil
+}
 
-	// Variables, in order; each may read only earlier ones.
+// variables reads the variables, in order (each may read only earlier ones),
+// into t.vars and returns the set of their names.
+func (p *ownParser) variables(t *Template, f map[string]*yaml.Node) (map[string]bool, error) {
 	declared := map[string]bool{}
 	vf, order, err := p.fields(f["variables"], "variables")
 	if err != nil {
@@ -226,85 +281,102 @@ func parseOwnTemplate(path string, n *yaml.Node) (*Template, error) {
 			declared[nm] = true
 		}
 	}
+	return declared, nil
+}
 
-	// No-op clauses come before the answer so that reading one of their
-	// variables is reported as such, not as an unknown variable.
+// noops reads the no-op clauses into t.noops and returns their variables'
+// names, each with its clause's line.
+func (p *ownParser) noops(t *Template, f map[string]*yaml.Node, declared map[string]bool) (map[string]int, error) {
 	noopVars := map[string]int{}
-	if f["noop"] != nil {
-		if f["noop"].Kind != yaml.SequenceNode {
-			return nil, p.errorf(f["noop"], "noop must be a list of clauses")
+	if f["noop"] == nil {
+		return noopVars, nil
+	}
+	if f["noop"].Kind != yaml.SequenceNode {
+		return nil, p.errorf(f["noop"], "noop must be a list of clauses")
+	}
+	for _, cn := range f["noop"].Content {
+		c, err := p.parseNoop(cn, declared)
+		if err != nil {
+			return nil, err
 		}
-		for _, cn := range f["noop"].Content {
-			c, err := p.parseNoop(cn, declared)
-			if err != nil {
-				return nil, err
+		for _, x := range c.vars {
+			for _, nm := range x.names {
+				noopVars[nm] = c.line
 			}
-			for _, x := range c.vars {
-				for _, nm := range x.names {
-					noopVars[nm] = c.line
-				}
-			}
-			t.noops = append(t.noops, c)
+		}
+		t.noops = append(t.noops, c)
+	}
+	return noopVars, nil
+}
+
+// ownRefs checks what conditions and the answer read: declared variables
+// and constants, and no variable of a no-op clause.
+type ownRefs struct {
+	p        *ownParser
+	declared map[string]bool
+	noopVars map[string]int
+}
+
+// check is an error at node, naming what, when e reads a no-op clause's
+// variable or an unknown name.
+func (r *ownRefs) check(e *expression, node *yaml.Node, what string) error {
+	for _, v := range e.vars {
+		if line, ok := r.noopVars[v]; ok {
+			return r.p.errorf(node, "%s reads %s, a variable of the no-op clause at line %d; a no-op clause must not take part in the solution", what, v, line)
+		}
+		if !r.declared[v] && constants[v].k == 0 {
+			return r.p.errorf(node, "%s: unknown variable %q", what, v)
 		}
 	}
-	checkRefs := func(e *expression, node *yaml.Node, what string) error {
-		for _, v := range e.vars {
-			if line, ok := noopVars[v]; ok {
-				return p.errorf(node, "%s reads %s, a variable of the no-op clause at line %d; a no-op clause must not take part in the solution", what, v, line)
-			}
-			if !declared[v] && constants[v].k == 0 {
-				return p.errorf(node, "%s: unknown variable %q", what, v)
-			}
-		}
-		return nil
-	}
-	for _, x := range t.vars {
-		if x.derived != nil {
-			if err := checkRefsDerived(p, x, noopVars); err != nil {
-				return nil, err
-			}
-		}
-	}
+	return nil
+}
+
+// conditionsAndAnswer reads the conditions and the answer expression.
+func (p *ownParser) conditionsAndAnswer(t *Template, f map[string]*yaml.Node, refs *ownRefs) error {
 	if f["conditions"] != nil {
 		if f["conditions"].Kind != yaml.SequenceNode {
-			return nil, p.errorf(f["conditions"], "conditions must be a list")
+			return p.errorf(f["conditions"], "conditions must be a list")
 		}
 		for _, cn := range f["conditions"].Content {
 			e, err := p.compile(cn, "condition")
 			if err != nil {
-				return nil, err
+				return err
 			}
-			if err := checkRefs(e, cn, fmt.Sprintf("condition %q", e.src)); err != nil {
-				return nil, err
+			if err := refs.check(e, cn, fmt.Sprintf("condition %q", e.src)); err != nil {
+				return err
 			}
 			t.conds = append(t.conds, &condition{e: e, line: cn.Line})
 		}
 	}
+	var err error
 	if t.answer, err = p.compile(f["answer"], "answer"); err != nil {
-		return nil, err
+		return err
 	}
 	t.answerLine = f["answer"].Line
-	if err := checkRefs(t.answer, f["answer"], "answer"); err != nil {
-		return nil, err
-	}
+	return refs.check(t.answer, f["answer"], "answer")
+}
+
+// texts reads the question and the paraphrase (which must state the same
+// placeholders), and checks that no-op clauses read names and entities only.
+func (p *ownParser) texts(t *Template, f map[string]*yaml.Node, refs *ownRefs) error {
 	for _, key := range []string{"question", "paraphrase"} {
 		if f[key] == nil {
 			continue
 		}
 		s, err := p.scalar(f[key], key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tx, err := parseText(s)
 		if err != nil {
-			return nil, p.errorf(f[key], "%s: %v", key, err)
+			return p.errorf(f[key], "%s: %v", key, err)
 		}
 		for _, ph := range tx.placeholders() {
-			if _, ok := noopVars[ph]; ok {
-				return nil, p.errorf(f[key], "%s: {%s} is a variable of a no-op clause", key, ph)
+			if _, ok := refs.noopVars[ph]; ok {
+				return p.errorf(f[key], "%s: {%s} is a variable of a no-op clause", key, ph)
 			}
-			if !declared[ph] {
-				return nil, p.errorf(f[key], "%s: unknown variable {%s}", key, ph)
+			if !refs.declared[ph] {
+				return p.errorf(f[key], "%s: unknown variable {%s}", key, ph)
 			}
 		}
 		if key == "question" {
@@ -317,38 +389,23 @@ func parseOwnTemplate(path string, n *yaml.Node) (*Template, error) {
 		q, pp := t.question.placeholders(), t.paraphrase.placeholders()
 		for _, x := range q {
 			if !slices.Contains(pp, x) {
-				return nil, p.errorf(f["paraphrase"], "paraphrase must state the same facts as the question: it lacks {%s}", x)
+				return p.errorf(f["paraphrase"], "paraphrase must state the same facts as the question: it lacks {%s}", x)
 			}
 		}
 		for _, x := range pp {
 			if !slices.Contains(q, x) {
-				return nil, p.errorf(f["paraphrase"], "paraphrase must state the same facts as the question: {%s} is not in the question", x)
+				return p.errorf(f["paraphrase"], "paraphrase must state the same facts as the question: {%s} is not in the question", x)
 			}
 		}
 	}
 	for _, c := range t.noops {
 		for _, ph := range c.text.placeholders() {
 			if x := t.variable(ph); x != nil && x.factor != factorNames {
-				return nil, p.errorf(nil, "no-op clause at line %d reads {%s}, a quantity of the problem; it may read names and entities only", c.line, ph)
+				return p.errorf(nil, "no-op clause at line %d reads {%s}, a quantity of the problem; it may read names and entities only", c.line, ph)
 			}
 		}
 	}
-	var expect *big.Rat
-	if f["expect"] != nil {
-		s, err := p.scalar(f["expect"], "expect")
-		if err != nil {
-			return nil, err
-		}
-		r, ok := parseNumber(s)
-		if !ok {
-			return nil, p.errorf(f["expect"], "expect %q is not a number", s)
-		}
-		expect = r
-	}
-	if err := t.finish(expect); err != nil {
-		return nil, p.errorf(n, "%v", err)
-	}
-	return t, nil
+	return nil
 }
 
 func checkRefsDerived(p *ownParser, x *variable, noopVars map[string]int) error {
@@ -374,40 +431,35 @@ func (p *ownParser) signOf(n *yaml.Node) (string, error) {
 
 var varKeys = []string{"pool", "choices", "min", "max", "step", "base", "decimals", "factor", "expr", "sign"}
 
+// varSpec is the state of one variable spec while parseVariable reads it:
+// the variable being built, its fields, and the domain read so far (items for
+// a pool or choices, lo..hi step for a range).
+type varSpec struct {
+	p        *ownParser
+	x        *variable
+	n        *yaml.Node
+	f        map[string]*yaml.Node
+	what     string
+	declared map[string]bool
+	items    []value
+	lo, hi   *expression
+	step     *expression
+}
+
 // parseVariable reads one variable spec. key is "name" or "a, b" (drawn
 // together without repeats). Bounds and derived expressions may read only
 // variables in declared.
 func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared map[string]bool, needBase bool) (*variable, error) {
 	x := &variable{line: keyNode.Line, decimals: -1, sign: "positive"}
-	for _, part := range strings.Split(key, ",") {
-		nm := strings.TrimSpace(part)
-		if !identRE.MatchString(nm) {
-			return nil, p.errorf(keyNode, "variable name %q: use letters, digits and _", nm)
-		}
-		if declared[nm] || slices.Contains(x.names, nm) {
-			return nil, p.errorf(keyNode, "variable %s declared twice", nm)
-		}
-		if _, ok := constants[nm]; ok {
-			return nil, p.errorf(keyNode, "variable name %s is reserved", nm)
-		}
-		if _, ok := helpers[nm]; ok {
-			return nil, p.errorf(keyNode, "variable name %s is a helper's name", nm)
-		}
-		x.names = append(x.names, nm)
+	if err := p.variableNames(x, key, keyNode, declared); err != nil {
+		return nil, err
 	}
 	what := "variable " + key
 	f, _, err := p.fields(n, what, varKeys...)
 	if err != nil {
 		return nil, err
 	}
-	readsDeclared := func(e *expression, node *yaml.Node) error {
-		for _, v := range e.vars {
-			if !declared[v] && constants[v].k == 0 {
-				return p.errorf(node, "%s: %q is not a variable declared before it", what, v)
-			}
-		}
-		return nil
-	}
+	vs := &varSpec{p: p, x: x, n: n, f: f, what: what, declared: declared}
 	kinds := 0
 	for _, k := range []string{"pool", "choices", "min", "expr"} {
 		if f[k] != nil {
@@ -417,152 +469,31 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 	if kinds != 1 {
 		return nil, p.errorf(n, "%s: give exactly one of pool, choices, min/max, expr", what)
 	}
-	if f["decimals"] != nil {
-		s, _ := p.scalar(f["decimals"], "decimals")
-		d, err := strconv.Atoi(s)
-		if err != nil || d < 0 || d > 6 {
-			return nil, p.errorf(f["decimals"], "%s: decimals %q: 0 to 6", what, s)
-		}
-		x.decimals = d
-	}
-	if f["sign"] != nil {
-		if x.sign, err = p.signOf(f["sign"]); err != nil {
-			return nil, err
-		}
+	if err := vs.options(); err != nil {
+		return nil, err
 	}
 	if f["expr"] != nil {
-		if len(x.names) != 1 {
-			return nil, p.errorf(keyNode, "%s: a derived value has one name", what)
-		}
-		if f["base"] != nil {
-			return nil, p.errorf(f["base"], "%s: a derived value has no base of its own (it is computed)", what)
-		}
-		e, err := p.compile(f["expr"], what)
-		if err != nil {
-			return nil, err
-		}
-		if err := readsDeclared(e, f["expr"]); err != nil {
-			return nil, err
-		}
-		x.derived, x.factor, x.numeric, x.desc = e, factorNone, true, "= "+e.src
-		return x, nil
+		return vs.derived(keyNode)
 	}
-	var (
-		items  []value
-		lo, hi *expression
-		step   *expression
-	)
 	switch {
 	case f["pool"] != nil:
-		name, err := p.scalar(f["pool"], "pool")
-		if err != nil {
-			return nil, err
-		}
-		pl, ok := poolValues(name)
-		if !ok {
-			return nil, p.errorf(f["pool"], "%s: unknown pool %q (known: %s)", what, name, strings.Join(PoolNames(), ", "))
-		}
-		items = pl
-		x.factor, x.desc = factorNames, "pool "+name
-		if len(pl) > 0 && pl[0].k == kNum {
-			x.factor = factorNumbers // a number pool: "half", "twice", ...
-		}
+		err = vs.pool()
 	case f["choices"] != nil:
-		cn := f["choices"]
-		if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {
-			return nil, p.errorf(cn, "%s: choices must be a non-empty list", what)
-		}
-		numeric := true
-		for _, c := range cn.Content {
-			if c.Kind != yaml.ScalarNode {
-				return nil, p.errorf(c, "%s: each choice is a single value", what)
-			}
-			numeric = numeric && (c.Tag == "!!int" || c.Tag == "!!float")
-		}
-		for _, c := range cn.Content {
-			if numeric {
-				r, ok := parseNumber(c.Value)
-				if !ok {
-					return nil, p.errorf(c, "%s: choice %q is not a number", what, c.Value)
-				}
-				items = append(items, numV(r))
-			} else {
-				items = append(items, strV(c.Value))
-			}
-		}
-		for i := range items {
-			for j := i + 1; j < len(items); j++ {
-				if items[i].equal(items[j]) {
-					return nil, p.errorf(cn, "%s: choice %s is listed twice", what, items[i])
-				}
-			}
-		}
-		x.factor, x.desc = factorNames, "choices "+value{k: kList, l: items}.String()
-		if numeric {
-			x.factor = factorNumbers
-		}
+		err = vs.choices()
 	default:
-		if f["max"] == nil {
-			return nil, p.errorf(n, "%s: min needs max", what)
-		}
-		if lo, err = p.compile(f["min"], what+" min"); err != nil {
-			return nil, err
-		}
-		if hi, err = p.compile(f["max"], what+" max"); err != nil {
-			return nil, err
-		}
-		for _, e := range []*expression{lo, hi} {
-			if err := readsDeclared(e, n); err != nil {
-				return nil, err
-			}
-		}
-		stepSrc := "1"
-		if f["step"] != nil {
-			if step, err = p.compile(f["step"], what+" step"); err != nil {
-				return nil, err
-			}
-			if len(step.vars) > 0 {
-				return nil, p.errorf(f["step"], "%s: step must be a number", what)
-			}
-			stepSrc = step.src
-		} else {
-			step, _ = compileExpr("1")
-			if strings.Contains(f["min"].Value, ".") || strings.Contains(f["max"].Value, ".") {
-				return nil, p.errorf(n, "%s: a decimal range needs a step", what)
-			}
-		}
-		x.factor, x.desc = factorNumbers, fmt.Sprintf("%s..%s step %s", lo.src, hi.src, stepSrc)
+		err = vs.numberRange()
 	}
-	if f["factor"] != nil {
-		s, _ := p.scalar(f["factor"], "factor")
-		switch s {
-		case "names":
-			x.factor = factorNames
-		case "numbers":
-			x.factor = factorNumbers
-		case "fixed":
-			x.factor = factorNone
-		default:
-			return nil, p.errorf(f["factor"], "%s: factor %q: names, numbers or fixed", what, s)
-		}
+	if err != nil {
+		return nil, err
 	}
-	x.numeric = lo != nil || len(items) > 0 && items[0].k == kNum
-	if items != nil && int64(len(x.names)) > int64(len(items)) {
-		return nil, p.errorf(n, "%s: %d names but only %d values to draw from", what, len(x.names), len(items))
+	if err := vs.factor(); err != nil {
+		return nil, err
 	}
-	if items != nil {
-		x.choices = items
-		dom := &domain{name: x.desc, items: items, n: int64(len(items))}
-		x.sampler = func(en *env) ([]value, error) { return dom.distinct(en.rng, len(x.names)) }
-	} else {
-		x.sampler = func(en *env) ([]value, error) {
-			d, err := inclusiveRange(x.desc, lo, hi, step, en)
-			if err != nil {
-				return nil, err
-			}
-			return d.distinct(en.rng, len(x.names))
-		}
+	x.numeric = vs.lo != nil || len(vs.items) > 0 && vs.items[0].k == kNum
+	if vs.items != nil && int64(len(x.names)) > int64(len(vs.items)) {
+		return nil, p.errorf(n, "%s: %d names but only %d values to draw from", what, len(x.names), len(vs.items))
 	}
+	vs.setSampler()
 	// Base values.
 	if f["base"] == nil {
 		if needBase {
@@ -570,6 +501,233 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 		}
 		return x, nil
 	}
+	if err := vs.base(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// variableNames checks the names in key ("a" or "a, b"): identifiers, not
+// declared before, not a constant's or a helper's name; it appends them to
+// x.names.
+func (p *ownParser) variableNames(x *variable, key string, keyNode *yaml.Node, declared map[string]bool) error {
+	for _, part := range strings.Split(key, ",") {
+		nm := strings.TrimSpace(part)
+		if !identRE.MatchString(nm) {
+			return p.errorf(keyNode, "variable name %q: use letters, digits and _", nm)
+		}
+		if declared[nm] || slices.Contains(x.names, nm) {
+			return p.errorf(keyNode, "variable %s declared twice", nm)
+		}
+		if _, ok := constants[nm]; ok {
+			return p.errorf(keyNode, "variable name %s is reserved", nm)
+		}
+		if _, ok := helpers[nm]; ok {
+			return p.errorf(keyNode, "variable name %s is a helper's name", nm)
+		}
+		x.names = append(x.names, nm)
+	}
+	return nil
+}
+
+// readsDeclared is an error at node when e reads a name that is neither a
+// variable declared before this one nor a constant.
+func (vs *varSpec) readsDeclared(e *expression, node *yaml.Node) error {
+	for _, v := range e.vars {
+		if !vs.declared[v] && constants[v].k == 0 {
+			return vs.p.errorf(node, "%s: %q is not a variable declared before it", vs.what, v)
+		}
+	}
+	return nil
+}
+
+// options reads decimals (0 to 6) and sign.
+func (vs *varSpec) options() error {
+	p, f, x := vs.p, vs.f, vs.x
+	if f["decimals"] != nil {
+		s, _ := p.scalar(f["decimals"], "decimals")
+		d, err := strconv.Atoi(s)
+		if err != nil || d < 0 || d > 6 {
+			return p.errorf(f["decimals"], "%s: decimals %q: 0 to 6", vs.what, s)
+		}
+		x.decimals = d
+	}
+	if f["sign"] != nil {
+		var err error
+		if x.sign, err = p.signOf(f["sign"]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// derived reads expr: a value computed from variables declared before it,
+// with one name and no base of its own.
+func (vs *varSpec) derived(keyNode *yaml.Node) (*variable, error) {
+	p, f, x, what := vs.p, vs.f, vs.x, vs.what
+	if len(x.names) != 1 {
+		return nil, p.errorf(keyNode, "%s: a derived value has one name", what)
+	}
+	if f["base"] != nil {
+		return nil, p.errorf(f["base"], "%s: a derived value has no base of its own (it is computed)", what)
+	}
+	e, err := p.compile(f["expr"], what)
+	if err != nil {
+		return nil, err
+	}
+	if err := vs.readsDeclared(e, f["expr"]); err != nil {
+		return nil, err
+	}
+	x.derived, x.factor, x.numeric, x.desc = e, factorNone, true, "= "+e.src
+	return x, nil
+}
+
+// pool reads pool: the values of a named pool (a pool of numbers varies
+// under the numbers factor, any other under names).
+func (vs *varSpec) pool() error {
+	p, f, x := vs.p, vs.f, vs.x
+	name, err := p.scalar(f["pool"], "pool")
+	if err != nil {
+		return err
+	}
+	pl, ok := poolValues(name)
+	if !ok {
+		return p.errorf(f["pool"], "%s: unknown pool %q (known: %s)", vs.what, name, strings.Join(PoolNames(), ", "))
+	}
+	vs.items = pl
+	x.factor, x.desc = factorNames, "pool "+name
+	if len(pl) > 0 && pl[0].k == kNum {
+		x.factor = factorNumbers // a number pool: "half", "twice", ...
+	}
+	return nil
+}
+
+// choices reads choices: a non-empty list of distinct single values, all
+// numbers (YAML int or float) or all texts.
+func (vs *varSpec) choices() error {
+	p, x, what := vs.p, vs.x, vs.what
+	cn := vs.f["choices"]
+	if cn.Kind != yaml.SequenceNode || len(cn.Content) == 0 {
+		return p.errorf(cn, "%s: choices must be a non-empty list", what)
+	}
+	numeric := true
+	for _, c := range cn.Content {
+		if c.Kind != yaml.ScalarNode {
+			return p.errorf(c, "%s: each choice is a single value", what)
+		}
+		numeric = numeric && (c.Tag == "!!int" || c.Tag == "!!float")
+	}
+	var items []value
+	for _, c := range cn.Content {
+		if numeric {
+			r, ok := parseNumber(c.Value)
+			if !ok {
+				return p.errorf(c, "%s: choice %q is not a number", what, c.Value)
+			}
+			items = append(items, numV(r))
+		} else {
+			items = append(items, strV(c.Value))
+		}
+	}
+	for i := range items {
+		for j := i + 1; j < len(items); j++ {
+			if items[i].equal(items[j]) {
+				return p.errorf(cn, "%s: choice %s is listed twice", what, items[i])
+			}
+		}
+	}
+	vs.items = items
+	x.factor, x.desc = factorNames, "choices "+value{k: kList, l: items}.String()
+	if numeric {
+		x.factor = factorNumbers
+	}
+	return nil
+}
+
+// numberRange reads min, max and step (1 by default; a decimal range needs
+// one): expressions over variables declared before, step a number.
+func (vs *varSpec) numberRange() error {
+	p, f, x, n, what := vs.p, vs.f, vs.x, vs.n, vs.what
+	var err error
+	if f["max"] == nil {
+		return p.errorf(n, "%s: min needs max", what)
+	}
+	if vs.lo, err = p.compile(f["min"], what+" min"); err != nil {
+		return err
+	}
+	if vs.hi, err = p.compile(f["max"], what+" max"); err != nil {
+		return err
+	}
+	for _, e := range []*expression{vs.lo, vs.hi} {
+		if err := vs.readsDeclared(e, n); err != nil {
+			return err
+		}
+	}
+	stepSrc := "1"
+	if f["step"] != nil {
+		if vs.step, err = p.compile(f["step"], what+" step"); err != nil {
+			return err
+		}
+		if len(vs.step.vars) > 0 {
+			return p.errorf(f["step"], "%s: step must be a number", what)
+		}
+		stepSrc = vs.step.src
+	} else {
+		vs.step, _ = compileExpr("1")
+		if strings.Contains(f["min"].Value, ".") || strings.Contains(f["max"].Value, ".") {
+			return p.errorf(n, "%s: a decimal range needs a step", what)
+		}
+	}
+	x.factor, x.desc = factorNumbers, fmt.Sprintf("%s..%s step %s", vs.lo.src, vs.hi.src, stepSrc)
+	return nil
+}
+
+// factor reads factor (names, numbers or fixed), which overrides the factor
+// the domain implies.
+func (vs *varSpec) factor() error {
+	f, x := vs.f, vs.x
+	if f["factor"] == nil {
+		return nil
+	}
+	s, _ := vs.p.scalar(f["factor"], "factor")
+	switch s {
+	case "names":
+		x.factor = factorNames
+	case "numbers":
+		x.factor = factorNumbers
+	case "fixed":
+		x.factor = factorNone
+	default:
+		return vs.p.errorf(f["factor"], "%s: factor %q: names, numbers or fixed", vs.what, s)
+	}
+	return nil
+}
+
+// setSampler sets x.choices (pool or choices) and x.sampler, which draws the
+// variable's names' values, distinct, from its domain with en.rng.
+func (vs *varSpec) setSampler() {
+	x, items := vs.x, vs.items
+	if items != nil {
+		x.choices = items
+		dom := &domain{name: x.desc, items: items, n: int64(len(items))}
+		x.sampler = func(en *env) ([]value, error) { return dom.distinct(en.rng, len(x.names)) }
+		return
+	}
+	lo, hi, step := vs.lo, vs.hi, vs.step
+	x.sampler = func(en *env) ([]value, error) {
+		d, err := inclusiveRange(x.desc, lo, hi, step, en)
+		if err != nil {
+			return nil, err
+		}
+		return d.distinct(en.rng, len(x.names))
+	}
+}
+
+// base reads base: one distinct value per name, which must lie in the
+// variable's domain (evaluated at the base values of the variables before it)
+// unless the domain is a pool.
+func (vs *varSpec) base() error {
+	p, f, x, n, what := vs.p, vs.f, vs.x, vs.n, vs.what
 	bn := f["base"]
 	var baseNodes []*yaml.Node
 	switch {
@@ -578,7 +736,7 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 	case bn.Kind == yaml.SequenceNode && len(bn.Content) == len(x.names):
 		baseNodes = bn.Content
 	default:
-		return nil, p.errorf(bn, "%s: give one base value per name (%d)", what, len(x.names))
+		return p.errorf(bn, "%s: give one base value per name (%d)", what, len(x.names))
 	}
 	baseEnv := map[string]value{}
 	for _, v := range p.t.vars {
@@ -590,43 +748,44 @@ func (p *ownParser) parseVariable(key string, keyNode, n *yaml.Node, declared ma
 	}
 	for _, b := range baseNodes {
 		if b.Kind != yaml.ScalarNode {
-			return nil, p.errorf(b, "%s: base must be a single value", what)
+			return p.errorf(b, "%s: base must be a single value", what)
 		}
 		var bv value
 		if x.numeric {
 			r, ok := parseNumber(b.Value)
 			if !ok {
-				return nil, p.errorf(b, "%s: base %q is not a number", what, b.Value)
+				return p.errorf(b, "%s: base %q is not a number", what, b.Value)
 			}
 			bv = numV(r)
 		} else {
 			bv = strV(b.Value)
 		}
 		if slices.ContainsFunc(x.base, bv.equal) {
-			return nil, p.errorf(b, "%s: base values must differ", what)
+			return p.errorf(b, "%s: base values must differ", what)
 		}
 		x.base = append(x.base, bv)
 	}
 	// The base must lie in the domain (pools excepted: an author may name a
 	// person who is not in our lists).
-	if f["pool"] == nil {
-		var dom *domain
-		if items != nil {
-			dom = &domain{name: x.desc, items: items, n: int64(len(items))}
-		} else {
-			d, err := inclusiveRange(x.desc, lo, hi, step, &env{vars: baseEnv})
-			if err != nil {
-				return nil, p.errorf(n, "%s: at base values: %v", what, err)
-			}
-			dom = d
+	if f["pool"] != nil {
+		return nil
+	}
+	var dom *domain
+	if vs.items != nil {
+		dom = &domain{name: x.desc, items: vs.items, n: int64(len(vs.items))}
+	} else {
+		d, err := inclusiveRange(x.desc, vs.lo, vs.hi, vs.step, &env{vars: baseEnv})
+		if err != nil {
+			return p.errorf(n, "%s: at base values: %v", what, err)
 		}
-		for _, b := range x.base {
-			if !dom.contains(b) {
-				return nil, p.errorf(bn, "%s: base %s is outside its domain %s", what, b, x.desc)
-			}
+		dom = d
+	}
+	for _, b := range x.base {
+		if !dom.contains(b) {
+			return p.errorf(bn, "%s: base %s is outside its domain %s", what, b, x.desc)
 		}
 	}
-	return x, nil
+	return nil
 }
 
 // inclusiveRange evaluates min, max and step and returns min, min+step, ...,
@@ -680,67 +839,15 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 		return nil, p.errorf(f["text"], "noop text must be a sentence ending in '.' or '!'")
 	}
 	c := &noopClause{text: tx, line: n.Line, flag: flagWord(tx.literal()), kind: NoopIrrelevant}
-	if f["kind"] != nil {
-		k, err := p.scalar(f["kind"], "noop kind")
-		if err != nil {
-			return nil, err
-		}
-		switch NoopKind(k) {
-		case NoopIrrelevant, NoopSeeming:
-			c.kind = NoopKind(k)
-		default:
-			return nil, p.errorf(f["kind"], "noop kind %q: irrelevant (the default) or seeming", k)
-		}
-	}
-	if f["reviewed"] != nil {
-		r, err := p.scalar(f["reviewed"], "reviewed")
-		if err != nil {
-			return nil, err
-		}
-		switch r {
-		case "true":
-			c.reviewed = true
-		case "false":
-		default:
-			return nil, p.errorf(f["reviewed"], "reviewed %q: true or false", r)
-		}
-	}
-	if f["reason"] != nil {
-		r, err := p.scalar(f["reason"], "noop reason")
-		if err != nil {
-			return nil, err
-		}
-		c.reason = strings.TrimSpace(r)
-		if c.reason == "" || strings.ContainsAny(c.reason, "\n\r") {
-			return nil, p.errorf(f["reason"], "noop reason must be one non-empty line")
-		}
+	if err := p.noopReview(c, f); err != nil {
+		return nil, err
 	}
 	if c.kind == NoopSeeming && c.reviewed && c.reason == "" {
 		return nil, p.errorf(n, "a reviewed noop-seeming clause needs a reason: one line saying why the answer is unchanged")
 	}
-	own := map[string]bool{}
-	if f["variables"] != nil {
-		vf, keys, err := p.fields(f["variables"], "noop variables")
-		if err != nil {
-			return nil, err
-		}
-		for i, key := range keys {
-			x, err := p.parseVariable(key, f["variables"].Content[2*i], vf[key], own, false)
-			if err != nil {
-				return nil, err
-			}
-			if x.derived != nil {
-				return nil, p.errorf(vf[key], "noop variable %s: a no-op clause has drawn variables only", key)
-			}
-			for _, nm := range x.names {
-				if declared[nm] {
-					return nil, p.errorf(f["variables"].Content[2*i], "noop variable %s has the name of a problem variable", nm)
-				}
-				own[nm] = true
-			}
-			x.factor = factorNone
-			c.vars = append(c.vars, x)
-		}
+	own, err := p.noopVariables(c, f, declared)
+	if err != nil {
+		return nil, err
 	}
 	for _, ph := range tx.placeholders() {
 		if !own[ph] && !declared[ph] {
@@ -748,4 +855,75 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 		}
 	}
 	return c, nil
+}
+
+// noopReview reads a no-op clause's kind, reviewed and reason keys into c.
+func (p *ownParser) noopReview(c *noopClause, f map[string]*yaml.Node) error {
+	if f["kind"] != nil {
+		k, err := p.scalar(f["kind"], "noop kind")
+		if err != nil {
+			return err
+		}
+		switch NoopKind(k) {
+		case NoopIrrelevant, NoopSeeming:
+			c.kind = NoopKind(k)
+		default:
+			return p.errorf(f["kind"], "noop kind %q: irrelevant (the default) or seeming", k)
+		}
+	}
+	if f["reviewed"] != nil {
+		r, err := p.scalar(f["reviewed"], "reviewed")
+		if err != nil {
+			return err
+		}
+		switch r {
+		case "true":
+			c.reviewed = true
+		case "false":
+		default:
+			return p.errorf(f["reviewed"], "reviewed %q: true or false", r)
+		}
+	}
+	if f["reason"] != nil {
+		r, err := p.scalar(f["reason"], "noop reason")
+		if err != nil {
+			return err
+		}
+		c.reason = strings.TrimSpace(r)
+		if c.reason == "" || strings.ContainsAny(c.reason, "\n\r") {
+			return p.errorf(f["reason"], "noop reason must be one non-empty line")
+		}
+	}
+	return nil
+}
+
+// noopVariables reads a no-op clause's own variables (drawn ones only, with
+// names unlike the problem's) into c.vars and returns their names.
+func (p *ownParser) noopVariables(c *noopClause, f map[string]*yaml.Node, declared map[string]bool) (map[string]bool, error) {
+	own := map[string]bool{}
+	if f["variables"] == nil {
+		return own, nil
+	}
+	vf, keys, err := p.fields(f["variables"], "noop variables")
+	if err != nil {
+		return nil, err
+	}
+	for i, key := range keys {
+		x, err := p.parseVariable(key, f["variables"].Content[2*i], vf[key], own, false)
+		if err != nil {
+			return nil, err
+		}
+		if x.derived != nil {
+			return nil, p.errorf(vf[key], "noop variable %s: a no-op clause has drawn variables only", key)
+		}
+		for _, nm := range x.names {
+			if declared[nm] {
+				return nil, p.errorf(f["variables"].Content[2*i], "noop variable %s has the name of a problem variable", nm)
+			}
+			own[nm] = true
+		}
+		x.factor = factorNone
+		c.vars = append(c.vars, x)
+	}
+	return own, nil
 }

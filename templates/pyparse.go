@@ -207,28 +207,7 @@ func (c *converter) expr(x ast.Expr) (pnode, error) {
 	case *ast.Set:
 		return c.list(x.Elts, '{') // refused by compileExpr unless it wraps the whole expression
 	case *ast.BinOp:
-		op, ok := binOps[x.Op]
-		if x.Op == ast.BitXor {
-			return nil, c.refuse(x, `"^" is XOR in Python; write ** for a power`)
-		} else if !ok {
-			return nil, c.refuse(x, "bitwise operator %q is not supported", bitOps[x.Op])
-		}
-		c.depth-- // a+b+c is a chain (§6.7), not nesting: its left operand is no deeper
-		l, err := c.expr(x.Left)
-		c.depth++
-		if err != nil {
-			return nil, err
-		}
-		r, err := c.expr(x.Right)
-		if err != nil {
-			return nil, err
-		}
-		b := &pBin{op: op, l: l, r: r, div: -1}
-		if op == "/" || op == "//" {
-			b.div = c.divs
-			c.divs++
-		}
-		return b, nil
+		return c.binOp(x)
 	case *ast.UnaryOp:
 		op, ok := unaryOps[x.Op]
 		if !ok {
@@ -237,30 +216,9 @@ func (c *converter) expr(x ast.Expr) (pnode, error) {
 		v, err := c.expr(x.Operand)
 		return &pUnary{op: op, x: v}, err
 	case *ast.BoolOp: // a or b or c is (a or b) or c
-		l, err := c.list(x.Values, '(')
-		if err != nil {
-			return nil, err
-		}
-		vals := l.(*pList).elts
-		n := vals[0]
-		for _, r := range vals[1:] {
-			n = &pBool{op: boolOps[x.Op], l: n, r: r}
-		}
-		return n, nil
+		return c.boolOp(x)
 	case *ast.Compare:
-		n := &pCmp{}
-		for _, op := range x.Ops {
-			if op == ast.Is || op == ast.IsNot {
-				return nil, c.refuse(x, `"is" is not supported; write ==`)
-			}
-			n.ops = append(n.ops, cmpOps[op])
-		}
-		l, err := c.list(append([]ast.Expr{x.Left}, x.Comparators...), '(')
-		if err != nil {
-			return nil, err
-		}
-		n.first, n.rest = l.(*pList).elts[0], l.(*pList).elts[1:]
-		return n, nil
+		return c.compare(x)
 	case *ast.IfExp: // body if test else orelse, in that order in the text
 		body, test, err := c.pair(x.Body, x.Test)
 		if err != nil {
@@ -288,6 +246,63 @@ func (c *converter) expr(x ast.Expr) (pnode, error) {
 		return nil, c.refuse(x, "... is not supported")
 	}
 	return nil, c.refuse(x, "%s is not supported", strings.ToLower(x.Type().Name))
+}
+
+// binOp converts an arithmetic operator, numbering the divisions in source order; bitwise operators are refused.
+func (c *converter) binOp(x *ast.BinOp) (pnode, error) {
+	op, ok := binOps[x.Op]
+	if x.Op == ast.BitXor {
+		return nil, c.refuse(x, `"^" is XOR in Python; write ** for a power`)
+	} else if !ok {
+		return nil, c.refuse(x, "bitwise operator %q is not supported", bitOps[x.Op])
+	}
+	c.depth-- // a+b+c is a chain (§6.7), not nesting: its left operand is no deeper
+	l, err := c.expr(x.Left)
+	c.depth++
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.expr(x.Right)
+	if err != nil {
+		return nil, err
+	}
+	b := &pBin{op: op, l: l, r: r, div: -1}
+	if op == "/" || op == "//" {
+		b.div = c.divs
+		c.divs++
+	}
+	return b, nil
+}
+
+// boolOp converts a or b or c into (a or b) or c.
+func (c *converter) boolOp(x *ast.BoolOp) (pnode, error) {
+	l, err := c.list(x.Values, '(')
+	if err != nil {
+		return nil, err
+	}
+	vals := l.(*pList).elts
+	n := vals[0]
+	for _, r := range vals[1:] {
+		n = &pBool{op: boolOps[x.Op], l: n, r: r}
+	}
+	return n, nil
+}
+
+// compare converts a chain of comparisons; is and is not are refused.
+func (c *converter) compare(x *ast.Compare) (pnode, error) {
+	n := &pCmp{}
+	for _, op := range x.Ops {
+		if op == ast.Is || op == ast.IsNot {
+			return nil, c.refuse(x, `"is" is not supported; write ==`)
+		}
+		n.ops = append(n.ops, cmpOps[op])
+	}
+	l, err := c.list(append([]ast.Expr{x.Left}, x.Comparators...), '(')
+	if err != nil {
+		return nil, err
+	}
+	n.first, n.rest = l.(*pList).elts[0], l.(*pList).elts[1:]
+	return n, nil
 }
 
 // pair converts two expressions, a first.

@@ -419,44 +419,11 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 		}
 		out.divs[k] = exact
 	}}
-	for _, v := range t.drawOrder() {
-		if v.derived == nil {
-			continue
-		}
-		x, err := v.derived.eval(en)
-		if err != nil {
-			out.reason = fmt.Sprintf("%s: %v", v.names[0], err)
-			return out
-		}
-		vals[v.names[0]] = x
-		if x.k == kNum {
-			if r := t.checkNumber("derived value "+v.names[0], x.n, v.sign); r != "" {
-				out.reason = r
-				return out
-			}
-			if v.integral && !x.n.IsInt() {
-				out.reason = fmt.Sprintf("derived value %s is %s; the question states it as a whole number", v.names[0], x)
-				return out
-			}
-		}
+	if out.reason = t.derivedValues(en, vals); out.reason != "" {
+		return out
 	}
-	condEnv := &env{vars: vals} // conditions are not subject to the exact-division rule
-	for _, c := range t.conds {
-		if base && t.lenientBase {
-			break // finish records conditions that the base values break
-		}
-		if !base && t.exempt(c, vals) {
-			continue
-		}
-		ok, err := c.e.evalBool(condEnv)
-		if err != nil {
-			out.reason = fmt.Sprintf("condition %q (line %d): %v", c.e.src, c.line, err)
-			return out
-		}
-		if !ok {
-			out.reason = fmt.Sprintf("condition %q (line %d) is false", c.e.src, c.line)
-			return out
-		}
+	if out.reason = t.conditionsReason(vals, base); out.reason != "" {
+		return out
 	}
 	ans, err := t.answer.eval(en)
 	if err != nil {
@@ -493,6 +460,54 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 		}
 	}
 	return out
+}
+
+// derivedValues computes the derived values in draw order into vals and
+// checks each against its sign and, when the question states it as a whole
+// number, integrality; it returns the first reason a value fails, or "".
+func (t *Template) derivedValues(en *env, vals map[string]value) string {
+	for _, v := range t.drawOrder() {
+		if v.derived == nil {
+			continue
+		}
+		x, err := v.derived.eval(en)
+		if err != nil {
+			return fmt.Sprintf("%s: %v", v.names[0], err)
+		}
+		vals[v.names[0]] = x
+		if x.k == kNum {
+			if r := t.checkNumber("derived value "+v.names[0], x.n, v.sign); r != "" {
+				return r
+			}
+			if v.integral && !x.n.IsInt() {
+				return fmt.Sprintf("derived value %s is %s; the question states it as a whole number", v.names[0], x)
+			}
+		}
+	}
+	return ""
+}
+
+// conditionsReason is the first condition that vals break (or cannot
+// evaluate), or "". Exempt conditions are skipped for draws; while computing
+// a lenient base assignment no condition is checked.
+func (t *Template) conditionsReason(vals map[string]value, base bool) string {
+	condEnv := &env{vars: vals} // conditions are not subject to the exact-division rule
+	for _, c := range t.conds {
+		if base && t.lenientBase {
+			break // finish records conditions that the base values break
+		}
+		if !base && t.exempt(c, vals) {
+			continue
+		}
+		ok, err := c.e.evalBool(condEnv)
+		if err != nil {
+			return fmt.Sprintf("condition %q (line %d): %v", c.e.src, c.line, err)
+		}
+		if !ok {
+			return fmt.Sprintf("condition %q (line %d) is false", c.e.src, c.line)
+		}
+	}
+	return ""
 }
 
 // checkNumber applies the sign and size rules to a quantity.
