@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
@@ -46,4 +47,30 @@ func generateSet(cfg Config) (*templates.Set, error) {
 	}
 	set.Skipped = append(skipped, set.Skipped...)
 	return set, nil
+}
+
+// MaxLeftOutShare is the share of a template source's templates that may
+// fail to load or draw before a run stops (unless Config.SkipInvalid): a
+// published set with a known refusal or two runs, a folder that mostly
+// does not parse does not quietly become a small run.
+const MaxLeftOutShare = 0.10
+
+// checkLeftOut refuses a run whose template source lost more than
+// MaxLeftOutShare of its templates when loading or drawing, unless
+// cfg.SkipInvalid, naming how many and the first reasons.
+func checkLeftOut(cfg Config, set *templates.Set) error {
+	n := len(set.Skipped)
+	if n == 0 || cfg.SkipInvalid || cfg.Items != "" {
+		return nil
+	}
+	total := n + len(set.Templates)
+	if float64(n) <= MaxLeftOutShare*float64(total) {
+		return nil
+	}
+	var first []string
+	for _, sk := range set.Skipped[:min(n, 3)] {
+		first = append(first, sk.String())
+	}
+	return fmt.Errorf("templates %s: %d of %d templates (or files) could not be loaded or drawn, more than %.0f%%: %s; fix them, or give --skip-invalid to run the %d that work (recorded in the manifest)",
+		cfg.Templates, n, total, 100*MaxLeftOutShare, strings.Join(first, "; "), len(set.Templates))
 }

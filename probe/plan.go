@@ -36,7 +36,10 @@ type RunPlanOptions struct {
 // would start with the same flags, then what it can detect.
 type RunPlan struct {
 	Sizing *ShardPlan `json:"sizing"`
-	Power  *Plan      `json:"power"`
+	Power  *Plan      `json:"power"` // nil for a run of base alone
+	// LeftOut lists the templates (or files) the set leaves out, refused
+	// when loaded or unable to draw, as run leaves them out.
+	LeftOut []templates.Skip `json:"templates_left_out,omitempty"`
 }
 
 // PlanRun plans the run cfg defines without loading a model: it generates
@@ -78,8 +81,13 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			}
 		}
 	}
-	if err := po.check(); err != nil {
-		return nil, err
+	// A run of base alone has no drop to plan for: it is sized, with no
+	// power analysis.
+	onlyBase := !slices.ContainsFunc(po.Variants, func(v string) bool { return v != summary.BaseVariant })
+	if !onlyBase {
+		if err := po.check(); err != nil {
+			return nil, err
+		}
 	}
 	if o.From != "" {
 		if err := fromPilot(&po, &o, drawn); err != nil {
@@ -92,16 +100,21 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
+	if err := checkLeftOut(cfg, set); err != nil {
+		return nil, err
+	}
 	sizing, err := planShards(cfg, set, o.Sizing)
 	if err != nil {
 		return nil, err
 	}
 	po.Templates = setTemplates(set)
-	power, err := MakePlan(po)
-	if err != nil {
-		return nil, err
+	var power *Plan
+	if !onlyBase {
+		if power, err = MakePlan(po); err != nil {
+			return nil, err
+		}
 	}
-	return &RunPlan{Sizing: sizing, Power: power}, nil
+	return &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped}, nil
 }
 
 // fromPilot takes what the pilot run o.From measured: its throughput and

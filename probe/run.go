@@ -71,12 +71,16 @@ type Config struct {
 	Split string `json:"split,omitempty"`
 	// Protocol is the frozen protocol file the run follows (run
 	// --protocol) and ProtocolSHA256 its hash; "" for none.
-	Protocol       string     `json:"protocol,omitempty"`
-	ProtocolSHA256 string     `json:"protocol_sha256,omitempty"`
-	Temperature    float64    `json:"temperature"`   // 0 = greedy
-	ChatTemplate   string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
-	Params         llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
-	BootstrapB     int        `json:"bootstrap_resamples"`
+	Protocol       string `json:"protocol,omitempty"`
+	ProtocolSHA256 string `json:"protocol_sha256,omitempty"`
+	// SkipInvalid runs a template source of which more than MaxLeftOutShare
+	// could not be loaded or drawn (run --skip-invalid); without it such a
+	// run stops before it starts.
+	SkipInvalid  bool       `json:"skip_invalid,omitempty"`
+	Temperature  float64    `json:"temperature"`   // 0 = greedy
+	ChatTemplate string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
+	Params       llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
+	BootstrapB   int        `json:"bootstrap_resamples"`
 	// Overrides is the label-overrides file (run --overrides; see Override)
 	// and OverridesSHA256 its sha256, set by Validate: a report refuses the
 	// file once it has changed.
@@ -467,6 +471,9 @@ func (r *runner) prepareSet() error {
 			return fmt.Errorf("templates %s: no instance could be generated (%d templates skipped; first: %s)", cfg.Templates, len(set.Skipped), set.Skipped[0].Reason)
 		}
 		return fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
+	}
+	if err := checkLeftOut(*cfg, set); err != nil {
+		return err
 	}
 	if cfg.Overrides != "" {
 		if err := checkOverrides(cfg.Overrides, set); err != nil {

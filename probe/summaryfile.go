@@ -85,6 +85,9 @@ func Recompute(dir string) (*summary.Summary, error) {
 		sum.RunStatus = man.Status
 	}
 	sum.Split, sum.ProtocolSHA256 = man.Config.Split, man.Config.ProtocolSHA256
+	for _, sk := range man.Skipped {
+		sum.TemplatesLeftOut = append(sum.TemplatesLeftOut, summary.LeftOut{Source: sk.Source, Template: sk.Template, Reason: sk.Reason})
+	}
 	if man.ExtractionRules != "" {
 		// The rules the run's rows were scored with, not this binary's.
 		sum.Params.ExtractionRules = man.ExtractionRules

@@ -35,17 +35,18 @@ var (
 // plans the run that `run` would start with the same flags), besides
 // flagTemplates, flagLevel, flagPrompt and flagShots.
 var (
-	flagModels     = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage + " (repeatable)"}
-	flagVariants   = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
-	flagInstances  = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
-	flagMaxTokens  = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
-	flagBatch      = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
-	flagItems      = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
-	flagConditions = &cli.StringFlag{Name: "conditions", Value: results.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
-	flagCalcCalls  = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
-	flagReference  = &cli.StringFlag{Name: "reference", Value: templates.ReferenceDrawn, Usage: "what noop, noop-seeming and paraphrase are compared with: drawn (the symbolic instance of the same index, which the run then includes: the pair differs only in the clause or the wording) or original (the base instance at the template's own values, as before); recorded in the manifest"}
-	flagSplit      = &cli.StringFlag{Name: "split", Value: templates.SplitAll, Usage: "templates of one split only: dev (about 30%, for tuning prompts and parsers), test (the rest, for a frozen protocol) or all; each template's split comes from a hash of its content"}
-	flagPrimary    = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
+	flagModels      = &cli.StringSliceFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage + " (repeatable)"}
+	flagVariants    = &cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"}
+	flagInstances   = &cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"}
+	flagMaxTokens   = &cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"}
+	flagBatch       = &cli.IntFlag{Name: "batch", Value: 8, Usage: "items decoded together, one sequence each, in one llama_batch (1: one at a time); part of the run's definition, as llama.cpp is not batch-invariant"}
+	flagItems       = &cli.StringFlag{Name: "items", Usage: "JSONL file of your own document questions (docs/docqa.md) instead of templates; variants then: " + docqa.VariantsHelp + " (default base,paraphrase,distractor), --prompt docqa, --instances 1"}
+	flagConditions  = &cli.StringFlag{Name: "conditions", Value: results.ConditionNone, Usage: "comma-separated conditions, each run on every item: none (the model alone), calculator (the model may write <<EXPR= and gets the exact result; docs in the README)"}
+	flagCalcCalls   = &cli.IntFlag{Name: "calc-calls", Value: probe.DefaultCalcCalls, Usage: "calculator calls per item that get a result (with --conditions calculator)"}
+	flagReference   = &cli.StringFlag{Name: "reference", Value: templates.ReferenceDrawn, Usage: "what noop, noop-seeming and paraphrase are compared with: drawn (the symbolic instance of the same index, which the run then includes: the pair differs only in the clause or the wording) or original (the base instance at the template's own values, as before); recorded in the manifest"}
+	flagSkipInvalid = &cli.BoolFlag{Name: "skip-invalid", Usage: "run even when more than 10% of the templates fail to load or draw (they are left out, listed in the manifest and the narrative)"}
+	flagSplit       = &cli.StringFlag{Name: "split", Value: templates.SplitAll, Usage: "templates of one split only: dev (about 30%, for tuning prompts and parsers), test (the rest, for a frozen protocol) or all; each template's split comes from a hash of its content"}
+	flagPrimary     = &cli.StringFlag{Name: "primary", Usage: "pre-specified primary variant (e.g. symbolic): the model's verdict is its drop, tested alone; recorded in the manifest (default: Holm across all variants, verdict from the most severe)"}
 )
 
 // runDefinition reads the flags that define a run's items and test (the
@@ -63,6 +64,7 @@ func runDefinition(c *cli.Context, cfg *probe.Config) error {
 		return usageError{err.Error()}
 	}
 	cfg.Variants = vs
+	cfg.SkipInvalid = c.Bool(flagSkipInvalid.Name)
 	if cfg.Split, err = templates.ParseSplit(c.String(flagSplit.Name)); err != nil {
 		return usageError{"--split: " + err.Error()}
 	}

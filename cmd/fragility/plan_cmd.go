@@ -11,6 +11,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/summary"
+	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
 
@@ -70,7 +71,7 @@ Examples:
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
 		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
-			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagConditions, flagCalcCalls,
+			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
@@ -158,9 +159,26 @@ func planAction(c *cli.Context) error {
 		return printJSON(p)
 	}
 	printSizing(p.Sizing, cfg)
+	printLeftOut(p.LeftOut)
 	fmt.Println()
 	printPower(p.Power, cfg)
 	return nil
+}
+
+// printLeftOut lists the templates the set leaves out, with their reasons
+// (at most 10, then how many more).
+func printLeftOut(ls []templates.Skip) {
+	if len(ls) == 0 {
+		return
+	}
+	fmt.Printf("Left out: %s that could not be loaded or drawn (run leaves them out too; more than %.0f%% stops a run without --skip-invalid):\n", count(len(ls), "template"), 100*probe.MaxLeftOutShare)
+	for i, sk := range ls {
+		if i == 10 {
+			fmt.Printf("  … and %d more\n", len(ls)-10)
+			break
+		}
+		fmt.Printf("  %s\n", sk)
+	}
 }
 
 // printSizing writes the sizing part of a plan for a reader.
@@ -233,6 +251,10 @@ func planSource(cfg probe.Config) string {
 
 // printPower writes the power part of a plan for a reader.
 func printPower(pl *probe.Plan, cfg probe.Config) {
+	if pl == nil {
+		fmt.Println("## Power\n\nBase alone: no variant to compare with it, so no drop to plan for; the sizing above is the run.")
+		return
+	}
 	level := fmt.Sprintf("α = %s", trimFloat(pl.TestAlpha))
 	if pl.Tests > 1 {
 		level += fmt.Sprintf(" (%s Holm-adjusted over %d variants: its first step)", trimFloat(pl.Alpha), pl.Tests)
@@ -244,7 +266,11 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	fmt.Printf("Paired drop of a variant against base, %s (%s) × %s, %s%% power, two-sided at %s.\n\n",
 		count(pl.Templates, "template"), planSource(cfg), count(pl.Instances, "instance"), trimFloat(100*pl.Power), level)
 	if pl.MDEPP != nil {
-		fmt.Printf("Minimum detectable drop with %s and %s: %.1f pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
+		if *pl.MDEPP > 100 {
+			fmt.Printf("No drop is detectable at this size: with %s and %s the minimum detectable drop (%.1f pp) is above 100 pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
+		} else {
+			fmt.Printf("Minimum detectable drop with %s and %s: %.1f pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
+		}
 	} else {
 		fmt.Printf("With %d template no drop is detectable: a paired test needs at least 2 templates.\n", pl.Templates)
 	}

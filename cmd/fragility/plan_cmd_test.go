@@ -45,9 +45,13 @@ func pilotRun(t *testing.T, primary string) string {
 				case "symbolic":
 					right = right && (ti+inst)%5 != 0
 				}
+				extracted := "7"
+				if !right {
+					extracted = "8"
+				}
 				ts = append(ts, results.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
 					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 20, Rule: "final_answer",
-					AnswerEntropyMean: 0.3 + 0.01*float64(ti), EntropyMean: 1})
+					Expected: "7", Extracted: extracted, AnswerEntropyMean: 0.3 + 0.01*float64(ti), EntropyMean: 1})
 			}
 		}
 	}
@@ -147,12 +151,29 @@ func TestPlanCommand(t *testing.T) {
 		{"plan", "--shards", "0"},
 		{"plan", "--batch", "0"},
 		{"plan", "--variants", "bogus"},
-		{"plan", "--variants", "base"},
 		{"plan", "--drop", "5", "extra"},
 	} {
 		if r := fragility(t, noModels(t), append(args, "--templates", tdir)...); r.code != 2 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
 		}
+	}
+	// Base alone is sized, as run accepts it, with no power analysis.
+	if r := fragility(t, noModels(t), "plan", "--variants", "base", "--templates", tdir); r.code != 0 || !strings.Contains(r.stdout, "Base alone: no variant to compare") || !strings.Contains(r.stdout, "## Sizing") {
+		t.Errorf("plan --variants base: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A folder whose templates mostly do not load stops plan (and run)
+	// unless --skip-invalid; with it the left-out files are listed.
+	bad := t.TempDir()
+	good, _ := os.ReadFile(filepath.Join(tdir, firstFile(t, tdir)))
+	os.WriteFile(filepath.Join(bad, "good.yaml"), good, 0o644)
+	for i := range 3 {
+		os.WriteFile(filepath.Join(bad, fmt.Sprintf("bad%d.yaml", i)), []byte("id: x\ntitle: y\n  question: [\n"), 0o644)
+	}
+	if r := fragility(t, noModels(t), "plan", "--templates", bad); r.code != 1 || !strings.Contains(r.stderr, "3 of 4 templates") || !strings.Contains(r.stderr, "--skip-invalid") {
+		t.Errorf("plan on a mostly broken folder: exit %d: %s", r.code, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "plan", "--templates", bad, "--skip-invalid"); r.code != 0 || !strings.Contains(r.stdout, "Left out: 3 templates") || !strings.Contains(r.stdout, "bad0.yaml:3") {
+		t.Errorf("plan --skip-invalid: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
 	dir := pilotRun(t, "")
@@ -211,4 +232,14 @@ func TestRunPrimaryUsage(t *testing.T) {
 			t.Errorf("--primary %s: exit %d, %q", p, r.code, r.stderr)
 		}
 	}
+}
+
+// firstFile is the name of the first file in dir.
+func firstFile(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil || len(es) == 0 {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return es[0].Name()
 }

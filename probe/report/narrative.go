@@ -47,6 +47,7 @@ func Narrative(s *summary.Summary) string {
 		fmt.Fprintf(&b, "- **This run is not complete** (status %q in manifest.json): every number below covers only the %d trials in results.csv, not the whole plan.\n", s.RunStatus, s.Trials)
 	}
 	b.WriteString(protocolLine(s))
+	b.WriteString(leftOutLine(s))
 	if o := s.Overrides; o != nil {
 		fmt.Fprintf(&b, "- Label overrides (%s, sha256 %.12s): %d trials scored against a corrected answer, %d excluded from every statistic; results.csv keeps the original labels.\n",
 			o.File, o.SHA256, o.Overridden, o.Excluded)

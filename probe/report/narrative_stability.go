@@ -186,3 +186,26 @@ func budgetSentence(v, ref *summary.VariantSummary) string {
 	return fmt.Sprintf(" The output budget cut %s%% of %s's answers and %s%% of %s's: part of the drop may be the budget's, not the variant's (its answers run longer); a run with a larger --max-tokens tells them apart.",
 		fnum(sv, 0), v.Variant, fnum(sr, 0), ref.Variant)
 }
+
+// leftOutLine is the Run section's line on the templates left out of the
+// item set (refused when loaded, or unable to draw), with the first
+// reasons; "" when none was.
+func leftOutLine(s *summary.Summary) string {
+	n := len(s.TemplatesLeftOut)
+	if n == 0 {
+		return ""
+	}
+	var first []string
+	for _, x := range s.TemplatesLeftOut[:min(n, 3)] {
+		name := x.Template
+		if name == "" {
+			name = x.Source
+		}
+		first = append(first, fmt.Sprintf("%s (%s)", name, x.Reason))
+	}
+	more := ""
+	if n > 3 {
+		more = fmt.Sprintf("; %d more in manifest.json", n-3)
+	}
+	return fmt.Sprintf("- Templates left out of the item set (not run, apart from skipped trials): %d: %s%s.\n", n, strings.Join(first, "; "), more)
+}

@@ -158,6 +158,11 @@ type Summary struct {
 	// followed ("" for none), from the manifest.
 	Split          string `json:"split,omitempty"`
 	ProtocolSHA256 string `json:"protocol_sha256,omitempty"`
+	// TemplatesLeftOut lists the templates (or files) the run left out of
+	// its item set, refused when loaded or unable to draw an instance, with
+	// the reason, from the manifest: apart from skipped trials, which were
+	// planned and not run.
+	TemplatesLeftOut []LeftOut `json:"templates_left_out,omitempty"`
 	// Calculator is the calculator condition's section (run --conditions
 	// none,calculator); nil when no trial ran with the calculator.
 	Calculator *CalculatorSummary `json:"calculator,omitempty"`
@@ -402,4 +407,11 @@ type ModelDifference struct {
 	// Shown is true when the reported interval excludes 0 and the adjusted
 	// test reaches α: a difference between the models is shown.
 	Shown bool `json:"shown"`
+}
+
+// LeftOut is a template or a file left out of a run's item set, with why.
+type LeftOut struct {
+	Source   string `json:"source"`
+	Template string `json:"template,omitempty"`
+	Reason   string `json:"reason"`
 }
