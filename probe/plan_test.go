@@ -119,8 +119,13 @@ func pairedTrials() []results.Trial {
 				case "paraphrase":
 					right = ti%2 == 0
 				}
+				extracted := "7" // the answer scored right or wrong as recorded
+				if !right {
+					extracted = "8"
+				}
 				ts = append(ts, results.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
-					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 10 + ti, PromptTokens: 30, Rule: "final_answer"})
+					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 10 + ti, PromptTokens: 30, Rule: "final_answer",
+					Expected: "7", Extracted: extracted})
 			}
 		}
 	}
@@ -178,6 +183,12 @@ func TestPlanRun(t *testing.T) {
 	cfg.Params.NSeq = 4
 	power := PlanOptions{DropPP: 10, Alpha: 0.05, Power: 0.8, Between: summary.PlanningBetween, Within: summary.PlanningWithin, ComponentsSource: "planning defaults"}
 	o := RunPlanOptions{Sizing: ShardPlanOptions{Shards: 2, NoModel: "none at hand", Memory: true}, Power: power}
+	// One broken file of seven is more than MaxLeftOutShare: refused
+	// without SkipInvalid, naming the file.
+	if _, err := PlanRun(cfg, o); err == nil || !strings.Contains(err.Error(), "zz-broken.yaml") || !strings.Contains(err.Error(), "--skip-invalid") {
+		t.Fatalf("a folder with a broken file, without SkipInvalid: %v", err)
+	}
+	cfg.SkipInvalid = true
 	p, err := PlanRun(cfg, o)
 	if err != nil {
 		t.Fatal(err)
