@@ -32,15 +32,24 @@ func maxLogitCopy(dst, logits []float32) (float32, int, bool) {
 	return float32(m), int(arg), nan != 0
 }
 
-// blockSums fills zs[b], ss[b] with the kernel's sums over block b of
-// entropyChunk logits, spreading blocks over EntropyWorkers goroutines.
-func blockSums(logits []float32, m float64, zs, ss []float64) {
+// EntropyISA names the instruction set kernel v2 was compiled for:
+// "avx512", "avx2" (with FMA) or "scalar" (set by the build's -march flags).
+var EntropyISA = C.GoString(C.fragility_entropy_isa)
+
+// blockSums fills zs[b], ss[b] with the sums over block b of entropyChunk
+// logits of kernel v1 (when v1) or v2, spreading blocks over EntropyWorkers
+// goroutines.
+func blockSums(v1 bool, logits []float32, m float64, zs, ss []float64) {
 	nb := len(zs)
 	run := func(b int) {
 		lo := b * entropyChunk
 		hi := min(lo+entropyChunk, len(logits))
 		var z, s C.double
-		C.fragility_entropy_sums((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		if v1 {
+			C.fragility_entropy_sums((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		} else {
+			C.fragility_entropy_sums2((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		}
 		zs[b], ss[b] = float64(z), float64(s)
 	}
 	w := min(EntropyWorkers, nb)
