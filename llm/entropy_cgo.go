@@ -1,11 +1,13 @@
 package llm
 
 /*
+#include <stdlib.h>
 #include "helpers.h"
 */
 import "C"
 
 import (
+	"os"
 	"sync"
 	"unsafe"
 )
@@ -32,9 +34,26 @@ func maxLogitCopy(dst, logits []float32) (float32, int, bool) {
 	return float32(m), int(arg), nan != 0
 }
 
-// EntropyISA names the instruction set kernel v2 was compiled for:
-// "avx512", "avx2" (with FMA) or "scalar" (set by the build's -march flags).
-var EntropyISA = C.GoString(C.fragility_entropy_isa)
+// EntropyISA names the code path of kernel v2 on this CPU: "avx512",
+// "avx2" (with FMA) or "scalar", chosen when the package is initialised from
+// the CPU's features, whatever the build's -march flags. The environment
+// variable FRAGILITY_ENTROPY_ISA=avx2 or scalar asks for a narrower path
+// (for benchmarks). The paths give the same bits but on a CPU without FMA.
+var EntropyISA = setEntropyISA(os.Getenv("FRAGILITY_ENTROPY_ISA"))
+
+// setEntropyISA chooses the kernel-v2 path (want: "", "avx2" or "scalar",
+// never more than the CPU has) and returns its name. Not safe while a pass
+// runs.
+func setEntropyISA(want string) string {
+	cw := C.CString(want)
+	defer C.free(unsafe.Pointer(cw))
+	C.fragility_entropy_init(cw)
+	return C.GoString(C.fragility_entropy_isa)
+}
+
+// scalarFMA reports whether the scalar path of kernel v2 fuses its
+// multiply-adds (the build targets a CPU with FMA), as the vector paths do.
+var scalarFMA = C.fragility_entropy_scalar_fma != 0
 
 // blockSums fills zs[b], ss[b] with the sums over block b of entropyChunk
 // logits of kernel v1 (when v1) or v2, spreading blocks over EntropyWorkers

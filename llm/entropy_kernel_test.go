@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -181,5 +183,52 @@ func TestEntropyKernelV2Values(t *testing.T) {
 	}
 	if err := CheckEntropyKernel("v9"); err == nil {
 		t.Error("unknown kernel v9 accepted")
+	}
+}
+
+// TestEntropyKernelV2PathsSameBits checks that the AVX-512, AVX2 and scalar
+// paths of kernel v2 that this CPU can run give the same bits (the scalar
+// one only when the build fuses multiply-adds, as the vector paths do).
+func TestEntropyKernelV2PathsSameBits(t *testing.T) {
+	defer setEntropyISA(os.Getenv("FRAGILITY_ENTROPY_ISA"))
+	rows := entropyTestRows()
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 1; n < 40; n++ { // every tail length and short arrays
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * 5)
+		}
+		rows[fmt.Sprintf("n%d", n)] = x
+	}
+	ref := map[string]Dist{}
+	first := ""
+	for _, want := range []string{"", "avx2", "scalar"} {
+		isa := setEntropyISA(want)
+		if want != "" && isa != want {
+			t.Logf("this CPU has no %s path (%s chosen)", want, isa)
+			continue
+		}
+		if isa == "scalar" && !scalarFMA && first != "" {
+			t.Logf("scalar path without FMA: not compared")
+			continue
+		}
+		for name, x := range rows {
+			d, err := entropyWith(EntropyKernelV2, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == "" {
+				ref[name] = d
+				continue
+			}
+			if !sameBits(d.EntropyBits, ref[name].EntropyBits) || !sameBits(d.LogZ, ref[name].LogZ) {
+				t.Errorf("%s: path %s gives H %v ln Z %v, path %s %v %v", name, isa, d.EntropyBits, d.LogZ, first, ref[name].EntropyBits, ref[name].LogZ)
+			}
+		}
+		if first == "" {
+			first = isa
+		} else {
+			t.Logf("path %s: same bits as %s on %d distributions", isa, first, len(rows))
+		}
 	}
 }
