@@ -366,7 +366,7 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*Summ
 	}
 
 	man := &Manifest{
-		Tool:            opt.ToolInfo,
+		Tool:            withEntropyKernel(opt.ToolInfo),
 		LlamaCommit:     llm.LlamaCommit,
 		LlamaModule:     llm.OllamaModule,
 		BuildFlags:      llm.BuildFlags,

@@ -141,6 +141,30 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 	return diffs, nil
 }
 
+// ToolEntropyKernel is the key of Manifest.Tool that names the entropy
+// kernel of the run (llm.EntropyKernel when it was made).
+const ToolEntropyKernel = "entropy_kernel"
+
+// withEntropyKernel returns a copy of the tool entry info with
+// ToolEntropyKernel set to this binary's kernel.
+func withEntropyKernel(info map[string]string) map[string]string {
+	out := map[string]string{ToolEntropyKernel: llm.EntropyKernel}
+	for k, v := range info {
+		out[k] = v
+	}
+	return out
+}
+
+// RecordedEntropyKernel returns the entropy kernel a run was made with: its
+// manifest's Tool entry, and llm.EntropyKernelV1 for a run recorded before
+// kernels were named.
+func RecordedEntropyKernel(man *Manifest) string {
+	if k := man.Tool[ToolEntropyKernel]; k != "" {
+		return k
+	}
+	return llm.EntropyKernelV1
+}
+
 // Verify re-runs the recorded run in dir and checks that it reproduces to the
 // last bit (the reproducibility contract of DESIGN.md). It reads
 // manifest.json, set.jsonl and traces.jsonl; refuses with an
@@ -150,7 +174,8 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 // since llama.cpp is not batch-invariant) from the recorded prompt token ids
 // with the recorded parameters, and compares every generated token id and
 // the float64 bits (math.Float64bits) of every per-token entropy and
-// log-probability. It also re-renders and re-tokenizes each prompt and
+// log-probability. The entropies are computed with the kernel the run
+// recorded (RecordedEntropyKernel). It also re-renders and re-tokenizes each prompt and
 // compares them with the recorded ones.
 //
 // Divergences are counted, not returned as an error: see VerifyResult. Errors
@@ -184,6 +209,10 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	case "", DecodePerBatch, DecodeKeepPrefix: // "": recorded before the procedure was, which is DecodePerBatch
 	default:
 		return nil, fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
+	}
+	kernel := RecordedEntropyKernel(man)
+	if err := llm.CheckEntropyKernel(kernel); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileManifest), err)
 	}
 	setPath := filepath.Join(dir, man.SetFile)
 	if man.SetFile == "" {
@@ -241,7 +270,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 			}
 			loaded, keeps = g.model, nil
 		}
-		if err := replayGroup(ctx, m, g, cfg, questions, &keeps, res); err != nil {
+		if err := replayGroup(ctx, m, g, cfg, kernel, questions, &keeps, res); err != nil {
 			return nil, err
 		}
 		done += len(g.traces)
@@ -321,7 +350,7 @@ func splitItemID(id string, nModels int) (int, string, error) {
 }
 
 // replayGroup replays one batch and adds its divergences to res.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, kernel string, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
@@ -346,7 +375,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 		}
 		prompts[i] = t.PromptTokenIDs
 	}
-	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), EntropyKernel: kernel}
 	var err error
 	if opt.KeepPrefix, err = keeps.get(m, cfg, itemCondition(g.traces[0].ItemID)); err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
