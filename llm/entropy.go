@@ -81,7 +81,7 @@ func CheckEntropyKernel(k string) error {
 // (every e_i within about 1 ulp, plain runs of 16 terms, compensated
 // beyond); since −S/Z = ln Z − H_nats ≤ ln n, the entropy is within about
 // (1 + 2 ln n)·ε/ln 2 + a few ulps: below 1e-13 bits for n = 262,144
-// (tested against a 256-bit math/big reference, TestEntropyKernelsAccuracy).
+// (tested against a 160-bit math/big reference, TestEntropyKernelsAccuracy).
 // logits has shape [n_vocab]; it must be non-empty and free of NaN and +Inf.
 func Entropy(logits []float32) (Dist, error) {
 	return entropyWith(EntropyKernel, logits)
