@@ -11,8 +11,10 @@
 #      position where the chosen tokens differ (if any) and the tokens/s of each,
 #   4. runs `fragility bench` on the 0.5B instruct model with all layers on the
 #      device, when that model is on the machine (BENCH_MODEL=PATH, or the
-#      fragility cache); otherwise it says it skipped this step and why (the
-#      model, ~400 MB, does not travel in the bundle).
+#      fragility cache), and prints its b/a (generation with the exact entropy
+#      pass in the pass pool, beside the next decode, over bare decodes) and
+#      the entropy pass per token; otherwise it says it skipped this step and
+#      why (the model, ~400 MB, does not travel in the bundle).
 # Exit status: 0 when both runs finished and the GPU run really used the GPU;
 # 1 on a missing tool or a failed step. The numbers are reported, not judged:
 # GPU and CPU kernels differ in summation order, so small differences are
@@ -124,6 +126,8 @@ if [[ -n $bench_model && -f $bench_model ]]; then
   "$bin" bench --model "$bench_model" --backend-dir "$lib" --gpu-layers -1 --reps "${BENCH_REPS:-5}" --no-ddc \
     >"$out/bench.md" 2>"$out/bench.err" || { cat "$out/bench.err" >&2; die "fragility bench on the device failed"; }
   sed 's/^/gpu-check:   /' "$out/bench.md"
+  row() { sed -n "s/^| $1[^|]*| *\([^|]*[^ |]\) *|\$/\1/p" "$out/bench.md"; }
+  say "b/a with the entropy pass pool on the device: $(row 'ratio b\/a'); entropy pass $(row '(b) entropy pass') ms per token; $(sed -n 's/^entropy *//p' "$out/bench.md")"
 else
   say "fragility bench on the 0.5B model: SKIPPED (no qwen2.5-coder-0.5b here: set BENCH_MODEL=PATH to its GGUF file)"
 fi

@@ -100,7 +100,9 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 	if err := m.prefill(ctx, prompt, 0, 0, true); err != nil {
 		return InterleavedTiming{}, err
 	}
-	g := &Generation{PromptTokens: pp, Tokens: make([]TokenRecord, 0, tg+1), pos: pp}
+	// Both slices have their final capacity: a pass in the pool writes into
+	// its element of each, which must not move.
+	g := &Generation{PromptTokens: pp, Tokens: make([]TokenRecord, 0, tg+1), entSec: make([]float64, 0, tg+1), pos: pp}
 	opt := GenerateOptions{MaxTokens: tg + 2, IgnoreEOS: true}
 	if err := m.step(g, -1, opt); err != nil {
 		return InterleavedTiming{}, err

@@ -30,6 +30,36 @@ func (d Dist) TopProb() float64 { return math.Exp(-d.LogZ) }
 // however many goroutines compute them.
 const entropyChunk = 16384
 
+// Entropy kernels: the C code that computes the sums of an entropy pass
+// (entropy_kernel.c). Their results agree to a few units in the last place
+// but not bit for bit, so a run records the kernel it used (the manifest's
+// tool entry "entropy_kernel") and verify replays with that kernel.
+const (
+	// EntropyKernelV1 is the first kernel: eight Kahan-compensated float64
+	// lanes and a degree-13 Taylor exp (fragility_entropy_sums). Runs whose
+	// manifest names no kernel were recorded with it.
+	EntropyKernelV1 = "v1"
+	// EntropyKernelV2 is the faster kernel (fragility_entropy_sums2): a
+	// degree-11 exp, plain float64 runs of 16 terms per lane folded with
+	// Kahan compensation, AVX-512 or AVX2 intrinsics (EntropyISA). About
+	// 3× faster than v1; the two differ by at most a few ulps of the
+	// entropy (a third of the distributions of a random test differ at all).
+	EntropyKernelV2 = "v2"
+	// EntropyKernel is the kernel of new generations (the default of
+	// GenerateOptions.EntropyKernel).
+	EntropyKernel = EntropyKernelV2
+)
+
+// CheckEntropyKernel returns an error naming the known kernels when k is
+// not one of them; "" (the default, EntropyKernel) is accepted.
+func CheckEntropyKernel(k string) error {
+	switch k {
+	case "", EntropyKernelV1, EntropyKernelV2:
+		return nil
+	}
+	return fmt.Errorf("entropy kernel %q is not one this binary has (%s, %s)", k, EntropyKernelV1, EntropyKernelV2)
+}
+
 // Entropy computes the exact Shannon entropy of softmax(logits) in bits with
 // a max-subtracted log-sum-exp and float64 accumulation, in one pass over the
 // logits after the max:
@@ -41,12 +71,24 @@ const entropyChunk = 16384
 // (Shannon 1948; the max subtraction is the standard overflow-safe
 // log-sum-exp). Logits of −Inf (masked tokens) contribute p = 0, and so do
 // logits more than 700 nats below the max (p < 1e-304). The sums run in the C
-// kernel of entropy_kernel.c (eight Kahan-compensated float64 lanes, our own
-// vectorisable exp), per block of entropyChunk logits, and the blocks are
-// combined in index order, so the value is bit-for-bit reproducible for a
-// given binary whatever the thread count. logits has shape [n_vocab]; it must
-// be non-empty and free of NaN and +Inf.
+// kernel EntropyKernel (entropy_kernel.c), per block of entropyChunk logits,
+// and the blocks are combined in index order with Neumaier compensation, so
+// the value is bit-for-bit reproducible for a given binary whatever the
+// thread count (EntropyWorkers).
+//
+// Error bound (kernel v2): Z and S are each within a relative error
+// ε ≈ (16 + 6)·2^-53 ≈ 2.5e-15 of the exact sums of the float32 logits
+// (every e_i within about 1 ulp, plain runs of 16 terms, compensated
+// beyond); since −S/Z = ln Z − H_nats ≤ ln n, the entropy is within about
+// (1 + 2 ln n)·ε/ln 2 + a few ulps: below 1e-13 bits for n = 262,144
+// (tested against a 160-bit math/big reference, TestEntropyKernelsAccuracy).
+// logits has shape [n_vocab]; it must be non-empty and free of NaN and +Inf.
 func Entropy(logits []float32) (Dist, error) {
+	return entropyWith(EntropyKernel, logits)
+}
+
+// entropyWith is Entropy with the given kernel ("" = EntropyKernel).
+func entropyWith(kernel string, logits []float32) (Dist, error) {
 	if len(logits) == 0 {
 		return Dist{}, fmt.Errorf("entropy: empty logits")
 	}
@@ -57,16 +99,27 @@ func Entropy(logits []float32) (Dist, error) {
 	if math.IsInf(float64(m), 0) {
 		return Dist{}, fmt.Errorf("entropy: largest logit is %v", m)
 	}
+	return entropyAt(kernel, logits, m, arg), nil
+}
+
+// entropyAt is the pass after the max: m is the largest logit (finite) and
+// arg its lowest index, as maxLogit returns them.
+func entropyAt(kernel string, logits []float32, m float32, arg int) Dist {
 	nb := (len(logits) + entropyChunk - 1) / entropyChunk
-	zs := make([]float64, nb)
-	ss := make([]float64, nb)
-	blockSums(logits, float64(m), zs, ss)
+	var zs0, ss0 [16]float64
+	zs, ss := zs0[:0], ss0[:0]
+	if nb > len(zs0) {
+		zs, ss = make([]float64, nb), make([]float64, nb)
+	} else {
+		zs, ss = zs0[:nb], ss0[:nb]
+	}
+	blockSums(kernel == EntropyKernelV1, logits, float64(m), zs, ss)
 	var z, s, cz, cs float64
 	for b := range zs {
 		z, cz = neumaier(z, cz, zs[b])
 		s, cs = neumaier(s, cs, ss[b])
 	}
-	return finishDist(z+cz, s+cs, m, arg), nil
+	return finishDist(z+cz, s+cs, m, arg)
 }
 
 // neumaier adds x to the sum with compensation c and returns both updated

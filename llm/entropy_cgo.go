@@ -1,11 +1,13 @@
 package llm
 
 /*
+#include <stdlib.h>
 #include "helpers.h"
 */
 import "C"
 
 import (
+	"os"
 	"sync"
 	"unsafe"
 )
@@ -32,15 +34,41 @@ func maxLogitCopy(dst, logits []float32) (float32, int, bool) {
 	return float32(m), int(arg), nan != 0
 }
 
-// blockSums fills zs[b], ss[b] with the kernel's sums over block b of
-// entropyChunk logits, spreading blocks over EntropyWorkers goroutines.
-func blockSums(logits []float32, m float64, zs, ss []float64) {
+// EntropyISA names the code path of kernel v2 on this CPU: "avx512",
+// "avx2" (with FMA) or "scalar", chosen when the package is initialised from
+// the CPU's features, whatever the build's -march flags. The environment
+// variable FRAGILITY_ENTROPY_ISA=avx2 or scalar asks for a narrower path
+// (for benchmarks). The paths give the same bits but on a CPU without FMA.
+var EntropyISA = setEntropyISA(os.Getenv("FRAGILITY_ENTROPY_ISA"))
+
+// setEntropyISA chooses the kernel-v2 path (want: "", "avx2" or "scalar",
+// never more than the CPU has) and returns its name. Not safe while a pass
+// runs.
+func setEntropyISA(want string) string {
+	cw := C.CString(want)
+	defer C.free(unsafe.Pointer(cw))
+	C.fragility_entropy_init(cw)
+	return C.GoString(C.fragility_entropy_isa)
+}
+
+// scalarFMA reports whether the scalar path of kernel v2 fuses its
+// multiply-adds (the build targets a CPU with FMA), as the vector paths do.
+var scalarFMA = C.fragility_entropy_scalar_fma != 0
+
+// blockSums fills zs[b], ss[b] with the sums over block b of entropyChunk
+// logits of kernel v1 (when v1) or v2, spreading blocks over EntropyWorkers
+// goroutines.
+func blockSums(v1 bool, logits []float32, m float64, zs, ss []float64) {
 	nb := len(zs)
 	run := func(b int) {
 		lo := b * entropyChunk
 		hi := min(lo+entropyChunk, len(logits))
 		var z, s C.double
-		C.fragility_entropy_sums((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		if v1 {
+			C.fragility_entropy_sums((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		} else {
+			C.fragility_entropy_sums2((*C.float)(unsafe.Pointer(&logits[lo])), C.int(hi-lo), C.double(m), &z, &s)
+		}
 		zs[b], ss[b] = float64(z), float64(s)
 	}
 	w := min(EntropyWorkers, nb)

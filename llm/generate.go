@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -80,6 +81,11 @@ type GenerateOptions struct {
 	// decode calls can change its logits (llama.cpp is not invariant to it),
 	// so a run records whether it keeps a prefix.
 	KeepPrefix []Token `json:"-"`
+	// EntropyKernel selects the kernel of the entropy passes: "" (the
+	// default) is EntropyKernel, the newest; a run recorded with an older
+	// one is replayed with it (fragility verify). It changes the last bits
+	// of the entropy fields, never a token. Unknown names are an error.
+	EntropyKernel string `json:"entropy_kernel,omitempty"`
 }
 
 // DefaultMaxInjected is the injected-token bound of a sequence when
@@ -195,6 +201,9 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 	}
 	if opt.MaxTokens <= 0 {
 		return nil, fmt.Errorf("generate: max tokens must be > 0, got %d", opt.MaxTokens)
+	}
+	if err := CheckEntropyKernel(opt.EntropyKernel); err != nil {
+		return nil, fmt.Errorf("generate: %w", err)
 	}
 	for i, p := range prompts {
 		if len(p) == 0 {
@@ -424,10 +433,11 @@ func (m *Model) prefill(ctx context.Context, tokens []Token, start, seq int, log
 // step reads the logits at batch slot i (-1: the last output), chooses the
 // token and decides whether g stops. For greedy decoding only the argmax is
 // needed before the next llama_decode, so the logits are copied and the
-// entropy pass runs in a goroutine, overlapping the next decode; m.passes
-// collects it. Temperature sampling needs the distribution first and runs
-// the pass inline. Either way the numbers are the same: Entropy is
-// deterministic.
+// entropy pass is queued for the model's pass pool (see EntropyPool), which
+// computes it while the next decode runs; m.passes collects it. Temperature
+// sampling needs the distribution first, and with the pool off the pass runs
+// here too. Either way the numbers are the same: a pass is deterministic
+// and each one writes only its own record.
 func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	ptr := C.llama_get_logits_ith(m.ctx, C.int32_t(i))
 	if ptr == nil {
@@ -436,16 +446,21 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	logits := unsafe.Slice((*float32)(unsafe.Pointer(ptr)), m.meta.NVocab)
 	k := len(g.Tokens)
 	var rec TokenRecord
-	if opt.Temperature > 0 {
+	switch {
+	case opt.Temperature > 0 || m.passJobs == nil:
 		t0 := time.Now()
-		d, err := Entropy(logits)
+		d, err := entropyWith(opt.EntropyKernel, logits)
 		if err != nil {
 			return fmt.Errorf("generate: token %d: %w", k, err)
 		}
 		g.entSec = append(g.entSec, time.Since(t0).Seconds())
-		rec.ID = sample(logits, d.Max, opt.Temperature, g.rng)
+		if opt.Temperature > 0 {
+			rec.ID = sample(logits, d.Max, opt.Temperature, g.rng)
+		} else {
+			rec.ID = d.ArgMax
+		}
 		fillRecord(&rec, d, logits[rec.ID])
-	} else {
+	default:
 		buf := m.logitBuf()
 		mx, arg, nan := maxLogitCopy(buf, logits)
 		if nan || math.IsInf(float64(mx), 0) {
@@ -455,7 +470,7 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 		rec.ID = Token(arg)
 		g.entSec = append(g.entSec, 0)
 		m.passes.Add(1)
-		m.passJobs <- passJob{buf: buf, rec: &g.Tokens[:k+1][k], id: rec.ID, sec: &g.entSec[len(g.entSec)-1]}
+		m.passJobs <- passJob{buf: buf, rec: &g.Tokens[:k+1][k], max: mx, id: rec.ID, kernel: opt.EntropyKernel, sec: &g.entSec[len(g.entSec)-1]}
 	}
 	eog := m.IsEndOfGeneration(rec.ID) && !opt.IgnoreEOS
 	if !eog {
@@ -467,7 +482,7 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	// entropy fields of the same element, which does not move: g.Tokens has
 	// capacity MaxTokens from the start.
 	g.Tokens[k].ID, g.Tokens[k].Piece = rec.ID, rec.Piece
-	if opt.Temperature > 0 {
+	if opt.Temperature > 0 || m.passJobs == nil {
 		g.Tokens[k] = rec
 	}
 	switch {
@@ -547,30 +562,82 @@ func fillRecord(rec *TokenRecord, d Dist, chosen float32) {
 	rec.EntropyBits, rec.LogProb, rec.Prob, rec.TopProb = d.EntropyBits, lp, math.Exp(lp), d.TopProb()
 }
 
-// passJob is one entropy pass for the pass worker: the copied logits, the
-// record to fill, the chosen token and where to put the pass's duration.
+// passJob is one entropy pass for the pass pool: the copied logits, their
+// largest value and the chosen token (its lowest index), the kernel, the
+// record to fill and where to put the pass's duration.
 type passJob struct {
-	buf []float32
-	rec *TokenRecord
-	id  Token
-	sec *float64
+	buf    []float32
+	max    float32
+	id     Token
+	kernel string
+	rec    *TokenRecord
+	sec    *float64
 }
 
-// passWorker runs the entropy passes queued by step, one at a time, until
-// m.passJobs is closed (Close). One long-lived goroutine, not one per token:
-// starting a goroutine per token woke an idle thread each time, which cost
-// about 1% of generation speed on the 2-core development machine.
+// EntropyPool is the number of goroutines of a model's pass pool, which
+// computes the entropy passes of greedy generation while the next
+// llama_decode runs; Load reads it. 0 (the default) means
+// DefaultEntropyPool(params); a negative value turns the pool off, and every
+// pass then runs on the generating goroutine before the next decode (the
+// reference the pool is tested against). The recorded numbers do not depend
+// on it.
+//
+// The pool is bounded: step queues at most 2·NSeq+2 passes (each holding a
+// copy of the logits, 4·n_vocab bytes) beyond those the workers are
+// computing, and blocks, so the decode waits, only when the pool falls
+// that far behind; GenerateBatch waits for every pass before it returns.
+var EntropyPool = 0
+
+// DefaultEntropyPool returns the pool size for a model loaded with p: the
+// cores that llama.cpp's generation threads leave free (Threads for one
+// sequence, ThreadsBatch for several, since a step of several sequences is
+// a decode of several tokens; every core but one when layers are offloaded
+// to a GPU), at least 1 and at most NSeq (a step queues one pass per
+// sequence).
+func DefaultEntropyPool(p Params) int {
+	p = p.Defaults()
+	busy := p.Threads
+	if p.NSeq > 1 {
+		busy = p.ThreadsBatch
+	}
+	if p.GPULayers != 0 {
+		busy = 1
+	}
+	return max(1, min(runtime.NumCPU()-busy, p.NSeq))
+}
+
+// startPool starts the pass pool of EntropyPool workers (none when it is
+// negative).
+func (m *Model) startPool() {
+	w := EntropyPool
+	if w == 0 {
+		w = DefaultEntropyPool(m.params)
+	}
+	if w < 0 {
+		return
+	}
+	m.poolSize = w
+	m.passJobs = make(chan passJob, 2*m.params.NSeq+2)
+	for range w {
+		go m.passWorker()
+	}
+}
+
+// EntropyPoolSize returns the number of workers of the model's pass pool (0:
+// the pool is off and passes run inline).
+func (m *Model) EntropyPoolSize() int { return m.poolSize }
+
+// passWorker runs queued entropy passes, one at a time, until m.passJobs
+// is closed (Close). Long-lived goroutines, not one per token: starting a
+// goroutine per token woke an idle thread each time, which cost about 1% of
+// generation speed on the 2-core development machine.
 func (m *Model) passWorker() {
 	for j := range m.passJobs {
 		t0 := time.Now()
-		d, err := Entropy(j.buf)
+		d := entropyAt(j.kernel, j.buf, j.max, int(j.id))
 		*j.sec = time.Since(t0).Seconds()
-		if err != nil {
-			m.passErr.CompareAndSwap(nil, &err)
-		} else {
-			fillRecord(j.rec, d, j.buf[j.id])
-			m.bufPool.Put(&j.buf)
-		}
+		fillRecord(j.rec, d, j.buf[j.id])
+		m.bufPool.Put(&j.buf)
 		m.passes.Done()
 	}
 }
@@ -583,13 +650,10 @@ func (m *Model) logitBuf() []float32 {
 	return make([]float32, m.meta.NVocab)
 }
 
-// waitPasses waits for every entropy pass in flight and returns the first
-// error one of them met.
+// waitPasses waits for every entropy pass in flight. A pass cannot fail
+// (step checked its logits), so the error is always nil.
 func (m *Model) waitPasses() error {
 	m.passes.Wait()
-	if e := m.passErr.Swap(nil); e != nil {
-		return fmt.Errorf("generate: %w", *e)
-	}
 	return nil
 }
 

@@ -5,5 +5,9 @@
 void fragility_install_log(void);
 void fragility_batch_set(struct llama_batch *b, int i, llama_token t, llama_pos p, llama_seq_id s, int8_t logits);
 void fragility_entropy_sums(const float *logits, int n, double m, double *z_out, double *s_out);
+void fragility_entropy_sums2(const float *logits, int n, double m, double *z_out, double *s_out);
+extern const char *fragility_entropy_isa;
+void fragility_entropy_init(const char *want);
+extern const int fragility_entropy_scalar_fma;
 float fragility_max(const float *logits, float *dst, int n, int *arg, int *nan);
 #endif

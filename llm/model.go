@@ -15,7 +15,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -137,8 +136,8 @@ type Model struct {
 
 	// Entropy passes that overlap the next llama_decode (see step).
 	passes   sync.WaitGroup
-	passJobs chan passJob // queue of the pass worker (passWorker)
-	passErr  atomic.Pointer[error]
+	passJobs chan passJob // queue of the pass pool (nil: the pool is off); see EntropyPool
+	poolSize int          // workers of the pass pool
 	bufPool  sync.Pool
 }
 
@@ -176,7 +175,7 @@ func Load(path string, p Params) (*Model, error) {
 	if model == nil {
 		return nil, fmt.Errorf("%s: llama.cpp could not load the model: %s", path, loadFailure(takeLogTail()))
 	}
-	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p, passJobs: make(chan passJob, 2*p.NSeq+2)}
+	m := &Model{model: model, vocab: C.llama_model_get_vocab(model), params: p}
 
 	cp := C.llama_context_default_params()
 	cp.n_ctx = C.uint32_t(p.NCtx * p.NSeq)
@@ -199,7 +198,7 @@ func Load(path string, p Params) (*Model, error) {
 	}
 	m.batch = C.llama_batch_init(C.int32_t(max(p.NBatch, p.NSeq)), 0, C.int32_t(p.NSeq))
 	m.meta = m.readMetadata(path, sum, size)
-	go m.passWorker()
+	m.startPool()
 	return m, nil
 }
 

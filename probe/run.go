@@ -496,7 +496,7 @@ func (r *runner) prepareSet() error {
 func (r *runner) newManifest() error {
 	cfg, opt, set := r.cfg, r.opt, r.set
 	man := &Manifest{
-		Tool:            opt.ToolInfo,
+		Tool:            withEntropyKernel(opt.ToolInfo),
 		LlamaCommit:     llm.LlamaCommit,
 		LlamaModule:     llm.OllamaModule,
 		BuildFlags:      llm.BuildFlags,

@@ -147,6 +147,30 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 	return diffs, nil
 }
 
+// ToolEntropyKernel is the key of Manifest.Tool that names the entropy
+// kernel of the run (llm.EntropyKernel when it was made).
+const ToolEntropyKernel = "entropy_kernel"
+
+// withEntropyKernel returns a copy of the tool entry info with
+// ToolEntropyKernel set to this binary's kernel.
+func withEntropyKernel(info map[string]string) map[string]string {
+	out := map[string]string{ToolEntropyKernel: llm.EntropyKernel}
+	for k, v := range info {
+		out[k] = v
+	}
+	return out
+}
+
+// RecordedEntropyKernel returns the entropy kernel a run was made with: its
+// manifest's Tool entry, and llm.EntropyKernelV1 for a run recorded before
+// kernels were named.
+func RecordedEntropyKernel(man *Manifest) string {
+	if k := man.Tool[ToolEntropyKernel]; k != "" {
+		return k
+	}
+	return llm.EntropyKernelV1
+}
+
 // Verify re-runs the recorded run in dir and checks that it reproduces to the
 // last bit (the reproducibility contract of DESIGN.md). It reads
 // manifest.json, set.jsonl and traces.jsonl; refuses with an
@@ -156,7 +180,8 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 // since llama.cpp is not batch-invariant) from the recorded prompt token ids
 // with the recorded parameters, and compares every generated token id and
 // the float64 bits (math.Float64bits) of every per-token entropy and
-// log-probability. It also re-renders and re-tokenizes each prompt and
+// log-probability. The entropies are computed with the kernel the run
+// recorded (RecordedEntropyKernel). It also re-renders and re-tokenizes each prompt and
 // compares them with the recorded ones.
 //
 // Divergences are counted, not returned as an error: see VerifyResult. Errors
@@ -218,6 +243,9 @@ func checkReplayable(dir string, man *Manifest, opt VerifyOptions, res *VerifyRe
 	default:
 		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
+	if err := llm.CheckEntropyKernel(RecordedEntropyKernel(man)); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, FileManifest), err)
+	}
 	return nil
 }
 
@@ -258,6 +286,7 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 	}
 
 	cfg := man.Config
+	kernel := RecordedEntropyKernel(man)
 	if opt.Threads > 0 {
 		cfg.Params.Threads = opt.Threads
 	}
@@ -283,7 +312,7 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 			}
 			loaded, keeps = g.model, nil
 		}
-		if err := replayGroup(ctx, m, g, cfg, questions, &keeps, res); err != nil {
+		if err := replayGroup(ctx, m, g, cfg, kernel, questions, &keeps, res); err != nil {
 			return err
 		}
 		done += len(g.traces)
@@ -364,7 +393,7 @@ func SplitItemID(id string, nModels int) (int, string, error) {
 }
 
 // replayGroup replays one batch and adds its divergences to res.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, kernel string, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
@@ -389,7 +418,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, qu
 		}
 		prompts[i] = t.PromptTokenIDs
 	}
-	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), EntropyKernel: kernel}
 	var err error
 	if opt.KeepPrefix, err = keeps.get(m, cfg, results.ItemCondition(g.traces[0].ItemID)); err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)

@@ -180,3 +180,28 @@ func TestBatchGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedEntropyKernel checks which entropy kernel verify replays a run
+// with: the one its manifest names, v1 for a manifest from before kernels
+// were named, and an unknown one refused with the manifest's name.
+func TestRecordedEntropyKernel(t *testing.T) {
+	if k := RecordedEntropyKernel(&Manifest{}); k != llm.EntropyKernelV1 {
+		t.Errorf("no kernel recorded: %q, want %q", k, llm.EntropyKernelV1)
+	}
+	info := withEntropyKernel(map[string]string{"version": "x"})
+	if info[ToolEntropyKernel] != llm.EntropyKernel || info["version"] != "x" {
+		t.Errorf("withEntropyKernel: %v", info)
+	}
+	if k := RecordedEntropyKernel(&Manifest{Tool: info}); k != llm.EntropyKernel {
+		t.Errorf("recorded %q, read back %q", llm.EntropyKernel, k)
+	}
+	dir := t.TempDir()
+	man := &Manifest{Tool: map[string]string{ToolEntropyKernel: "v9"}, Status: "complete"}
+	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Verify(context.Background(), dir, VerifyOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), `"v9"`) || !strings.Contains(err.Error(), FileManifest) {
+		t.Fatalf("unknown entropy kernel: %v", err)
+	}
+}

@@ -288,6 +288,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--model", gemmaName, "--n-batch", "4", "--out", out}, "--n-batch must be at least --batch (8)"},
 		{[]string{"plan", "--n-batch", "4"}, "--n-batch must be at least --batch (8)"},
 		{[]string{"bench", "--n-batch", "1"}, "--n-batch must be at least --batch (8)"},
+		{[]string{"bench", "--entropy-pool", "-2"}, "--entropy-pool must be -1 (off), 0 (default) or 1..64, got -2"},
 		{[]string{"run", "--model", gemmaName, "--bootstrap", "1000000000000", "--out", out}, "--bootstrap must be between 1 and 100000"},
 		{[]string{"run", "--model", gemmaName, "--bootstrap", "0", "--out", out}, "--bootstrap must be between 1 and 100000"},
 		{[]string{"run", "--model", gemmaName, "--temperature", "inf", "--out", out}, "--temperature must be a finite number"},
