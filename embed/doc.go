@@ -52,6 +52,7 @@
 // unreadable configuration and a pooling mode it does not implement. Embed
 // rejects an empty list and empty (or all-space) texts. Nothing in this
 // package panics on bad input: panics raised inside the inference engine are
-// turned into errors.//
+// turned into errors.
+//
 // It must not know about llama.cpp, templates or statistics.
 package embed

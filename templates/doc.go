@@ -30,7 +30,8 @@
 // GSM-Symbolic files carry a difficulty level (symbolic, p1, p2; from
 // LoadOptions.Level or the folder's name), recorded on every template and
 // instance; ParseGSMSymbolicLevel describes how each level's base instance
-// is made and which deviations are recorded as warnings.//
+// is made and which deviations are recorded as warnings.
+//
 // It must not know about models, runs or statistics: it turns template
 // files into validated, seeded instances and nothing more.
 package templates
