@@ -23,6 +23,7 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
 )
@@ -104,6 +105,10 @@ type Config struct {
 	// it was recorded have none, which means DecodePerBatch.
 	Decode string `json:"decode,omitempty"`
 	OutDir string `json:"-"`
+
+	// ModelSources has, for each of Models named from another tool's store
+	// (Ollama, Hugging Face, LM Studio), where it was found; nil for a path.
+	ModelSources []*models.Source `json:"model_sources,omitempty"`
 }
 
 // Decode procedures (Config.Decode).
@@ -432,8 +437,8 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 			man.GenerationSeconds, man.WallSeconds = old.GenerationSeconds, old.WallSeconds
 		}
 	}
-	for _, p := range cfg.Models {
-		mm, err := fileIdentity(p)
+	for i, p := range cfg.Models {
+		mm, err := fileIdentity(p, cfg.modelSource(i))
 		if err != nil {
 			return nil, err
 		}
@@ -781,7 +786,7 @@ func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cf
 // newTrial fills the identity columns of a trial.
 func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (results.Trial, error) {
 	in := it.inst
-	id := IdentifyModel(md.Path, md.Name, md.Quantization)
+	id := IdentifyModel(cfg.modelName(it.model, md.Path), md.Name, md.Quantization)
 	t := results.Trial{
 		ItemID:         it.id,
 		ModelPath:      md.Path,

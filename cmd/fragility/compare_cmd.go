@@ -87,7 +87,7 @@ func compareAction(c *cli.Context) error {
 		if c.Int("batch") < 1 {
 			return usageError{"--batch must be at least 1"}
 		}
-		files, err := resolveModels(c.Args().Slice(), "llm")
+		files, sources, err := resolveModelSources(c.Args().Slice(), "llm")
 		if err != nil {
 			return err
 		}
@@ -101,6 +101,7 @@ func compareAction(c *cli.Context) error {
 		p.NSeq = c.Int("batch")
 		cfg := probe.Config{
 			Models:       files,
+			ModelSources: sources,
 			Templates:    c.String("templates"),
 			Variants:     vs,
 			Instances:    c.Int("instances"),

@@ -38,6 +38,7 @@ the resumed run's settings is refused.
 Examples:
    fragility run --out runs/demo
    fragility run --model qwen2.5-coder-1.5b --out runs/q15
+   fragility run --model ollama:qwen3:8b --model hf:unsloth/Qwen3-8B-GGUF:Q4_K_M --out runs/mine
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
    fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
@@ -54,7 +55,9 @@ whole batches of the unsharded order, so every item is decoded in exactly the ba
 have been in a single run. --shard auto takes K and N from a Slurm job array
 (SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT: any --array=A-B[:S]) or from a Kubernetes Indexed
 Job (JOB_COMPLETION_INDEX, 0-based, with --shards N). fragility merge joins the shards into one
-run directory; deploy/ has ready launch files.`,
+run directory; deploy/ has ready launch files.
+
+` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
 			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
@@ -128,7 +131,7 @@ func runAction(c *cli.Context) error {
 		if err := applyProtocol(c, &cfg); err != nil {
 			return err
 		}
-		models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")
+		models, sources, err := resolveModelSources(c.StringSlice(flagModels.Name), "llm")
 		if err != nil {
 			return err
 		}
@@ -139,7 +142,7 @@ func runAction(c *cli.Context) error {
 			}
 			models = []string{p}
 		}
-		cfg.Models = models
+		cfg.Models, cfg.ModelSources = models, sources
 	}
 	if resume == "" {
 		// Wrong usage is refused before loadParams prints any GPU notice.
@@ -200,7 +203,7 @@ func runAction(c *cli.Context) error {
 			if ev.Seconds > 0 {
 				tps = float64(ev.Tokens) / ev.Seconds
 			}
-			bar.Describe(fmt.Sprintf("%s  %.1f tok/s", filepath.Base(ev.Model), tps))
+			bar.Describe(fmt.Sprintf("%s  %.1f tok/s", modelLabel(cfg, ev.Model), tps))
 			bar.Set(ev.Done)
 		}
 	}
@@ -358,4 +361,16 @@ func toolInfo() map[string]string {
 		}
 	}
 	return info
+}
+
+// modelLabel is how progress names the model at path: the store's name when
+// it was named from one (a blob's file name is its digest), else the file
+// name.
+func modelLabel(cfg probe.Config, path string) string {
+	for i, p := range cfg.Models {
+		if p == path && i < len(cfg.ModelSources) && cfg.ModelSources[i] != nil {
+			return cfg.ModelSources[i].Name
+		}
+	}
+	return filepath.Base(path)
 }
