@@ -63,7 +63,7 @@ func lookupHF(ref, spec string) (*Source, error) {
 		case rerr != nil:
 			return nil, fmt.Errorf("%s: %v", ref, storeReadError(StoreHF, root, rerr))
 		case !exists:
-			return nil, unknownName{fmt.Sprintf("%s: no Hugging Face hub cache at %s (set HF_HUB_CACHE or HF_HOME)", ref, root)}
+			return nil, unknownName{fmt.Sprintf("%s: no Hugging Face hub cache at %s (set HF_HUB_CACHE or HF_HOME)", ref, root), true}
 		}
 		repos, _ := hfRepos(root)
 		return nil, unknown(ref, repo, []string{root}, repo, repos)

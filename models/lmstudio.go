@@ -78,7 +78,7 @@ func lookupLMStudio(ref, spec string) (*Source, error) {
 	case unreadable != nil:
 		return nil, fmt.Errorf("%s: %v", ref, unreadable)
 	case len(searched) == 0:
-		return nil, unknownName{fmt.Sprintf("%s: no LM Studio models folder at %s", ref, strings.Join(LMStudioRoots(), " nor "))}
+		return nil, unknownName{fmt.Sprintf("%s: no LM Studio models folder at %s", ref, strings.Join(LMStudioRoots(), " nor ")), true}
 	}
 	return nil, unknown(ref, repo, searched, repo, have)
 }

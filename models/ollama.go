@@ -138,7 +138,7 @@ func lookupOllama(ref, name string) (*Source, error) {
 	case unreadable != nil:
 		return nil, fmt.Errorf("%s: %v", ref, unreadable)
 	case len(searched) == 0:
-		return nil, unknownName{fmt.Sprintf("%s: no Ollama store at %s (set OLLAMA_MODELS to its folder)", ref, strings.Join(OllamaRoots(), " nor "))}
+		return nil, unknownName{fmt.Sprintf("%s: no Ollama store at %s (set OLLAMA_MODELS to its folder)", ref, strings.Join(OllamaRoots(), " nor ")), true}
 	}
 	return nil, unknown(ref, n.String(), searched, n.String(), have)
 }

@@ -181,8 +181,12 @@ func ResolveSource(arg, kind string) (string, *Source, error) {
 		return "", nil, notFound
 	}
 	p, src, err := lookupVerified(arg, StoreOllama, arg)
-	if err != nil && !strings.Contains(arg, ":") && errors.Is(err, errUnknownName) {
-		return "", nil, fmt.Errorf("%s: no such file, no model of that name in fragility's cache (known: %s), and %v", arg, strings.Join(man.Names(), ", "), strings.TrimPrefix(err.Error(), arg+": "))
+	var un unknownName
+	if err != nil && !strings.Contains(arg, ":") && errors.As(err, &un) {
+		if un.noStore {
+			return "", nil, notFound
+		}
+		return "", nil, fmt.Errorf("%s: no such file, and no model of that name (known: %s; `fragility models list`), nor in Ollama's store: %s", arg, strings.Join(man.Names(), ", "), strings.TrimPrefix(un.msg, arg+": "))
 	}
 	return p, src, err
 }
@@ -204,7 +208,10 @@ var errUnknownName = errors.New("unknown model name")
 
 // unknownName is the error of a name a store does not hold: the message
 // names the closest names it does hold.
-type unknownName struct{ msg string }
+type unknownName struct {
+	msg     string
+	noStore bool // the store's folder is not there at all
+}
 
 func (e unknownName) Error() string        { return e.msg }
 func (e unknownName) Is(target error) bool { return target == errUnknownName }
@@ -214,9 +221,9 @@ func (e unknownName) Is(target error) bool { return target == errUnknownName }
 func unknown(ref, what string, roots []string, want string, have []string) error {
 	where := strings.Join(roots, " nor ")
 	if len(have) == 0 {
-		return unknownName{fmt.Sprintf("%s: no model %s in %s (it holds none)", ref, what, where)}
+		return unknownName{msg: fmt.Sprintf("%s: no model %s in %s (it holds none)", ref, what, where)}
 	}
-	return unknownName{fmt.Sprintf("%s: no model %s in %s (closest: %s; `fragility models list --all`)", ref, what, where, strings.Join(closest(want, have, 3), ", "))}
+	return unknownName{msg: fmt.Sprintf("%s: no model %s in %s (closest: %s; `fragility models list --all`)", ref, what, where, strings.Join(closest(want, have, 3), ", "))}
 }
 
 // closest returns up to n of names nearest to want by edit distance
@@ -406,7 +413,7 @@ func chooseGGUF(ref, dir string, files []string, want, usage string) (string, er
 	if f, ok, err := pick(sub, "whose name contains "+want); ok || err != nil {
 		return f, err
 	}
-	return "", unknownName{fmt.Sprintf("%s: %s holds no GGUF file %s (it holds: %s)", ref, dir, want, strings.Join(files, ", "))}
+	return "", unknownName{msg: fmt.Sprintf("%s: %s holds no GGUF file %s (it holds: %s)", ref, dir, want, strings.Join(files, ", "))}
 }
 
 // stem is a GGUF file's relative path without ".gguf".

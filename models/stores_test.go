@@ -173,7 +173,7 @@ func TestOllamaBadInput(t *testing.T) {
 	_, _, err = ResolveSource("tiny:8b", "llm")
 	wantErr(t, "unknown tag", err, "tiny:8b", "no model tiny:8b", "closest: tiny:latest")
 	_, _, err = ResolveSource("nothing-here", "llm")
-	wantErr(t, "bare unknown", err, "nothing-here", "fragility's cache", "closest: ")
+	wantErr(t, "bare unknown", err, "nothing-here: no such file, and no model of that name", "nor in Ollama's store", "closest: tiny:latest")
 
 	// A missing blob.
 	noBlob := fakeGGUF("llama", 7, 30)
