@@ -316,8 +316,8 @@ func checkGGUFMagic(path string) error {
 	return nil
 }
 
-// ggufHeader reads the architecture and quantization type (as
-// gguf-parser-go names it) from a GGUF file's header.
+// ggufHeader reads the architecture and quantization type (llama.cpp's
+// name: "Q4_K_M", "F16") from a GGUF file's header.
 func ggufHeader(path string) (arch, quant string, err error) {
 	if err := checkGGUFMagic(path); err != nil {
 		return "", "", err
@@ -332,7 +332,9 @@ func ggufHeader(path string) (arch, quant string, err error) {
 		return "", "", fmt.Errorf("%s: corrupt or truncated GGUF: %v", path, err)
 	}
 	md := f.Metadata()
-	return md.Architecture, md.FileType.String(), nil
+	// gguf-parser-go names llama.cpp's file types "MOSTLY_Q4_K_M"; llama.cpp
+	// and results.csv say "Q4_K_M".
+	return md.Architecture, strings.TrimPrefix(md.FileType.String(), "MOSTLY_"), nil
 }
 
 // isProjector reports whether a GGUF file is a vision projector (general

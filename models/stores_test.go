@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -354,7 +353,7 @@ func TestListStores(t *testing.T) {
 			t.Errorf("%s not listed (got %v)", name, entries)
 		case want == "not runnable" && (e.Runnable || !strings.Contains(e.Why, "tensor layers")):
 			t.Errorf("%s: %+v, want not runnable with the reason", name, e)
-		case want != "not runnable" && (!e.Runnable || fmt.Sprint(e.Architecture, " ", strings.TrimPrefix(e.Quantization, "MOSTLY_")) != want || e.Size == 0):
+		case want != "not runnable" && (!e.Runnable || e.Architecture+" "+e.Quantization != want || e.Size == 0):
 			t.Errorf("%s: %+v, want runnable %s", name, e, want)
 		}
 	}
