@@ -34,7 +34,8 @@ func hfRepoDir(root, repo string) string {
 	return filepath.Join(root, "models--"+strings.ReplaceAll(repo, "/", "--"))
 }
 
-// lookupHF finds "ORG/REPO[@REV][:FILE]" in the hub cache: the snapshot of
+// lookupHF finds "ORG/REPO[@REV][:FILE]" (or "ORG/REPO/FILE") in the hub
+// cache: the snapshot of
 // refs/main (or of REV, a branch, tag or commit), and in it the GGUF file
 // FILE names (see chooseGGUF), or the one GGUF file it holds.
 func lookupHF(ref, spec string) (*Source, error) {
@@ -44,6 +45,9 @@ func lookupHF(ref, spec string) (*Source, error) {
 		rev = "main"
 	}
 	parts := strings.Split(repo, "/")
+	if len(parts) > 2 && file == "" { // hf:ORG/REPO/FILE, as LM Studio names files
+		repo, file, parts = parts[0]+"/"+parts[1], strings.Join(parts[2:], "/"), parts[:2]
+	}
 	for _, p := range parts {
 		if p == "" || p == "." || p == ".." || strings.Contains(p, "--") {
 			return nil, fmt.Errorf("%s: not a Hugging Face repository ORG/REPO[@REVISION][:FILE]", ref)

@@ -270,6 +270,7 @@ func TestHFStore(t *testing.T) {
 		{"hf:org/two-GGUF:two-Q4_K_M.gguf", "org/two-GGUF/two-Q4_K_M", sha(q4)},
 		{"hf:org/two-GGUF:q8_0", "org/two-GGUF/sub/two-Q8_0", sha(q8)},
 		{"hf:org/two-GGUF:sub/two-Q8_0", "org/two-GGUF/sub/two-Q8_0", sha(q8)},
+		{"hf:org/two-GGUF/sub/two-Q8_0.gguf", "org/two-GGUF/sub/two-Q8_0", sha(q8)},
 		{"hf:org/two-GGUF@c3", "org/two-GGUF/two-Q4_K_M", sha(fakeGGUF("qwen3", 15, 21))},
 	} {
 		p, src, err := ResolveSource(c.ref, "llm")
