@@ -14,6 +14,11 @@
 // place atomically. A file already in the cache with the right sha256 is left
 // alone, so Fetch needs no network once everything is cached.
 //
+// It also finds the models other tools keep (stores.go): Ollama's store,
+// the Hugging Face hub cache and LM Studio's folder, by the names those
+// tools use (ResolveSource, LookupStore, ListStores). Their files are read
+// in place; a file the store names by its sha256 is checked against it.
+//
 // It owns the manifest, the fetch and the cache location. It must not load a
 // model (package llm does) or hold model files in git.
 package models

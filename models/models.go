@@ -644,30 +644,13 @@ func PathOf(name string) (string, error) {
 // into the path a loader opens. An existing file or directory is taken as
 // it is; otherwise a manifest model's name gives that model's cached path
 // (an error naming the model and how to fetch it when it is not cached, or
-// when it is not of the wanted kind; kind "" accepts any). Anything else is
-// returned unchanged, so that the loader reports the missing file, except a
-// bare word that is neither a file nor a model name (no path separator, no
-// file extension of a model), which fails here with the list of names.
+// when it is not of the wanted kind; kind "" accepts any), and a name of
+// another tool's store (see ResolveSource) the file there, read in place.
+// Anything else is returned unchanged, so that the loader reports the
+// missing file, except a bare word that is neither a file nor a model name
+// (no path separator, no file extension of a model), which fails here with
+// the list of names.
 func Resolve(arg, kind string) (string, error) {
-	if arg == "" {
-		return "", errors.New("empty model name or path")
-	}
-	if _, err := os.Stat(arg); err == nil {
-		return arg, nil
-	}
-	man, err := Load()
-	if err != nil {
-		return "", err
-	}
-	if md, err := man.Find(arg); err == nil {
-		if kind != "" && md.Kind != kind {
-			return "", fmt.Errorf("model %s is an %s, not an %s", md.Name, md.Kind, kind)
-		}
-		return md.CachedPath()
-	}
-	ext := strings.ToLower(filepath.Ext(arg))
-	if !strings.ContainsRune(arg, os.PathSeparator) && ext != ".gguf" && ext != ".onnx" && ext != ".bin" {
-		return "", fmt.Errorf("%s: no such file, and no model of that name (known: %s; `fragility models list`)", arg, strings.Join(man.Names(), ", "))
-	}
-	return arg, nil
+	p, _, err := ResolveSource(arg, kind)
+	return p, err
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/fragility/fragility/models"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
 
@@ -35,7 +36,7 @@ type Identity struct {
 // quantSuffix matches a quantization type at the end of a model name, with
 // an optional "UD-" (dynamic quant) marker and separator: "-Q4_K_M",
 // "_q8_0", ".F16", "-UD-Q6_K_XL", "-IQ2_XXS", "-BF16", "-MXFP4".
-var quantSuffix = regexp.MustCompile(`(?i)[-_.](?:ud[-_])?(?:i?q\d(?:_[a-z0-9]+)*|bf16|f16|f32|fp16|fp32|mxfp4(?:_moe)?|tq\d_0)$`)
+var quantSuffix = regexp.MustCompile(`(?i)[-_.:](?:ud[-_])?(?:i?q\d(?:_[a-z0-9]+)*|bf16|f16|f32|fp16|fp32|mxfp4(?:_moe)?|tq\d_0)$`)
 
 // IdentifyModel identifies a model from its path or reference and, when
 // known, its general.name and quantization type.
@@ -86,4 +87,30 @@ func SameFamily(a, b Identity) bool {
 	}
 	return a.GeneralName != "" && a.GeneralName == b.GeneralName &&
 		a.Architecture == b.Architecture && a.SizeLabel == b.SizeLabel
+}
+
+// IdentifyNamed is id (a file's identity) named by name, a store's name for
+// it ("qwen3:8b", "org/repo/file-Q4_K_M"): the three levels come from the
+// name, the GGUF metadata stays.
+func IdentifyNamed(name string, id Identity) Identity {
+	n := IdentifyModel(name, id.GeneralName, id.FileType)
+	id.Name, id.BaseName, id.Family = n.Name, n.BaseName, n.Family
+	return id
+}
+
+// modelSource returns where model mi of c was found, or nil.
+func (c *Config) modelSource(mi int) *models.Source {
+	if mi < len(c.ModelSources) {
+		return c.ModelSources[mi]
+	}
+	return nil
+}
+
+// modelName is the name model mi of c is known by in results: the store's
+// name when it came from a store, else path.
+func (c *Config) modelName(mi int, path string) string {
+	if s := c.modelSource(mi); s != nil {
+		return s.Name
+	}
+	return path
 }

@@ -83,6 +83,8 @@ type ModelEntry struct {
 	Identity Identity      `json:"identity"`
 	Backend  string        `json:"backend,omitempty"`
 	Metadata *llm.Metadata `json:"metadata,omitempty"`
+
+	Source *models.Source `json:"source,omitempty"` // the store the model was named from (nil for a path)
 }
 
 func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
@@ -96,8 +98,9 @@ func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
 	m.Prompt.Rendering[fmt.Sprint(mi)] = v
 }
 
-// fileIdentity hashes a model file and identifies it from its GGUF metadata.
-func fileIdentity(path string) (ModelEntry, error) {
+// fileIdentity hashes a model file and identifies it from its GGUF metadata
+// and, when it was named from a store (src not nil), from that name.
+func fileIdentity(path string, src *models.Source) (ModelEntry, error) {
 	sum, err := models.SHA256FileOnce(path)
 	if err != nil {
 		return ModelEntry{}, err
@@ -110,7 +113,10 @@ func fileIdentity(path string) (ModelEntry, error) {
 	if err != nil {
 		return ModelEntry{}, err
 	}
-	return ModelEntry{Path: path, SHA256: sum, Size: st.Size(), Identity: id}, nil
+	if src != nil {
+		id = IdentifyNamed(src.Name, id)
+	}
+	return ModelEntry{Path: path, SHA256: sum, Size: st.Size(), Identity: id, Source: src}, nil
 }
 
 // ReadManifest reads manifest.json of a run directory.

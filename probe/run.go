@@ -20,6 +20,7 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
 )
@@ -105,6 +106,10 @@ type Config struct {
 	// it was recorded have none, which means DecodePerBatch.
 	Decode string `json:"decode,omitempty"`
 	OutDir string `json:"-"`
+
+	// ModelSources has, for each of Models named from another tool's store
+	// (Ollama, Hugging Face, LM Studio), where it was found; nil for a path.
+	ModelSources []*models.Source `json:"model_sources,omitempty"`
 }
 
 // Decode procedures (Config.Decode).
@@ -530,8 +535,8 @@ func (r *runner) newManifest() error {
 			man.GenerationSeconds, man.WallSeconds = old.GenerationSeconds, old.WallSeconds
 		}
 	}
-	for _, p := range cfg.Models {
-		mm, err := fileIdentity(p)
+	for i, p := range cfg.Models {
+		mm, err := fileIdentity(p, cfg.modelSource(i))
 		if err != nil {
 			return err
 		}
@@ -968,7 +973,7 @@ func (r *modelRun) record(out batchOutput) error {
 // newTrial fills the identity columns of a trial.
 func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (results.Trial, error) {
 	in := it.inst
-	id := IdentifyModel(md.Path, md.Name, md.Quantization)
+	id := IdentifyModel(cfg.modelName(it.model, md.Path), md.Name, md.Quantization)
 	t := results.Trial{
 		ItemID:         it.id,
 		ModelPath:      md.Path,

@@ -114,7 +114,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if c.Int("batch") < 1 {
 		return "", usageError{"--batch must be at least 1"}
 	}
-	files, err := resolveModels(c.Args().Slice(), "llm")
+	files, sources, err := resolveModelSources(c.Args().Slice(), "llm")
 	if err != nil {
 		return "", err
 	}
@@ -128,6 +128,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	p.NSeq = c.Int("batch")
 	cfg := probe.Config{
 		Models:       files,
+		ModelSources: sources,
 		Templates:    c.String("templates"),
 		Variants:     vs,
 		Instances:    c.Int("instances"),

@@ -185,23 +185,52 @@ func resolveModel(arg, kind string) (string, error) {
 
 // resolveModels resolves every argument with resolveModel.
 func resolveModels(args []string, kind string) ([]string, error) {
-	out := make([]string, len(args))
+	out, _, err := resolveModelSources(args, kind)
+	return out, err
+}
+
+// resolveModelSources is resolveModels that also says where each model
+// named from another tool's store (ollama:, hf:, lmstudio:, a bare Ollama
+// NAME:TAG) was found: sources[i] is nil for a path or a cached model, and
+// sources is nil when no model came from a store. A store's file is checked
+// against its digest here, before anything runs.
+func resolveModelSources(args []string, kind string) (paths []string, sources []*models.Source, err error) {
+	paths = make([]string, len(args))
+	srcs := make([]*models.Source, len(args))
+	any := false
 	for i, a := range args {
 		if strings.TrimSpace(a) == "" {
-			return nil, usageError{"--model: an empty model name or path"}
+			return nil, nil, usageError{"--model: an empty model name or path"}
 		}
-		p, err := resolveModel(a, kind)
+		p, src, err := models.ResolveSource(a, kind)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out[i] = p
+		paths[i], srcs[i] = p, src
+		any = any || src != nil
 	}
-	return out, nil
+	if any {
+		sources = srcs
+	}
+	return paths, sources, nil
 }
 
 // modelUsage is the usage text of the --model flags (no backquotes: the CLI
 // library would take a backquoted word for the value's placeholder).
-const modelUsage = "GGUF file or cached model name (see fragility models list); default: the default LLM"
+const modelUsage = "GGUF file, cached model name (see fragility models list), or a model of another tool's store read in place: ollama:NAME[:TAG] (or a bare NAME:TAG), hf:ORG/REPO[@REV][:FILE], lmstudio:ORG/REPO[/FILE] (see fragility models list --all); default: the default LLM"
+
+// storesHelp is the paragraph of --help on models named from the stores of
+// other tools.
+const storesHelp = `Models you already have: --model ollama:NAME[:TAG] (or a bare NAME:TAG that is not a file;
+OLLAMA_MODELS, else ~/.ollama/models and /usr/share/ollama/.ollama/models),
+hf:ORG/REPO[@REV][:FILE] (the Hugging Face hub cache: HF_HUB_CACHE, else HF_HOME/hub, else
+~/.cache/huggingface/hub; refs/main unless @REV is given) and lmstudio:ORG/REPO[/FILE]
+(~/.lmstudio/models, ~/.cache/lm-studio/models) read the GGUF file where it lies, never copied.
+An Ollama or Hugging Face file is checked against its sha256 digest before the run. Results
+name the model as the store does (ollama:qwen3 is qwen3:latest); the manifest records the
+store, the digest and the file. The GGUF's own chat template and the run's recorded sampling
+are used, not the template, parameters (temperature, stop strings) or system prompt of an
+Ollama manifest; their layers' digests are recorded in the manifest as unused_layers.`
 
 // modelOrDefault returns the model the --model flag names (resolveModel), or
 // the cached default LLM.

@@ -21,7 +21,10 @@ func init() {
 sha256 and kept in the cache directory ($FRAGILITY_MODELS, else $XDG_CACHE_HOME/fragility/models,
 else ~/.cache/fragility/models). The "default" set is what make models fetches; "extra" models
 are fetched only when asked for. Wherever a command takes --model (or a model argument), a
-cached model's name works as well as a path.
+cached model's name works as well as a path, and so does a model of Ollama's store, the
+Hugging Face hub cache or LM Studio's folder (list them with models list --all).
+
+` + storesHelp + `
 
 Examples:
    fragility models list
@@ -29,6 +32,8 @@ Examples:
    fragility models fetch qwen2.5-coder-1.5b
    fragility models fetch --all
    fragility models path qwen2.5-coder-0.5b
+   fragility models list --all
+   fragility models path ollama:qwen3:8b
    fragility run --model qwen2.5-coder-1.5b --out runs/q15`,
 		Subcommands: []*cli.Command{
 			{
@@ -38,11 +43,20 @@ Examples:
 its size and modification time have not changed since, "unverified" when it has not been
 hashed since it last changed (--verify hashes it), "mismatch", "missing" or "wrong size".
 
+--all adds what the stores of other tools hold (Ollama's, the Hugging Face hub cache, LM
+Studio's): the name --model takes, the store, the size, the quantization type and
+architecture from the GGUF header, and whether it can run (an Ollama model whose weights are
+not one GGUF layer, such as a safetensors import, cannot, and the list says why). A store
+folder that cannot be read is named on stderr. It reads headers only: digests are checked
+when a model is used.
+
 Examples:
    fragility models list
+   fragility models list --all
    fragility models list --verify --json`,
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "verify", Usage: "hash every cached file now (a few seconds per GiB)"},
+					&cli.BoolFlag{Name: "all", Usage: "also list the models of Ollama's store, the Hugging Face hub cache and LM Studio's folder"},
 					flagJSON,
 				},
 				Action: modelsListAction,
@@ -68,7 +82,7 @@ Examples:
 			},
 			{
 				Name:      "path",
-				Usage:     "print the path a loader opens for a cached model (default: the default LLM)",
+				Usage:     "print the path a loader opens for a cached model or a store's model (default: the default LLM)",
 				ArgsUsage: "[NAME]",
 				Description: `Prints the GGUF file of an LLM or the directory of an embedder, or fails with one line saying
 how to fetch the model when it is not cached.
@@ -122,11 +136,21 @@ func modelsListAction(c *cli.Context) error {
 			Upstream: md.Upstream, Licence: md.Licence, Size: md.Size(), Cached: st.Cached, SHA256: st.SHA256(),
 			Path: st.Path, Files: st.Files})
 	}
+	var stores []models.Entry
+	var problems []string
+	if c.Bool("all") {
+		stores, problems = models.ListStores()
+	}
+	for _, p := range problems {
+		fmt.Fprintf(os.Stderr, "fragility: %s\n", p)
+	}
 	if c.Bool(flagJSON.Name) {
 		return printJSON(struct {
-			Cache  string     `json:"cache"`
-			Models []modelRow `json:"models"`
-		}{cache, rows})
+			Cache         string         `json:"cache"`
+			Models        []modelRow     `json:"models"`
+			Stores        []models.Entry `json:"stores,omitempty"`
+			StoreProblems []string       `json:"store_problems,omitempty"`
+		}{cache, rows, stores, problems})
 	}
 	fmt.Printf("cache: %s\n\n", cache)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
@@ -154,7 +178,36 @@ func modelsListAction(c *cli.Context) error {
 	if len(missing) > 0 {
 		fmt.Printf("\nnot cached from the default set: %s (run `make models` or `fragility models fetch`)\n", strings.Join(missing, ", "))
 	}
+	if c.Bool("all") {
+		return printStores(stores)
+	}
 	return nil
+}
+
+// printStores prints the models of the other tools' stores as a table.
+func printStores(stores []models.Entry) error {
+	fmt.Printf("\nother stores (%s; %s; %s):\n\n", strings.Join(models.OllamaRoots(), ", "), models.HFCacheDir(), strings.Join(models.LMStudioRoots(), ", "))
+	if len(stores) == 0 {
+		fmt.Println("no models")
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSTORE\tSIZE\tQUANT\tARCH\tRUNNABLE")
+	for _, e := range stores {
+		run := "yes"
+		if !e.Runnable {
+			run = "no: " + e.Why
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Store, mib(e.Size), orDash(e.Quantization), orDash(e.Architecture), run)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // mib formats a byte count as MiB.
@@ -223,6 +276,14 @@ func modelsPathAction(c *cli.Context) error {
 	}
 	md, err := man.Find(name)
 	if err != nil {
+		if _, serr := os.Stat(name); serr != nil && (models.IsStoreName(name) || strings.Contains(name, ":")) {
+			p, err := models.Resolve(name, "llm")
+			if err != nil {
+				return err
+			}
+			fmt.Println(p)
+			return nil
+		}
 		return usageError{err.Error()}
 	}
 	p, err := md.CachedPath()

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/fragility/fragility/probe"
@@ -19,10 +18,11 @@ import (
 // remaining ≈ (items left × tokens per item − tokens of items under way) /
 // tokens per second, with tokens per item the mean of the items finished
 // in this process, or maxTokens (the budget, an upper bound) before any
-// has.
-func newProgress(maxTokens int, w *os.File) func(probe.Event) {
+// has. label names the model of a path (the store's name when it came
+// from one).
+func newProgress(maxTokens int, label func(path string) string, w *os.File) func(probe.Event) {
 	if term.IsTerminal(int(w.Fd())) {
-		return progressBar(maxTokens, w)
+		return progressBar(maxTokens, label, w)
 	}
 	var last time.Time
 	var pe progressEstimate
@@ -32,7 +32,7 @@ func newProgress(maxTokens int, w *os.File) func(probe.Event) {
 			return
 		}
 		last = time.Now()
-		fmt.Fprintf(w, "fragility: %d/%d items, %s, %.1f tokens/s, %s\n", ev.Done, ev.Total, filepath.Base(ev.Model), pe.tps(ev), pe.left(ev, maxTokens))
+		fmt.Fprintf(w, "fragility: %d/%d items, %s, %.1f tokens/s, %s\n", ev.Done, ev.Total, label(ev.Model), pe.tps(ev), pe.left(ev, maxTokens))
 	}
 }
 
@@ -40,7 +40,7 @@ func newProgress(maxTokens int, w *os.File) func(probe.Event) {
 const progressLineEvery = 30 * time.Second
 
 // progressBar is newProgress on a terminal.
-func progressBar(maxTokens int, w *os.File) func(probe.Event) {
+func progressBar(maxTokens int, label func(path string) string, w *os.File) func(probe.Event) {
 	var bar *progressbar.ProgressBar
 	var pe progressEstimate
 	return func(ev probe.Event) {
@@ -55,7 +55,7 @@ func progressBar(maxTokens int, w *os.File) func(probe.Event) {
 				progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
 			)
 		}
-		bar.Describe(fmt.Sprintf("%s  %.1f tok/s  %s", filepath.Base(ev.Model), pe.tps(ev), pe.left(ev, maxTokens)))
+		bar.Describe(fmt.Sprintf("%s  %.1f tok/s  %s", label(ev.Model), pe.tps(ev), pe.left(ev, maxTokens)))
 		bar.Set(ev.Done)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func TestProgressEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProgress(144, w)
+	p := newProgress(144, filepath.Base, w)
 	p(probe.Event{Model: "/m/a.gguf", Done: 0, Total: 4, Tokens: 10, Seconds: 1})
 	p(probe.Event{Model: "/m/a.gguf", Done: 2, Total: 4, Tokens: 20, Seconds: 2})
 	p(probe.Event{Model: "/m/a.gguf", Done: 4, Total: 4, Tokens: 40, Seconds: 4})

@@ -37,6 +37,7 @@ the resumed run's settings is refused.
 Examples:
    fragility run --out runs/demo
    fragility run --model qwen2.5-coder-1.5b --out runs/q15
+   fragility run --model ollama:qwen3:8b --model hf:unsloth/Qwen3-8B-GGUF:Q4_K_M --out runs/mine
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
    fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
@@ -53,7 +54,9 @@ whole batches of the unsharded order, so every item is decoded in exactly the ba
 have been in a single run. --shard auto takes K and N from a Slurm job array
 (SLURM_ARRAY_TASK_ID, _MIN, _STEP and _COUNT: any --array=A-B[:S]) or from a Kubernetes Indexed
 Job (JOB_COMPLETION_INDEX, 0-based, with --shards N). fragility merge joins the shards into one
-run directory; deploy/ has ready launch files.`,
+run directory; deploy/ has ready launch files.
+
+` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
 			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
@@ -107,7 +110,7 @@ func runAction(c *cli.Context) error {
 		defer closer()
 	}
 	if !c.Bool("quiet") {
-		opt.Progress = newProgress(cfg.MaxTokens, os.Stderr)
+		opt.Progress = newProgress(cfg.MaxTokens, func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -200,7 +203,7 @@ func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err er
 	if err := applyProtocol(c, cfg); err != nil {
 		return "", err
 	}
-	models, err := resolveModels(c.StringSlice(flagModels.Name), "llm")
+	models, sources, err := resolveModelSources(c.StringSlice(flagModels.Name), "llm")
 	if err != nil {
 		return "", err
 	}
@@ -211,7 +214,7 @@ func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err er
 		}
 		models = []string{p}
 	}
-	cfg.Models = models
+	cfg.Models, cfg.ModelSources = models, sources
 	return shardSource, nil
 }
 
@@ -394,4 +397,16 @@ func toolInfo() map[string]string {
 		}
 	}
 	return info
+}
+
+// modelLabel is how progress names the model at path: the store's name when
+// it was named from one (a blob's file name is its digest), else the file
+// name.
+func modelLabel(cfg probe.Config, path string) string {
+	for i, p := range cfg.Models {
+		if p == path && i < len(cfg.ModelSources) && cfg.ModelSources[i] != nil {
+			return cfg.ModelSources[i].Name
+		}
+	}
+	return filepath.Base(path)
 }

@@ -1,0 +1,263 @@
+package models
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Ollama's store (https://github.com/ollama/ollama): a model NAME:TAG of
+// namespace NS on registry HOST is the JSON manifest
+// manifests/HOST/NS/NAME/TAG, whose "layers" each name a blob by its
+// digest "sha256:HEX", stored as blobs/sha256-HEX. The weights are the one
+// layer of media type ollamaModelLayer, a GGUF file; the template, params
+// and system layers hold Ollama's chat template, sampling parameters and
+// system prompt, which fragility does not use.
+const (
+	ollamaDefaultHost = "registry.ollama.ai"
+	ollamaDefaultNS   = "library"
+	ollamaDefaultTag  = "latest"
+
+	ollamaModelLayer   = "application/vnd.ollama.image.model"
+	ollamaTensorLayer  = "application/vnd.ollama.image.tensor" // one tensor of a safetensors import (with parameters)
+	ollamaAdapterLayer = "application/vnd.ollama.image.adapter"
+)
+
+// OllamaServiceDir is the store of Ollama's Linux service (user ollama),
+// searched after ~/.ollama/models when OLLAMA_MODELS is not set.
+var OllamaServiceDir = "/usr/share/ollama/.ollama/models"
+
+// OllamaRoots returns the folders searched for Ollama models: $OLLAMA_MODELS
+// alone when it is set, else ~/.ollama/models and OllamaServiceDir.
+func OllamaRoots() []string {
+	if d := os.Getenv("OLLAMA_MODELS"); d != "" {
+		return []string{d}
+	}
+	var out []string
+	if h := homeDir(); h != "" {
+		out = append(out, filepath.Join(h, ".ollama", "models"))
+	}
+	return append(out, OllamaServiceDir)
+}
+
+// ollamaName is a parsed Ollama model name HOST/NS/NAME:TAG.
+type ollamaName struct{ host, ns, name, tag string }
+
+// parseOllamaName parses "[[HOST/]NS/]NAME[:TAG]" with Ollama's defaults.
+func parseOllamaName(s string) (ollamaName, error) {
+	n := ollamaName{host: ollamaDefaultHost, ns: ollamaDefaultNS, tag: ollamaDefaultTag}
+	rest := s
+	if i := strings.LastIndex(s, ":"); i > strings.LastIndex(s, "/") {
+		rest, n.tag = s[:i], s[i+1:]
+	}
+	parts := strings.Split(rest, "/")
+	switch len(parts) {
+	case 1:
+		n.name = parts[0]
+	case 2:
+		n.ns, n.name = parts[0], parts[1]
+	case 3:
+		n.host, n.ns, n.name = parts[0], parts[1], parts[2]
+	default:
+		return n, fmt.Errorf("%s: not an Ollama name [[HOST/]NAMESPACE/]NAME[:TAG]", s)
+	}
+	for _, p := range []string{n.host, n.ns, n.name, n.tag} {
+		if p == "" || p == "." || p == ".." || strings.ContainsAny(p, `\:/`) || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' }) {
+			return n, fmt.Errorf("%s: not an Ollama name [[HOST/]NAMESPACE/]NAME[:TAG]", s)
+		}
+	}
+	return n, nil
+}
+
+// String is the name as Ollama prints it: the default host and the library
+// namespace left out, the tag always written.
+func (n ollamaName) String() string {
+	switch {
+	case n.host != ollamaDefaultHost:
+		return n.host + "/" + n.ns + "/" + n.name + ":" + n.tag
+	case n.ns != ollamaDefaultNS:
+		return n.ns + "/" + n.name + ":" + n.tag
+	}
+	return n.name + ":" + n.tag
+}
+
+func (n ollamaName) manifest(root string) string {
+	return filepath.Join(root, "manifests", n.host, n.ns, n.name, n.tag)
+}
+
+// ollamaManifest is the part of an Ollama manifest fragility reads.
+type ollamaManifest struct {
+	SchemaVersion int     `json:"schemaVersion"`
+	Layers        []Layer `json:"layers"`
+}
+
+// lookupOllama finds NAME[:TAG] in the Ollama roots. Found in two roots
+// with different weights, it is refused naming both; found in none, the
+// error names the closest names (or the first root that cannot be read).
+func lookupOllama(ref, name string) (*Source, error) {
+	n, err := parseOllamaName(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", ref, err)
+	}
+	var found []*Source
+	var unreadable error
+	var searched, have []string
+	for _, root := range OllamaRoots() {
+		p := n.manifest(root)
+		if _, err := os.Stat(p); err != nil {
+			exists, rerr := readableDir(root)
+			switch {
+			case rerr != nil && unreadable == nil:
+				unreadable = storeReadError(StoreOllama, root, rerr)
+			case !errors.Is(err, fs.ErrNotExist) && unreadable == nil:
+				unreadable = storeReadError(StoreOllama, root, err)
+			case exists:
+				searched = append(searched, root)
+				names, _ := ollamaNames(root)
+				have = append(have, names...)
+			}
+			continue
+		}
+		src, err := readOllama(ref, root, n, p)
+		if err != nil {
+			return nil, err
+		}
+		found = append(found, src)
+	}
+	switch {
+	case len(found) > 1 && found[0].Digest != found[1].Digest:
+		return nil, fmt.Errorf("%s: a name in two stores, %s and %s, with different weights: set OLLAMA_MODELS to the one to use", ref, found[0].Manifest, found[1].Manifest)
+	case len(found) > 0:
+		return found[0], nil
+	case unreadable != nil:
+		return nil, fmt.Errorf("%s: %v", ref, unreadable)
+	case len(searched) == 0:
+		return nil, unknownName{fmt.Sprintf("%s: no Ollama store at %s (set OLLAMA_MODELS to its folder)", ref, strings.Join(OllamaRoots(), " nor ")), true}
+	}
+	return nil, unknown(ref, n.String(), searched, n.String(), have)
+}
+
+// readOllama reads the manifest at p of the model n in root and checks that
+// its weights are one GGUF layer whose blob is there with the manifest's
+// size. It does not hash the blob (Source.Verify does).
+func readOllama(ref, root string, n ollamaName, p string) (*Source, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: manifest %s: %v", ref, p, unwrapPath(err))
+	}
+	var m ollamaManifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: manifest %s is not an Ollama manifest: %v", ref, p, err)
+	}
+	src := &Source{Ref: ref, Store: StoreOllama, Name: n.String(), Root: root, Manifest: p}
+	var weights []Layer
+	tensors, adapters := 0, 0
+	for _, l := range m.Layers {
+		mt, _, _ := strings.Cut(l.MediaType, ";")
+		switch strings.TrimSpace(mt) {
+		case ollamaModelLayer:
+			weights = append(weights, l)
+		case ollamaTensorLayer:
+			tensors++
+		case ollamaAdapterLayer:
+			adapters++
+		default:
+			src.Unused = append(src.Unused, l)
+		}
+	}
+	switch {
+	case tensors > 0:
+		return nil, fmt.Errorf("%s: not runnable: its weights are %d tensor layers (a safetensors import), not one GGUF layer (manifest %s)", ref, tensors, p)
+	case len(weights) != 1:
+		return nil, fmt.Errorf("%s: not runnable: %d model layers in manifest %s, want one GGUF layer", ref, len(weights), p)
+	case adapters > 0:
+		return nil, fmt.Errorf("%s: not runnable: manifest %s has an adapter layer (LoRA), which fragility does not apply", ref, p)
+	}
+	w := weights[0]
+	hexSum, ok := strings.CutPrefix(w.Digest, "sha256:")
+	if _, err := hex.DecodeString(hexSum); !ok || err != nil || len(hexSum) != 64 {
+		return nil, fmt.Errorf("%s: manifest %s: model layer digest %q is not sha256:HEX", ref, p, w.Digest)
+	}
+	blob := filepath.Join(root, "blobs", "sha256-"+hexSum)
+	st, err := os.Stat(blob)
+	if err != nil {
+		return nil, fmt.Errorf("%s: missing blob %s of manifest %s: %v (`ollama pull %s` fetches it again)", ref, blob, p, unwrapPath(err), n.String())
+	}
+	if st.Size() != w.Size {
+		return nil, fmt.Errorf("%s: blob %s has %d bytes, manifest %s says %d: the file was changed or damaged", ref, blob, st.Size(), p, w.Size)
+	}
+	if err := checkGGUFMagic(blob); err != nil {
+		return nil, fmt.Errorf("%s: not runnable: the model layer %v", ref, err)
+	}
+	if src.Path, err = filepath.Abs(blob); err != nil {
+		return nil, err
+	}
+	src.Digest = w.Digest
+	return src, nil
+}
+
+// ollamaNames lists the names of the models in the store at root, as
+// Ollama prints them, sorted.
+func ollamaNames(root string) ([]string, error) {
+	var out []string
+	base := filepath.Join(root, "manifests")
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == base && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		rel, _ := filepath.Rel(base, p)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if len(parts) != 4 {
+			return nil
+		}
+		out = append(out, ollamaName{parts[0], parts[1], parts[2], parts[3]}.String())
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// listOllama lists every model of every Ollama root.
+func listOllama() ([]Entry, []string) {
+	var entries []Entry
+	var problems []string
+	for _, root := range OllamaRoots() {
+		if exists, err := readableDir(root); err != nil {
+			problems = append(problems, storeReadError(StoreOllama, root, err).Error())
+			continue
+		} else if !exists {
+			continue
+		}
+		names, err := ollamaNames(root)
+		if err != nil {
+			problems = append(problems, storeReadError(StoreOllama, root, err).Error())
+		}
+		for _, nm := range names {
+			n, err := parseOllamaName(nm)
+			if err != nil {
+				continue
+			}
+			e := Entry{Name: StoreOllama + ":" + nm, Store: StoreOllama, Root: root}
+			src, err := readOllama(e.Name, root, n, n.manifest(root))
+			if err != nil {
+				e.Why = strings.TrimPrefix(err.Error(), e.Name+": ")
+				entries = append(entries, e)
+				continue
+			}
+			entries = append(entries, headerEntry(e, src.Path))
+		}
+	}
+	return entries, problems
+}
