@@ -123,8 +123,9 @@ bench-peer: build models
 	bench/bench-peer.sh bin/fragility
 
 # The main job on the default models: every built-in template in base and
-# noop-seeming, one instance, about 7 minutes on 2 CPU cores (README "The
-# demo" has the measurement). The default LLM
+# noop-seeming, one instance; noop-seeming is drawn on the symbolic instance
+# of the same index (run --reference drawn, the default), which the run
+# includes: 204 items (README "The demo" has the measurement). The default LLM
 # is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
 # its answers short and in the "Final answer: N" format (recorded in the
 # manifest). It also writes $(DEMO_OUT)/report.html. Change the matrix here or
