@@ -127,8 +127,8 @@ func CheckScores(path string, trials []results.Trial) error {
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)
 		if want != t.Correct {
-			return fmt.Errorf("%s: row %d (item %s): correct is %v, but the extracted answer %q and the expected %q say %v: the file was edited (use --overrides for a corrected label)",
-				path, i+1, t.ItemID, t.Correct, t.Extracted, t.Expected, want)
+			return fmt.Errorf("%s: row %d (item %s): correct is %v, but its extraction (rule %s, answer %q) against the expected %q gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
+				path, i+1, t.ItemID, t.Correct, t.Rule, t.Extracted, t.Expected, want)
 		}
 	}
 	return nil

@@ -74,3 +74,27 @@ func checkLeftOut(cfg Config, set *templates.Set) error {
 	return fmt.Errorf("templates %s: %d of %d templates (or files) could not be loaded or drawn, more than %.0f%%: %s; fix them, or give --skip-invalid to run the %d that work (recorded in the manifest)",
 		cfg.Templates, n, total, 100*MaxLeftOutShare, strings.Join(first, "; "), len(set.Templates))
 }
+
+// checkSetCovers refuses an item set that leaves a requested variant
+// without a single instance (noop-seeming on templates with no reviewed
+// clause, paraphrase on templates with no paraphrase) or a split without a
+// template, naming the variant or split and the template source; document
+// items, whose variants expand, are not checked.
+func checkSetCovers(cfg Config, set *templates.Set) error {
+	if cfg.Items != "" {
+		return nil
+	}
+	if cfg.Split != "" && len(set.Templates) == 0 {
+		return fmt.Errorf("--split %s: none of the templates in %s is in the %s split", cfg.Split, cfg.Templates, cfg.Split)
+	}
+	have := map[templates.Variant]bool{}
+	for i := range set.Instances {
+		have[set.Instances[i].Variant] = true
+	}
+	for _, v := range cfg.Variants {
+		if !have[v] && len(set.Instances) > 0 {
+			return fmt.Errorf("--variants %s: no template in %s has a %s instance (see `fragility templates check %s` for why)", v, cfg.Templates, v, cfg.Templates)
+		}
+	}
+	return nil
+}

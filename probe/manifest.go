@@ -133,5 +133,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(data, &keys) != nil || keys["config"] == nil {
+		return nil, fmt.Errorf("%s: not a run manifest (no config)", path)
+	}
 	return &m, nil
 }

@@ -103,6 +103,9 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	if err := checkLeftOut(cfg, set); err != nil {
 		return nil, err
 	}
+	if err := checkSetCovers(cfg, set); err != nil {
+		return nil, err
+	}
 	sizing, err := planShards(cfg, set, o.Sizing)
 	if err != nil {
 		return nil, err

@@ -6,12 +6,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/templates"
 )
+
+// maxProtocolSize bounds a protocol file read (a protocol is a few KiB).
+const maxProtocolSize = 1 << 20
 
 // ProtocolVersion names the format of Protocol.
 const ProtocolVersion = "protocol/1"
@@ -61,6 +67,14 @@ func FreezeProtocol(cfg Config) (*Protocol, error) {
 	if cfg.Items != "" {
 		return nil, OptionError{"a protocol freezes a template run, not document questions (--items)"}
 	}
+	if cfg.Templates != "builtin" {
+		// The protocol is run from anywhere: its templates by absolute path.
+		abs, err := filepath.Abs(cfg.Templates)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Templates = abs
+	}
 	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return nil, err
@@ -90,15 +104,23 @@ func (p *Protocol) hash() (string, error) {
 // (an edited file is refused) and that this binary scores as it says
 // (extraction and error rules). Errors name the file.
 func ReadProtocol(path string) (*Protocol, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxProtocolSize+1))
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > maxProtocolSize {
+		return nil, fmt.Errorf("%s: not a protocol file (over %d bytes)", path, maxProtocolSize)
 	}
 	var p Protocol
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: not a protocol file: %w", path, err)
+		return nil, fmt.Errorf("%s: not a protocol file (%v)", path, strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if p.Version != ProtocolVersion {
 		return nil, fmt.Errorf("%s: protocol_version %q, this binary reads %s", path, p.Version, ProtocolVersion)

@@ -468,6 +468,9 @@ func (r *runner) prepareSet() error {
 	if err != nil {
 		return err
 	}
+	if err := checkSetCovers(*cfg, set); err != nil {
+		return err
+	}
 	if len(set.Instances) == 0 && cfg.Items != "" {
 		return fmt.Errorf("items %s: no instance could be generated", cfg.Items)
 	}

@@ -103,26 +103,39 @@ func Recompute(dir string) (*summary.Summary, error) {
 
 // checkRunFiles refuses a run directory whose files were edited or lost
 // lines: a results.csv row whose correct column contradicts its recorded
-// extraction (CheckScores), and, for a complete run that has its set.jsonl,
-// a planned item without its row, or without its trace where traces.jsonl
-// exists, a repeated item and one not in the plan (CheckRecords).
+// extraction (CheckScores); for a complete run, a missing set.jsonl or
+// traces.jsonl when the other is there, and a planned item without its row
+// or its trace, a repeated item and one not in the plan (CheckRecords). A
+// directory with neither file (results.csv and manifest.json put together
+// by hand) is not checked against a plan.
 func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 	if err := CheckScores(filepath.Join(dir, FileResults), trials); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(dir, FileSet)); err != nil {
+	_, setErr := os.Stat(filepath.Join(dir, FileSet))
+	_, trErr := os.Stat(filepath.Join(dir, FileTraces))
+	switch {
+	case setErr != nil && trErr != nil:
+		// results.csv and manifest.json alone (a directory put together
+		// by hand): nothing to check the rows against.
+		return nil
+	case setErr != nil || trErr != nil:
+		missing := FileSet
+		if trErr != nil {
+			missing = FileTraces
+		}
+		if man.Status == "complete" {
+			return fmt.Errorf("%s: missing: a complete run has its set.jsonl and traces.jsonl, and the rows cannot be checked against the plan without it", filepath.Join(dir, missing))
+		}
 		return nil
 	}
-	var traceIDs []string
-	if _, err := os.Stat(filepath.Join(dir, FileTraces)); err == nil {
-		traces, err := ReadTraces(dir)
-		if err != nil {
-			return err
-		}
-		traceIDs = make([]string, len(traces))
-		for i := range traces {
-			traceIDs[i] = traces[i].ItemID
-		}
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		return err
+	}
+	traceIDs := make([]string, len(traces))
+	for i := range traces {
+		traceIDs[i] = traces[i].ItemID
 	}
 	return CheckRecords(dir, man, trials, traceIDs)
 }

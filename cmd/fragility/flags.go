@@ -115,6 +115,9 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 	vs := cfg.Variants
 	cfg.Primary = c.String(flagPrimary.Name)
 	cfg.Reference = c.String(flagReference.Name)
+	if cfg.Items == "" && cfg.Reference != templates.ReferenceDrawn && cfg.Reference != templates.ReferenceOriginal {
+		return usageError{fmt.Sprintf("--reference %q: want drawn or original", cfg.Reference)}
+	}
 	expanded := cfg.Items != "" && strings.HasPrefix(cfg.Primary, docqa.Paraphrase+"-") && slices.Contains(vs, docqa.Paraphrase)
 	if cfg.Primary != "" && (cfg.Primary == summary.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {
 		return usageError{fmt.Sprintf("--primary %s must be one of the other variants in --variants (%s)", cfg.Primary, c.String(flagVariants.Name))}

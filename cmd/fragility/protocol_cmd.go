@@ -51,6 +51,9 @@ Examples:
 
 // protocolFreeze is `fragility protocol freeze`.
 func protocolFreeze(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Sprintf("protocol freeze takes no arguments, got %q", c.Args().First())}
+	}
 	out := c.String("out")
 	if out == "" {
 		return usageError{"--out FILE is required"}
