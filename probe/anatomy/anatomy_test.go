@@ -23,6 +23,9 @@ func TestClassify(t *testing.T) {
 		{"clause applied", Trial{Response: "20 - 5 = 15\nFinal answer: 15", Extracted: "15", Rule: "final_answer", StopReason: "eos", Expected: "20", AltAnswer: "15"}, ClauseUsed},
 		{"original recalled", Trial{Response: "Final answer: 78", Extracted: "78", Rule: "final_answer", StopReason: "eos", Expected: "64", OriginalAnswer: "78"}, OriginalRecalled},
 		{"original equals the answer", Trial{Response: "Final answer: 70", Extracted: "70", Rule: "final_answer", StopReason: "eos", Expected: "78", OriginalAnswer: "78"}, Other},
+		{"currency signs", Trial{Response: "$1750 + $27 = $1877\nFinal answer: $1877", Extracted: "1877", Rule: "final_answer", StopReason: "eos", Expected: "1838"}, Arithmetic},
+		{"unit words", Trial{Response: "1260 meters + 130 meters = 1490 meters\nFinal answer: 1490", Extracted: "1490", Rule: "final_answer", StopReason: "eos", Expected: "1960"}, Arithmetic},
+		{"unit words, right sum", Trial{Response: "1260 meters + 130 meters = 1390 meters\nFinal answer: 1390", Extracted: "1390", Rule: "final_answer", StopReason: "eos", Expected: "1960"}, Other},
 		{"a slip comes before the clause", Trial{Response: "20 - 5 = 14\nFinal answer: 14", Extracted: "14", Rule: "final_answer", StopReason: "eos", Expected: "20", AltAnswer: "14"}, Arithmetic},
 	} {
 		if got := Classify(c.t); got != c.want {

@@ -27,10 +27,15 @@ func accText(v *summary.VariantSummary) string {
 	return fmt.Sprintf("%s%% (%s/%d)", fnum(v.AccuracyPct.Value, 1), countNum(v.K), v.N)
 }
 
-// flipText is the two discordant cells of a paired table, with shares.
+// flipText is the two discordant cells of a paired table, with shares,
+// named after the pairs' reference (base or the drawn one).
 func flipText(q *summary.Paired) string {
-	return fmt.Sprintf("base right → variant wrong in %s of %d distinct pairs (%s%%) and base wrong → variant right in %s (%s%%)",
-		countNum(q.BaseOnly.Count), q.Pairs, sharePct(q.BaseOnly), countNum(q.VariantOnly.Count), sharePct(q.VariantOnly))
+	ref := "base"
+	if q.Reference != "" {
+		ref = q.Reference
+	}
+	return fmt.Sprintf("%s right → variant wrong in %s of %d distinct pairs (%s%%) and %s wrong → variant right in %s (%s%%)",
+		ref, countNum(q.BaseOnly.Count), q.Pairs, sharePct(q.BaseOnly), ref, countNum(q.VariantOnly.Count), sharePct(q.VariantOnly))
 }
 
 func sharePct(c summary.Cell) string {
