@@ -202,15 +202,7 @@ func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error)
 		if err != nil {
 			return llm.Rendered{}, err
 		}
-		if cfg.ChatTemplate == "" {
-			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
-		}
-		r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
-		if err != nil {
-			return r, err
-		}
-		r.Stop = append(r.Stop, GSMSymbolicStop...)
-		return r, nil
+		return renderGSMSymbolicText(m, cfg, text)
 	}
 	msgs, err := Messages(question, cfg.Shots)
 	if err != nil {
@@ -322,15 +314,7 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 		}
 		fmt.Fprintf(&b, "Q: %s\nA: Let's think step by step.", question)
 		text := b.String()
-		if cfg.ChatTemplate == "" {
-			return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
-		}
-		r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
-		if err != nil {
-			return r, err
-		}
-		r.Stop = append(r.Stop, GSMSymbolicStop...)
-		return r, nil
+		return renderGSMSymbolicText(m, cfg, text)
 	case PromptFragility:
 		msgs, err := Messages(question, cfg.Shots)
 		if err != nil {
@@ -346,4 +330,19 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 		return m.RenderChatWith(msgs, cfg.ChatTemplate)
 	}
 	return llm.Rendered{}, fmt.Errorf("the calculator condition has no prompt for --prompt %s", preset)
+}
+
+// renderGSMSymbolicText renders the gsm-symbolic preset's completion text:
+// raw (no chat template) unless cfg names one, with the preset's stop
+// strings.
+func renderGSMSymbolicText(m *llm.Model, cfg Config, text string) (llm.Rendered, error) {
+	if cfg.ChatTemplate == "" {
+		return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
+	}
+	r, err := m.RenderChatWith([]llm.Message{{Role: "user", Content: text}}, cfg.ChatTemplate)
+	if err != nil {
+		return r, err
+	}
+	r.Stop = append(r.Stop, GSMSymbolicStop...)
+	return r, nil
 }
