@@ -87,21 +87,9 @@ func lookupHF(ref, spec string) (*Source, error) {
 		}
 		return nil, fmt.Errorf("%s: missing snapshot %s for revision %s (refs: %s)", ref, snap, rev, strings.Join(names, ", "))
 	}
-	files, err := ggufFiles(snap)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", ref, storeReadError(StoreHF, root, err))
-	}
-	rel, err := chooseGGUF(ref, snap, files, file, "hf:"+repo+":FILE")
+	rel, link, path, err := openGGUF(ref, StoreHF, root, snap, file, "hf:"+repo+":FILE", "missing blob of %s: %v (the download did not finish?)")
 	if err != nil {
 		return nil, err
-	}
-	link := filepath.Join(snap, filepath.FromSlash(rel))
-	path, _, err := realFile(link)
-	if err != nil {
-		return nil, fmt.Errorf("%s: missing blob of %s: %v (the download did not finish?)", ref, link, unwrapPath(err))
-	}
-	if err := checkGGUFMagic(path); err != nil {
-		return nil, fmt.Errorf("%s: not runnable: %v", ref, err)
 	}
 	src := &Source{Ref: ref, Store: StoreHF, Name: repo + "/" + stem(rel), Root: root, Path: path, Manifest: link, Revision: commit}
 	if b := filepath.Base(path); len(b) == 64 && filepath.Base(filepath.Dir(path)) == "blobs" {

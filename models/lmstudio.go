@@ -52,21 +52,9 @@ func lookupLMStudio(ref, spec string) (*Source, error) {
 			}
 			continue
 		}
-		files, err := ggufFiles(dir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", ref, storeReadError(StoreLMStudio, root, err))
-		}
-		rel, err := chooseGGUF(ref, dir, files, file, "lmstudio:"+repo+"/FILE")
+		rel, p, path, err := openGGUF(ref, StoreLMStudio, root, dir, file, "lmstudio:"+repo+"/FILE", "missing file %s: %v")
 		if err != nil {
 			return nil, err
-		}
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		path, _, err := realFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: missing file %s: %v", ref, p, unwrapPath(err))
-		}
-		if err := checkGGUFMagic(path); err != nil {
-			return nil, fmt.Errorf("%s: not runnable: %v", ref, err)
 		}
 		found = append(found, &Source{Ref: ref, Store: StoreLMStudio, Name: repo + "/" + stem(rel), Root: root, Path: path, Manifest: p})
 	}
@@ -104,15 +92,7 @@ func lmstudioRepos(root string) ([]string, error) {
 
 // listLMStudio lists the GGUF files of every LM Studio root.
 func listLMStudio() ([]Entry, []string) {
-	var entries []Entry
-	var problems []string
-	for _, root := range LMStudioRoots() {
-		if exists, err := readableDir(root); err != nil {
-			problems = append(problems, storeReadError(StoreLMStudio, root, err).Error())
-			continue
-		} else if !exists {
-			continue
-		}
+	return listRoots(StoreLMStudio, LMStudioRoots(), func(root string) (entries []Entry, problems []string) {
 		repos, _ := lmstudioRepos(root)
 		for _, repo := range repos {
 			dir := filepath.Join(root, filepath.FromSlash(repo))
@@ -125,6 +105,29 @@ func listLMStudio() ([]Entry, []string) {
 				entries = append(entries, headerEntry(e, filepath.Join(dir, filepath.FromSlash(f))))
 			}
 		}
+		return entries, problems
+	})
+}
+
+// openGGUF picks the GGUF file of the folder dir of a store's repository
+// (file names it, by chooseGGUF's rules; hint is how to name one), follows
+// it to the real file and checks that it is GGUF. It returns the file's
+// name in dir, its path there and the real file. Errors begin with ref;
+// missing formats a file that points nowhere (its path, the cause).
+func openGGUF(ref, store, root, dir, file, hint, missing string) (rel, link, path string, err error) {
+	files, err := ggufFiles(dir)
+	if err != nil {
+		return "", "", "", fmt.Errorf("%s: %v", ref, storeReadError(store, root, err))
 	}
-	return entries, problems
+	if rel, err = chooseGGUF(ref, dir, files, file, hint); err != nil {
+		return "", "", "", err
+	}
+	link = filepath.Join(dir, filepath.FromSlash(rel))
+	if path, _, err = realFile(link); err != nil {
+		return "", "", "", fmt.Errorf("%s: "+missing, ref, link, unwrapPath(err))
+	}
+	if err := checkGGUFMagic(path); err != nil {
+		return "", "", "", fmt.Errorf("%s: not runnable: %v", ref, err)
+	}
+	return rel, link, path, nil
 }

@@ -231,15 +231,7 @@ func ollamaNames(root string) ([]string, error) {
 
 // listOllama lists every model of every Ollama root.
 func listOllama() ([]Entry, []string) {
-	var entries []Entry
-	var problems []string
-	for _, root := range OllamaRoots() {
-		if exists, err := readableDir(root); err != nil {
-			problems = append(problems, storeReadError(StoreOllama, root, err).Error())
-			continue
-		} else if !exists {
-			continue
-		}
+	return listRoots(StoreOllama, OllamaRoots(), func(root string) (entries []Entry, problems []string) {
 		names, err := ollamaNames(root)
 		if err != nil {
 			problems = append(problems, storeReadError(StoreOllama, root, err).Error())
@@ -258,6 +250,25 @@ func listOllama() ([]Entry, []string) {
 			}
 			entries = append(entries, headerEntry(e, src.Path))
 		}
+		return entries, problems
+	})
+}
+
+// listRoots lists the models of a store's roots: list runs on every root
+// that exists and can be read, in order; a root that cannot be read is one
+// problem line, one that does not exist is left out.
+func listRoots(store string, roots []string, list func(root string) ([]Entry, []string)) ([]Entry, []string) {
+	var entries []Entry
+	var problems []string
+	for _, root := range roots {
+		if exists, err := readableDir(root); err != nil {
+			problems = append(problems, storeReadError(store, root, err).Error())
+			continue
+		} else if !exists {
+			continue
+		}
+		e, p := list(root)
+		entries, problems = append(entries, e...), append(problems, p...)
 	}
 	return entries, problems
 }
