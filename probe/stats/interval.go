@@ -102,6 +102,46 @@ func (r Ratio) At(idx []int) (float64, bool) {
 	return n / d, true
 }
 
+// EqualWeights returns the ratio with every cluster holding data weighted
+// equally: cluster g's mean Num[g]/Den[g] with weight W = ΣDen/G over the
+// G clusters holding data (Den[g] > 0), so that the ratio is the mean of
+// the cluster means,
+//
+//	R_eq = (1/G) · Σ_g Num[g]/Den[g],
+//
+// and a cluster's weight no longer depends on how many units it holds (a
+// template with 2 distinct pairs counts as much as one with 10). Keeping
+// the total weight ΣDen leaves the number of units that sample-size based
+// intervals read from Den (PairedMOVERWilson) unchanged. Its Influence is
+// e_g = (ȳ_g − R_eq)/G, so CR1 gives s/√G with s the standard deviation of
+// the cluster means: the one-sample t statistic of the cluster means
+// (cluster-t on cluster means; Cameron & Miller 2015, §VIC), and At on a
+// resample of clusters is the mean of the resampled clusters' means (the
+// cluster bootstrap of the equal-weight mean). Clusters without data stay
+// empty.
+func (r Ratio) EqualWeights() Ratio {
+	out := NewRatio(len(r.Num))
+	var tot float64
+	g := 0
+	for _, d := range r.Den {
+		if d > 0 {
+			tot += d
+			g++
+		}
+	}
+	if g == 0 {
+		return out
+	}
+	w := tot / float64(g)
+	for i, d := range r.Den {
+		if d > 0 {
+			out.Num[i] = w * r.Num[i] / d
+			out.Den[i] = w
+		}
+	}
+	return out
+}
+
 // Clusters returns the number of clusters holding data (Den[g] > 0).
 func (r Ratio) Clusters() int {
 	g := 0

@@ -62,6 +62,11 @@ func (es *estimates) finish(g int) {
 		}
 		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
 		switch {
+		case e.MOVERWilson != nil && !degenerate && e.Clusters >= es.p.FewTemplates:
+			// A paired drop from FewTemplates templates: cluster-t on the
+			// template means, the interval that agrees with the sign-flip
+			// test on the same means (see pairedDrop).
+			e.CI = e.ClusterT
 		case e.MOVERWilson != nil:
 			e.Degenerate = degenerate
 			e.CI = e.MOVERWilson
@@ -82,8 +87,11 @@ type tests struct {
 	rng *rand.Rand
 }
 
-// signFlip tests the ratio's per-template numerators (sums of per-pair
-// differences) against 0; nil when no template holds data.
+// signFlip tests the ratio's per-template numerators against 0: sums of
+// per-pair differences, or for an equal-weight ratio (stats.Ratio.
+// EqualWeights, the paired drop) the template means times a common weight,
+// which is the sign-flip test of the mean of the template means; nil when
+// no template holds data.
 func (ts *tests) signFlip(r stats.Ratio) *Test {
 	var d []float64
 	for g := range r.Num {
@@ -182,17 +190,33 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 	return e, r, k, n
 }
 
-// pairedDrop returns the paired drop of a set of pairs (pp), its ratio of
-// per-pair differences, and the pairs base right → variant wrong (bo) and
-// the reverse (vo).
+// pairedDrop returns the paired drop of a set of pairs (pp), its
+// equal-weight ratio of per-pair differences, and the pairs base right →
+// variant wrong (bo) and the reverse (vo).
+//
+// The estimand is the mean over templates of each template's mean paired
+// difference, every template weighted equally (stats.Ratio.EqualWeights):
+//
+//	drop = (1/G) · Σ_g (1/n_g) · Σ_{i∈g} (y_ref,gi − y_var,gi)
+//
+// over the G templates with pairs, n_g the distinct pairs of template g.
+// A pooled mean over pairs would weight a template by its number of
+// distinct pairs, which changes when duplicate draws collapse. The same
+// template means give the CR1 SE and cluster-t interval (s/√G of the
+// template means), the cluster bootstrap, the sign-flip test
+// (tests.signFlip) and the MOVER-Wilson interval (its two accuracies as
+// equal-weight means; moverWilson); the reported interval is MOVER-Wilson
+// below Params.FewTemplates templates and cluster-t from there (see
+// estimates.finish).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
-	r := stats.NewRatio(sm.G)
+	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64
 	for _, q := range pairs {
-		r.Add(q.tmpl, q.d())
+		pooled.Add(q.tmpl, q.d())
 		bo += q.bo / float64(q.copies)
 		vo += q.vo / float64(q.copies)
 	}
+	r := pooled.EqualWeights()
 	if len(pairs) == 0 {
 		return nil, r, 0, 0
 	}

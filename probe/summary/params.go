@@ -34,7 +34,9 @@ const (
 	// TestClusterTCoverageG6 at 6 templates, for a nominal 95%: 85% against
 	// 94% for cluster-t when pairs are independent, and in this probe's
 	// design, one fixed base prompt per template, 76% against 90%; Cameron
-	// & Miller 2015, §VI, discuss "few clusters" as roughly 20 to 50).
+	// & Miller 2015, §VI, discuss "few clusters" as roughly 20 to 50). For
+	// a paired drop it is where cluster-t on the template means replaces
+	// MOVER-Wilson (PairedDropCoverageMeasured).
 	DefaultFewTemplates = 20
 
 	// NegligibleDropPP is the margin, in percentage points of accuracy, under
@@ -139,13 +141,15 @@ const (
 	PermutationStream uint64 = 0x7065726d
 )
 
-// MOVERWilsonCoverage is what the simulations of probe/stats
-// (TestMOVERWilsonCoverage, TestMOVERWilsonConcentrated: one fixed base
-// prompt per template, 4000 runs each, true drop known) measured for the
-// 95% MOVER-Wilson interval of a paired drop; Summarize records it in
+// PairedDropCoverageMeasured is what the coverage and power simulation of
+// probe/stats (TestCoveragePowerGrid: the drawn-reference design, 324
+// cells of 400 runs, true drop known) measured for the reported 95%
+// interval of a paired drop and for the verdict; Summarize records it in
 // Params.PairedDropCoverage and the narrative's few-template warning
-// prints it.
-const MOVERWilsonCoverage = "in simulations of this design (one base prompt per template, 4000 runs each) the 95% MOVER-Wilson interval of a paired drop covered the true drop in 97.1% of runs at 6 templates with one instance each (cluster-t: 80.0%), 95.6% at 20 and 94.7% at 50 templates, but only 90.8% at 6 templates with 5 instances each (cluster-t: 89.0%) and 90.6% at 10 templates with 10 instances each when the whole drop sits in 2 of them (cluster-t: 92.0%)"
+// prints it. The earlier design, one fixed base prompt per template, is
+// measured in TestMOVERWilsonCoverage (MOVER-Wilson 90.8% at 6 templates
+// × 5 instances).
+const PairedDropCoverageMeasured = "in simulations of the drawn-reference design (6, 20 and 68 templates × 1, 5 and 10 pairs; base accuracy 20, 60 and 80%; within-template correlation 0.1 to 0.9; true drop 0 or 10 pp, equal or differing between templates; 400 runs per cell) the reported 95% interval of the paired drop covered the true drop in 91.5–100% of runs from 20 templates (median 95.5%), but only 86–99% at base accuracy 20% with strongly clustered templates (correlation 0.5 or more); below 20 templates MOVER-Wilson is conservative with one pair per template (99.8–100%) and covers 88.7–100% with 5 or 10 (median 98.5%), except 71–93% when a 10 pp drop at base accuracy 20% sits in the few of 6 templates whose base is near 100% (correlation 0.9); from 20 templates the verdict's power at the printed minimum detectable drop was within 6 points of 80% with 5 or more pairs per template, 9–13 points short of the predicted power with one pair per template, and up to 27 points short at base accuracy 20% with strongly clustered templates"
 
 // Verdicts on a variant's drop (see stats.ClassifyDrop), and VerdictFloor.
 // They say what was observed, not how a model computes.
@@ -223,7 +227,7 @@ type Params struct {
 	Bootstrap        string `json:"bootstrap"`
 	ReportedInterval string `json:"reported_interval"`
 	// PairedDropCoverage states the measured coverage of the paired drop's
-	// interval (MOVERWilsonCoverage).
+	// interval (PairedDropCoverageMeasured).
 	PairedDropCoverage string `json:"paired_drop_coverage"`
 	PermutationTest    string `json:"permutation_test"`
 	Multiplicity       string `json:"multiplicity"`

@@ -8,7 +8,9 @@ import (
 
 // moverWilson returns the MOVER-Wilson interval of the paired drop of
 // pairs over G templates, in percentage points (MethodMOVERWilson), or nil
-// when it is undefined (fewer than 2 templates). Each side's effective
+// when it is undefined (fewer than 2 templates). The two accuracies are
+// equal-weight means over the templates (stats.Ratio.EqualWeights), so
+// their difference is the paired drop of pairedDrop. Each side's effective
 // sample size is capped at the Kish effective number of its distinct
 // prompts, each weighted by the pairs it appears in (stats.KishN): a
 // template's base prompt, shared by all the template's pairs, counts once,
@@ -37,6 +39,7 @@ func moverWilson(pairs []*pairUnit, G int, conf float64) *Interval {
 		// continuity-corrected phi keeps it open.
 		r = stats.NewcombePhi(both, bo, vo, bwr)
 	}
+	base, vari = base.EqualWeights(), vari.EqualWeights()
 	m, ok := stats.PairedMOVERWilson(base, vari, stats.KishN(mapValues(bw)), stats.KishN(mapValues(vw)), r, conf)
 	if !ok {
 		return nil
@@ -57,10 +60,14 @@ func mapValues(m map[string]float64) []float64 {
 // power returns the minimum-detectable-drop inputs of a variant's pairs:
 // the variance components of the per-pair differences (observed, or the
 // planning defaults when they show no variation) and the pairs per
-// template. The pairs of a template share its one base prompt, so the
-// estimators put the base's own variance in the between part, which more
-// instances do not divide (stats.FixedBaseComponents). MDEPP is filled in
-// once the test's family is known.
+// template. The drop is the equal-weight mean of the template means
+// (pairedDrop), whose variance under the one-way model is (1/G²)·Σ_g (σ²_b
+// + σ²_w/n_g) = (σ²_b + σ²_w/m)/G with m the harmonic mean of the pairs
+// per template n_g (harmonicSize), so m is that harmonic mean. With the
+// original as reference the pairs of a template share its one base prompt,
+// so the estimators put the base's own variance in the between part, which
+// more instances do not divide (stats.FixedBaseComponents). MDEPP is
+// filled in once the test's family is known.
 func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 	groups := make([][]float64, G)
 	for _, q := range pairs {
@@ -71,8 +78,8 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 	if c.Clusters > 0 {
 		pw.PairsPerTemplate = float64(c.Units) / float64(c.Clusters)
 	}
-	if ok && c.N0 > 0 {
-		pw.PairsPerTemplate = c.N0
+	if h := harmonicSize(groups); h > 0 {
+		pw.PairsPerTemplate = h
 	}
 	if !ok || c.Between+c.Within == 0 {
 		c.Between, c.Within, _ = PlanningComponents(drawn)
@@ -80,4 +87,20 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
 	return pw
+}
+
+// harmonicSize returns the harmonic mean of the sizes of the non-empty
+// groups, G / Σ_g 1/n_g, or 0 when every group is empty.
+func harmonicSize(groups [][]float64) float64 {
+	var g, inv float64
+	for _, x := range groups {
+		if len(x) > 0 {
+			g++
+			inv += 1 / float64(len(x))
+		}
+	}
+	if g == 0 {
+		return 0
+	}
+	return g / inv
 }

@@ -133,15 +133,15 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops: MOVER-Wilson at every number of templates (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates)
-	p.PairedDropCoverage = MOVERWilsonCoverage
-	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template sums of paired differences; exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): cluster-t on the template means with G−1 degrees of freedom from %d templates (the interval that agrees with the sign-flip test on the same means; Cameron & Miller 2015), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.PairedDropCoverage = PairedDropCoverageMeasured
+	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	if p.Primary != "" {
 		p.Multiplicity = fmt.Sprintf("primary variant %s tested alone at α = %s and its verdict is the model's; other variants Holm-adjusted among themselves (secondary); shifts Holm-adjusted across all variants; differences between models Holm-adjusted within each model pair", p.Primary, fnum(alpha, 2))
 	} else {
 		p.Multiplicity = "Holm across the variants of each model (the verdict is the most severe adjusted one), for the drop and for each shift; differences between models Holm-adjusted within each model pair"
 	}
-	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA", fnum(p.Power, 2))
+	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template", fnum(p.Power, 2))
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
 

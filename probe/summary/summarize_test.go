@@ -657,23 +657,26 @@ func TestModelPairsByHand(t *testing.T) {
 }
 
 // TestReportedIntervalBySize: below Params.FewTemplates templates the
-// cluster-t interval is reported and the narrative warns; from there on the
-// bootstrap interval is reported and the sign-flip test is Monte Carlo
-// above the exact limit.
+// cluster-t interval is reported for an accuracy, MOVER-Wilson for the
+// paired drop, and the narrative warns; from there on the bootstrap
+// interval is reported for an accuracy, cluster-t on the template means for
+// the paired drop (the interval that agrees with the sign-flip test), and
+// the sign-flip test is Monte Carlo above the exact limit.
 func TestReportedIntervalBySize(t *testing.T) {
 	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
 	for _, c := range []struct {
-		templates int
-		method    string
-		warn      bool
-		test      string
-	}{{6, summary.MethodClusterT, true, "sign-flip, exact"}, {24, summary.MethodBootstrap, false, "sign-flip, Monte Carlo"}} {
+		templates    int
+		method, drop string
+		warn         bool
+		test         string
+	}{{6, summary.MethodClusterT, summary.MethodMOVERWilson, true, "sign-flip, exact"},
+		{24, summary.MethodBootstrap, summary.MethodClusterT, false, "sign-flip, Monte Carlo"}} {
 		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		v := s.Models[0].Variants[1]
-		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != summary.MethodMOVERWilson || v.Paired.Test.Method != c.test {
+		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != c.drop || v.Paired.Test.Method != c.test {
 			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
 		}
 		if c.test == "sign-flip, Monte Carlo" && (v.Paired.Test.Draws != stats.MonteCarloDraws || v.Paired.Test.MinP != 1.0/(stats.MonteCarloDraws+1)) {
@@ -928,5 +931,61 @@ func TestErrorAnatomyByHand(t *testing.T) {
 	}
 	if md := report.Narrative(s); !strings.Contains(md, "### Error anatomy") || !strings.Contains(md, "| noop | 4 | 1 (25%) | 0 (0%) | 2 (50%) |") {
 		t.Errorf("narrative:\n%s", md)
+	}
+}
+
+// TestPairedDropEqualTemplateWeights: the paired drop is the mean over
+// templates of each template's mean paired difference, so a template's
+// weight does not depend on its number of distinct pairs. By hand:
+//
+//	template  pairs (base, noop)             differences   mean
+//	A         (1,0)                           1             1
+//	B         (1,1) (1,1) (0,0) (1,0)          0 0 0 1       1/4
+//	C         (0,0) (1,1)                      0 0           0
+//
+// equal weights: (1 + 1/4 + 0)/3 = 5/12 = 41.667 pp (pooled over pairs it
+// would be 2/7 = 28.571 pp); CR1 SE = s/√3 with s the standard deviation
+// of {1, 1/4, 0}: s² = ((7/12)² + (1/6)² + (5/12)²)/2 = 0.27083333, SE =
+// 30.046261 pp; cluster-t on 2 df: ± 4.302653·SE; the sign-flip test on
+// the template means {1, 1/4, 0}: |Σ s·d| ≥ 5/4 for 4 of the 8 sign vectors
+// (the 2 sign choices of C's 0 times {+,+} and {−,−} for A and B), p = 0.5.
+func TestPairedDropEqualTemplateWeights(t *testing.T) {
+	type pr struct{ b, v bool }
+	data := map[string][]pr{
+		"A": {{true, false}},
+		"B": {{true, true}, {true, true}, {false, false}, {true, false}},
+		"C": {{false, false}, {true, true}},
+	}
+	var ts []results.Trial
+	for _, tmpl := range []string{"A", "B", "C"} {
+		for i, p := range data[tmpl] {
+			ts = append(ts, tr(tmpl, "base", i, p.b), tr(tmpl, "noop", i, p.v))
+		}
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := s.Models[0].Variants[1].Paired
+	e := pd.PairedDropPP
+	if !near(e.Value, 500.0/12) {
+		t.Errorf("paired drop %v, want 41.666667 (equal template weights), not the pooled 28.571429", e.Value)
+	}
+	se := 100 * math.Sqrt(0.2708333333333333/3)
+	if e.SE == nil || !near(*e.SE, se) {
+		t.Errorf("SE %v, want %v", e.SE, se)
+	}
+	half := stats.TQuantile(0.975, 2) * se
+	if e.ClusterT == nil || !near(e.ClusterT.Lo, max(-100, e.Value-half)) || !near(e.ClusterT.Hi, min(100, e.Value+half)) {
+		t.Errorf("cluster-t %+v, want %v ± %v", e.ClusterT, e.Value, half)
+	}
+	if pd.Test == nil || pd.Test.P != 0.5 {
+		t.Errorf("sign-flip test %+v, want p = 0.5", pd.Test)
+	}
+	if e.MOVERWilson == nil || e.CI != e.MOVERWilson || !(e.MOVERWilson.Lo < e.Value && e.Value < e.MOVERWilson.Hi) {
+		t.Errorf("MOVER-Wilson %+v is not reported around the equal-weight drop (CI %+v)", e.MOVERWilson, e.CI)
+	}
+	if pw := pd.Power; pw == nil || !near(pw.PairsPerTemplate, 3/(1+0.25+0.5)) {
+		t.Errorf("pairs per template %+v, want the harmonic mean 12/7", pw)
 	}
 }

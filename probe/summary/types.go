@@ -20,7 +20,10 @@ func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi <
 // unit of the statistic (percent, percentage points, bits, cosine units).
 type Estimate struct {
 	Value float64 `json:"value"`
-	// CI is the reported interval: MOVERWilson for a paired drop; otherwise
+	// CI is the reported interval: for a paired drop, ClusterT from
+	// Params.FewTemplates templates (the interval that agrees with the
+	// sign-flip test on the same template means) and MOVERWilson below, or
+	// when the cluster-t interval is degenerate; otherwise
 	// ClusterT when the estimate rests on fewer than Params.FewTemplates
 	// templates, Bootstrap otherwise; when the data
 	// vary not at all between templates (SE = 0, or a single template) the
@@ -40,8 +43,9 @@ type Estimate struct {
 	Bootstrap *Interval `json:"bootstrap"`
 	Wilson    *Interval `json:"wilson,omitempty"`
 	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
-	// (MethodMOVERWilson), which is then the reported CI whenever it is
-	// defined (G ≥ 2), degenerate or not.
+	// (MethodMOVERWilson), which is then the reported CI below
+	// Params.FewTemplates templates and whenever the cluster-t interval is
+	// degenerate (it is never of zero width).
 	MOVERWilson *Interval `json:"mover_wilson,omitempty"`
 	// Degenerate is true when SE is 0 or undefined: every template gave the
 	// same value, so no clustered interval can say anything (it would print
@@ -88,8 +92,9 @@ type Power struct {
 	Alpha     float64 `json:"alpha"`
 	Power     float64 `json:"power"`
 	Templates int     `json:"templates"`
-	// PairsPerTemplate is m, the ANOVA average number of distinct pairs per
-	// template (stats.Components.N0; the plain mean when all are equal).
+	// PairsPerTemplate is m, the harmonic mean of the distinct pairs per
+	// template (the m at which the equal-weight mean of template means has
+	// the variance (σ²_b + σ²_w/m)/G; the plain count when all are equal).
 	PairsPerTemplate float64 `json:"pairs_per_template"`
 	// Between and Within are σ²_b and σ²_w of the per-pair difference
 	// (base right − variant right, 0/1), in squared fractions; ICC is
