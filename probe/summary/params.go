@@ -151,6 +151,28 @@ const (
 // × 5 instances).
 const PairedDropCoverageMeasured = "in simulations of the drawn-reference design (6, 20 and 68 templates × 1, 5 and 10 pairs; base accuracy 20, 60 and 80%; within-template correlation 0.1 to 0.9; true drop 0 or 10 pp, equal or differing between templates; 400 runs per cell) the reported 95% interval of the paired drop covered the true drop in 91.5–100% of runs from 20 templates (median 95.5%), but only 86–99% at base accuracy 20% with strongly clustered templates (correlation 0.5 or more); below 20 templates MOVER-Wilson is conservative with one pair per template (99.8–100%) and covers 88.7–100% with 5 or 10 (median 98.5%), except 71–93% when a 10 pp drop at base accuracy 20% sits in the few of 6 templates whose base is near 100% (correlation 0.9); from 20 templates, where the printed minimum detectable drop was 9–11 pp for a true drop of 10 pp, the verdict found the drop in 73.5–86.3% of runs with 5 or more pairs per template (80% intended); with one pair per template it fell 9–13 points short of the power the printed variance components predict, and up to 27 points at base accuracy 20% with strongly clustered templates"
 
+// Values of Paired.IntervalCoverage, from the measurements stated in
+// PairedDropCoverageMeasured.
+const (
+	// CoverageConservative: MOVER-Wilson reported with one pair per
+	// template or with every template mean equal; it covered 99.8–100%.
+	CoverageConservative = "conservative"
+	// CoverageApproximate: MOVER-Wilson below Params.FewTemplates templates
+	// with more pairs per template (88.7–100%, as little as 71% when the
+	// drop sits in the few templates the model solves), or cluster-t from
+	// there with a reference accuracy below ApproximateBelowPct (86–91% at
+	// a base accuracy of 20% with strongly clustered templates).
+	CoverageApproximate = "approximate"
+	// CoverageNominal: cluster-t from Params.FewTemplates templates with a
+	// reference accuracy of ApproximateBelowPct or more (91.5–100%, median
+	// 95.5%).
+	CoverageNominal = "nominal"
+	// ApproximateBelowPct is the reference accuracy, in percent, under
+	// which a cluster-t interval of a paired drop is CoverageApproximate:
+	// midway between the simulated 20% (under-covers) and 60% (holds).
+	ApproximateBelowPct = 40.0
+)
+
 // Verdicts on a variant's drop (see stats.ClassifyDrop), and VerdictFloor.
 // They say what was observed, not how a model computes.
 const (

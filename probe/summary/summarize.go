@@ -38,7 +38,11 @@ import (
 //     (stats.JointBootstrap);
 //   - a reported interval: cluster-t below p.FewTemplates templates,
 //     bootstrap from there on, a Wilson fallback when the clustered ones are
-//     degenerate.
+//     degenerate; for the paired drop (the equal-weight mean of the
+//     template means; see pairedDrop) MOVER-Wilson below p.FewTemplates
+//     templates or when degenerate, cluster-t from there, with
+//     Paired.IntervalCoverage saying how well such an interval covered in
+//     simulation.
 //
 // Every paired statistic (paired drop, shifts, differences between models)
 // gets a sign-flip permutation test over templates (stats.SignFlip; exact
@@ -467,6 +471,9 @@ func (sm *summarizer) verdicts() {
 					vs.RelativeDropPct = nil
 				}
 				sm.variantVerdict(vs, base != nil, floor, rule)
+				if ref != nil && ref.AccuracyPct != nil {
+					vs.Paired.IntervalCoverage = intervalCoverage(vs.Paired, ref.AccuracyPct.Value)
+				}
 				if vs.Verdict != "" {
 					if vs.Primary {
 						m.Verdict, m.VerdictVariant, m.VerdictRule = vs.Verdict, vs.Variant, "primary"
@@ -487,6 +494,22 @@ func (sm *summarizer) verdicts() {
 			}
 		}
 	}
+}
+
+// intervalCoverage returns the Paired.IntervalCoverage of pr's paired
+// drop, whose reference accuracy is refPct percent.
+func intervalCoverage(pr *Paired, refPct float64) string {
+	e := pr.PairedDropPP
+	if e == nil || e.CI == nil {
+		return ""
+	}
+	switch {
+	case e.CI.Method == MethodMOVERWilson && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
+		return CoverageConservative
+	case e.CI.Method == MethodClusterT && refPct >= ApproximateBelowPct:
+		return CoverageNominal
+	}
+	return CoverageApproximate
 }
 
 // variantVerdict sets one variant's verdict, minimum detectable drop and

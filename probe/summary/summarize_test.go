@@ -665,12 +665,12 @@ func TestModelPairsByHand(t *testing.T) {
 func TestReportedIntervalBySize(t *testing.T) {
 	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
 	for _, c := range []struct {
-		templates    int
-		method, drop string
-		warn         bool
-		test         string
-	}{{6, summary.MethodClusterT, summary.MethodMOVERWilson, true, "sign-flip, exact"},
-		{24, summary.MethodBootstrap, summary.MethodClusterT, false, "sign-flip, Monte Carlo"}} {
+		templates              int
+		method, drop, coverage string
+		warn                   bool
+		test                   string
+	}{{6, summary.MethodClusterT, summary.MethodMOVERWilson, summary.CoverageApproximate, true, "sign-flip, exact"},
+		{24, summary.MethodBootstrap, summary.MethodClusterT, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
 		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -678,6 +678,9 @@ func TestReportedIntervalBySize(t *testing.T) {
 		v := s.Models[0].Variants[1]
 		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != c.drop || v.Paired.Test.Method != c.test {
 			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
+		}
+		if v.Paired.IntervalCoverage != c.coverage {
+			t.Errorf("%d templates: interval coverage %q, want %q", c.templates, v.Paired.IntervalCoverage, c.coverage)
 		}
 		if c.test == "sign-flip, Monte Carlo" && (v.Paired.Test.Draws != stats.MonteCarloDraws || v.Paired.Test.MinP != 1.0/(stats.MonteCarloDraws+1)) {
 			t.Errorf("Monte Carlo test %+v", v.Paired.Test)
@@ -792,6 +795,9 @@ func TestAllPairsAgreeNeverZeroWidth(t *testing.T) {
 	}
 	if v.Verdict == summary.VerdictNoDrop {
 		t.Errorf("verdict %q with an MDE of %v pp", v.Verdict, *v.Paired.Power.MDEPP)
+	}
+	if v.Paired.IntervalCoverage != summary.CoverageConservative {
+		t.Errorf("interval coverage %q, want conservative (MOVER-Wilson, every template mean 0)", v.Paired.IntervalCoverage)
 	}
 }
 
@@ -981,6 +987,9 @@ func TestPairedDropEqualTemplateWeights(t *testing.T) {
 	}
 	if pd.Test == nil || pd.Test.P != 0.5 {
 		t.Errorf("sign-flip test %+v, want p = 0.5", pd.Test)
+	}
+	if pd.IntervalCoverage != summary.CoverageApproximate {
+		t.Errorf("interval coverage %q, want approximate (MOVER-Wilson, 3 templates, 1.7 pairs each)", pd.IntervalCoverage)
 	}
 	if e.MOVERWilson == nil || e.CI != e.MOVERWilson || !(e.MOVERWilson.Lo < e.Value && e.Value < e.MOVERWilson.Hi) {
 		t.Errorf("MOVER-Wilson %+v is not reported around the equal-weight drop (CI %+v)", e.MOVERWilson, e.CI)

@@ -300,10 +300,18 @@ type Paired struct {
 	VariantOnly Cell `json:"base_wrong_variant_right"`
 	BothWrong   Cell `json:"both_wrong"`
 
-	// PairedDropPP is (BaseOnly − VariantOnly)/Pairs in percentage points:
-	// the mean per-pair difference (base right − variant right), the drop
+	// PairedDropPP is the mean over templates of each template's mean
+	// per-pair difference (base right − variant right), in percentage
+	// points, every template weighted equally (equal to (BaseOnly −
+	// VariantOnly)/Pairs when every template holds as many pairs): the drop
 	// the verdict and the test rest on.
 	PairedDropPP *Estimate `json:"paired_drop_pp"`
+	// IntervalCoverage says how far PairedDropPP's reported interval held
+	// its 95% in the simulation of PairedDropCoverageMeasured (probe/stats
+	// TestCoveragePowerGrid), for a design like this run's:
+	// CoverageConservative, CoverageApproximate or CoverageNominal; "" with
+	// no interval.
+	IntervalCoverage string `json:"interval_coverage,omitempty"`
 	// Test is the sign-flip test of PairedDropPP against 0, adjusted across
 	// the model's variants (Params.Multiplicity); nil without pairs.
 	Test *Test `json:"test"`
