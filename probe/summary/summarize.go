@@ -388,6 +388,9 @@ func (sm *summarizer) betweenModels() {
 					continue
 				}
 				if md, r, ok := matchedDifference(v, sm.mdata[a].pairs, sm.mdata[b].pairs, sm.mdata[a].pTmpl, sm.G); ok {
+					// Templates weighted equally, as in each model's
+					// paired drop (pairedDrop).
+					r = r.EqualWeights()
 					val, _ := r.Value()
 					md.DiffPP = sm.es.add(100*val, sm.influence(r, 100), scaled(r, 100), -200, 200, nil)
 					md.Test = sm.ts.signFlip(r)

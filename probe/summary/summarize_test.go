@@ -998,3 +998,39 @@ func TestPairedDropEqualTemplateWeights(t *testing.T) {
 		t.Errorf("pairs per template %+v, want the harmonic mean 12/7", pw)
 	}
 }
+
+// TestModelDropDifferenceEqualWeights: the difference between two models'
+// paired drops weighs templates equally, as each paired drop does. Model M
+// has per-pair differences A {1}, B {0, 0, 1}, C {0, 0}; model N is right
+// on both sides of every pair (differences 0). By hand: (1 + 1/3 + 0)/3 =
+// 44.444 pp (pooled over the 6 pairs it would be 33.333 pp), equal to M's
+// paired drop.
+func TestModelDropDifferenceEqualWeights(t *testing.T) {
+	type pr struct{ b, v bool }
+	data := map[string][]pr{
+		"A": {{true, false}},
+		"B": {{true, true}, {true, true}, {true, false}},
+		"C": {{false, false}, {true, true}},
+	}
+	var ts []results.Trial
+	for _, tmpl := range []string{"A", "B", "C"} {
+		for i, p := range data[tmpl] {
+			ts = append(ts, tr(tmpl, "base", i, p.b), tr(tmpl, "noop", i, p.v))
+			for _, x := range []results.Trial{tr(tmpl, "base", i, true), tr(tmpl, "noop", i, true)} {
+				x.ModelPath, x.ModelName, x.ItemID = "n.gguf", "N", "n/"+x.ItemID
+				ts = append(ts, x)
+			}
+		}
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.ModelPairs) != 1 || len(s.ModelPairs[0].Drop) != 1 {
+		t.Fatalf("model pairs %+v", s.ModelPairs)
+	}
+	d := s.ModelPairs[0].Drop[0].DiffPP
+	if !near(d.Value, 400.0/9) || !near(s.Models[0].Variants[1].Paired.PairedDropPP.Value, 400.0/9) {
+		t.Errorf("drop difference %v and M's paired drop %v, want 44.444444 (equal template weights)", d.Value, s.Models[0].Variants[1].Paired.PairedDropPP.Value)
+	}
+}

@@ -397,8 +397,10 @@ type ModelPair struct {
 	// points over the distinct prompts scored for both.
 	Accuracy []ModelDifference `json:"accuracy"`
 	// Drop holds, per variant other than base, paired drop A − paired drop
-	// B in percentage points over the distinct pairs scored for both:
-	// positive means A loses more on the variant than B.
+	// B in percentage points over the distinct pairs scored for both, the
+	// templates weighted equally (the mean of the per-template mean
+	// differences, as in Paired.PairedDropPP): positive means A loses more
+	// on the variant than B.
 	Drop   []ModelDifference `json:"drop"`
 	Family int               `json:"family"` // tests in the Holm family
 }
