@@ -63,10 +63,14 @@ func (es *estimates) finish(g int) {
 		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
 		switch {
 		case e.MOVERWilson != nil && !degenerate && e.Clusters >= es.p.FewTemplates:
-			// A paired drop from FewTemplates templates: cluster-t on the
-			// template means, the interval that agrees with the sign-flip
-			// test on the same means (see pairedDrop).
+			// A paired drop from FewTemplates templates: the inverted
+			// sign-flip test on the template means, which agrees with the
+			// drop's test (see pairedDrop); cluster-t where there is none
+			// (a paired drop within a difficulty group has no test).
 			e.CI = e.ClusterT
+			if e.SignFlip != nil {
+				e.CI = e.SignFlip
+			}
 		case e.MOVERWilson != nil:
 			e.Degenerate = degenerate
 			e.CI = e.MOVERWilson
@@ -109,6 +113,38 @@ func (ts *tests) signFlip(r stats.Ratio) *Test {
 		t.Method = "sign-flip, Monte Carlo"
 	}
 	return t
+}
+
+// signFlipCI returns the sign-flip test of an equal-weight ratio's template
+// means against 0 (as signFlip, from the same generator state, so the same
+// p) and the interval of those means, in pp (the means times 100), that
+// inverts the test on the same sign vectors (stats.SignFlipInterval),
+// clipped to [−100, 100]; the interval is nil where undefined (every
+// template mean equal, or fewer templates than the test needs to reject).
+func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
+	var d []float64
+	for g := range r.Num {
+		if r.Den[g] > 0 {
+			d = append(d, 100*r.Num[g]/r.Den[g])
+		}
+	}
+	if len(d) == 0 {
+		return nil, nil
+	}
+	if len(d) < 2 {
+		return ts.signFlip(r), nil
+	}
+	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
+	res := ci.Test
+	t := &Test{Method: "sign-flip, exact", P: res.P, PAdjusted: res.P, Adjustment: "none", Family: 1,
+		Draws: res.Draws, MinP: res.MinP, Templates: res.Clusters}
+	if !res.Exact {
+		t.Method = "sign-flip, Monte Carlo"
+	}
+	if !ok {
+		return t, nil
+	}
+	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}
 }
 
 // adjust applies Holm across the tests (nil entries skipped) and records

@@ -216,8 +216,16 @@ const (
 	// t_{(1+c)/2, G−1}, combined by MOVER (Zou & Donner 2008) with the
 	// cluster-robust correlation of the two accuracies (Newcombe 1998,
 	// method 10, when each template holds one pair). It is the reported
-	// interval of every paired drop at every number of templates (G ≥ 2).
+	// interval of a paired drop below Params.FewTemplates templates and
+	// whenever every template mean is equal.
 	MethodMOVERWilson = "mover-wilson"
+	// MethodSignFlip: the interval of a paired drop obtained by inverting
+	// the sign-flip test on the template means (stats.SignFlipInterval: the
+	// drops δ the test of the means minus δ does not reject), on the same
+	// sign vectors as the drop's test, so that it excludes 0 exactly when
+	// that test rejects. It is the reported interval of a paired drop from
+	// Params.FewTemplates templates.
+	MethodSignFlip = "sign-flip inversion"
 )
 
 // Params are the settings of the statistics, recorded in the summary. Zero

@@ -266,7 +266,11 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
-	pr.Test = sm.ts.signFlip(dr)
+	var sf *Interval
+	pr.Test, sf = sm.ts.signFlipCI(dr)
+	if pr.PairedDropPP != nil {
+		pr.PairedDropPP.SignFlip = sf
+	}
 	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
 	return dr
 }
@@ -509,7 +513,7 @@ func intervalCoverage(pr *Paired, refPct float64) string {
 	switch {
 	case e.CI.Method == MethodMOVERWilson && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
 		return CoverageConservative
-	case e.CI.Method == MethodClusterT && refPct >= ApproximateBelowPct:
+	case (e.CI.Method == MethodSignFlip || e.CI.Method == MethodClusterT) && refPct >= ApproximateBelowPct:
 		return CoverageNominal
 	}
 	return CoverageApproximate

@@ -659,9 +659,10 @@ func TestModelPairsByHand(t *testing.T) {
 // TestReportedIntervalBySize: below Params.FewTemplates templates the
 // cluster-t interval is reported for an accuracy, MOVER-Wilson for the
 // paired drop, and the narrative warns; from there on the bootstrap
-// interval is reported for an accuracy, cluster-t on the template means for
-// the paired drop (the interval that agrees with the sign-flip test), and
-// the sign-flip test is Monte Carlo above the exact limit.
+// interval is reported for an accuracy, the inverted sign-flip test on the
+// template means for the paired drop (it excludes 0 exactly when the drop's
+// unadjusted test rejects at α), and the sign-flip test is Monte Carlo above
+// the exact limit.
 func TestReportedIntervalBySize(t *testing.T) {
 	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
 	for _, c := range []struct {
@@ -670,7 +671,7 @@ func TestReportedIntervalBySize(t *testing.T) {
 		warn                   bool
 		test                   string
 	}{{6, summary.MethodClusterT, summary.MethodMOVERWilson, summary.CoverageApproximate, true, "sign-flip, exact"},
-		{24, summary.MethodBootstrap, summary.MethodClusterT, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
+		{24, summary.MethodBootstrap, summary.MethodSignFlip, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
 		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -678,6 +679,9 @@ func TestReportedIntervalBySize(t *testing.T) {
 		v := s.Models[0].Variants[1]
 		if s.FewTemplates != c.warn || v.AccuracyPct.CI.Method != c.method || v.Paired.PairedDropPP.CI.Method != c.drop || v.Paired.Test.Method != c.test {
 			t.Errorf("%d templates: few %v, accuracy %+v, drop %+v, test %+v", c.templates, s.FewTemplates, v.AccuracyPct.CI, v.Paired.PairedDropPP.CI, v.Paired.Test)
+		}
+		if ci := v.Paired.PairedDropPP.CI; c.templates >= 20 && ci.Excludes0() != (v.Paired.Test.P <= s.Params.Alpha) {
+			t.Errorf("%d templates: drop interval %+v but unadjusted p %v", c.templates, ci, v.Paired.Test.P)
 		}
 		if v.Paired.IntervalCoverage != c.coverage {
 			t.Errorf("%d templates: interval coverage %q, want %q", c.templates, v.Paired.IntervalCoverage, c.coverage)
