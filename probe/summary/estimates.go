@@ -240,10 +240,10 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 // distinct pairs, which changes when duplicate draws collapse. The same
 // template means give the CR1 SE and cluster-t interval (s/√G of the
 // template means), the cluster bootstrap, the sign-flip test
-// (tests.signFlip) and the MOVER-Wilson interval (its two accuracies as
-// equal-weight means; moverWilson); the reported interval is MOVER-Wilson
-// below Params.FewTemplates templates and cluster-t from there (see
-// estimates.finish).
+// (tests.signFlipCI) and its inversion, and the MOVER-Wilson interval (its
+// two accuracies as equal-weight means; moverWilson); the reported interval
+// is MOVER-Wilson below Params.FewTemplates templates and the inverted
+// sign-flip test from there (see estimates.finish).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
 	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64

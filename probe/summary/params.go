@@ -35,8 +35,8 @@ const (
 	// 94% for cluster-t when pairs are independent, and in this probe's
 	// design, one fixed base prompt per template, 76% against 90%; Cameron
 	// & Miller 2015, §VI, discuss "few clusters" as roughly 20 to 50). For
-	// a paired drop it is where cluster-t on the template means replaces
-	// MOVER-Wilson (PairedDropCoverageMeasured).
+	// a paired drop it is where the inverted sign-flip test on the template
+	// means replaces MOVER-Wilson (PairedDropCoverageMeasured).
 	DefaultFewTemplates = 20
 
 	// NegligibleDropPP is the margin, in percentage points of accuracy, under
@@ -149,7 +149,7 @@ const (
 // prints it. The earlier design, one fixed base prompt per template, is
 // measured in TestMOVERWilsonCoverage (MOVER-Wilson 90.8% at 6 templates
 // × 5 instances).
-const PairedDropCoverageMeasured = "in simulations of the drawn-reference design (6, 20 and 68 templates × 1, 5 and 10 pairs; base accuracy 20, 60 and 80%; within-template correlation 0.1 to 0.9; true drop 0 or 10 pp, equal or differing between templates; 400 runs per cell) the reported 95% interval of the paired drop covered the true drop in 91.5–100% of runs from 20 templates (median 95.5%), but only 86–99% at base accuracy 20% with strongly clustered templates (correlation 0.5 or more); below 20 templates MOVER-Wilson is conservative with one pair per template (99.8–100%) and covers 88.7–100% with 5 or 10 (median 98.5%), except 71–93% when a 10 pp drop at base accuracy 20% sits in the few of 6 templates whose base is near 100% (correlation 0.9); from 20 templates, where the printed minimum detectable drop was 9–11 pp for a true drop of 10 pp, the verdict found the drop in 73.5–86.3% of runs with 5 or more pairs per template (80% intended); with one pair per template it fell 9–13 points short of the power the printed variance components predict, and up to 27 points at base accuracy 20% with strongly clustered templates"
+const PairedDropCoverageMeasured = "in simulations of the drawn-reference design (6, 20 and 68 templates × 1, 5 and 10 pairs; base accuracy 20, 60 and 80%; within-template correlation 0.1 to 0.9; true drop 0 or 10 pp, equal or differing between templates; 400 runs per cell) the reported 95% interval of the paired drop covered the true drop in 92.2–100% of runs from 20 templates (median 97.0%; 92.5–98.0% with a 10 pp drop, higher with none, as tied template means make the sign-flip test conservative), but only 86–99.5% at base accuracy 20% with strongly clustered templates (correlation 0.5 or more) and a drop; from 20 templates it excluded 0 exactly when the sign-flip test rejected; below 20 templates MOVER-Wilson is conservative with one pair per template (99.8–100%) and covers 88.7–100% with 5 or 10 (median 98.5%), except 71–93% when a 10 pp drop at base accuracy 20% sits in the few of 6 templates whose base is near 100% (correlation 0.9); from 20 templates, where the printed minimum detectable drop was 9–11 pp for a true drop of 10 pp, the verdict found the drop in 71.0–86.3% of runs with 5 or more pairs per template (80% intended); with one pair per template it fell 6–16 points short of the power the printed variance components predict, and up to 26 points at base accuracy 20% with strongly clustered templates"
 
 // Values of Paired.IntervalCoverage, from the measurements stated in
 // PairedDropCoverageMeasured.
@@ -159,16 +159,19 @@ const (
 	CoverageConservative = "conservative"
 	// CoverageApproximate: MOVER-Wilson below Params.FewTemplates templates
 	// with more pairs per template (88.7–100%, as little as 71% when the
-	// drop sits in the few templates the model solves), or cluster-t from
-	// there with a reference accuracy below ApproximateBelowPct (86–91% at
-	// a base accuracy of 20% with strongly clustered templates).
+	// drop sits in the few templates the model solves), or the inverted
+	// sign-flip test from there with a reference accuracy below
+	// ApproximateBelowPct (86–99.5% at a base accuracy of 20% with strongly
+	// clustered templates and a true drop).
 	CoverageApproximate = "approximate"
-	// CoverageNominal: cluster-t from Params.FewTemplates templates with a
-	// reference accuracy of ApproximateBelowPct or more (91.5–100%, median
-	// 95.5%).
+	// CoverageNominal: the inverted sign-flip test (or cluster-t) from
+	// Params.FewTemplates templates with a reference accuracy of
+	// ApproximateBelowPct or more (92.2–100%, median 97.0%; 92.5–98.0%
+	// with a true drop of 10 pp).
 	CoverageNominal = "nominal"
 	// ApproximateBelowPct is the reference accuracy, in percent, under
-	// which a cluster-t interval of a paired drop is CoverageApproximate:
+	// which a paired drop's interval from Params.FewTemplates templates is
+	// CoverageApproximate:
 	// midway between the simulated 20% (under-covers) and 60% (holds).
 	ApproximateBelowPct = 40.0
 )

@@ -40,7 +40,7 @@ import (
 //     bootstrap from there on, a Wilson fallback when the clustered ones are
 //     degenerate; for the paired drop (the equal-weight mean of the
 //     template means; see pairedDrop) MOVER-Wilson below p.FewTemplates
-//     templates or when degenerate, cluster-t from there, with
+//     templates or when degenerate, the inverted sign-flip test from there, with
 //     Paired.IntervalCoverage saying how well such an interval covered in
 //     simulation.
 //
@@ -137,7 +137,7 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): cluster-t on the template means with G−1 degrees of freedom from %d templates (the interval that agrees with the sign-flip test on the same means; Cameron & Miller 2015), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	if p.Primary != "" {
