@@ -372,3 +372,27 @@ func TestEmpiricalQuantileTextbook(t *testing.T) {
 		t.Fatal("no replicates gave an interval")
 	}
 }
+
+// TestRatioEqualWeights: clusters {1}, {0, 0, 0, 1} and {0, 0} (and one
+// empty) have means 1, 1/4 and 0; the equal-weight ratio is their mean
+// 5/12 (the pooled ratio is 2/7), its CR1 SE is the standard deviation of
+// the means over √3, √(0.27083333/3), a resample is the mean of its
+// clusters' means, and the total weight stays 7.
+func TestRatioEqualWeights(t *testing.T) {
+	r := ratioOf([][]float64{{1}, {0, 0, 0, 1}, {}, {0, 0}})
+	e := r.EqualWeights()
+	if v, ok := e.Value(); !ok || math.Abs(v-5.0/12) > 1e-12 {
+		t.Errorf("value %v, want 5/12", v)
+	}
+	if e.Den[2] != 0 || e.Clusters() != 3 || math.Abs(e.Den[0]+e.Den[1]+e.Den[3]-7) > 1e-12 {
+		t.Errorf("weights %v", e.Den)
+	}
+	inf, _ := e.Influence()
+	se, g, ok := inf.CR1()
+	if !ok || g != 3 || math.Abs(se-math.Sqrt(0.2708333333333333/3)) > 1e-12 {
+		t.Errorf("SE %v over %d clusters, want %v", se, g, math.Sqrt(0.2708333333333333/3))
+	}
+	if v, _ := e.At([]int{0, 0, 1}); math.Abs(v-(1+1+0.25)/3) > 1e-12 {
+		t.Errorf("resample {0, 0, 1}: %v, want 0.75", v)
+	}
+}
