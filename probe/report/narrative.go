@@ -411,7 +411,7 @@ func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 // writeModelPairs writes the paired differences between models: a table
 // and the differences shown, in words.
 func writeModelPairs(b *strings.Builder, mps []summary.ModelPair, conf string, alpha float64) {
-	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the differences of each model pair. A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf)
+	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the %d differences of every model pair together (one family). A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf, mps[0].Family)
 	fmt.Fprintf(b, "| A | B | measure | variant | units | A higher / B higher | A − B, pp [%s CI] | p (adjusted) |\n|---|---|---|---|---|---|---|---|\n", conf)
 	var shown []string
 	for _, mp := range mps {
