@@ -38,29 +38,33 @@ const (
 // greedy decoding (Params.Temperature 0) the same prompt asked again gets
 // the same answer, so a variant that changed nothing the model reads would
 // change no answer (rate NullPct = 0); the verdict asks whether the changed
-// share clears the margin MarginPct, on its interval at confidence 1 − α/k
-// (Bonferroni over the k = Among variants it may pick from), which is a
-// one-sided test at α/(2k) on each side.
+// share clears the margin MarginPct, on its interval at confidence
+// 1 − α/(k·M) (Bonferroni over the k = Among variants it may pick from and
+// the M = Models models), a one-sided test at α/(2kM) on each side.
 type StabilityVerdict struct {
 	Verdict string `json:"verdict"` // Stability* constants
 	// Variant is the one the verdict names: the highest lower bound for
 	// unstable or inconclusive, the highest upper bound for stable.
-	Variant    string  `json:"variant"`
-	Among      int     `json:"among"`       // k: variants with pairs whose problems keep their answer
+	Variant string `json:"variant"`
+	Among   int    `json:"among"` // k: variants with pairs whose problems keep their answer
+	// Models is M, the models of the run with a stability verdict: the
+	// intervals are at 1 − α/(k·M), Bonferroni over the variants and the
+	// models, so that the stability verdicts of a run hold together at α.
+	Models     int     `json:"models"`
 	Pairs      int     `json:"pairs"`       // Variant's such pairs
 	ChangedPct float64 `json:"changed_pct"` // Variant's share of them whose answer changed
-	// CI is Variant's interval at confidence 1 − α/k: cluster-t on G − 1
+	// CI is Variant's interval at confidence 1 − α/(k·M): cluster-t on G − 1
 	// degrees of freedom with the share's CR1 standard error, or Wilson at
 	// that confidence when the share does not vary between templates.
 	CI            *Interval `json:"ci"`
-	ConfidencePct float64   `json:"confidence_pct"` // 100·(1 − α/k)
+	ConfidencePct float64   `json:"confidence_pct"` // 100·(1 − α/(k·M))
 	NullPct       float64   `json:"null_pct"`       // the re-ask rate under the null: 0 under greedy decoding
 	MarginPct     float64   `json:"margin_pct"`     // Params.UnstableAnswerPct
 }
 
 // stabilityVerdict returns the stability verdict of m; nil when no variant
 // has pairs whose problems keep their answer.
-func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
+func (sm *summarizer) stabilityVerdict(m *ModelSummary, models int) *StabilityVerdict {
 	type cand struct {
 		v  *VariantSummary
 		iv *Interval
@@ -75,8 +79,8 @@ func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
 		return nil
 	}
 	k := len(cs)
-	conf := 1 - sm.alpha/float64(k)
-	sv := &StabilityVerdict{Among: k, ConfidencePct: 100 * conf, MarginPct: sm.p.UnstableAnswerPct}
+	conf := 1 - sm.alpha/float64(k*models)
+	sv := &StabilityVerdict{Among: k, Models: models, ConfidencePct: 100 * conf, MarginPct: sm.p.UnstableAnswerPct}
 	for i := range cs {
 		cs[i].iv = changedInterval(cs[i].v.Paired.AnswerChanged, conf)
 	}
@@ -148,9 +152,15 @@ func changedInterval(r *Rate, conf float64) *Interval {
 func (sm *summarizer) selection() {
 	var tests []*Test
 	var holders []*ModelSummary
+	withStability := 0
+	for i := range sm.s.Models {
+		if sm.stabilityVerdict(&sm.s.Models[i], 1) != nil {
+			withStability++
+		}
+	}
 	for i := range sm.s.Models {
 		m := &sm.s.Models[i]
-		m.Stability = sm.stabilityVerdict(m)
+		m.Stability = sm.stabilityVerdict(m, max(withStability, 1))
 		v := m.Variant(m.VerdictVariant)
 		if v == nil || v.Paired == nil || v.Paired.Test == nil {
 			m.Headline = headline(m)

@@ -140,3 +140,25 @@ func TestSelectionAcrossModels(t *testing.T) {
 		t.Error("NaN p")
 	}
 }
+
+// TestStabilityAcrossModels: with two models the stability intervals are
+// at 1 − α/(k·M), M = 2.
+func TestStabilityAcrossModels(t *testing.T) {
+	ts := stabilityTrials(20, 1, 15)
+	for _, x := range stabilityTrials(20, 1, 2) {
+		x.ModelPath, x.ItemID = "n.gguf", "n/"+x.ItemID
+		ts = append(ts, x)
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range s.Models {
+		if sv := m.Stability; sv == nil || sv.Models != 2 || !near(sv.ConfidencePct, 97.5) {
+			t.Errorf("%s: %+v", m.Label, sv)
+		}
+	}
+	if s.Models[0].Stability.Verdict != summary.StabilityUnstable {
+		t.Errorf("15 of 20 changed: %+v", s.Models[0].Stability)
+	}
+}
