@@ -7,9 +7,11 @@ import (
 	"testing"
 )
 
-// realCase is one line of testdata/responses.jsonl: a real response of the
-// default model (qwen2.5-coder-0.5b-instruct Q4_K_M) from the demo run,
-// the item fields the rules read, and the kind a reader gave it by hand.
+// realCase is one line of testdata/responses.jsonl: a real model response
+// (the default model, qwen2.5-coder-0.5b-instruct Q4_K_M, from the demo
+// run; the fast model, gemma-3-270m Q4_K_M, from a short capture run for
+// no_answer, which the demo lacks), the item fields the rules read, and the
+// kind a reader gave it by hand.
 type realCase struct {
 	From           string `json:"from"`
 	Kind           string `json:"kind"`
@@ -26,9 +28,8 @@ type realCase struct {
 
 // TestClassifyRealResponses: each kind on real model outputs, against the
 // hand label (the demo's hand check of 50 wrong answers, and hand-labelled
-// clause and recall cases; see each line's note). Every kind the demo's
-// responses can show is covered at least once; no_answer is covered by
-// TestClassifyRealNoAnswer.
+// clause and recall cases, and a captured response without a number; see
+// each line's note). Every kind is covered at least once.
 func TestClassifyRealResponses(t *testing.T) {
 	f, err := os.Open("testdata/responses.jsonl")
 	if err != nil {
@@ -53,7 +54,7 @@ func TestClassifyRealResponses(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{Unfinished, Arithmetic, ClauseUsed, OriginalRecalled, Other} {
+	for _, k := range Kinds {
 		if seen[k] == 0 {
 			t.Errorf("no real response of kind %s in testdata", k)
 		}
