@@ -76,6 +76,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 		p.BootstrapResamples = b
 	}
 	p.Primary = man.Config.Primary
+	p.Temperature = man.Config.Temperature
 	sum, err := summary.Summarize(trials, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)

@@ -138,7 +138,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeFlips(b, m, p, conf)
 	writeStability(b, m, conf)
 	writeErrors(b, m)
-	writeShifts(b, m, conf)
+	writeShifts(b, m, p, conf)
 	writeDifficulty(b, m)
 }
 
@@ -153,8 +153,8 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 	case m.Verdict == "" || v == nil:
 		b.WriteString("**No verdict:** no variant other than base with matched pairs, or no scored trials.\n\n")
 	case m.Verdict == summary.VerdictFloor:
-		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.\n\n",
-			m.Verdict, accText(base), fnum(summary.FloorAccuracyPct, 0))
+		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.%s\n\n",
+			verdictHead(m), accText(base), fnum(summary.FloorAccuracyPct, 0), stabilityVerdictSentence(m, p, conf))
 	default:
 		from := "the most severe of its variants after Holm's adjustment"
 		if m.VerdictRule == "primary" {
@@ -165,14 +165,15 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 		if r := m.Variant(pr.Reference); r != nil {
 			refName, ref = "Its reference "+r.Variant+" (the same drawn problems without the change)", r
 		}
-		fmt.Fprintf(b, "**Verdict: %s** (on %s, %s). %s accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
-			m.Verdict, v.Variant, from, refName, accText(ref), v.Variant, accText(v),
+		fmt.Fprintf(b, "**Verdict: %s** (the drop on %s, %s). %s accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
+			verdictHead(m), v.Variant, from, refName, accText(ref), v.Variant, accText(v),
 			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, ivOpt(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
 			verdictReason(pr, v.Verdict, p))
 		if pw := pr.Power; pw != nil {
 			b.WriteString(" " + powerSentence(pw))
 		}
-		b.WriteString(stabilitySentence(m, conf))
+		b.WriteString(selectionSentence(m, p))
+		b.WriteString(stabilityVerdictSentence(m, p, conf))
 		b.WriteString(budgetSentence(v, ref))
 		b.WriteString("\n\n")
 	}
@@ -237,8 +238,8 @@ func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 
 // writeShifts writes a model's table of entropy and DDC-margin shifts
 // against base by variant, then the meaningful ones in words.
-func writeShifts(b *strings.Builder, m *summary.ModelSummary, conf string) {
-	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the threshold and the adjusted test reaches α.\n\n", conf)
+func writeShifts(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
+	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
 	for i := range m.Variants {
@@ -261,10 +262,11 @@ func writeShifts(b *strings.Builder, m *summary.ModelSummary, conf string) {
 		}
 	}
 	if len(flagged) == 0 {
-		b.WriteString("\nNo meaningful shift: no interval lies beyond its threshold with an adjusted test at α.\n")
+		b.WriteString("\nNo meaningful shift: no interval lies beyond its margin with an adjusted test at α.\n")
 	} else {
 		b.WriteString("\nMeaningful shifts: " + strings.Join(flagged, "; ") + ".\n")
 	}
+	writeShiftStrata(b, m, p, conf)
 }
 
 // writeDifficulty writes accuracy by level, steps and relation where the
@@ -409,7 +411,7 @@ func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 // writeModelPairs writes the paired differences between models: a table
 // and the differences shown, in words.
 func writeModelPairs(b *strings.Builder, mps []summary.ModelPair, conf string, alpha float64) {
-	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the differences of each model pair. A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf)
+	fmt.Fprintf(b, "A − B on the distinct prompts (accuracy) or pairs (paired drop) both models were given, clustered by template, with %s intervals and the sign-flip test over templates, Holm-adjusted across the %d differences of every model pair together (one family). A positive accuracy difference means A is more accurate; a positive drop difference means A loses more than B on that variant.\n\n", conf, mps[0].Family)
 	fmt.Fprintf(b, "| A | B | measure | variant | units | A higher / B higher | A − B, pp [%s CI] | p (adjusted) |\n|---|---|---|---|---|---|---|---|\n", conf)
 	var shown []string
 	for _, mp := range mps {
@@ -472,8 +474,9 @@ func writeThresholds(b *strings.Builder, p summary.Params, conf string) {
 	} else {
 		fmt.Fprintf(b, "- A model's verdict is the most severe of its variants' verdicts, each with its test Holm-adjusted across the model's variants, so picking the worst variant does not inflate the rate of false signals.\n")
 	}
-	fmt.Fprintf(b, "- An entropy shift is meaningful when its whole interval lies beyond ±%s bits and its adjusted test reaches α; a DDC-margin shift likewise beyond ±%s.\n",
-		fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
+	fmt.Fprintf(b, "- A shift is meaningful when its whole interval lies beyond ±margin and its test, Holm-adjusted across the three measures and the variants, reaches α. The margin is %s between-template standard deviations of the measure on the reference side (a small standardized effect, Cohen 1988), at least %s bits for an entropy and %s for the DDC margin; the same margin applies within pairs both right and both wrong.\n",
+		fnum(p.ShiftMarginSD, 1), fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
+	writeStabilityRule(b, p)
 	fmt.Fprintf(b, "- A paired drop's interval is MOVER-Wilson: it is asymmetric near 0%% and 100%% accuracy and is never [0, 0], even when every pair agrees. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n")
 }
 

@@ -25,7 +25,39 @@ func writeCalculator(b *strings.Builder, c *summary.CalculatorSummary) {
 				pctText(v.NoneCorrect, v.Items), v.NoneCorrect, v.Items, pctText(v.CalcCorrect, v.Items), v.CalcCorrect, v.Items,
 				pctText(v.Fixed, wrong), v.Fixed, wrong, v.Broken, fnum(v.CallsPerItem, 2), v.ItemsWithCalls)
 		}
+		writeCalcKinds(b, m.Variants)
 	}
+}
+
+// writeCalcKinds writes the errors the calculator fixed by the error kind
+// of the answer without it (summary.CalcVariantSummary.ByKind): fixed of
+// wrong per kind; nothing when no row has kinds.
+func writeCalcKinds(b *strings.Builder, rows []summary.CalcVariantSummary) {
+	var kinds, lines []string
+	for _, v := range rows {
+		if v.ByKind == nil {
+			continue
+		}
+		if kinds == nil {
+			for _, k := range v.ByKind {
+				kinds = append(kinds, k.Kind)
+			}
+		}
+		cells := []string{v.Variant}
+		for _, k := range v.ByKind {
+			cells = append(cells, fmt.Sprintf("%d of %d", k.Fixed, k.Wrong))
+		}
+		lines = append(lines, "| "+strings.Join(cells, " | ")+" |")
+	}
+	if len(lines) == 0 {
+		return
+	}
+	var head []string
+	for _, k := range kinds {
+		head = append(head, cmpOr(errorKindNames[k], k))
+	}
+	fmt.Fprintf(b, "\nErrors the calculator fixed, by the kind of the wrong answer without it (error anatomy): fixed of wrong. An arithmetic slip the calculator fixes is the expected case; a fixed answer of another kind means the calculator changed more than the arithmetic (a cut answer that now ends in time, a relation read anew).\n\n| variant | %s |\n|---|%s\n%s\n",
+		strings.Join(head, " | "), strings.Repeat("---|", len(head)), strings.Join(lines, "\n"))
 }
 
 // pctText is k/n as a percentage with one decimal, "—" for n = 0.

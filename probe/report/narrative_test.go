@@ -187,8 +187,8 @@ func TestNarrativeContent(t *testing.T) {
 	rsym := robust.Variant("symbolic")
 	for _, want := range []string{
 		"## Robust Q8_0", "## Fragile Q4_K_M",
-		"**Verdict: no detectable drop** (on ",
-		"**Verdict: strong fragility signal** (on noop, the most severe of its variants after Holm's adjustment)",
+		"**Verdict: no detectable drop** (the drop on ",
+		"**Verdict: strong fragility signal** (the drop on noop, the most severe of its variants after Holm's adjustment)",
 		// Accuracy with k/n distinct prompts, the drops in pp and the relative drop, labelled.
 		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + countNum(base.K) + "/" + strconv.Itoa(base.N) + ")",
 		"a paired drop of " + fnum(noop.Paired.PairedDropPP.Value, 1) + " pp, 95% CI " + ivText(noop.Paired.PairedDropPP.CI, 1),
@@ -207,6 +207,12 @@ func TestNarrativeContent(t *testing.T) {
 		"**Few templates: G = 12, below 20.**",
 		"at 80% power",
 		"1 skipped",
+		// The picked variant's widened interval, the test across models,
+		// the shifts within pairs both right and both wrong, and margins.
+		"Picked as the most severe of 2 variants, its paired drop's interval widened for the choice (cluster-t, Bonferroni 1 − α/2) is " + ivText(robust.VerdictPickedCI, 1),
+		"Across the 2 models' verdicts (Holm over each model's adjusted p): p = " + pText(*fragile.VerdictPAcrossModels) + ".",
+		"| noop | both right | ",
+		"Margins (the larger of the floor and 0.2 between-template SDs",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("narrative lacks %q", want)

@@ -3,6 +3,8 @@ package summary
 import (
 	"slices"
 
+	"github.com/fragility/fragility/probe/anatomy"
+
 	"github.com/fragility/fragility/probe/results"
 )
 
@@ -49,6 +51,20 @@ type CalcVariantSummary struct {
 	Calls          int     `json:"calls"`
 	CallsPerItem   float64 `json:"calls_per_item"`
 	ItemsWithCalls int     `json:"items_with_calls"`
+	unclassified   bool    // an item wrong without the calculator had no error kind
+	// ByKind is "errors the calculator fixed" by error kind (package
+	// anatomy): for each kind, in anatomy.Kinds order, the items wrong
+	// without the calculator with that kind and how many of them the
+	// calculator fixed; nil when the wrong answers carry no kind (runs
+	// recorded before the error anatomy).
+	ByKind []CalcKind `json:"by_kind,omitempty"`
+}
+
+// CalcKind is one error kind of CalcVariantSummary.ByKind.
+type CalcKind struct {
+	Kind  string `json:"kind"`
+	Wrong int    `json:"wrong"` // items wrong without the calculator with this kind
+	Fixed int    `json:"fixed"` // of them, right with the calculator
 }
 
 // calculatorSummary computes the calculator section; nil when no trial ran
@@ -133,11 +149,40 @@ func countCalcPair(r *CalcVariantSummary, t, n *results.Trial) {
 	case t.Correct:
 		r.Fixed++
 	}
+	countCalcKind(r, t, n)
 	if t.Correct {
 		r.CalcCorrect++
 	} else if n.Correct {
 		r.Broken++
 	}
+}
+
+// countCalcKind adds to r.ByKind an item wrong without the calculator (n),
+// by its error kind, and whether the calculator (t) fixed it. An item
+// wrong without a kind leaves ByKind nil for good (unclassified marks it).
+func countCalcKind(r *CalcVariantSummary, t, n *results.Trial) {
+	if n.Correct || r.unclassified {
+		return
+	}
+	if n.ErrorKind == "" {
+		r.ByKind, r.unclassified = nil, true
+		return
+	}
+	if r.ByKind == nil {
+		for _, k := range anatomy.Kinds {
+			r.ByKind = append(r.ByKind, CalcKind{Kind: k})
+		}
+	}
+	for i := range r.ByKind {
+		if r.ByKind[i].Kind == n.ErrorKind {
+			r.ByKind[i].Wrong++
+			if t.Correct {
+				r.ByKind[i].Fixed++
+			}
+			return
+		}
+	}
+	r.ByKind = append(r.ByKind, CalcKind{Kind: n.ErrorKind, Wrong: 1, Fixed: map[bool]int{true: 1}[t.Correct]})
 }
 
 // finishCalcRow returns r with its shares computed: the share of the items

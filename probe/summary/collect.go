@@ -110,6 +110,7 @@ type summarizer struct {
 
 	es    *estimates
 	ts    *tests
+	tsStr *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
 	mdata []modelData
 }
 

@@ -49,13 +49,15 @@ const (
 	// or above it. GSM-Symbolic reports drops of this order for the weaker
 	// models on its symbolic variant, and far larger ones on no-op clauses.
 	StrongDropPP = 10.0
-	// EntropyShiftThresholdBits is the paired entropy shift, in bits per
-	// token, that the interval's bound nearer 0 must reach for a shift to be
-	// flagged as meaningful.
+	// EntropyShiftThresholdBits is the floor of the entropy shifts' margin
+	// (Shift.Threshold), in bits per token: the margin is the larger of it
+	// and ShiftMarginSD between-template standard deviations. 0.02 bits is
+	// a floor, not a measured effect size (twenty steps of the printed
+	// resolution, 0.001 bits): it decides only when templates hardly
+	// differ in the measure.
 	EntropyShiftThresholdBits = 0.02
-	// DDCMarginShiftThreshold is the paired shift of the DDC margin (a
-	// difference of cosines, unitless) that the interval's bound nearer 0
-	// must reach for a shift to be flagged as meaningful.
+	// DDCMarginShiftThreshold is the floor of the DDC-margin shift's margin
+	// (a difference of cosines, unitless), as EntropyShiftThresholdBits.
 	DDCMarginShiftThreshold = 0.01
 
 	// PlanningOutcomeVariance and PlanningDropVariance are the assumptions
@@ -234,18 +236,24 @@ const (
 // Params are the settings of the statistics, recorded in the summary. Zero
 // fields take the defaults of DefaultParams.
 type Params struct {
-	BootstrapResamples int     `json:"bootstrap_resamples"`             // B ≥ 1
-	Seed               int64   `json:"bootstrap_seed"`                  // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
-	Confidence         float64 `json:"confidence_level"`                // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
-	Power              float64 `json:"power"`                           // power of the minimum detectable drop, e.g. 0.8
-	Alpha              float64 `json:"alpha"`                           // set by Summarize: 1 − Confidence, the level of every test
-	NegligibleDropPP   float64 `json:"negligible_drop_pp"`              // pp; see NegligibleDropPP
-	StrongDropPP       float64 `json:"strong_drop_pp"`                  // pp; see StrongDropPP
-	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"`    // bits per token; see EntropyShiftThresholdBits
-	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`      // cosine difference; see DDCMarginShiftThreshold
-	FewTemplates       int     `json:"cluster_t_below_templates"`       // cluster-t is reported below this many templates; see DefaultFewTemplates
-	PermutationExact   int     `json:"permutation_exact_max_templates"` // the sign-flip test enumerates all 2^G sign vectors up to this many templates (≤ 30)
-	PermutationDraws   int     `json:"permutation_draws"`               // Monte Carlo sign vectors above PermutationExact templates
+	BootstrapResamples int     `json:"bootstrap_resamples"`          // B ≥ 1
+	Seed               int64   `json:"bootstrap_seed"`               // first PCG seed word (as uint64) of the bootstrap and the Monte Carlo sign flips
+	Confidence         float64 `json:"confidence_level"`             // in (0, 1), e.g. 0.95; tests at α = 1 − confidence
+	Power              float64 `json:"power"`                        // power of the minimum detectable drop, e.g. 0.8
+	Alpha              float64 `json:"alpha"`                        // set by Summarize: 1 − Confidence, the level of every test
+	NegligibleDropPP   float64 `json:"negligible_drop_pp"`           // pp; see NegligibleDropPP
+	StrongDropPP       float64 `json:"strong_drop_pp"`               // pp; see StrongDropPP
+	EntropyShiftBits   float64 `json:"entropy_shift_threshold_bits"` // bits per token; see EntropyShiftThresholdBits
+	DDCMarginShift     float64 `json:"ddc_margin_shift_threshold"`   // cosine difference; see DDCMarginShiftThreshold
+	ShiftMarginSD      float64 `json:"shift_margin_sd"`              // between-template SDs; see ShiftMarginSD
+	UnstableAnswerPct  float64 `json:"unstable_answer_pct"`          // percent of pairs; see UnstableAnswerPct
+	// Temperature is the run's sampling temperature (0: greedy), from the
+	// manifest: under greedy decoding the same prompt re-asked gets the same
+	// answer, the null of the stability verdict (StabilityVerdict).
+	Temperature      float64 `json:"temperature"`
+	FewTemplates     int     `json:"cluster_t_below_templates"`       // cluster-t is reported below this many templates; see DefaultFewTemplates
+	PermutationExact int     `json:"permutation_exact_max_templates"` // the sign-flip test enumerates all 2^G sign vectors up to this many templates (≤ 30)
+	PermutationDraws int     `json:"permutation_draws"`               // Monte Carlo sign vectors above PermutationExact templates
 	// Primary is the pre-specified primary variant (`run --primary`): when
 	// set, a model's verdict is this variant's, tested alone at α; the other
 	// variants are secondary (Holm among themselves). "" means Holm across
@@ -264,6 +272,8 @@ type Params struct {
 	PairedDropCoverage string `json:"paired_drop_coverage"`
 	PermutationTest    string `json:"permutation_test"`
 	Multiplicity       string `json:"multiplicity"`
+	ShiftMargin        string `json:"shift_margin"`
+	Stability          string `json:"stability_verdict"`
 	MDE                string `json:"minimum_detectable_drop"`
 	ExtractionRules    string `json:"extraction_rules"`
 }
@@ -292,6 +302,8 @@ func DefaultParams(seed int64) Params {
 		StrongDropPP:       StrongDropPP,
 		EntropyShiftBits:   EntropyShiftThresholdBits,
 		DDCMarginShift:     DDCMarginShiftThreshold,
+		ShiftMarginSD:      ShiftMarginSD,
+		UnstableAnswerPct:  UnstableAnswerPct,
 		FewTemplates:       DefaultFewTemplates,
 		PermutationExact:   stats.ExactMaxClusters,
 		PermutationDraws:   stats.MonteCarloDraws,

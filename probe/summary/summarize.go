@@ -85,6 +85,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	}
 	sm.es.finish(sm.G)
 	sm.verdicts()
+	sm.selection()
 	sm.levelDifferences()
 	s := sm.s
 	s.Documents = documentsSummary(trials, s)
@@ -104,7 +105,8 @@ func checkParams(p Params) (Params, error) {
 		}
 	}
 	for _, f := range []struct{ dst, def *float64 }{{&p.Confidence, &d.Confidence}, {&p.Power, &d.Power}, {&p.NegligibleDropPP, &d.NegligibleDropPP},
-		{&p.StrongDropPP, &d.StrongDropPP}, {&p.EntropyShiftBits, &d.EntropyShiftBits}, {&p.DDCMarginShift, &d.DDCMarginShift}} {
+		{&p.StrongDropPP, &d.StrongDropPP}, {&p.EntropyShiftBits, &d.EntropyShiftBits}, {&p.DDCMarginShift, &d.DDCMarginShift},
+		{&p.ShiftMarginSD, &d.ShiftMarginSD}, {&p.UnstableAnswerPct, &d.UnstableAnswerPct}} {
 		if *f.dst == 0 {
 			*f.dst = *f.def
 		}
@@ -116,7 +118,7 @@ func checkParams(p Params) (Params, error) {
 		return p, fmt.Errorf("probe: confidence level must be in (0, 1), got %v", p.Confidence)
 	case !(p.Power > 0 && p.Power < 1):
 		return p, fmt.Errorf("probe: power must be in (0, 1), got %v", p.Power)
-	case p.NegligibleDropPP < 0 || p.StrongDropPP < p.NegligibleDropPP || p.EntropyShiftBits < 0 || p.DDCMarginShift < 0:
+	case p.NegligibleDropPP < 0 || p.StrongDropPP < p.NegligibleDropPP || p.EntropyShiftBits < 0 || p.DDCMarginShift < 0 || p.ShiftMarginSD < 0 || p.UnstableAnswerPct < 0 || p.Temperature < 0:
 		return p, errors.New("probe: thresholds must be ≥ 0 with strong ≥ negligible")
 	case p.FewTemplates < 0 || p.PermutationExact < 0 || p.PermutationExact > 30 || p.PermutationDraws < 1:
 		return p, errors.New("probe: few-templates limit ≥ 0, exact sign-flip limit in [0, 30] and Monte Carlo draws ≥ 1 required")
@@ -140,11 +142,14 @@ func describeMethods(p *Params) {
 	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
+	across := "; with several models, each model's verdict test (its within-model adjusted p) Holm-adjusted across the models; differences between models Holm-adjusted across every difference of every model pair (one family)"
 	if p.Primary != "" {
-		p.Multiplicity = fmt.Sprintf("primary variant %s tested alone at α = %s and its verdict is the model's; other variants Holm-adjusted among themselves (secondary); shifts Holm-adjusted across all variants; differences between models Holm-adjusted within each model pair", p.Primary, fnum(alpha, 2))
+		p.Multiplicity = fmt.Sprintf("drops: primary variant %s tested alone at α = %s and its verdict is the model's; other variants Holm-adjusted among themselves (secondary); shifts: Holm across the three measures and all variants of a model, the within-stratum shifts (both right, both wrong) in a family of their own", p.Primary, fnum(alpha, 2)) + across
 	} else {
-		p.Multiplicity = "Holm across the variants of each model (the verdict is the most severe adjusted one), for the drop and for each shift; differences between models Holm-adjusted within each model pair"
+		p.Multiplicity = "drops: Holm across the variants of each model; the verdict is the most severe adjusted one, and its variant's paired drop also gets a cluster-t interval at 1 − α/k for having been picked among k (Bonferroni); shifts: Holm across the three measures and all variants of a model, the within-stratum shifts (both right, both wrong) in a family of their own" + across
 	}
+	p.ShiftMargin = shiftMethod(p)
+	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; cluster-t, Wilson when degenerate); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
 	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template", fnum(p.Power, 2))
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
@@ -152,8 +157,10 @@ func describeMethods(p *Params) {
 // modelTests are the tests of one model's variants that are adjusted
 // together (Holm), one list per quantity.
 type modelTests struct {
-	drop, ans, all, ddc []*Test
-	dropVariants        []*VariantSummary // the variant of each drop test
+	drop         []*Test
+	shifts       []*Test           // every measure's shift test, all variants (one Holm family)
+	strata       []*Test           // the shift tests within both-right and within both-wrong pairs (one Holm family)
+	dropVariants []*VariantSummary // the variant of each drop test
 }
 
 // baseSide is the base variant's accuracy of one model, for the drops.
@@ -308,45 +315,6 @@ func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count fun
 	return &Rate{Pairs: len(some), Cell: sm.share(some, count)}
 }
 
-// shifts sets the variant's answer-entropy, all-token entropy and
-// DDC-margin shifts (mean over pairs of variant − base) with their tests.
-func (sm *summarizer) shifts(vs *VariantSummary, pairs []*pairUnit, mt *modelTests) {
-	for _, x := range []struct {
-		dst *(*Shift)
-		f   func(q *pairUnit) shiftAcc
-		thr float64
-		col *[]*Test
-	}{
-		{&vs.AnswerEntropyShift, func(q *pairUnit) shiftAcc { return q.ans }, sm.p.EntropyShiftBits, &mt.ans},
-		{&vs.EntropyShift, func(q *pairUnit) shiftAcc { return q.all }, sm.p.EntropyShiftBits, &mt.all},
-		{&vs.DDCMarginShift, func(q *pairUnit) shiftAcc { return q.ddc }, sm.p.DDCMarginShift, &mt.ddc},
-	} {
-		sh := &Shift{Threshold: x.thr}
-		*x.dst = sh
-		r := stats.NewRatio(sm.G)
-		var sb, sv float64
-		for _, q := range pairs {
-			a := x.f(q)
-			if a.n == 0 {
-				continue
-			}
-			sh.Pairs++
-			b, v := a.base/float64(a.n), a.vari/float64(a.n)
-			sb += b
-			sv += v
-			r.Add(q.tmpl, v-b)
-		}
-		if sh.Pairs == 0 {
-			continue
-		}
-		sh.BaseMean, sh.VariantMean = sb/float64(sh.Pairs), sv/float64(sh.Pairs)
-		v, _ := r.Value()
-		sh.Shift = sm.es.add(v, sm.influence(r, 1), r.At, math.Inf(-1), math.Inf(1), nil)
-		sh.Test = sm.ts.signFlip(r)
-		*x.col = append(*x.col, sh.Test)
-	}
-}
-
 // adjustModel applies the multiplicity adjustments across one model's
 // variants: the primary variant's drop test alone and Holm among the
 // others, or Holm across all; Holm for each shift.
@@ -367,14 +335,12 @@ func (sm *summarizer) adjustModel(mt modelTests) {
 	} else {
 		adjust(sm.alpha, "holm", mt.drop...)
 	}
-	adjust(sm.alpha, "holm", mt.ans...)
-	adjust(sm.alpha, "holm", mt.all...)
-	adjust(sm.alpha, "holm", mt.ddc...)
+	sm.adjustShifts(mt)
 }
 
 // betweenModels computes the paired differences between every two models
-// on the prompts and pairs both were given, Holm-adjusted within each
-// model pair.
+// on the prompts and pairs both were given, Holm-adjusted across every
+// difference of every model pair (one family).
 func (sm *summarizer) betweenModels() {
 	models := sm.models
 	for a := 0; a < len(models); a++ {
@@ -404,17 +370,19 @@ func (sm *summarizer) betweenModels() {
 			sm.s.ModelPairs = append(sm.s.ModelPairs, mp)
 		}
 	}
+	var tl []*Test
 	for i := range sm.s.ModelPairs {
 		mp := &sm.s.ModelPairs[i]
-		var tl []*Test
 		for j := range mp.Accuracy {
 			tl = append(tl, mp.Accuracy[j].Test)
 		}
 		for j := range mp.Drop {
 			tl = append(tl, mp.Drop[j].Test)
 		}
-		adjust(sm.alpha, "holm", tl...)
-		mp.Family = len(tl)
+	}
+	adjust(sm.alpha, "holm across every model pair", tl...)
+	for i := range sm.s.ModelPairs {
+		sm.s.ModelPairs[i].Family = len(tl)
 	}
 }
 
@@ -547,9 +515,5 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		// would detect is above the negligible margin) rules nothing out.
 		vs.Verdict = VerdictInconclusive
 	}
-	for _, sh := range []*Shift{vs.AnswerEntropyShift, vs.EntropyShift, vs.DDCMarginShift} {
-		if sh.Shift != nil && sh.Test != nil && sh.Shift.CI != nil {
-			sh.Meaningful = stats.ShiftMeaningful(sh.Shift.CI.Lo, sh.Shift.CI.Hi, true, sh.Test.PAdjusted, sh.Threshold, sm.alpha)
-		}
-	}
+	sm.shiftFlags(vs)
 }

@@ -69,8 +69,12 @@ type Test struct {
 	// adjustment (equal to P when the test stands alone).
 	P         float64 `json:"p"`
 	PAdjusted float64 `json:"p_adjusted"`
-	// Adjustment names it: "holm" across Family tests, "none: primary
-	// variant", or "holm among secondary variants".
+	// Adjustment names it: "holm" across Family tests (the drops of a
+	// model's variants), "none: primary variant", "holm among secondary
+	// variants", "holm across measures and variants" (shifts), "holm
+	// across strata, measures and variants" (shifts within pairs both
+	// right and both wrong), "holm across every model pair" (differences
+	// between models), "none (a single test)".
 	Adjustment string `json:"adjustment"`
 	Family     int    `json:"family"`
 	Draws      int    `json:"draws"`
@@ -209,6 +213,25 @@ type ModelSummary struct {
 	Verdict        string `json:"verdict"`
 	VerdictVariant string `json:"verdict_variant"`
 	VerdictRule    string `json:"verdict_rule"`
+	// VerdictPAcrossModels is, with several models, the verdict test's
+	// adjusted p (Paired.Test.PAdjusted of VerdictVariant) Holm-adjusted
+	// again across the VerdictModels models that have one; nil with one.
+	VerdictPAcrossModels *float64 `json:"verdict_p_across_models,omitempty"`
+	VerdictModels        int      `json:"verdict_models,omitempty"`
+	// VerdictPickedCI is, when VerdictVariant was picked as the most severe
+	// of VerdictPickedAmong > 1 variants (no primary), its paired drop's
+	// cluster-t interval at confidence 1 − α/k (Bonferroni over the k it
+	// was picked from); nil otherwise.
+	VerdictPickedCI    *Interval `json:"verdict_picked_ci,omitempty"`
+	VerdictPickedAmong int       `json:"verdict_picked_among,omitempty"`
+	// Stability is the answer-stability verdict (StabilityVerdict); nil
+	// when no variant keeps the problem's answer or none recorded its
+	// extracted answers.
+	Stability *StabilityVerdict `json:"stability,omitempty"`
+	// Headline is the verdict's first line: the stability verdict when it
+	// is unstable or stable, then the drop's ("answers unstable under
+	// noop-seeming; drop inconclusive"); the drop's verdict alone otherwise.
+	Headline string `json:"headline"`
 
 	// Difficulty is accuracy by difficulty level, by template steps and by
 	// relation, per variant, with the paired flips within each group: the
@@ -364,11 +387,25 @@ type Shift struct {
 	BaseMean    float64   `json:"base_mean"`    // mean over those pairs, base side
 	VariantMean float64   `json:"variant_mean"` // mean over those pairs, variant side
 	Shift       *Estimate `json:"shift"`        // VariantMean − BaseMean with its intervals; nil when Pairs = 0
-	Test        *Test     `json:"test"`         // sign-flip test, Holm across the model's variants; nil when Pairs = 0
-	Threshold   float64   `json:"threshold"`    // from Params
+	// Test is the sign-flip test over templates, Holm-adjusted across the
+	// three measures and the model's variants; nil when Pairs = 0.
+	Test *Test `json:"test"`
+	// Threshold is the margin the interval must clear: max(ThresholdFloor,
+	// Params.ShiftMarginSD × ReferenceSD), in the unit of the measure.
+	// ThresholdFloor is Params.EntropyShiftBits or Params.DDCMarginShift;
+	// ReferenceSD the sample standard deviation across templates of the
+	// measure's template means on the reference side of the pairs (0 below
+	// two templates).
+	Threshold      float64 `json:"threshold"`
+	ThresholdFloor float64 `json:"threshold_floor"`
+	ReferenceSD    float64 `json:"reference_sd"`
 	// Meaningful is stats.ShiftMeaningful: the reported interval lies beyond
 	// ±Threshold and the adjusted test reaches α.
 	Meaningful bool `json:"meaningful"`
+	// BothRight and BothWrong are the shift within the pairs whose answers
+	// are both right and both wrong (every copy); nil when there are none.
+	BothRight *Stratum `json:"both_right,omitempty"`
+	BothWrong *Stratum `json:"both_wrong,omitempty"`
 }
 
 // GroupAccuracy is the accuracy of one model on one variant within a group
@@ -392,7 +429,8 @@ type GroupAccuracy struct {
 
 // ModelPair is the paired comparison of two models on the prompts both were
 // given, clustered by template: A − B for every variant's accuracy and every
-// variant's paired drop. Its tests are Holm-adjusted together (Family).
+// variant's paired drop. Its tests are Holm-adjusted together with those of
+// every other model pair (Family).
 type ModelPair struct {
 	A     string `json:"a"` // label of the first model (earlier in Summary.Models)
 	B     string `json:"b"` // label of the second
@@ -406,8 +444,10 @@ type ModelPair struct {
 	// templates weighted equally (the mean of the per-template mean
 	// differences, as in Paired.PairedDropPP): positive means A loses more
 	// on the variant than B.
-	Drop   []ModelDifference `json:"drop"`
-	Family int               `json:"family"` // tests in the Holm family
+	Drop []ModelDifference `json:"drop"`
+	// Family is the number of tests in the Holm family: every difference
+	// of every model pair of the run, adjusted together.
+	Family int `json:"family"`
 }
 
 // ModelDifference is one paired difference between two models.
