@@ -251,8 +251,8 @@ func TestEscaping(t *testing.T) {
 	if strings.Contains(page, "<script>alert(1)") || strings.Contains(page, "<b>bold</b>") {
 		t.Error("run text reached the page unescaped")
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("%d </script> tags, want 2 (the data and the code)", n)
+	if n := strings.Count(page, "</script>"); n != 4 {
+		t.Errorf("%d </script> tags, want 4 (the trials, narrative.md, results.csv and the code)", n)
 	}
 	d := tableOf(t, page)
 	r := d.Rows[0]
