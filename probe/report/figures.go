@@ -71,7 +71,7 @@ func (v *view) nonBase() []string {
 // figures builds every figure of the report, in page order.
 func (v *view) figures() ([]Figure, error) {
 	builders := []func() (Figure, error){
-		v.accuracyFigure, v.flipsFigure, v.dropFigure, v.heatmapFigure,
+		v.accuracyFigure, v.flipsFigure, v.dropFigure, v.errorsFigure, v.heatmapFigure,
 		v.answerEntropyFigure, v.positionEntropyFigure, v.ddcFigure, v.difficultyFigure,
 	}
 	if v.run.Compare != nil {
@@ -423,9 +423,10 @@ func (v *view) dropFigure() (Figure, error) {
 	p.X.Min, p.X.Max = x0, x1
 	pad := (ymax - ymin) * 0.05
 	p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
+	p.Y.Tick.Marker = dropTicks(strong)
 	err = f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
-	f.Caption = fmt.Sprintf("%s, per model and variant. Error bars: %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
-		"the verdicts themselves are in the narrative above.", dropText(s), intervalText(s, dropIntervals(cells)), neg, strong)
+	f.Caption = fmt.Sprintf("%s, per model and variant (%d drawn). Error bars: %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
+		"the verdicts themselves are in the narrative above.", dropText(s), len(cells), intervalText(s, dropIntervals(cells)), neg, strong)
 	return f, err
 }
 
@@ -641,6 +642,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	}
 	type key struct{ model, variant string }
 	vals := map[key][]float64{}
+	trials := map[key]int{}
 	mismatched := 0
 	for i := range v.run.Trials {
 		t := &v.run.Trials[i]
@@ -654,6 +656,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 			continue
 		}
 		k := key{v.label(t), t.Variant}
+		trials[k]++
 		for _, tok := range tr.Tokens[from:to] {
 			vals[k] = append(vals[k], tok.EntropyBits)
 		}
@@ -692,7 +695,23 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 		}
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(v.variants))-0.5
-	p.Y.Min = 0
+	top := 0.0
+	var counts []string
+	for _, m := range v.models {
+		for _, vn := range v.variants {
+			xs := vals[key{m.Label, vn}]
+			for _, x := range xs {
+				top = math.Max(top, x)
+			}
+			if len(xs) > 0 {
+				counts = append(counts, fmt.Sprintf("%s%s %d tokens of %d trials", modelPrefix(m.Label, nm), vn, len(xs), trials[key{m.Label, vn}]))
+			}
+		}
+	}
+	// Headroom above the highest outlier, in the axis's log space.
+	p.Y.Min, p.Y.Max = 0, (math.Max(top, 1)+entropyFloor)*1.6-entropyFloor
+	p.Y.Scale = offsetLog{}
+	p.Y.Tick.Marker = plot.TickerFunc(entropyTicks)
 	var leg *plot.Legend
 	if nm > 1 {
 		leg = l
@@ -700,7 +719,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	err := f.draw(single(p, leg, widthFor(len(v.variants), nm, nm > 1), vg.Points(280)))
 	f.Caption = "Distribution of the entropy (bits, over the full vocabulary) of each answer token, pooled over a model's scored trials in each variant; " +
 		"answer tokens are the generated tokens of the extracted number (all generated tokens when no number was extracted), as in results.csv's answer-entropy columns. " +
-		"Boxes: quartiles; whiskers: the most extreme values within 1.5 × IQR; points: values beyond. From traces.jsonl."
+		fmt.Sprintf("Boxes: quartiles; whiskers: the most extreme values within 1.5 × IQR; points: values beyond. The axis is logarithmic in H + %g bits, so that the many tokens at 0 bits sit at its foot and the spread above them shows. Drawn: %s. From traces.jsonl.", entropyFloor, strings.Join(counts, "; "))
 	if mismatched > 0 {
 		f.Caption += fmt.Sprintf(" %d trials whose recorded answer differs from this version's extraction rules are left out.", mismatched)
 	}
@@ -827,6 +846,15 @@ func (v *view) ddcFigure() (Figure, error) {
 		counts = append(counts, fmt.Sprintf("%s %d", vn, len(vals[vn])))
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(v.variants))-0.5
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xs := range vals {
+		for _, x := range xs {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	// Room above and below the outermost points, so no outlier is cut.
+	pad := math.Max((hi-lo)*0.06, 0.005)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	err := f.draw(single(p, nil, widthFor(len(v.variants), 1, false), vg.Points(260)))
 	f.Caption = "How the sentence embedder reads each prompt: the margin between the cosine similarity of the best Dewey Decimal class and the runner-up, " +
 		"over the distinct prompts of each variant (the margin depends on the prompt only, not on the model; prompts per variant: " + strings.Join(counts, ", ") +

@@ -51,6 +51,10 @@ func (s synth) write(t *testing.T, dir string) []results.Trial {
 						tr.Extracted = "42"
 					} else {
 						tr.Extracted = "41"
+						tr.ErrorKind = []string{"arithmetic", "other"}[i%2]
+						if i%2 == 1 {
+							tr.StopReason, tr.ErrorKind = "max_tokens", "unfinished"
+						}
 					}
 					pieces := splitPieces(resp)
 					tr.Tokens = len(pieces)
@@ -163,7 +167,7 @@ func TestWriteHTMLFullRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(data)
-	for _, id := range []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-templates", "fig-answer-entropy", "fig-position-entropy", "fig-ddc", "fig-difficulty"} {
+	for _, id := range []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-errors", "fig-templates", "fig-answer-entropy", "fig-position-entropy", "fig-ddc", "fig-difficulty"} {
 		re := regexp.MustCompile(`(?s)<figure class="plot( wide)?" id="` + id + `">.*?<svg .*?</svg>.*?<figcaption>(.+?)</figcaption>`)
 		if m := re.FindStringSubmatch(page); m == nil {
 			t.Errorf("%s: no figure with an SVG and a caption", id)
