@@ -267,9 +267,9 @@ func (v *view) accuracyFigure() (Figure, error) {
 	if nm > 3 {
 		kn = " (k/n in the narrative's tables)"
 	}
-	f.Caption = fmt.Sprintf("Share of %s answered correctly, per model (colour and marker) and variant%s. "+
+	f.Caption = fmt.Sprintf("Share of %s answered correctly, per model (colour and marker) and variant (%d points drawn)%s. "+
 		"The shaded column is base, the problems as authored, and the dashed line carries each model's base accuracy across, so a drop is the distance below it. "+
-		"Error bars: %s.", unitText(s), kn, accuracyIntervalText(s, cells))
+		"Error bars: %s.", unitText(s), len(cells), kn, accuracyIntervalText(s, cells))
 	return f, err
 }
 
@@ -306,7 +306,7 @@ func panelGrid(ps []*plot.Plot, cols int) [][]*plot.Plot {
 
 // flipsFigure: the paired 2×2 table per model × variant as stacked bars.
 func (v *view) flipsFigure() (Figure, error) {
-	f := Figure{ID: "fig-flips", Title: "Paired flips against base"}
+	f := Figure{ID: "fig-flips", Title: "Paired flips against the reference"}
 	cells := flipCells(v.sum)
 	vars := v.nonBase()
 	if len(cells) == 0 || len(vars) == 0 {
@@ -362,8 +362,12 @@ func (v *view) flipsFigure() (Figure, error) {
 	grid := panelGrid(panels, cols)
 	w := vg.Points(math.Min(900, float64(cols)*(140+60*float64(len(vars)))+170))
 	err := f.draw(chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))})
+	var drawn []string
+	for _, c := range cells {
+		drawn = append(drawn, fmt.Sprintf("%s%s %s", modelPrefix(c.Model, len(v.models)), c.Variant, countNum(c.BothRight+c.BaseOnly+c.VariantOnly+c.BothBad)))
+	}
 	f.Caption = "Counts of " + pairsText(v.sum) + ", split by outcome: right in both, right in base and wrong in the variant, " +
-		"wrong in base and right in the variant, wrong in both. Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
+		"wrong in base and right in the variant, wrong in both. Pairs drawn: " + strings.Join(drawn, ", ") + ". Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
 	return f, err
 }
 
@@ -371,7 +375,7 @@ func (v *view) flipsFigure() (Figure, error) {
 // thresholds the verdicts are worded against.
 func (v *view) dropFigure() (Figure, error) {
 	s := v.sum
-	f := Figure{ID: "fig-drop", Title: "Drop against base per variant"}
+	f := Figure{ID: "fig-drop", Title: "Paired drop against the reference per variant"}
 	cells := dropCells(s)
 	vars := v.nonBase()
 	if len(cells) == 0 || len(vars) == 0 {
@@ -502,7 +506,8 @@ func (v *view) heatmapFigure() (Figure, error) {
 	w := math.Min(900, float64(cols)*(float64(longest)*5.5+60+55*float64(len(v.variants))))
 	h := float64(len(gr)) * (70 + 17*float64(len(templates)))
 	err := f.draw(chart{panels: gr, w: vg.Points(math.Max(w, 320)), h: vg.Points(h)})
-	f.Caption = "Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
+	f.Caption = fmt.Sprintf("%d templates × %d variants", len(templates), len(v.variants)) + plural(len(panels), ", one panel per model", "") + ". " +
+		"Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
 		"Rows are sorted by the share in base, highest at the top, so a template that is solved as authored and fails in a variant stands out as a light cell in a dark row. Plain counts from results.csv."
 	return f, err
 }

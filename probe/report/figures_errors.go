@@ -94,7 +94,7 @@ func (v *view) errorsFigure() (Figure, error) {
 	}
 	cols := min(len(panels), 3)
 	grid := panelGrid(panels, cols)
-	w := vg.Points(math.Min(900, float64(cols)*(140+60*float64(len(v.variants)))+170))
+	w := vg.Points(math.Min(900, float64(cols)*(120+50*float64(len(v.variants)))+160))
 	err := f.draw(chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))})
 	f.Caption = fmt.Sprintf("Wrong answers of each model and variant by the first error rule that fires (%s): the budget ended the answer (unfinished), no number given (no answer), "+
 		"a stated operation with a wrong result carried into the answer (arithmetic), the irrelevant clause's quantity applied (clause used), the original problem's answer given (original recalled), anything else (other). "+
@@ -159,4 +159,12 @@ func entropyTicks(lo, hi float64) []plot.Tick {
 		ts = append(ts, plot.Tick{Value: y, Label: strings.TrimRight(strings.TrimRight(fnum(y, 3), "0"), ".")})
 	}
 	return ts
+}
+
+// plural returns many when n > 1, else one.
+func plural(n int, many, one string) string {
+	if n > 1 {
+		return many
+	}
+	return one
 }
