@@ -125,6 +125,9 @@ func dropTicks(strong float64) plot.Ticker {
 		var ts []plot.Tick
 		have := map[float64]bool{}
 		for y := math.Ceil(lo/step) * step; y <= hi; y += step {
+			if y == 0 {
+				y = 0 // not −0, which would be labelled "-0"
+			}
 			ts = append(ts, plot.Tick{Value: y, Label: fnum(y, 0)})
 			have[y] = true
 		}

@@ -125,3 +125,29 @@ func TestEmbedCap(t *testing.T) {
 		t.Error("narrative.md was not embedded")
 	}
 }
+
+// TestPlotAxes checks the drop axis labels 0 and the strong threshold at
+// any range, and that the answer-entropy scale keeps 0 bits on the axis and
+// spreads small entropies apart.
+func TestPlotAxes(t *testing.T) {
+	for _, r := range [][2]float64{{-9.5, 17.6}, {-45, 80}, {-2, 3}, {-5, 100}} {
+		labels := map[string]bool{}
+		for _, tk := range dropTicks(10).Ticks(r[0], r[1]) {
+			if tk.Label != "" {
+				labels[tk.Label] = true
+			}
+		}
+		if !labels["0"] || (r[1] >= 10 && !labels["10"]) {
+			t.Errorf("drop axis %v: labels %v lack 0 or 10", r, labels)
+		}
+	}
+	s := offsetLog{}
+	if lo, hi := s.Normalize(0, 4, 0), s.Normalize(0, 4, 4); lo != 0 || hi != 1 {
+		t.Errorf("entropy scale maps [0, 4] to [%g, %g]", lo, hi)
+	}
+	// On a linear axis 0.01 and 0.1 bits sit within 2.5% of its height;
+	// here they are a decade apart.
+	if d := s.Normalize(0, 4, 0.1) - s.Normalize(0, 4, 0.01); d < 0.2 {
+		t.Errorf("entropy scale: 0.01 and 0.1 bits only %.3f of the axis apart", d)
+	}
+}
