@@ -637,18 +637,15 @@ func addBox(p *plot.Plot, vals []float64, x float64, i int, width vg.Length) (*p
 	return b, nil
 }
 
-// answerEntropyFigure: the distribution of per-token entropy on answer
-// tokens, base and each variant, per model.
-func (v *view) answerEntropyFigure() (Figure, error) {
-	f := Figure{ID: "fig-answer-entropy", Title: "Entropy on answer tokens"}
-	if v.run.Traces == nil {
-		f.Note = "No traces.jsonl in the run directory: per-token entropies are not available."
-		return f, nil
-	}
-	type key struct{ model, variant string }
-	vals := map[key][]float64{}
-	trials := map[key]int{}
-	mismatched := 0
+// mvKey names a model and a variant.
+type mvKey struct{ model, variant string }
+
+// answerEntropies returns the entropy of every answer token of the scored
+// trials with a trace, by model and variant, the trials they come from, and
+// the count of trials left out because their recorded answer is not the
+// one today's extraction rules give.
+func (v *view) answerEntropies() (vals map[mvKey][]float64, trials map[mvKey]int, mismatched int) {
+	vals, trials = map[mvKey][]float64{}, map[mvKey]int{}
 	for i := range v.run.Trials {
 		t := &v.run.Trials[i]
 		tr := v.run.Traces[t.ItemID]
@@ -660,12 +657,24 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 			mismatched++
 			continue
 		}
-		k := key{v.label(t), t.Variant}
+		k := mvKey{v.label(t), t.Variant}
 		trials[k]++
 		for _, tok := range tr.Tokens[from:to] {
 			vals[k] = append(vals[k], tok.EntropyBits)
 		}
 	}
+	return vals, trials, mismatched
+}
+
+// answerEntropyFigure: the distribution of per-token entropy on answer
+// tokens, base and each variant, per model.
+func (v *view) answerEntropyFigure() (Figure, error) {
+	f := Figure{ID: "fig-answer-entropy", Title: "Entropy on answer tokens"}
+	if v.run.Traces == nil {
+		f.Note = "No traces.jsonl in the run directory: per-token entropies are not available."
+		return f, nil
+	}
+	vals, trials, mismatched := v.answerEntropies()
 	if len(vals) == 0 {
 		f.Note = "No generated tokens."
 		return f, nil
@@ -678,7 +687,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	for mi, m := range v.models {
 		var first *plotter.BoxPlot
 		for vi, vn := range v.variants {
-			xs := vals[key{m.Label, vn}]
+			xs := vals[mvKey{m.Label, vn}]
 			if len(xs) == 0 {
 				continue
 			}
@@ -704,19 +713,14 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	var counts []string
 	for _, m := range v.models {
 		for _, vn := range v.variants {
-			xs := vals[key{m.Label, vn}]
-			for _, x := range xs {
-				top = math.Max(top, x)
-			}
+			xs := vals[mvKey{m.Label, vn}]
+			top = math.Max(top, slices.Max(append([]float64{0}, xs...)))
 			if len(xs) > 0 {
-				counts = append(counts, fmt.Sprintf("%s%s %d tokens of %d trials", modelPrefix(m.Label, nm), vn, len(xs), trials[key{m.Label, vn}]))
+				counts = append(counts, fmt.Sprintf("%s%s %d tokens of %d trials", modelPrefix(m.Label, nm), vn, len(xs), trials[mvKey{m.Label, vn}]))
 			}
 		}
 	}
-	// Headroom above the highest outlier, in the axis's log space.
-	p.Y.Min, p.Y.Max = 0, (math.Max(top, 1)+entropyFloor)*1.6-entropyFloor
-	p.Y.Scale = offsetLog{}
-	p.Y.Tick.Marker = plot.TickerFunc(entropyTicks)
+	entropyAxis(p, top)
 	var leg *plot.Legend
 	if nm > 1 {
 		leg = l

@@ -39,58 +39,15 @@ func (v *view) errorsFigure() (Figure, error) {
 	l := newLegend()
 	var panels []*plot.Plot
 	var counted []string
-	for mi, m := range v.sum.Models {
-		p := newPanel(m.Label, "variant", "wrong answers")
-		if len(v.sum.Models) == 1 {
-			p.Title.Text = ""
+	for mi := range v.sum.Models {
+		p, drawn, err := v.errorsPanel(mi, kinds, l)
+		if err != nil {
+			return f, err
 		}
-		var names []string
-		counts := make([]plotter.Values, len(kinds))
-		for _, vs := range m.Variants {
-			if vs.Errors == nil {
-				continue
-			}
-			names = append(names, vs.Variant)
-			counted = append(counted, fmt.Sprintf("%s%s %d", modelPrefix(m.Label, len(v.sum.Models)), vs.Variant, vs.Errors.Wrong))
-			for ki, k := range kinds {
-				n := 0.0
-				for _, e := range vs.Errors.Kinds {
-					if e.Kind == k {
-						n = float64(e.Count)
-					}
-				}
-				counts[ki] = append(counts[ki], n)
-			}
+		if p != nil {
+			panels = append(panels, p)
+			counted = append(counted, drawn...)
 		}
-		if len(names) == 0 {
-			continue
-		}
-		p.NominalX(names...)
-		var prev *plotter.BarChart
-		for ki := range kinds {
-			bc, err := plotter.NewBarChart(counts[ki], vg.Points(math.Min(40, 240/float64(len(names)))))
-			if err != nil {
-				return f, err
-			}
-			bc.Color = seriesColor(ki)
-			bc.LineStyle.Color = color.White
-			bc.LineStyle.Width = vg.Points(0.5)
-			if prev != nil {
-				bc.StackOn(prev)
-			}
-			prev = bc
-			p.Add(bc)
-			if mi == 0 {
-				l.Add(strings.ReplaceAll(kinds[ki], "_", " "), bc)
-			}
-		}
-		top := 0.0
-		for i := range names {
-			top = math.Max(top, prev.BarHeight(i))
-		}
-		p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
-		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.08)
-		panels = append(panels, p)
 	}
 	cols := min(len(panels), 3)
 	grid := panelGrid(panels, cols)
@@ -100,6 +57,65 @@ func (v *view) errorsFigure() (Figure, error) {
 		"a stated operation with a wrong result carried into the answer (arithmetic), the irrelevant clause's quantity applied (clause used), the original problem's answer given (original recalled), anything else (other). "+
 		"Wrong answers drawn: %s. Counts from summary.json; their shares with intervals are in the narrative's error anatomy.", rules, strings.Join(counted, ", "))
 	return f, err
+}
+
+// errorsPanel is model mi's panel of the error anatomy figure: a stacked
+// bar per variant with an anatomy, one segment per kind (in kinds' order,
+// added to l for the first model), and the "variant count" texts of what it
+// draws; nil when the model has no anatomy.
+func (v *view) errorsPanel(mi int, kinds []string, l *plot.Legend) (*plot.Plot, []string, error) {
+	m := &v.sum.Models[mi]
+	p := newPanel(m.Label, "variant", "wrong answers")
+	if len(v.sum.Models) == 1 {
+		p.Title.Text = ""
+	}
+	var names, counted []string
+	counts := make([]plotter.Values, len(kinds))
+	for _, vs := range m.Variants {
+		if vs.Errors == nil {
+			continue
+		}
+		names = append(names, vs.Variant)
+		counted = append(counted, fmt.Sprintf("%s%s %d", modelPrefix(m.Label, len(v.sum.Models)), vs.Variant, vs.Errors.Wrong))
+		for ki, k := range kinds {
+			n := 0.0
+			for _, e := range vs.Errors.Kinds {
+				if e.Kind == k {
+					n = float64(e.Count)
+				}
+			}
+			counts[ki] = append(counts[ki], n)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil, nil
+	}
+	p.NominalX(names...)
+	var prev *plotter.BarChart
+	for ki := range kinds {
+		bc, err := plotter.NewBarChart(counts[ki], vg.Points(math.Min(40, 240/float64(len(names)))))
+		if err != nil {
+			return nil, nil, err
+		}
+		bc.Color = seriesColor(ki)
+		bc.LineStyle.Color = color.White
+		bc.LineStyle.Width = vg.Points(0.5)
+		if prev != nil {
+			bc.StackOn(prev)
+		}
+		prev = bc
+		p.Add(bc)
+		if mi == 0 {
+			l.Add(strings.ReplaceAll(kinds[ki], "_", " "), bc)
+		}
+	}
+	top := 0.0
+	for i := range names {
+		top = math.Max(top, prev.BarHeight(i))
+	}
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.08)
+	return p, counted, nil
 }
 
 // modelPrefix is "label " when a run has more than one model, else "".
@@ -170,4 +186,13 @@ func plural(n int, many, one string) string {
 		return many
 	}
 	return one
+}
+
+// entropyAxis sets p's y axis to the answer-entropy scale (offsetLog, ticks
+// entropyTicks) from 0 bits to headroom above top, the highest value drawn,
+// so that no outlier is cut off.
+func entropyAxis(p *plot.Plot, top float64) {
+	p.Y.Min, p.Y.Max = 0, (math.Max(top, 1)+entropyFloor)*1.6-entropyFloor
+	p.Y.Scale = offsetLog{}
+	p.Y.Tick.Marker = plot.TickerFunc(entropyTicks)
 }

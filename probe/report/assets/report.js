@@ -211,12 +211,17 @@
   Array.prototype.forEach.call(heads, function (th, i) {
     th.classList.add("sortable");
     th.title = "sort by this column (click again to reverse)";
-    th.addEventListener("click", function () {
+    th.tabIndex = 0;
+    function sortBy() {
       sortDir = sortCol === i ? -sortDir : 1;
       sortCol = i;
       Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
       th.setAttribute("aria-sort", sortDir > 0 ? "ascending" : "descending");
       apply();
+    }
+    th.addEventListener("click", sortBy);
+    th.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(); }
     });
   });
 
