@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,5 +158,27 @@ func checkSorting(t *testing.T, ctx context.Context) {
 	slices.Reverse(down)
 	if !slices.IsSorted(down) || s != "descending" || len(down) != len(up) {
 		t.Errorf("after two clicks on answer H: %v (aria-sort %q), want descending", down, s)
+	}
+}
+
+// checkDiff opens the first noop trial and checks that its question is shown
+// against its reference's with the added clause highlighted.
+func checkDiff(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var d struct {
+		Ins  int    `json:"ins"`
+		Head string `json:"head"`
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+		const row = Array.from(document.querySelectorAll("#trial-table tbody tr.row")).find(tr => tr.children[2].textContent === "noop");
+		if (!row) return {ins: -1, head: ""};
+		row.click();
+		const det = row.nextElementSibling;
+		return {ins: det.querySelectorAll("p.diff ins").length, head: (det.querySelector("h4") || {textContent: ""}).textContent};
+	})()`, &d)); err != nil {
+		t.Fatal(err)
+	}
+	if d.Ins < 1 || !strings.Contains(d.Head, "against its reference") {
+		t.Errorf("noop trial's detail: %d highlighted insertions, first heading %q; want the added clause highlighted against the reference", d.Ins, d.Head)
 	}
 }

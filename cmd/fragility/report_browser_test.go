@@ -281,6 +281,7 @@ func TestReportInChromium(t *testing.T) {
 	checkCopy(t, ctx, out)
 	checkExport(t, ctx, out)
 	checkSorting(t, ctx)
+	checkDiff(t, ctx)
 
 	var png []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
