@@ -233,6 +233,15 @@ func TestReportInChromium(t *testing.T) {
 	}
 	selectOption("f-correct", "all")
 	selectOption("f-variant", "all")
+	selectOption("f-cut", "cut")
+	if n, w := rows(), count(func(r map[string]string) bool { return r["stop_reason"] == "max_tokens" }); n != w {
+		t.Errorf("budget filter cut: %d rows, want %d", n, w)
+	}
+	selectOption("f-cut", "not cut")
+	if n, w := rows(), count(func(r map[string]string) bool { return r["stop_reason"] != "max_tokens" }); n != w {
+		t.Errorf("budget filter not cut: %d rows, want %d", n, w)
+	}
+	selectOption("f-cut", "all")
 	tmpl := trials[0]["template"]
 	selectOption("f-template", tmpl)
 	if n, w := rows(), count(func(r map[string]string) bool { return r["template"] == tmpl }); n != w || n == 0 {

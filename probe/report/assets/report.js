@@ -12,7 +12,8 @@
     model: document.getElementById("f-model"),
     variant: document.getElementById("f-variant"),
     template: document.getElementById("f-template"),
-    correct: document.getElementById("f-correct")
+    correct: document.getElementById("f-correct"),
+    cut: document.getElementById("f-cut")
   };
   function fill(select, names) {
     names.forEach(function (n, i) {
@@ -180,9 +181,10 @@
   }
 
   function apply() {
-    var m = sel.model.value, v = sel.variant.value, t = sel.template.value, c = sel.correct.value;
+    var m = sel.model.value, v = sel.variant.value, t = sel.template.value, c = sel.correct.value, u = sel.cut.value;
     matches = data.rows.filter(function (r) {
-      return (m === "" || r.m === +m) && (v === "" || r.v === +v) && (t === "" || r.t === +t) && (c === "" || r.c === +c);
+      return (m === "" || r.m === +m) && (v === "" || r.v === +v) && (t === "" || r.t === +t) && (c === "" || r.c === +c) &&
+        (u === "" || r.u === +u);
     });
     sortRows();
     body.textContent = "";
