@@ -38,10 +38,17 @@ func chromiumPath() (string, bool) {
 // `fragility run` write report.html, opens it from disk in headless
 // Chromium and checks that it loads with no console error and no request but
 // the file itself, that every plot is drawn with a caption, that the trial
-// filters and the detail view work, and writes a screenshot to the test's
-// temporary directory.
+// filters and the detail view work, that the headline box comes first,
+// that Copy narrative puts narrative.md on the clipboard (clipboard API and
+// its fallback), that Export CSV saves results.csv byte for byte and that
+// the trial table sorts, and writes a screenshot to the test's temporary
+// directory. Without Chromium it skips, except under CI=true, where it
+// fails.
 func TestReportInChromium(t *testing.T) {
 	chrome, ok := chromiumPath()
+	if !ok && os.Getenv("CI") == "true" {
+		t.Fatal("CI=true and no Chromium on PATH: the browser test of report.html cannot run (make test installs Debian's chromium as root: apt-get update && apt-get install -y chromium)")
+	}
 	if !ok {
 		t.Skip("no Chromium on PATH: install Debian's chromium (as root: apt-get update && apt-get install -y chromium; make test does this) to run the browser test of report.html")
 	}
@@ -153,7 +160,7 @@ func TestReportInChromium(t *testing.T) {
 	if len(notes) > 0 {
 		t.Errorf("figures without a plot: %q", notes)
 	}
-	want := []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-templates", "fig-answer-entropy",
+	want := []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-errors", "fig-templates", "fig-answer-entropy",
 		"fig-position-entropy", "fig-ddc", "fig-difficulty", "fig-compare"}
 	var got []string
 	for _, f := range figs {
@@ -226,6 +233,15 @@ func TestReportInChromium(t *testing.T) {
 	}
 	selectOption("f-correct", "all")
 	selectOption("f-variant", "all")
+	selectOption("f-cut", "cut")
+	if n, w := rows(), count(func(r map[string]string) bool { return r["stop_reason"] == "max_tokens" }); n != w {
+		t.Errorf("budget filter cut: %d rows, want %d", n, w)
+	}
+	selectOption("f-cut", "not cut")
+	if n, w := rows(), count(func(r map[string]string) bool { return r["stop_reason"] != "max_tokens" }); n != w {
+		t.Errorf("budget filter not cut: %d rows, want %d", n, w)
+	}
+	selectOption("f-cut", "all")
 	tmpl := trials[0]["template"]
 	selectOption("f-template", tmpl)
 	if n, w := rows(), count(func(r map[string]string) bool { return r["template"] == tmpl }); n != w || n == 0 {
@@ -268,6 +284,14 @@ func TestReportInChromium(t *testing.T) {
 	}
 	t.Logf("%d trials with an extracted answer: outlined tokens match results.csv's answer entropy", len(spans))
 
+	// The page answers first; its buttons copy narrative.md and save
+	// results.csv byte for byte; its columns sort.
+	checkHeadline(t, ctx, 2)
+	checkCopy(t, ctx, out)
+	checkExport(t, ctx, out)
+	checkSorting(t, ctx)
+	checkDiff(t, ctx)
+
 	var png []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatal(err)
@@ -287,7 +311,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Errorf("console errors or exceptions:\n%s", strings.Join(problems, "\n"))
 	}
 	for _, u := range requests {
-		if u != url {
+		if u != url && !strings.HasPrefix(u, "blob:") { // blob: is the exported CSV, made in the page
 			t.Errorf("request other than the page itself: %s", u)
 		}
 	}

@@ -71,7 +71,7 @@ func (v *view) nonBase() []string {
 // figures builds every figure of the report, in page order.
 func (v *view) figures() ([]Figure, error) {
 	builders := []func() (Figure, error){
-		v.accuracyFigure, v.flipsFigure, v.dropFigure, v.heatmapFigure,
+		v.accuracyFigure, v.flipsFigure, v.dropFigure, v.errorsFigure, v.heatmapFigure,
 		v.answerEntropyFigure, v.positionEntropyFigure, v.ddcFigure, v.difficultyFigure,
 	}
 	if v.run.Compare != nil {
@@ -267,9 +267,9 @@ func (v *view) accuracyFigure() (Figure, error) {
 	if nm > 3 {
 		kn = " (k/n in the narrative's tables)"
 	}
-	f.Caption = fmt.Sprintf("Share of %s answered correctly, per model (colour and marker) and variant%s. "+
+	f.Caption = fmt.Sprintf("Share of %s answered correctly, per model (colour and marker) and variant (%d points drawn)%s. "+
 		"The shaded column is base, the problems as authored, and the dashed line carries each model's base accuracy across, so a drop is the distance below it. "+
-		"Error bars: %s.", unitText(s), kn, accuracyIntervalText(s, cells))
+		"Error bars: %s.", unitText(s), len(cells), kn, accuracyIntervalText(s, cells))
 	return f, err
 }
 
@@ -306,7 +306,7 @@ func panelGrid(ps []*plot.Plot, cols int) [][]*plot.Plot {
 
 // flipsFigure: the paired 2×2 table per model × variant as stacked bars.
 func (v *view) flipsFigure() (Figure, error) {
-	f := Figure{ID: "fig-flips", Title: "Paired flips against base"}
+	f := Figure{ID: "fig-flips", Title: "Paired flips against the reference"}
 	cells := flipCells(v.sum)
 	vars := v.nonBase()
 	if len(cells) == 0 || len(vars) == 0 {
@@ -362,8 +362,12 @@ func (v *view) flipsFigure() (Figure, error) {
 	grid := panelGrid(panels, cols)
 	w := vg.Points(math.Min(900, float64(cols)*(140+60*float64(len(vars)))+170))
 	err := f.draw(chart{panels: grid, legend: l, w: w, h: vg.Points(260 * float64(len(grid)))})
+	var drawn []string
+	for _, c := range cells {
+		drawn = append(drawn, fmt.Sprintf("%s%s %s", modelPrefix(c.Model, len(v.models)), c.Variant, countNum(c.BothRight+c.BaseOnly+c.VariantOnly+c.BothBad)))
+	}
 	f.Caption = "Counts of " + pairsText(v.sum) + ", split by outcome: right in both, right in base and wrong in the variant, " +
-		"wrong in base and right in the variant, wrong in both. Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
+		"wrong in base and right in the variant, wrong in both. Pairs drawn: " + strings.Join(drawn, ", ") + ". Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
 	return f, err
 }
 
@@ -371,7 +375,7 @@ func (v *view) flipsFigure() (Figure, error) {
 // thresholds the verdicts are worded against.
 func (v *view) dropFigure() (Figure, error) {
 	s := v.sum
-	f := Figure{ID: "fig-drop", Title: "Drop against base per variant"}
+	f := Figure{ID: "fig-drop", Title: "Paired drop against the reference per variant"}
 	cells := dropCells(s)
 	vars := v.nonBase()
 	if len(cells) == 0 || len(vars) == 0 {
@@ -423,9 +427,10 @@ func (v *view) dropFigure() (Figure, error) {
 	p.X.Min, p.X.Max = x0, x1
 	pad := (ymax - ymin) * 0.05
 	p.Y.Min, p.Y.Max = ymin-pad, ymax+pad
+	p.Y.Tick.Marker = dropTicks(strong)
 	err = f.draw(single(p, legendFor(l, nm), widthFor(nv, nm, nm > 1), vg.Points(300)))
-	f.Caption = fmt.Sprintf("%s, per model and variant. Error bars: %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
-		"the verdicts themselves are in the narrative above.", dropText(s), intervalText(s, dropIntervals(cells)), neg, strong)
+	f.Caption = fmt.Sprintf("%s, per model and variant (%d drawn). Error bars: %s. Dashed lines: the negligible (%g pp) and strong (%g pp) thresholds the verdicts are worded against; "+
+		"the verdicts themselves are in the narrative above.", dropText(s), len(cells), intervalText(s, dropIntervals(cells)), neg, strong)
 	return f, err
 }
 
@@ -501,7 +506,8 @@ func (v *view) heatmapFigure() (Figure, error) {
 	w := math.Min(900, float64(cols)*(float64(longest)*5.5+60+55*float64(len(v.variants))))
 	h := float64(len(gr)) * (70 + 17*float64(len(templates)))
 	err := f.draw(chart{panels: gr, w: vg.Points(math.Max(w, 320)), h: vg.Points(h)})
-	f.Caption = "Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
+	f.Caption = fmt.Sprintf("%d templates × %d variants", len(templates), len(v.variants)) + plural(len(panels), ", one panel per model", "") + ". " +
+		"Share of scored trials answered correctly per template (row) and variant (column), k/n in each cell; darker is more often right, grey means no scored trial. " +
 		"Rows are sorted by the share in base, highest at the top, so a template that is solved as authored and fails in a variant stands out as a light cell in a dark row. Plain counts from results.csv."
 	return f, err
 }
@@ -631,17 +637,15 @@ func addBox(p *plot.Plot, vals []float64, x float64, i int, width vg.Length) (*p
 	return b, nil
 }
 
-// answerEntropyFigure: the distribution of per-token entropy on answer
-// tokens, base and each variant, per model.
-func (v *view) answerEntropyFigure() (Figure, error) {
-	f := Figure{ID: "fig-answer-entropy", Title: "Entropy on answer tokens"}
-	if v.run.Traces == nil {
-		f.Note = "No traces.jsonl in the run directory: per-token entropies are not available."
-		return f, nil
-	}
-	type key struct{ model, variant string }
-	vals := map[key][]float64{}
-	mismatched := 0
+// mvKey names a model and a variant.
+type mvKey struct{ model, variant string }
+
+// answerEntropies returns the entropy of every answer token of the scored
+// trials with a trace, by model and variant, the trials they come from, and
+// the count of trials left out because their recorded answer is not the
+// one today's extraction rules give.
+func (v *view) answerEntropies() (vals map[mvKey][]float64, trials map[mvKey]int, mismatched int) {
+	vals, trials = map[mvKey][]float64{}, map[mvKey]int{}
 	for i := range v.run.Trials {
 		t := &v.run.Trials[i]
 		tr := v.run.Traces[t.ItemID]
@@ -653,11 +657,24 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 			mismatched++
 			continue
 		}
-		k := key{v.label(t), t.Variant}
+		k := mvKey{v.label(t), t.Variant}
+		trials[k]++
 		for _, tok := range tr.Tokens[from:to] {
 			vals[k] = append(vals[k], tok.EntropyBits)
 		}
 	}
+	return vals, trials, mismatched
+}
+
+// answerEntropyFigure: the distribution of per-token entropy on answer
+// tokens, base and each variant, per model.
+func (v *view) answerEntropyFigure() (Figure, error) {
+	f := Figure{ID: "fig-answer-entropy", Title: "Entropy on answer tokens"}
+	if v.run.Traces == nil {
+		f.Note = "No traces.jsonl in the run directory: per-token entropies are not available."
+		return f, nil
+	}
+	vals, trials, mismatched := v.answerEntropies()
 	if len(vals) == 0 {
 		f.Note = "No generated tokens."
 		return f, nil
@@ -670,7 +687,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	for mi, m := range v.models {
 		var first *plotter.BoxPlot
 		for vi, vn := range v.variants {
-			xs := vals[key{m.Label, vn}]
+			xs := vals[mvKey{m.Label, vn}]
 			if len(xs) == 0 {
 				continue
 			}
@@ -692,7 +709,18 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 		}
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(v.variants))-0.5
-	p.Y.Min = 0
+	top := 0.0
+	var counts []string
+	for _, m := range v.models {
+		for _, vn := range v.variants {
+			xs := vals[mvKey{m.Label, vn}]
+			top = math.Max(top, slices.Max(append([]float64{0}, xs...)))
+			if len(xs) > 0 {
+				counts = append(counts, fmt.Sprintf("%s%s %d tokens of %d trials", modelPrefix(m.Label, nm), vn, len(xs), trials[mvKey{m.Label, vn}]))
+			}
+		}
+	}
+	entropyAxis(p, top)
 	var leg *plot.Legend
 	if nm > 1 {
 		leg = l
@@ -700,7 +728,7 @@ func (v *view) answerEntropyFigure() (Figure, error) {
 	err := f.draw(single(p, leg, widthFor(len(v.variants), nm, nm > 1), vg.Points(280)))
 	f.Caption = "Distribution of the entropy (bits, over the full vocabulary) of each answer token, pooled over a model's scored trials in each variant; " +
 		"answer tokens are the generated tokens of the extracted number (all generated tokens when no number was extracted), as in results.csv's answer-entropy columns. " +
-		"Boxes: quartiles; whiskers: the most extreme values within 1.5 × IQR; points: values beyond. From traces.jsonl."
+		fmt.Sprintf("Boxes: quartiles; whiskers: the most extreme values within 1.5 × IQR; points: values beyond. The axis is logarithmic in H + %g bits, so that the many tokens at 0 bits sit at its foot and the spread above them shows. Drawn: %s. From traces.jsonl.", entropyFloor, strings.Join(counts, "; "))
 	if mismatched > 0 {
 		f.Caption += fmt.Sprintf(" %d trials whose recorded answer differs from this version's extraction rules are left out.", mismatched)
 	}
@@ -827,6 +855,15 @@ func (v *view) ddcFigure() (Figure, error) {
 		counts = append(counts, fmt.Sprintf("%s %d", vn, len(vals[vn])))
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(v.variants))-0.5
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xs := range vals {
+		for _, x := range xs {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	// Room above and below the outermost points, so no outlier is cut.
+	pad := math.Max((hi-lo)*0.06, 0.005)
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	err := f.draw(single(p, nil, widthFor(len(v.variants), 1, false), vg.Points(260)))
 	f.Caption = "How the sentence embedder reads each prompt: the margin between the cosine similarity of the best Dewey Decimal class and the runner-up, " +
 		"over the distinct prompts of each variant (the margin depends on the prompt only, not on the model; prompts per variant: " + strings.Join(counts, ", ") +

@@ -26,6 +26,9 @@ var reportCSS string
 //go:embed assets/report.js
 var reportJS string
 
+//go:embed assets/actions.js
+var actionsJS string
+
 var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
 // Options tune the page.
@@ -35,21 +38,34 @@ type Options struct {
 	// the page of a large run to a size a browser opens quickly; trials
 	// beyond it show their prompt and response without token colouring.
 	MaxDetailTokens int
+	// MaxEmbedBytes is the largest results.csv the page embeds for its
+	// Export CSV button (0: DefaultMaxEmbedBytes); a larger one is linked
+	// beside the page instead, so the page of a large run stays small.
+	MaxEmbedBytes int
 }
+
+// DefaultMaxEmbedBytes is the default of Options.MaxEmbedBytes: 2 MiB.
+const DefaultMaxEmbedBytes = 2 << 20
 
 // page is what the template renders.
 type page struct {
 	Title     string
 	Dir       string
+	Headlines []headline
 	Facts     []fact
 	Models    []modelFact
-	Narrative template.HTML
-	Figures   []Figure
-	Compare   *compareTable
-	Table     tableData
-	CSS       template.CSS
-	JS        template.JS
-	Version   string
+	Narrative []narrSection
+	// NarrativeB64 and CSVB64 are narrative.md and results.csv, byte for
+	// byte, base64-encoded, for the Copy and Export CSV buttons ("" when
+	// the file is absent).
+	NarrativeB64, CSVB64 string
+	Files                []runFile
+	Figures              []Figure
+	Compare              *compareTable
+	Table                tableData
+	CSS                  template.CSS
+	JS                   template.JS
+	Version              string
 }
 
 type fact struct{ Name, Value string }
@@ -64,18 +80,22 @@ func Render(w io.Writer, r *Run, opt Options) error {
 	if opt.MaxDetailTokens <= 0 {
 		opt.MaxDetailTokens = DefaultMaxDetailTokens
 	}
+	if opt.MaxEmbedBytes <= 0 {
+		opt.MaxEmbedBytes = DefaultMaxEmbedBytes
+	}
 	v := newView(r)
 	figs, err := v.figures()
 	if err != nil {
 		return err
 	}
-	narr, err := markdown(r.Narrative)
+	narr, err := narrativeSections(r.Narrative, r.Summary)
 	if err != nil {
 		return fmt.Errorf("%s: %w", probe.FileNarrative, err)
 	}
 	p := page{
 		Title:     "fragility report: " + filepath.Base(filepath.Clean(r.Dir)),
 		Dir:       r.Dir,
+		Headlines: headlines(r.Summary),
 		Facts:     facts(r),
 		Models:    modelFacts(r),
 		Narrative: narr,
@@ -83,11 +103,13 @@ func Render(w io.Writer, r *Run, opt Options) error {
 		Compare:   newCompareTable(r),
 		Table:     v.buildTable(opt.MaxDetailTokens),
 		CSS:       template.CSS(reportCSS),
-		JS:        template.JS(reportJS),
+		JS:        template.JS(reportJS + "\n" + actionsJS),
 	}
 	if r.Manifest != nil {
 		p.Version = r.Manifest.Tool["version"]
 	}
+	p.NarrativeB64, p.CSVB64 = fileB64(r.Dir, probe.FileNarrative, 0), fileB64(r.Dir, probe.FileResults, opt.MaxEmbedBytes)
+	p.Files = runFiles(r.Dir)
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
 		return err

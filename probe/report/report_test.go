@@ -51,6 +51,10 @@ func (s synth) write(t *testing.T, dir string) []results.Trial {
 						tr.Extracted = "42"
 					} else {
 						tr.Extracted = "41"
+						tr.ErrorKind = []string{"arithmetic", "other"}[i%2]
+						if i%2 == 1 {
+							tr.StopReason, tr.ErrorKind = "max_tokens", "unfinished"
+						}
 					}
 					pieces := splitPieces(resp)
 					tr.Tokens = len(pieces)
@@ -163,7 +167,7 @@ func TestWriteHTMLFullRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(data)
-	for _, id := range []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-templates", "fig-answer-entropy", "fig-position-entropy", "fig-ddc", "fig-difficulty"} {
+	for _, id := range []string{"fig-accuracy", "fig-flips", "fig-drop", "fig-errors", "fig-templates", "fig-answer-entropy", "fig-position-entropy", "fig-ddc", "fig-difficulty"} {
 		re := regexp.MustCompile(`(?s)<figure class="plot( wide)?" id="` + id + `">.*?<svg .*?</svg>.*?<figcaption>(.+?)</figcaption>`)
 		if m := re.FindStringSubmatch(page); m == nil {
 			t.Errorf("%s: no figure with an SVG and a caption", id)
@@ -251,8 +255,8 @@ func TestEscaping(t *testing.T) {
 	if strings.Contains(page, "<script>alert(1)") || strings.Contains(page, "<b>bold</b>") {
 		t.Error("run text reached the page unescaped")
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("%d </script> tags, want 2 (the data and the code)", n)
+	if n := strings.Count(page, "</script>"); n != 4 {
+		t.Errorf("%d </script> tags, want 4 (the trials, narrative.md, results.csv and the code)", n)
 	}
 	d := tableOf(t, page)
 	r := d.Rows[0]
@@ -463,6 +467,7 @@ func TestLargeRunSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("report.html of 4,500 trials: %d bytes", st.Size())
 	if st.Size() > 8<<20 {
 		t.Errorf("report.html of 4,500 trials is %d bytes, want at most 8 MiB", st.Size())
 	}

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 )
@@ -58,9 +60,17 @@ type tableRow struct {
 	Response *[3]string `json:"a,omitempty"`
 	AnswerAt [2]int     `json:"at"` // answer within the joined tokens, in UTF-16 code units (JavaScript string offsets); equal when none
 	Pieces   []string   `json:"k,omitempty"`
-	Centibit []int      `json:"b,omitempty"` // per-token entropy in 1/100 bit
-	Answer   [2]int     `json:"w"`           // answer tokens [from, to); equal when unknown
-	Skip     string     `json:"s,omitempty"` // skip reason
+	Centibit []int      `json:"b,omitempty"`  // per-token entropy in 1/100 bit
+	Answer   [2]int     `json:"w"`            // answer tokens [from, to); equal when unknown
+	Skip     string     `json:"s,omitempty"`  // skip reason
+	Cut      int        `json:"u"`            // 1 when the output budget ended the answer (stop reason max_tokens)
+	Error    string     `json:"ek,omitempty"` // error anatomy kind of a wrong answer (results.csv error_kind)
+	// Ref is the variant this trial is paired with (Trial.ReferenceVariant)
+	// and Diff the word diff of its question against that trial's (wordDiff
+	// runs); both empty for a reference itself, without a partner, or when
+	// the questions are equal.
+	Ref  string   `json:"rv,omitempty"`
+	Diff []string `json:"d,omitempty"`
 }
 
 // buildTable builds the trial table of a run, rows sorted by model, template,
@@ -100,12 +110,27 @@ func (v *view) buildTable(maxTokens int) tableData {
 	d.Prefix = commonPrefix(prompts)
 	promptIdx := map[string]int{}
 
+	questions := map[string]string{}
+	for _, t := range trials {
+		questions[pairKey(v.label(t), t, t.Variant)] = t.Question
+	}
 	budget := maxTokens
 	for _, t := range trials {
 		r := tableRow{
 			ID: t.ItemID, Model: indexOf(&d.Models, v.label(t)), Variant: indexOf(&d.Variants, t.Variant),
 			Template: indexOf(&d.Templates, t.TemplateID), Instance: t.Instance, Level: t.Level, Steps: t.Steps,
 			Got: t.Extracted, Want: t.Expected, Rule: t.Rule, Tokens: t.Tokens, Prompt: -1, Skip: t.SkipReason,
+		}
+		if t.StopReason == llm.StopMaxTokens {
+			r.Cut = 1
+		}
+		r.Error = t.ErrorKind
+		if ref := t.ReferenceVariant(); ref != t.Variant {
+			if q, ok := questions[pairKey(v.label(t), t, ref)]; ok {
+				if r.Diff = wordDiff(q, t.Question); r.Diff != nil {
+					r.Ref = ref
+				}
+			}
 		}
 		switch {
 		case t.Skipped():
@@ -131,6 +156,12 @@ func (v *view) buildTable(maxTokens int) tableData {
 		d.Rows = append(d.Rows, r)
 	}
 	return d
+}
+
+// pairKey is the key of the trial of model label, t's template and instance
+// and the given variant.
+func pairKey(label string, t *results.Trial, variant string) string {
+	return label + "\x00" + t.TemplateID + "\x00" + variant + "\x00" + strconv.Itoa(t.Instance)
 }
 
 // indexOf is the index of s in *xs, appended when missing.

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/probe/summary"
+)
+
+// headline is the box the page opens with: per model the verdict and, per
+// variant paired with a reference, the accuracies, the paired drop with its
+// interval and test, answer stability and the share of answers the output
+// budget cut. Every number is read from summary.json.
+type headline struct {
+	Label    string
+	Verdict  string // ModelSummary.Verdict; "" without one
+	On       string // the variant the verdict rests on
+	Severity string // CSS class of the verdict: "strong", "signal", "none" or "open"
+	Rows     []headRow
+}
+
+// headRow is one variant of a headline, as display text.
+type headRow struct {
+	Variant, Reference string
+	RefAcc, VarAcc     string // "17.6% (12/68)"
+	Drop, DropCI       string // paired drop in pp, signed, and its reported interval
+	P                  string // adjusted p of the sign-flip test
+	Verdict            string
+	Stability          string // answers changed among pairs with the same answer; "" when the variant re-draws it
+	RefCut, VarCut     string // share of scored answers cut by the budget, "k/n (x%)"
+	CutWarn            bool   // the variant's answers were cut more often than the reference's
+}
+
+// headlines returns the headline of every model of s, in summary order.
+func headlines(s *summary.Summary) []headline {
+	var out []headline
+	for i := range s.Models {
+		m := &s.Models[i]
+		h := headline{Label: m.Label, Verdict: m.Verdict, On: m.VerdictVariant, Severity: severity(m.Verdict)}
+		for j := range m.Variants {
+			v := &m.Variants[j]
+			if v.Paired == nil {
+				continue
+			}
+			ref := m.Variant(referenceOf(v))
+			h.Rows = append(h.Rows, headRowOf(ref, v))
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// headRowOf is the headline row of variant v against its reference ref (nil
+// when the summary lacks it).
+func headRowOf(ref, v *summary.VariantSummary) headRow {
+	r := headRow{Variant: v.Variant, Reference: referenceOf(v), VarAcc: accShort(v), Verdict: v.Verdict, VarCut: cutText(v)}
+	if ref != nil {
+		r.RefAcc, r.RefCut = accShort(ref), cutText(ref)
+		r.CutWarn = v.Scored > 0 && ref.Scored > 0 &&
+			float64(v.CutByBudget)/float64(v.Scored) > float64(ref.CutByBudget)/float64(ref.Scored)
+	}
+	if d := v.Paired.PairedDropPP; d != nil {
+		r.Drop, r.DropCI = signed(d.Value, 1)+" pp", estCI(d, 1)
+	}
+	if t := v.Paired.Test; t != nil {
+		r.P = pText(t.PAdjusted)
+	}
+	if a := v.Paired.AnswerChanged; a != nil {
+		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 0), estCI(a.SharePct, 0))
+	}
+	return r
+}
+
+// accShort is an accuracy as "17.6% (12/68)", or "n/a (0/0)".
+func accShort(v *summary.VariantSummary) string {
+	if v.AccuracyPct == nil {
+		return fmt.Sprintf("n/a (%s/%d)", countNum(v.K), v.N)
+	}
+	return fmt.Sprintf("%s%% (%s/%d)", fnum(v.AccuracyPct.Value, 1), countNum(v.K), v.N)
+}
+
+// cutText is the share of a variant's scored answers that the output budget
+// cut (VariantSummary.CutByBudget) as "k/n (x%)".
+func cutText(v *summary.VariantSummary) string {
+	if v.Scored == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%d/%d (%s%%)", v.CutByBudget, v.Scored, fnum(100*float64(v.CutByBudget)/float64(v.Scored), 0))
+}
+
+// severity maps a verdict to the headline's colour class.
+func severity(verdict string) string {
+	switch verdict {
+	case stats.VerdictStrong:
+		return "strong"
+	case stats.VerdictModerate, stats.VerdictUnclearSize:
+		return "signal"
+	case stats.VerdictNoDrop:
+		return "none"
+	}
+	return "open"
+}
+
+// referenceOf is the variant v's pairs compare with: Paired.Reference, or
+// base when it names none.
+func referenceOf(v *summary.VariantSummary) string {
+	if v.Paired != nil && v.Paired.Reference != "" {
+		return v.Paired.Reference
+	}
+	return "base"
+}

@@ -1,0 +1,153 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+)
+
+// embeddedFile returns the bytes a page embeds in its script element id
+// (a JSON string of base64).
+func embeddedFile(t *testing.T, page, id string) []byte {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="` + id + `">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no %s script in the page", id)
+	}
+	var b64 string
+	if err := json.Unmarshal([]byte(m[1]), &b64); err != nil {
+		t.Fatalf("%s is not a JSON string: %v", id, err)
+	}
+	b, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatalf("%s is not base64: %v", id, err)
+	}
+	return b
+}
+
+// TestHeadlineFirst checks that the page opens with the headline box (each
+// model's verdict, accuracies, paired drop, cut share) before the narrative
+// and the run table, folds the narrative's method sections and not the
+// models', embeds narrative.md and results.csv byte for byte, links every
+// file of the run, and gives the trial table its cut, error and diff
+// fields.
+func TestHeadlineFirst(t *testing.T) {
+	dir := t.TempDir()
+	trials := defaultSynth().write(t, dir)
+	path, err := WriteHTML(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	page := string(data)
+	h, n, r := strings.Index(page, `id="headline"`), strings.Index(page, `id="narrative"`), strings.Index(page, `<section id="run">`)
+	if h < 0 || n < h || r < n {
+		t.Errorf("section order: headline at %d, narrative at %d, run table at %d; want headline first, run table after the narrative", h, n, r)
+	}
+	box := page[h:n]
+	for _, want := range []string{"Q4_K_M: <span class=\"verdict\">", "Q8_0: <span class=\"verdict\">", "noop <span class=\"muted\">vs base", " → ", "paired drop", " pp</strong> [", "cut by the budget", "Copy narrative", "Export CSV"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("headline box lacks %q", want)
+		}
+	}
+	// The synthetic run's wrong answers of instance 1 are cut: 2 of 8 scored
+	// base trials of each model (4 templates × 2 instances, 1 in 4 wrong).
+	if !regexp.MustCompile(`\d+/8 \(\d+%\) → \d+/8 \(\d+%\)`).MatchString(box) {
+		t.Errorf("headline box has no cut share k/8 → k/8:\n%s", box)
+	}
+	for _, f := range []string{probe.FileNarrative, probe.FileResults, probe.FileSummary, probe.FileTraces} {
+		if !strings.Contains(box, `<a href="`+f+`">`) {
+			t.Errorf("no link to %s", f)
+		}
+	}
+	if !regexp.MustCompile(`<details class="nsec"><summary>What this probe tests</summary>`).MatchString(page) ||
+		!strings.Contains(page, `<details class="nsec" open><summary>Q4_K_M</summary>`) {
+		t.Error("the method sections are not folded or a model's section is not open")
+	}
+	for id, name := range map[string]string{"narrative-md": probe.FileNarrative, "results-csv": probe.FileResults} {
+		want, _ := os.ReadFile(filepath.Join(dir, name))
+		if got := embeddedFile(t, page, id); !bytes.Equal(got, want) || len(want) == 0 {
+			t.Errorf("embedded %s: %d bytes, differs from the file's %d", name, len(got), len(want))
+		}
+	}
+	d := tableOf(t, page)
+	cut, diffs := 0, 0
+	for _, row := range d.Rows {
+		cut += row.Cut
+		if row.Diff != nil {
+			diffs++
+			if row.Ref != "base" || d.Variants[row.Variant] == "base" {
+				t.Errorf("%s: diff against %q", row.ID, row.Ref)
+			}
+		}
+		if row.Correct == 0 && row.Error == "" {
+			t.Errorf("%s: wrong answer without its error kind", row.ID)
+		}
+	}
+	wantCut := 0
+	for _, tr := range trials {
+		if tr.StopReason == "max_tokens" {
+			wantCut++
+		}
+	}
+	if cut != wantCut || cut == 0 {
+		t.Errorf("cut rows: %d, want %d", cut, wantCut)
+	}
+	if want := len(trials) * 2 / 3; diffs != want {
+		t.Errorf("rows with a diff against base: %d, want %d (every non-base trial)", diffs, want)
+	}
+}
+
+// TestEmbedCap checks that a results.csv over Options.MaxEmbedBytes is not
+// embedded (the Export button then takes the file beside the page).
+func TestEmbedCap(t *testing.T) {
+	dir := t.TempDir()
+	defaultSynth().write(t, dir)
+	var b bytes.Buffer
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Render(&b, r, Options{MaxEmbedBytes: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if got := embeddedFile(t, b.String(), "results-csv"); len(got) != 0 {
+		t.Errorf("a results.csv over the cap was embedded (%d bytes)", len(got))
+	}
+	if got := embeddedFile(t, b.String(), "narrative-md"); len(got) == 0 {
+		t.Error("narrative.md was not embedded")
+	}
+}
+
+// TestPlotAxes checks the drop axis labels 0 and the strong threshold at
+// any range, and that the answer-entropy scale keeps 0 bits on the axis and
+// spreads small entropies apart.
+func TestPlotAxes(t *testing.T) {
+	for _, r := range [][2]float64{{-9.5, 17.6}, {-45, 80}, {-2, 3}, {-5, 100}} {
+		labels := map[string]bool{}
+		for _, tk := range dropTicks(10).Ticks(r[0], r[1]) {
+			if tk.Label != "" {
+				labels[tk.Label] = true
+			}
+		}
+		if !labels["0"] || (r[1] >= 10 && !labels["10"]) {
+			t.Errorf("drop axis %v: labels %v lack 0 or 10", r, labels)
+		}
+	}
+	s := offsetLog{}
+	if lo, hi := s.Normalize(0, 4, 0), s.Normalize(0, 4, 4); lo != 0 || hi != 1 {
+		t.Errorf("entropy scale maps [0, 4] to [%g, %g]", lo, hi)
+	}
+	// On a linear axis 0.01 and 0.1 bits sit within 2.5% of its height;
+	// here they are a decade apart.
+	if d := s.Normalize(0, 4, 0.1) - s.Normalize(0, 4, 0.01); d < 0.2 {
+		t.Errorf("entropy scale: 0.01 and 0.1 bits only %.3f of the axis apart", d)
+	}
+}
