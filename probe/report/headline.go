@@ -13,8 +13,8 @@ import (
 // budget cut. Every number is read from summary.json.
 type headline struct {
 	Label    string
-	Verdict  string // ModelSummary.Verdict; "" without one
-	On       string // the variant the verdict rests on
+	Verdict  string // ModelSummary.Headline (stability, then drop), else ModelSummary.Verdict; "" without one
+	On       string // the variant the drop verdict rests on
 	Severity string // CSS class of the verdict: "strong", "signal", "none" or "open"
 	Rows     []headRow
 }
@@ -37,6 +37,12 @@ func headlines(s *summary.Summary) []headline {
 	for i := range s.Models {
 		m := &s.Models[i]
 		h := headline{Label: m.Label, Verdict: m.Verdict, On: m.VerdictVariant, Severity: severity(m.Verdict)}
+		if m.Headline != "" {
+			h.Verdict = m.Headline
+		}
+		if m.Stability != nil && m.Stability.Verdict == summary.StabilityUnstable && h.Severity != "strong" {
+			h.Severity = "signal"
+		}
 		for j := range m.Variants {
 			v := &m.Variants[j]
 			if v.Paired == nil {
