@@ -70,7 +70,7 @@ Examples:
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
