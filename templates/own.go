@@ -21,6 +21,30 @@ func fileError(path string, line int, format string, args ...any) error {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// maxErrorScanLines bounds the files yamlErrorLine scans.
+const maxErrorScanLines = 1000
+
+// yamlErrorLine returns the 1-based line of a YAML syntax error in data:
+// the first line n such that the first n lines do not parse (yaml.v3
+// names the line where the enclosing block starts, so a mis-indented key
+// deep in a mapping was reported at the mapping's key). It returns 0 when
+// every prefix parses or the file is longer than maxErrorScanLines.
+func yamlErrorLine(data []byte) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) > maxErrorScanLines {
+		return 0
+	}
+	var prefix strings.Builder
+	for i, l := range lines {
+		prefix.WriteString(l)
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(prefix.String()), &n) != nil {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // ParseOwn parses templates in the package's own format (YAML, or JSON, which
 // is read as YAML) from data; path is used in errors and as Source. The file
 // holds one template (a mapping) or several (a sequence of mappings). Every
@@ -39,6 +63,9 @@ func ParseOwn(path string, data []byte) (ts []*Template, err error) {
 		msg := err.Error()
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			if at := yamlErrorLine(data); at > n {
+				return nil, fileError(path, at, "syntax error: %s (wrong indentation? the parser was in the block opened on line %d)", m[2], n)
+			}
 			return nil, fileError(path, n, "syntax error: %s", m[2])
 		}
 		return nil, fileError(path, 0, "syntax error: %s", strings.TrimPrefix(msg, "yaml: "))
