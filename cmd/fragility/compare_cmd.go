@@ -107,6 +107,9 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if c.String("out") == "" {
 		return "", usageError{"--out DIR is required"}
 	}
+	if err := outNotStdout(c, "compare writes a run directory"); err != nil {
+		return "", err
+	}
 	vs, err := templates.ParseVariants(c.String("variants"))
 	if err != nil {
 		return "", usageError{err.Error()}

@@ -85,8 +85,8 @@ func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
 	if cfg.Items == "" {
 		return usageError{"--items needs a file"}
 	}
-	if c.IsSet(flagTemplates.Name) || c.IsSet(flagLevel.Name) || c.IsSet(flagTemplateIDs.Name) || c.IsSet(flagLimit.Name) {
-		return usageError{"--items replaces --templates (and --level, --template-ids, --limit): give one or the other"}
+	if c.IsSet(flagTemplates.Name) || c.IsSet(flagLevel.Name) || c.IsSet(flagTemplateIDs.Name) || c.IsSet(flagLimit.Name) || c.IsSet(flagSplit.Name) {
+		return usageError{"--items replaces --templates (and --level, --split, --template-ids, --limit, which choose templates): give one or the other"}
 	}
 	if p := c.String(flagPrompt.Name); c.IsSet(flagPrompt.Name) && p != probe.PromptDocQA {
 		return usageError{fmt.Sprintf("--items takes --prompt %s, not %s", probe.PromptDocQA, p)}

@@ -136,6 +136,9 @@ func runAction(c *cli.Context) error {
 // the resumed directory ("" for a new run) and where the shard came from;
 // errAlreadyComplete when the resumed run is complete.
 func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, err error) {
+	if err := outNotStdout(c, "run writes a run directory (results.csv, traces.jsonl, the report)"); err != nil {
+		return cfg, "", "", err
+	}
 	if c.NArg() > 0 {
 		return cfg, "", "", usageError{fmt.Sprintf("run takes no arguments, got %q (models are --model, templates --templates)", c.Args().First())}
 	}
