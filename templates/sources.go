@@ -42,12 +42,13 @@ func SplitSources(src string) []string {
 	return out
 }
 
-// HasFolder reports whether any source of src is a directory: templates
+// HasFolder reports whether any source of src is a directory ("builtin"
+// is not, even beside a folder of that name): templates
 // that cannot be drawn are then left out (Options.SkipFailing) instead of
 // stopping the set.
 func HasFolder(src string) bool {
 	for _, s := range SplitSources(src) {
-		if st, err := os.Stat(s); err == nil && st.IsDir() {
+		if st, err := os.Stat(s); s != "builtin" && err == nil && st.IsDir() {
 			return true
 		}
 	}
