@@ -266,13 +266,21 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	}
 }
 
-// planSource names where the plan's items come from: the templates, or
-// the document items file (a template is then an item).
+// planSource names where the plan's items come from: the templates (with
+// the subset --template-ids and --limit pick), or the document items file
+// (a template is then an item).
 func planSource(cfg probe.Config) string {
 	if cfg.Items != "" {
 		return "items " + cfg.Items
 	}
-	return cfg.Templates
+	s := cfg.Templates
+	if len(cfg.TemplateIDs) > 0 {
+		s += " (templates " + strings.Join(cfg.TemplateIDs, ",") + ")"
+	}
+	if cfg.Limit > 0 {
+		s += fmt.Sprintf(" (the first %d)", cfg.Limit)
+	}
+	return s
 }
 
 // printPower writes the power part of a plan for a reader.
