@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,43 +18,83 @@ import (
 // from set.jsonl and manifest.json (a shard's contiguous part of the plan
 // for a shard). Errors name the file.
 func PlannedItems(dir string, man *Manifest) ([]string, error) {
-	path := filepath.Join(dir, FileSet)
-	f, err := os.Open(path)
+	items, _, edited, err := plannedOf(dir, man)
 	if err != nil {
 		return nil, err
 	}
-	set, err := templates.ReadSet(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if edited != nil {
+		return nil, edited
 	}
-	cfg := man.Config
-	cfg.Models = make([]string, len(man.Models))
-	batches := planBatches(cfg, set)
-	if sh := man.Shard; sh != nil && sh.FirstBatch+sh.Batches <= len(batches) {
-		batches = batches[sh.FirstBatch : sh.FirstBatch+sh.Batches]
-	}
-	var ids []string
-	for _, b := range batches {
-		for _, it := range b.items {
-			ids = append(ids, it.id)
-		}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.id
 	}
 	return ids, nil
 }
 
+// plannedOf returns the planned items of dir (as PlannedItems) with the
+// line in set.jsonl of each instance. When the manifest records a plan
+// sha256, the set file and config must give it: edited is the error that
+// names set.jsonl when they do not (a changed answer or question), for the
+// caller to give after the more precise row checks.
+func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templates.Instance]int, edited, err error) {
+	path := filepath.Join(dir, FileSet)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	set, err := templates.ReadSet(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg := man.Config
+	cfg.Shard = nil
+	if len(cfg.Models) != len(man.Models) {
+		cfg.Models = make([]string, len(man.Models))
+	}
+	batches := planBatches(cfg, set)
+	if man.PlanSHA256 != "" {
+		modelSHA := make([]string, len(man.Models))
+		for i, m := range man.Models {
+			modelSHA[i] = m.SHA256
+		}
+		if sum, _ := planSHA(cfg, batches, data, modelSHA, man.Embedder); sum != man.PlanSHA256 {
+			edited = fmt.Errorf("%s: with the manifest's config it gives plan sha256 %s, not the %s the manifest records: set.jsonl or manifest.json was edited after the run",
+				path, short(sum), short(man.PlanSHA256))
+		}
+	}
+	if sh := man.Shard; sh != nil && sh.FirstBatch+sh.Batches <= len(batches) {
+		batches = batches[sh.FirstBatch : sh.FirstBatch+sh.Batches]
+	}
+	lines = make(map[*templates.Instance]int, len(set.Instances))
+	for i := range set.Instances {
+		lines[&set.Instances[i]] = i + 2 // after the header line
+	}
+	for _, b := range batches {
+		items = append(items, b.items...)
+	}
+	return items, lines, edited, nil
+}
+
 // CheckRecords checks the records of a complete run directory against its
 // plan: results.csv (trials) and traces.jsonl (traceIDs, nil to skip) hold
-// every planned item once and nothing else. The error names the file and
-// the first items missing, repeated or not planned, with the counts. A run
-// that is not complete (a status other than "complete") is not checked.
+// every planned item once and nothing else, and each row's template,
+// variant, instance and expected answer are its planned instance's in
+// set.jsonl. The error names the file and the first items missing,
+// repeated or not planned, with the counts, or the first row (by line)
+// that disagrees with the set. A run that is not complete (a status other
+// than "complete") is not checked.
 func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []string) error {
 	if man.Status != "complete" {
 		return nil
 	}
-	planned, err := PlannedItems(dir, man)
+	items, lines, edited, err := plannedOf(dir, man)
 	if err != nil {
 		return err
+	}
+	planned := make([]string, len(items))
+	for i, it := range items {
+		planned[i] = it.id
 	}
 	ids := make([]string, len(trials))
 	for i := range trials {
@@ -62,8 +103,46 @@ func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []
 	if err := sameItems(filepath.Join(dir, FileResults), "row", planned, ids); err != nil {
 		return err
 	}
+	if err := rowsMatchSet(filepath.Join(dir, FileResults), items, lines, trials); err != nil {
+		return err
+	}
 	if traceIDs != nil {
-		return sameItems(filepath.Join(dir, FileTraces), "trace", planned, traceIDs)
+		if err := sameItems(filepath.Join(dir, FileTraces), "trace", planned, traceIDs); err != nil {
+			return err
+		}
+	}
+	return edited
+}
+
+// rowsMatchSet refuses the first trial whose template, variant, instance
+// index or (for an arithmetic answer) expected answer is not its planned
+// instance's, naming results.csv's line and set.jsonl's.
+func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instance]int, trials []results.Trial) error {
+	byID := make(map[string]*templates.Instance, len(items))
+	for _, it := range items {
+		byID[it.id] = it.inst
+	}
+	for i := range trials {
+		t := &trials[i]
+		in := byID[t.ItemID]
+		if in == nil {
+			continue
+		}
+		var field, got, want string
+		switch {
+		case t.TemplateID != in.TemplateID:
+			field, got, want = "template", t.TemplateID, in.TemplateID
+		case t.Variant != string(in.Variant):
+			field, got, want = "variant", t.Variant, string(in.Variant)
+		case t.Instance != in.Index:
+			field, got, want = "instance", fmt.Sprint(t.Instance), fmt.Sprint(in.Index)
+		case !t.Skipped() && (t.ScoreRule == "" || t.ScoreRule == docqa.ScoreNumber) && t.Expected != in.Answer:
+			field, got, want = "expected", t.Expected, in.Answer
+		default:
+			continue
+		}
+		return fmt.Errorf("%s: row %d (item %s): %s is %q, but the instance %s in %s (line %d) has %q: a file was edited after the run",
+			path, i+1, t.ItemID, field, got, in.ID, FileSet, lines[in], want)
 	}
 	return nil
 }

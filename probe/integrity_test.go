@@ -1,12 +1,15 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -62,8 +65,50 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		t.Errorf("an edited label: %v", err)
 	}
 	undo()
+	// A row's template changed by hand.
+	undo = restore(FileResults)
+	f, err := os.Open(filepath.Join(dir, FileResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials[1].TemplateID = "not-" + trials[1].TemplateID
+	writeTrials(t, filepath.Join(dir, FileResults), trials)
+	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
+		if err == nil || !strings.Contains(err.Error(), FileResults+": row 2 (item "+trials[1].ItemID+"): template is") {
+			t.Errorf("%s with an edited template column: %v", name, err)
+		}
+	}
+	undo()
+	// An answer changed in set.jsonl: the rows' expected answers disagree,
+	// named with the set's line.
+	undo = restore(FileSet)
+	data, _ = os.ReadFile(filepath.Join(dir, FileSet))
+	setLines := strings.SplitAfter(string(data), "\n")
+	setLines[2] = regexp.MustCompile(`"answer":"[^"]*"`).ReplaceAllString(setLines[2], `"answer":"99999"`)
+	os.WriteFile(filepath.Join(dir, FileSet), []byte(strings.Join(setLines, "")), 0o644)
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "expected is") || !strings.Contains(err.Error(), FileSet+" (line 3) has \"99999\"") {
+		t.Errorf("an edited answer in set.jsonl: %v", err)
+	}
+	undo()
 	if _, err := Recompute(dir); err != nil {
 		t.Fatalf("restored run: %v", err)
+	}
+}
+
+// writeTrials writes trials as a results.csv file.
+func writeTrials(t *testing.T, path string, trials []results.Trial) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := results.WriteCSV(&buf, trials); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -3,7 +3,6 @@ package probe
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 
 	"github.com/fragility/fragility/probe/docqa"
@@ -35,18 +34,22 @@ func generateSet(cfg Config) (*templates.Set, error) {
 		}
 		return docqa.Generate(items, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
 	}
-	ts, skipped, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
+	ts, skipped, err := templates.LoadSkipping(cfg.Templates, cfg.loadOptions())
 	if err != nil {
 		return nil, err
 	}
-	st, statErr := os.Stat(cfg.Templates)
-	folder := statErr == nil && st.IsDir()
+	folder := templates.HasFolder(cfg.Templates)
 	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference, Split: cfg.Split})
 	if err != nil {
 		return nil, err
 	}
 	set.Skipped = append(skipped, set.Skipped...)
 	return set, nil
+}
+
+// loadOptions are the template load options of cfg: level and subset.
+func (c Config) loadOptions() templates.LoadOptions {
+	return templates.LoadOptions{Level: c.Level, IDs: c.TemplateIDs, Limit: c.Limit}
 }
 
 // MaxLeftOutShare is the share of a template source's templates that may

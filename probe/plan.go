@@ -40,6 +40,9 @@ type RunPlan struct {
 	// LeftOut lists the templates (or files) the set leaves out, refused
 	// when loaded or unable to draw, as run leaves them out.
 	LeftOut []templates.Skip `json:"templates_left_out,omitempty"`
+	// PilotCut is what the pilot (RunPlanOptions.From) says of the answers
+	// the planned output budget would cut; nil without a pilot.
+	PilotCut *PilotCut `json:"pilot_cut,omitempty"`
 }
 
 // PlanRun plans the run cfg defines without loading a model: it generates
@@ -117,7 +120,13 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
-	return &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped}, nil
+	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped}
+	if o.From != "" {
+		if rp.PilotCut, err = PilotCutAt(o.From, cfg.MaxTokens); err != nil {
+			return nil, err
+		}
+	}
+	return rp, nil
 }
 
 // fromPilot takes what the pilot run o.From measured: its throughput and

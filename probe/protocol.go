@@ -55,6 +55,10 @@ type Protocol struct {
 	TemplatesSHA256 string `json:"templates_sha256"`
 	Level           string `json:"level,omitempty"`
 	Split           string `json:"split"`
+	// TemplateIDs and Limit are the subset of the templates run
+	// (Config.TemplateIDs, Config.Limit); none when absent.
+	TemplateIDs []string `json:"template_ids,omitempty"`
+	Limit       int      `json:"limit,omitempty"`
 
 	// SHA256 is the hash of the protocol's other fields (the JSON of the
 	// Protocol with SHA256 empty, as written): a changed field is seen.
@@ -67,23 +71,34 @@ func FreezeProtocol(cfg Config) (*Protocol, error) {
 	if cfg.Items != "" {
 		return nil, OptionError{"a protocol freezes a template run, not document questions (--items)"}
 	}
-	if cfg.Templates != "builtin" {
-		// The protocol is run from anywhere: its templates by absolute path.
-		abs, err := filepath.Abs(cfg.Templates)
+	// The protocol is run from anywhere: its templates by absolute path.
+	srcs := templates.SplitSources(cfg.Templates)
+	for i, s := range srcs {
+		if s == "builtin" {
+			continue
+		}
+		abs, err := filepath.Abs(s)
 		if err != nil {
 			return nil, err
 		}
-		cfg.Templates = abs
+		srcs[i] = abs
 	}
+	cfg.Templates = templates.JoinSources(srcs)
 	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return nil, err
+	}
+	if len(cfg.TemplateIDs) > 0 || cfg.Limit > 0 {
+		// A subset that names an unknown template is refused now, not at run.
+		if _, _, err := templates.LoadSkipping(cfg.Templates, cfg.loadOptions()); err != nil {
+			return nil, err
+		}
 	}
 	p := &Protocol{Version: ProtocolVersion, Prompt: promptInfo(cfg), Shots: cfg.Shots, ChatTemplate: cfg.ChatTemplate,
 		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version,
 		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
 		Variants: cfg.Variants, Instances: cfg.Instances, Reference: cfg.Reference, Conditions: cfg.Conditions, CalcCalls: cfg.CalcCalls,
-		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split}
+		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split, TemplateIDs: cfg.TemplateIDs, Limit: cfg.Limit}
 	p.SHA256, err = p.hash()
 	return p, err
 }
@@ -144,6 +159,7 @@ func (p *Protocol) Apply(cfg *Config, path string) error {
 	cfg.Variants, cfg.Instances, cfg.Reference = p.Variants, p.Instances, p.Reference
 	cfg.Conditions, cfg.CalcCalls = p.Conditions, p.CalcCalls
 	cfg.Templates, cfg.Level, cfg.Split = p.Templates, p.Level, p.Split
+	cfg.TemplateIDs, cfg.Limit = p.TemplateIDs, p.Limit
 	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

@@ -51,7 +51,11 @@ type Classifier func(texts []string) ([]DDC, error)
 // `fragility run --resume DIR` continues from the stored Config.
 type Config struct {
 	Models    []string `json:"models"`    // GGUF paths, never copied or modified
-	Templates string   `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl
+	Templates string   `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl; several joined by templates.SourceSeparator
+	// TemplateIDs and Limit pick a subset of the templates loaded
+	// (templates.LoadOptions.IDs and Limit): run --template-ids, --limit.
+	TemplateIDs []string `json:"template_ids,omitempty"`
+	Limit       int      `json:"limit,omitempty"`
 	// Items is a file of the user's own document-question items (package
 	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
 	Items     string              `json:"items,omitempty"`
@@ -240,6 +244,12 @@ func (c *Config) validatePrompt() error {
 	}
 	if c.MaxTokens < 1 {
 		return optionErrorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
+	}
+	if c.Limit < 0 {
+		return optionErrorf("--limit must be at least 1 (0: every template), got %d", c.Limit)
+	}
+	if c.Items != "" && (len(c.TemplateIDs) > 0 || c.Limit > 0) {
+		return OptionError{"--template-ids and --limit select templates; --items reads document questions: give one or the other"}
 	}
 	preset, err := ParsePrompt(c.Prompt)
 	if err != nil {

@@ -48,6 +48,11 @@ type LoadOptions struct {
 	// (LevelFromPath), and symbolic when that says nothing. Other formats
 	// ignore it.
 	Level string
+	// IDs, when not empty, keeps only the templates with these IDs (in load
+	// order); an ID that does not load is an error naming it.
+	IDs []string
+	// Limit, when positive, keeps the first Limit templates (after IDs).
+	Limit int
 }
 
 // Skip is a template (or a file) left out of a set: refused when loaded, or
@@ -79,11 +84,27 @@ func Load(src string) ([]*Template, error) {
 	return LoadWith(src, LoadOptions{})
 }
 
-// LoadWith is Load with options.
+// LoadWith is Load with options. src may name several sources joined by
+// SourceSeparator (JoinSources): their union is loaded, and a template ID
+// in two of them is an error naming both files. o.IDs and o.Limit then
+// select a subset.
 func LoadWith(src string, o LoadOptions) ([]*Template, error) {
 	if _, err := ParseLevel(o.Level); err != nil {
 		return nil, err
 	}
+	ts, _, err := loadUnion(SplitSources(src), func(s string) ([]*Template, []Skip, error) {
+		ts, err := loadOne(s, o)
+		return ts, nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ts, _, err = selectTemplates(src, ts, nil, o)
+	return ts, err
+}
+
+// loadOne is LoadWith for one source.
+func loadOne(src string, o LoadOptions) ([]*Template, error) {
 	if src == "builtin" {
 		return Builtin()
 	}
@@ -117,14 +138,26 @@ func LoadWith(src string, o LoadOptions) ([]*Template, error) {
 // (a downloaded GSM-Symbolic folder): a file that does not load, or a
 // template whose ID was already loaded, is left out and reported as a Skip
 // instead of stopping. "builtin" and a single file load as LoadWith does. It
-// fails when src cannot be read or nothing in it loads.
+// fails when src cannot be read or nothing in it loads. Several sources
+// (JoinSources) and o.IDs and o.Limit are read as LoadWith reads them.
 func LoadSkipping(src string, o LoadOptions) ([]*Template, []Skip, error) {
 	if _, err := ParseLevel(o.Level); err != nil {
 		return nil, nil, err
 	}
+	ts, skips, err := loadUnion(SplitSources(src), func(s string) ([]*Template, []Skip, error) {
+		return loadSkippingOne(s, o)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return selectTemplates(src, ts, skips, o)
+}
+
+// loadSkippingOne is LoadSkipping for one source.
+func loadSkippingOne(src string, o LoadOptions) ([]*Template, []Skip, error) {
 	st, err := os.Stat(src)
 	if src == "builtin" || err != nil || !st.IsDir() {
-		ts, err := LoadWith(src, o)
+		ts, err := loadOne(src, o)
 		return ts, nil, err
 	}
 	files, err := templateFiles(src, o)

@@ -21,6 +21,39 @@ func fileError(path string, line int, format string, args ...any) error {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// blockContextError reports whether a yaml.v3 syntax message is one that
+// it names at the start of the enclosing block mapping or sequence rather
+// than where the problem is.
+func blockContextError(msg string) bool {
+	return msg == "did not find expected key" || msg == "did not find expected '-' indicator"
+}
+
+// maxErrorScanLines bounds the files yamlErrorLine scans.
+const maxErrorScanLines = 1000
+
+// yamlErrorLine returns the 1-based line of a YAML syntax error in data:
+// the first line n such that the first n lines do not parse. yaml.v3
+// names the line of the error's context instead, and for a parser error
+// that line counted from 0: a mis-indented key deep in a mapping was
+// reported at the line before the mapping, and an unclosed brace at the
+// line before it. It returns 0 when
+// every prefix parses or the file is longer than maxErrorScanLines.
+func yamlErrorLine(data []byte) int {
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) > maxErrorScanLines {
+		return 0
+	}
+	var prefix strings.Builder
+	for i, l := range lines {
+		prefix.WriteString(l)
+		var n yaml.Node
+		if yaml.Unmarshal([]byte(prefix.String()), &n) != nil {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // ParseOwn parses templates in the package's own format (YAML, or JSON, which
 // is read as YAML) from data; path is used in errors and as Source. The file
 // holds one template (a mapping) or several (a sequence of mappings). Every
@@ -39,6 +72,12 @@ func ParseOwn(path string, data []byte) (ts []*Template, err error) {
 		msg := err.Error()
 		if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			if at := yamlErrorLine(data); at > 0 {
+				if blockContextError(m[2]) && at > n+1 {
+					return nil, fileError(path, at, "syntax error: %s (wrong indentation? the parser was in the block that starts on line %d)", m[2], n+1)
+				}
+				return nil, fileError(path, at, "syntax error: %s", m[2])
+			}
 			return nil, fileError(path, n, "syntax error: %s", m[2])
 		}
 		return nil, fileError(path, 0, "syntax error: %s", strings.TrimPrefix(msg, "yaml: "))

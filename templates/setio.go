@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +122,7 @@ func (s *Set) WriteFile(path string, overwrite bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing set: %w", err)
+		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
 	}
 	defer func() {
 		if err != nil {
@@ -133,19 +134,33 @@ func (s *Set) WriteFile(path string, overwrite bool) (err error) {
 		return err
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, err)
+		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, err)
+		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
 	}
 	// CreateTemp made it 0600; a set is an ordinary file, as a run's are.
 	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, err)
+		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, err)
+		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
 	}
 	return nil
+}
+
+// barePathError is the cause of a *fs.PathError or *os.LinkError, without
+// the temporary file's name it carries (see WriteFile).
+func barePathError(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
 }
 
 // Summary is a one-line account of the set: instances per variant, excluded

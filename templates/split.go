@@ -51,8 +51,25 @@ func (t *Template) Split() string {
 // reads it ("builtin", a directory of template files or level folders, or
 // one file): over its files in load order, each file's path relative to
 // src, its length and its bytes. A changed, added or removed file changes
-// it. Errors name the source.
+// it. Several sources (JoinSources) hash as the sha256 of their hashes,
+// one per line in order. Errors name the source.
 func SourceSHA256(src string, o LoadOptions) (string, error) {
+	if srcs := SplitSources(src); len(srcs) > 1 {
+		h := sha256.New()
+		for _, s := range srcs {
+			sum, err := sourceSHA256(s, o)
+			if err != nil {
+				return "", err
+			}
+			h.Write([]byte(sum + "\n"))
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	return sourceSHA256(src, o)
+}
+
+// sourceSHA256 is SourceSHA256 for one source.
+func sourceSHA256(src string, o LoadOptions) (string, error) {
 	h := sha256.New()
 	add := func(name string, data []byte) {
 		h.Write([]byte(name + "\x00" + strconv.Itoa(len(data)) + "\x00"))

@@ -60,6 +60,12 @@ func TestValidityRules(t *testing.T) {
 		{"forward reference", "b: {min: 1, max: 20, base: 4}", "b: {min: 1, max: c, base: 4}", `"c" is not a variable declared before it`},
 		{"expression syntax", "answer: rest * 2", "answer: rest * (2", "syntax error in expression"},
 		{"yaml syntax", "steps: 2", "steps: [2", "t.yaml:"},
+		// A mis-indented key is named at its own line, not at the block
+		// that holds it (yaml.v3 reports the block's line).
+		{"yaml indentation in a mapping", "  b: {min: 1", "   b: {min: 1", "t.yaml:7: syntax error: did not find expected key (wrong indentation? the parser was in the block that starts on line 5)"},
+		{"yaml indentation at the top", "  b: {min: 1", " b: {min: 1", "t.yaml:7: syntax error"},
+		{"yaml unclosed flow mapping", "b: {min: 1, max: 20, base: 4}", "b: {min: 1, max: 20, base: 4", "t.yaml:7: syntax error: did not find expected ',' or '}'"},
+		{"yaml indentation after a list", "answer: rest * 2", "  answer: rest * 2", "t.yaml:11: syntax error"},
 		{"unknown key", "steps: 2", "steps: 2\nanswr: 3", `unknown key "answr"`},
 		{"paraphrase drops a fact", "gives {b} of her {a} cards away", "gives some of her {a} cards away", "it lacks {b}"},
 		{"expect mismatch", "answer: rest * 2", "answer: rest * 2\nexpect: 13", "the stated answer is 13"},

@@ -204,7 +204,7 @@ func TestBadTemplates(t *testing.T) {
 		t.Fatalf("the good template fails its check: %s%s", r.stdout, r.stderr)
 	}
 	for _, c := range []struct{ name, old, new, variants, want string }{
-		{"syntax error", "lent: {min: 1, max: 4, base: 3}", "lent: {min: 1, max: 4, base: 3", "base", "bad.yaml:6: syntax error: did not find expected ',' or '}'"},
+		{"syntax error", "lent: {min: 1, max: 4, base: 3}", "lent: {min: 1, max: 4, base: 3", "base", "bad.yaml:7: syntax error: did not find expected ',' or '}'"},
 		{"unknown variable", "answer: (books - lent) * 2", "answer: (books - lent) * shelves", "base", `bad.yaml:10: template shelf: answer: unknown variable "shelves"`},
 		{"unknown helper", "answer: (books - lent) * 2", "answer: sqrt(books - lent)", "base", `unknown helper "sqrt"`},
 		{"unknown pool", "pool: names_female", "pool: planets", "base", `bad.yaml:5: template shelf: variable name: unknown pool "planets"`},

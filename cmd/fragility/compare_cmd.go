@@ -48,7 +48,7 @@ Flags may come before or after the file names.`,
 		Flags: append(modelFlags(), flagTemplate, flagJSON,
 			&cli.StringFlag{Name: "reference", Aliases: []string{"r"}, Usage: "reference file (default: the one with the most bits per weight)"},
 			&cli.StringFlag{Name: "from", Usage: "compare the models of this existing run directory instead of running"},
-			&cli.StringFlag{Name: "templates", Aliases: []string{"t"}, Value: "builtin", Usage: "builtin, a directory, a template file, or a GSM8K .jsonl"},
+			flagTemplates, flagTemplateIDs, flagLimit,
 			&cli.StringFlag{Name: "variants", Value: "base,symbolic,noop", Usage: "comma-separated: base,names,numbers,symbolic,paraphrase,noop,noop-seeming"},
 			&cli.IntFlag{Name: "instances", Aliases: []string{"n"}, Value: 2, Usage: "instances per template and variant"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget per item, in tokens"},
@@ -107,6 +107,9 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if c.String("out") == "" {
 		return "", usageError{"--out DIR is required"}
 	}
+	if err := outNotStdout(c, "compare writes a run directory"); err != nil {
+		return "", err
+	}
 	vs, err := templates.ParseVariants(c.String("variants"))
 	if err != nil {
 		return "", usageError{err.Error()}
@@ -129,7 +132,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	cfg := probe.Config{
 		Models:       files,
 		ModelSources: sources,
-		Templates:    c.String("templates"),
+		Templates:    templatesSource(c),
 		Variants:     vs,
 		Instances:    c.Int("instances"),
 		Seed:         int64(c.Uint64(flagSeed.Name)),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/fragility/fragility/probe"
@@ -28,4 +29,14 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// outNotStdout refuses --out - (wrong usage) in a command whose --out is a
+// directory or a file it writes beside others: "-" would name a file
+// called "-", not standard output. what says what --out names.
+func outNotStdout(c interface{ String(string) string }, what string) error {
+	if c.String("out") == "-" {
+		return usageError{fmt.Sprintf("--out -: %s, not standard output", what)}
+	}
+	return nil
 }

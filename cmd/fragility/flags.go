@@ -54,7 +54,7 @@ var (
 // shots, level and primary variant) into cfg; wrong values are usage
 // errors. Models, batch and the rest are the caller's.
 func runDefinition(c *cli.Context, cfg *probe.Config) error {
-	cfg.Templates, cfg.Instances = c.String(flagTemplates.Name), c.Int(flagInstances.Name)
+	cfg.Templates, cfg.Instances = templatesSource(c), c.Int(flagInstances.Name)
 	cfg.Seed, cfg.MaxTokens = int64(c.Uint64(flagSeed.Name)), c.Int(flagMaxTokens.Name)
 	if c.IsSet(flagItems.Name) {
 		return itemsDefinition(c, cfg)
@@ -85,8 +85,8 @@ func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
 	if cfg.Items == "" {
 		return usageError{"--items needs a file"}
 	}
-	if c.IsSet(flagTemplates.Name) || c.IsSet(flagLevel.Name) {
-		return usageError{"--items replaces --templates (and --level): give one or the other"}
+	if c.IsSet(flagTemplates.Name) || c.IsSet(flagLevel.Name) || c.IsSet(flagTemplateIDs.Name) || c.IsSet(flagLimit.Name) || c.IsSet(flagSplit.Name) {
+		return usageError{"--items replaces --templates (and --level, --split, --template-ids, --limit, which choose templates): give one or the other"}
 	}
 	if p := c.String(flagPrompt.Name); c.IsSet(flagPrompt.Name) && p != probe.PromptDocQA {
 		return usageError{fmt.Sprintf("--items takes --prompt %s, not %s", probe.PromptDocQA, p)}

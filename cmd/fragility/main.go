@@ -41,11 +41,38 @@ func newApp() *cli.App {
 	setAll = func(cs []*cli.Command) {
 		for _, c := range cs {
 			c.OnUsageError = onUsageError
+			if len(c.Subcommands) > 0 && c.Action == nil {
+				c.Action = unknownSubcommand
+			}
 			setAll(c.Subcommands)
 		}
 	}
 	setAll(app.Commands)
 	return app
+}
+
+// unknownSubcommand is the action of a command made of subcommands
+// (templates, models, protocol): reached with an argument, it names no
+// subcommand, which is wrong usage (exit 2) as an unknown command is;
+// without one it shows the command's help.
+func unknownSubcommand(c *cli.Context) error {
+	if c.Args().Present() {
+		path := commandPath(c)
+		return usageError{fmt.Sprintf("unknown command %q (see: %s --help)", strings.TrimPrefix(path, "fragility ")+" "+c.Args().First(), path)}
+	}
+	return cli.ShowSubcommandHelp(c)
+}
+
+// commandPath is the command line that names c's command, with its parent
+// commands ("fragility protocol freeze").
+func commandPath(c *cli.Context) string {
+	var names []string
+	for _, x := range c.Lineage() {
+		if x.Command != nil && x.Command.Name != "" && x.Command.Name != "fragility" {
+			names = append([]string{x.Command.Name}, names...)
+		}
+	}
+	return strings.Join(append([]string{"fragility"}, names...), " ")
 }
 
 // onUsageError turns a flag the CLI library could not parse into one line
@@ -54,7 +81,7 @@ func newApp() *cli.App {
 // written with two everywhere.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := oneDashFlag.ReplaceAllString(err.Error(), "$1--$2")
-	return usageError{fmt.Sprintf("%s (see: fragility help %s)", msg, c.Command.Name)}
+	return usageError{fmt.Sprintf("%s (see: %s --help)", msg, commandPath(c))}
 }
 
 // oneDashFlag matches a flag name written with one dash in a flag-package

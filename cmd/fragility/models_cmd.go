@@ -226,7 +226,7 @@ func modelsFetchAction(c *cli.Context) error {
 		for _, n := range c.Args().Slice() {
 			md, err := man.Find(n)
 			if err != nil {
-				return usageError{err.Error()}
+				return err // bad input (exit 1), as an unknown model in run
 			}
 			todo = append(todo, md)
 		}
@@ -284,7 +284,7 @@ func modelsPathAction(c *cli.Context) error {
 			fmt.Println(p)
 			return nil
 		}
-		return usageError{err.Error()}
+		return err
 	}
 	p, err := md.CachedPath()
 	if err != nil {

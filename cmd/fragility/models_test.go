@@ -103,7 +103,10 @@ func TestModelNameErrors(t *testing.T) {
 	oneErrorLine(t, "unknown name", r, "qwen: no such file, and no model of that name", "qwen2.5-coder-0.5b")
 	r = fragility(t, nil, append([]string{"run", "--embedder", gemmaName, "--out", out}, cpu...)...)
 	oneErrorLine(t, "an LLM as embedder", r, "model "+gemmaName+" is an llm, not an embedder")
-	if r := fragility(t, nil, "models", "fetch", "no-such-model"); r.code != exitUsage || !strings.Contains(r.stderr, `no model named "no-such-model"`) {
-		t.Errorf("models fetch no-such-model: exit %d, %s", r.code, r.stderr)
+	// An unknown name is bad input (exit 1) in models fetch and path as in
+	// run, one line naming the known names.
+	for _, sub := range []string{"fetch", "path"} {
+		r = fragility(t, nil, "models", sub, "no-such-model")
+		oneErrorLine(t, "models "+sub+" no-such-model", r, `no model named "no-such-model"`, "qwen2.5-coder-0.5b")
 	}
 }

@@ -70,7 +70,7 @@ Examples:
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
@@ -160,6 +160,7 @@ func planAction(c *cli.Context) error {
 	}
 	printSizing(p.Sizing, cfg)
 	printLeftOut(p.LeftOut)
+	printPilotCut(p.PilotCut)
 	fmt.Println()
 	printPower(p.Power, cfg)
 	return nil
@@ -179,6 +180,31 @@ func printLeftOut(ls []templates.Skip) {
 		}
 		fmt.Printf("  %s\n", sk)
 	}
+}
+
+// printPilotCut writes what the pilot says of the answers the planned
+// budget would cut: a warning, with the budget to raise to, when the share
+// is large (probe.CutWarnShare); one line when some would be cut; nothing
+// otherwise.
+func printPilotCut(pc *probe.PilotCut) {
+	if pc == nil || pc.Cut == 0 {
+		return
+	}
+	atLeast := ""
+	if pc.AtLeast {
+		atLeast = "at least "
+	}
+	line := fmt.Sprintf("the pilot %s (run at --max-tokens %d) says --max-tokens %d would cut %s%d of %d answers (%.0f%%)",
+		pc.Pilot, pc.PilotBudget, pc.Budget, atLeast, pc.Cut, pc.Scored, pc.SharePct)
+	if !pc.Large {
+		fmt.Printf("Cut by the budget: %s.\n", line)
+		return
+	}
+	advice := fmt.Sprintf("raise --max-tokens to %d or more (under %.0f%% of the pilot's answers are longer)", max(pc.SuggestMaxTokens, pc.Budget+1), probe.CutWarnShare)
+	if pc.SuggestMaxTokens == 0 {
+		advice = fmt.Sprintf("the pilot's own budget cut that many, so it does not show how long they run: raise --max-tokens well above %d and pilot again", pc.PilotBudget)
+	}
+	fmt.Printf("Warning: %s: a cut answer without a final-answer line counts as no answer, so the budget alone would lower accuracy; %s.\n", line, advice)
 }
 
 // printSizing writes the sizing part of a plan for a reader.
@@ -240,13 +266,21 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	}
 }
 
-// planSource names where the plan's items come from: the templates, or
-// the document items file (a template is then an item).
+// planSource names where the plan's items come from: the templates (with
+// the subset --template-ids and --limit pick), or the document items file
+// (a template is then an item).
 func planSource(cfg probe.Config) string {
 	if cfg.Items != "" {
 		return "items " + cfg.Items
 	}
-	return cfg.Templates
+	s := cfg.Templates
+	if len(cfg.TemplateIDs) > 0 {
+		s += " (templates " + strings.Join(cfg.TemplateIDs, ",") + ")"
+	}
+	if cfg.Limit > 0 {
+		s += fmt.Sprintf(" (the first %d)", cfg.Limit)
+	}
+	return s
 }
 
 // printPower writes the power part of a plan for a reader.
@@ -296,7 +330,11 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	fmt.Fprintln(tw, head)
 	for _, r := range pl.ByInstances {
-		line := fmt.Sprintf("%d\t%s", r.Instances, ppText(r.MDEPP))
+		mde := ppText(r.MDEPP)
+		if r.MDEPP != nil && *r.MDEPP > 100 {
+			mde = "no drop is detectable at this size"
+		}
+		line := fmt.Sprintf("%d\t%s", r.Instances, mde)
 		if r.TemplatesNeeded != nil {
 			if *r.TemplatesNeeded == 0 {
 				line += fmt.Sprintf("\t> %d\t—", pl.MaxTemplates)

@@ -15,7 +15,7 @@ var flagProtocol = &cli.StringFlag{Name: "protocol", Usage: "run exactly the fro
 // protocolFlags are the flags a frozen protocol fixes: given with --protocol
 // they are wrong usage.
 var protocolFlags = []string{"templates", "level", "split", "prompt", "shots", "chat-template", "temperature", "seed", "max-tokens",
-	"variants", "instances", "reference", "conditions", "calc-calls", "items"}
+	"variants", "instances", "reference", "conditions", "calc-calls", "items", "template-ids", "limit"}
 
 func init() {
 	register(&cli.Command{
@@ -38,7 +38,7 @@ Examples:
 		Subcommands: []*cli.Command{{
 			Name:  "freeze",
 			Usage: "write the protocol the given run flags define to --out FILE",
-			Flags: []cli.Flag{flagTemplates, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagMaxTokens, flagSeed,
+			Flags: []cli.Flag{flagTemplates, flagTemplateIDs, flagLimit, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagMaxTokens, flagSeed,
 				flagReference, flagSplit, flagConditions, flagCalcCalls, flagTemplate,
 				&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "protocol file to write (never overwritten without --force)"},
@@ -57,6 +57,9 @@ func protocolFreeze(c *cli.Context) error {
 	out := c.String("out")
 	if out == "" {
 		return usageError{"--out FILE is required"}
+	}
+	if err := outNotStdout(c, "protocol freeze writes the protocol to a file (--json prints it too)"); err != nil {
+		return err
 	}
 	if _, err := os.Stat(out); err == nil && !c.Bool("force") {
 		return fmt.Errorf("%s already exists: use --force to overwrite it", out)

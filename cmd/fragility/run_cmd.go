@@ -58,7 +58,7 @@ run directory; deploy/ has ready launch files.
 
 ` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
+			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
@@ -136,11 +136,14 @@ func runAction(c *cli.Context) error {
 // the resumed directory ("" for a new run) and where the shard came from;
 // errAlreadyComplete when the resumed run is complete.
 func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, err error) {
+	if err := outNotStdout(c, "run writes a run directory (results.csv, traces.jsonl, the report)"); err != nil {
+		return cfg, "", "", err
+	}
 	if c.NArg() > 0 {
 		return cfg, "", "", usageError{fmt.Sprintf("run takes no arguments, got %q (models are --model, templates --templates)", c.Args().First())}
 	}
 	cfg = probe.Config{
-		Templates:    c.String(flagTemplates.Name),
+		Templates:    templatesSource(c),
 		Instances:    c.Int(flagInstances.Name),
 		Seed:         int64(c.Uint64(flagSeed.Name)),
 		MaxTokens:    c.Int(flagMaxTokens.Name),

@@ -12,12 +12,24 @@ import (
 )
 
 // flagTemplates names where templates come from, for every command that
-// reads them.
-var flagTemplates = &cli.StringFlag{
+// reads them; repeated, the union is read (templatesSource).
+var flagTemplates = &cli.StringSliceFlag{
 	Name:    "templates",
 	Aliases: []string{"t"},
-	Value:   "builtin",
-	Usage:   "templates: builtin, a directory, an own-format .yaml/.json file, a GSM-Symbolic .json file or a GSM8K .jsonl file",
+	Usage:   "templates: builtin (the default), a directory, an own-format .yaml/.json file, a GSM-Symbolic .json file or a GSM8K .jsonl file; repeat it (or separate with commas) to read the union (a template ID found twice is refused)",
+}
+
+// flagTemplateIDs and flagLimit pick a subset of the templates read,
+// without copying files.
+var (
+	flagTemplateIDs = &cli.StringFlag{Name: "template-ids", Usage: "comma-separated template IDs: only these templates (an unknown ID is refused); recorded in the manifest"}
+	flagLimit       = &cli.IntFlag{Name: "limit", Usage: "only the first N templates (in load order, after --template-ids); 0: all; recorded in the manifest"}
+)
+
+// templatesSource is the one template source string (package templates,
+// JoinSources) that --templates names: "builtin" when it is not given.
+func templatesSource(c *cli.Context) string {
+	return templates.JoinSources(c.StringSlice(flagTemplates.Name))
 }
 
 // flagLevel is the GSM-Symbolic difficulty level of the templates read.
@@ -57,17 +69,30 @@ func promptFlags(c *cli.Context, cfg *probe.Config) error {
 	if err != nil {
 		return err
 	}
-	cfg.Level = o.Level
+	cfg.Level, cfg.TemplateIDs, cfg.Limit = o.Level, o.IDs, o.Limit
 	return nil
 }
 
-// loadOptions reads --level.
+// loadOptions reads --level, --template-ids and --limit (the last two where
+// the command has them).
 func loadOptions(c *cli.Context) (templates.LoadOptions, error) {
 	lv, err := templates.ParseLevel(c.String(flagLevel.Name))
 	if err != nil {
 		return templates.LoadOptions{}, usageError{"--level: " + err.Error()}
 	}
-	return templates.LoadOptions{Level: lv}, nil
+	o := templates.LoadOptions{Level: lv, Limit: c.Int(flagLimit.Name)}
+	if o.Limit < 0 {
+		return o, usageError{fmt.Sprintf("--limit must be at least 1 (0: every template), got %d", o.Limit)}
+	}
+	for _, id := range strings.Split(c.String(flagTemplateIDs.Name), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			o.IDs = append(o.IDs, id)
+		}
+	}
+	if c.IsSet(flagTemplateIDs.Name) && len(o.IDs) == 0 {
+		return o, usageError{"--template-ids needs at least one template ID"}
+	}
+	return o, nil
 }
 
 func init() {
@@ -82,7 +107,7 @@ func init() {
    fragility templates list
    fragility templates list --templates ./my-templates
    fragility templates list --templates gsm8k_test.jsonl --json`,
-				Flags:  []cli.Flag{flagTemplates, flagLevel, flagJSON},
+				Flags:  []cli.Flag{flagTemplates, flagTemplateIDs, flagLimit, flagLevel, flagJSON},
 				Action: templatesList,
 			},
 			{
@@ -155,7 +180,7 @@ Examples:
    fragility generate-set --templates templates/testdata/gsm_symbolic_style --instances 10 --out - | head -3
    fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl`,
 		Flags: []cli.Flag{
-			flagTemplates, flagLevel,
+			flagTemplates, flagTemplateIDs, flagLimit, flagLevel,
 			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop,noop-seeming", Usage: "comma-separated variants"},
 			&cli.IntFlag{Name: "instances", Value: 10, Usage: "instances per template and variant"},
 			flagSeed,
@@ -172,7 +197,7 @@ func templatesList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
+	ts, err := templates.LoadWith(templatesSource(c), o)
 	if err != nil {
 		return err
 	}
@@ -218,7 +243,7 @@ func templatesShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
+	ts, err := templates.LoadWith(templatesSource(c), o)
 	if err != nil {
 		return err
 	}
@@ -241,7 +266,7 @@ func templatesReview(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(c.String(flagTemplates.Name), o)
+	ts, err := templates.LoadWith(templatesSource(c), o)
 	if err != nil {
 		return err
 	}
@@ -313,15 +338,14 @@ func generateSet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, skipped, err := templates.LoadSkipping(c.String(flagTemplates.Name), o)
+	ts, skipped, err := templates.LoadSkipping(templatesSource(c), o)
 	if err != nil {
 		return err
 	}
-	src := c.String(flagTemplates.Name)
-	st, statErr := os.Stat(src)
+	src := templatesSource(c)
 	set, err := templates.Generate(ts, templates.Options{
 		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"),
-		SkipFailing: statErr == nil && st.IsDir(), // a folder: leave out what cannot be drawn
+		SkipFailing: templates.HasFolder(src), // a folder: leave out what cannot be drawn
 	})
 	if err != nil {
 		return err

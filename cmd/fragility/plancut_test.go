@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+)
+
+// cutPilot is pilotRun run at --max-tokens 100 whose answers are 20, 21,
+// … tokens long in row order, the last cut of them reaching the budget
+// (stop reason max_tokens, 100 tokens).
+func cutPilot(t *testing.T, cut int) string {
+	t.Helper()
+	dir := pilotRun(t, "")
+	path := filepath.Join(dir, probe.FileManifest)
+	data, _ := os.ReadFile(path)
+	var man probe.Manifest
+	if err := json.Unmarshal(data, &man); err != nil {
+		t.Fatal(err)
+	}
+	man.Config.MaxTokens = 100
+	data, _ = json.Marshal(man)
+	os.WriteFile(path, data, 0o644)
+	path = filepath.Join(dir, probe.FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range trials {
+		trials[i].Tokens, trials[i].StopReason = 20+i, "eos"
+		if i >= len(trials)-cut {
+			trials[i].Tokens, trials[i].StopReason = 100, "max_tokens"
+		}
+	}
+	var buf bytes.Buffer
+	if err := results.WriteCSV(&buf, trials); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	return dir
+}
+
+// TestPlanWarnsOfCuts: plan --from PILOT counts the pilot's answers the
+// planned --max-tokens would cut; from a share of probe.CutWarnShare on it
+// warns and says what to raise the budget to (or, when the pilot's own
+// budget cut that many, to pilot again with more); an MDE above 100 pp
+// reads "no drop is detectable at this size" in the table's rows too.
+func TestPlanWarnsOfCuts(t *testing.T) {
+	tdir := templateDir(t)
+	// 72 answers of 20..91 tokens: at 80, 12 are cut (17%); at 85, 7 (under 10%).
+	pilot := cutPilot(t, 0)
+	r := fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "80")
+	want := "Warning: the pilot " + pilot + " (run at --max-tokens 100) says --max-tokens 80 would cut 12 of 72 answers (17%)"
+	if r.code != 0 || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, "raise --max-tokens to 85 or more") {
+		t.Errorf("exit %d, want %q and raise to 85:\n%s%s", r.code, want, r.stdout, r.stderr)
+	}
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "85", "--json")
+	var p probe.RunPlan
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || p.PilotCut == nil || p.PilotCut.Cut != 7 || p.PilotCut.Large {
+		t.Errorf("at 85: exit %d, %+v\n%s", r.code, p.PilotCut, r.stderr)
+	}
+	// 8 of 72 cut by the pilot's own budget: above it, at least 8 (11%),
+	// and the pilot cannot say how far to raise.
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cutPilot(t, 8), "--max-tokens", "200")
+	if r.code != 0 || !strings.Contains(r.stdout, "would cut at least 8 of 72 answers (11%)") || !strings.Contains(r.stdout, "raise --max-tokens well above 100 and pilot again") {
+		t.Errorf("above the pilot's budget: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "95"); r.code != 0 || strings.Contains(r.stdout, "Warning") {
+		t.Errorf("at 95 (nothing cut): exit %d:\n%s", r.code, r.stdout)
+	}
+	// Two templates, one instance: every row's MDE is above 100 pp.
+	r = fragility(t, noModels(t), "plan", "--templates", copyBuiltin(t, "baker", "cinema"), "--instances", "1")
+	if r.code != 0 || !regexp.MustCompile(`(?m)^1 +no drop is detectable at this size$`).MatchString(r.stdout) {
+		t.Errorf("MDE above 100 pp in the table: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+)
+
+// copyBuiltin writes the named built-in templates into a new folder.
+func copyBuiltin(t *testing.T, names ...string) string {
+	t.Helper()
+	d := t.TempDir()
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join("..", "..", "templates", "builtin", n+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, n+".yaml"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
+// planTemplates runs `plan --json` with args and returns the number of
+// templates its power section counts, failing on a non-zero exit.
+func planTemplates(t *testing.T, args ...string) int {
+	t.Helper()
+	r := fragility(t, noModels(t), append([]string{"plan", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("plan %v: exit %d: %s", args, r.code, r.stderr)
+	}
+	var p probe.RunPlan
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || p.Power == nil {
+		t.Fatalf("plan %v: %v\n%s", args, err, r.stdout)
+	}
+	return p.Power.Templates
+}
+
+// TestTemplatesRepeatAndSubset: a repeated --templates reads the union of
+// its folders (a template ID in two of them is refused naming both files);
+// --template-ids and --limit pick a subset; an unknown ID is one line, exit
+// 1; protocol freeze records the subset.
+func TestTemplatesRepeatAndSubset(t *testing.T) {
+	a, b := copyBuiltin(t, "baker", "cinema"), copyBuiltin(t, "orchard")
+	if n := planTemplates(t, "--templates", a, "--templates", b); n != 3 {
+		t.Errorf("union of 2+1 templates: plan counts %d", n)
+	}
+	if n := planTemplates(t, "--templates", a, "--templates", b, "--template-ids", "orchard,baker"); n != 2 {
+		t.Errorf("--template-ids orchard,baker: plan counts %d", n)
+	}
+	if n := planTemplates(t, "--templates", a, "--templates", b, "--limit", "1"); n != 1 {
+		t.Errorf("--limit 1: plan counts %d", n)
+	}
+	dup := copyBuiltin(t, "baker")
+	r := fragility(t, noModels(t), "plan", "--templates", a, "--templates", dup)
+	if r.code != 1 || !strings.Contains(r.stderr, filepath.Join(a, "baker.yaml")) || !strings.Contains(r.stderr, filepath.Join(dup, "baker.yaml")) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		t.Errorf("duplicate ID: exit %d, want 1 and one line naming both files:\n%s", r.code, r.stderr)
+	}
+	for _, cmd := range [][]string{{"plan"}, {"generate-set", "--instances", "1"}, {"protocol", "freeze", "--out", filepath.Join(t.TempDir(), "p.json")}} {
+		r = fragility(t, noModels(t), append(cmd, "--templates", a, "--template-ids", "baker,nosuch")...)
+		if r.code != 1 || !strings.Contains(r.stderr, `"nosuch"`) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v with an unknown ID: exit %d, want 1 and one line:\n%s", cmd, r.code, r.stderr)
+		}
+	}
+	if r = fragility(t, noModels(t), "plan", "--limit", "-1"); r.code != 2 {
+		t.Errorf("--limit -1: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	out := filepath.Join(t.TempDir(), "p.json")
+	r = fragility(t, noModels(t), "protocol", "freeze", "--templates", a, "--templates", b, "--template-ids", "cinema,orchard", "--limit", "1", "--out", out)
+	data, _ := os.ReadFile(out)
+	var p probe.Protocol
+	if r.code != 0 || json.Unmarshal(data, &p) != nil || strings.Join(p.TemplateIDs, ",") != "cinema,orchard" || p.Limit != 1 ||
+		!strings.Contains(p.Templates, a) || !strings.Contains(p.Templates, b) {
+		t.Errorf("protocol freeze: exit %d %s, protocol %+v", r.code, r.stderr, p)
+	}
+	r = fragility(t, noModels(t), "generate-set", "--templates", a, "--templates", b, "--template-ids", "cinema,orchard", "--limit", "1", "--instances", "1", "--variants", "base")
+	if r.code != 0 || !strings.Contains(r.stdout, `"template":"cinema"`) || strings.Contains(r.stdout, `"template":"orchard"`) {
+		t.Errorf("generate-set subset: exit %d %s\n%.600s", r.code, r.stderr, r.stdout)
+	}
+}
