@@ -14,7 +14,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
@@ -23,11 +23,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	cerr := f.Close()
 	if err := firstErr(werr, perr, serr, cerr); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
