@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -160,5 +161,253 @@ func TestKillResume(t *testing.T) {
 			}
 			sameAsStraight(t, dir, want)
 		})
+	}
+}
+
+// waitFor polls cond every 20 ms until it holds or d passes.
+func waitFor(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// TestTwoRunsOneDir stops a run (SIGSTOP) once its first records are on
+// disk and checks that a second run, resume, merge or report on its
+// directory is refused with one line naming the directory, leaving the
+// files as they were; after a SIGKILL the lock is gone with the process and
+// --resume finishes the run as the uninterrupted run.
+func TestTwoRunsOneDir(t *testing.T) {
+	want, _ := faultStraight(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(fragilityBin(t), faultArgs(t, dir)...)
+	out := start(t, cmd)
+	defer cmd.Process.Kill()
+	if !waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, probe.FileResults)) >= 1 }) {
+		t.Fatal("no record on disk after a minute")
+	}
+	cmd.Process.Signal(syscall.SIGSTOP)
+	before, _ := os.ReadFile(filepath.Join(dir, probe.FileResults))
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"resume", []string{"run", "--resume", dir, "--quiet"}},
+		{"run --force", append(faultArgs(t, dir), "--force")},
+		{"merge into it", []string{"merge", "--force", dir, want}},
+		{"report", []string{"report", dir}},
+	} {
+		r := fragility(t, nil, c.args...)
+		r.stderr = withoutGPUNotice(r.stderr)
+		oneErrorLine(t, c.name, r, dir+": in use by another fragility process (pid "+fmt.Sprint(cmd.Process.Pid)+")")
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, probe.FileResults)); !bytes.Equal(before, after) {
+		t.Error("a refused command changed results.csv")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	if code, _ := waitExit(t, cmd, out); code != -1 {
+		t.Fatalf("the stopped run ended with exit %d, not by the SIGKILL", code)
+	}
+	r := fragility(t, nil, "run", "--resume", dir, "--quiet")
+	if r.code != 0 {
+		t.Fatalf("resume after the holder died: exit %d\n%s", r.code, tail(r.stderr))
+	}
+	sameAsStraight(t, dir, want)
+}
+
+// withoutGPUNotice drops the notice a resumed run prints before it reads
+// its directory when no GPU backend is built (a resume takes no
+// --gpu-layers: the manifest's settings apply).
+func withoutGPUNotice(stderr string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, "fragility: no GPU backend in ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
+}
+
+// tmpfs mounts a tmpfs of size bytes (with more mount options, if any) on
+// a new directory and unmounts it at the end of the test. Mounting needs
+// root: without it the test is skipped with the reason, except under CI.
+func tmpfs(t *testing.T, size int, opts string) string {
+	t.Helper()
+	dir := t.TempDir()
+	data := fmt.Sprintf("size=%d", size)
+	if opts != "" {
+		data += "," + opts
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, data); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("mount tmpfs (%s) on %s: %v: CI must run this test as root", data, dir, err)
+		}
+		t.Skipf("mount tmpfs (%s): %v: this test needs root (a small filesystem made by the test)", data, err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// fill writes a file in dir until the filesystem is full and returns it.
+func fill(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+}
+
+// TestFullDisk runs on a 4 MiB tmpfs, fills it once the first records are
+// on disk and checks that the run stops with one line naming a file of the
+// run directory and "no space left", keeps the records it wrote, and that
+// --resume, once space is back, finishes it as the uninterrupted run.
+func TestFullDisk(t *testing.T) {
+	want, _ := faultStraight(t)
+	mnt := tmpfs(t, 4<<20, "")
+	dir := filepath.Join(mnt, "run")
+	cmd := exec.Command(fragilityBin(t), faultArgs(t, dir)...)
+	out := start(t, cmd)
+	filled := make(chan string, 1)
+	go func() {
+		waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, probe.FileResults)) >= 1 })
+		filled <- fill(t, mnt)
+	}()
+	r := wait(t, cmd, out)
+	filler := <-filled
+	if r.code == 0 {
+		t.Fatal("the run finished before the disk was full")
+	}
+	oneErrorLine(t, "full disk", r, dir+string(filepath.Separator), "no space left on device")
+	kept := completeRecords(filepath.Join(dir, probe.FileResults))
+	if kept < 1 {
+		t.Errorf("results.csv kept %d records, want the ones written before the disk was full", kept)
+	}
+	st, _ := readManifest(t, dir)
+	t.Logf("disk full: status %q, %d of %d records kept", st, kept, faultTotal)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	r = fragility(t, nil, "run", "--resume", dir, "--quiet")
+	if r.code != 0 {
+		t.Fatalf("resume with space back: exit %d\n%s", r.code, tail(r.stderr))
+	}
+	sameAsStraight(t, dir, want)
+}
+
+// TestOddOutDirs: a read-only output directory, an output path that is a
+// file and a symbolic link to nowhere each get one line naming the path;
+// a symbolic link to a directory is followed (the run's files go where it
+// points).
+func TestOddOutDirs(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	dangling := filepath.Join(base, "dangling")
+	os.Symlink(filepath.Join(base, "nowhere"), dangling)
+	small := append([]string{}, "run", "--model", gemmaName, "--templates", filepath.Join(templateDir(t), "fruit-stand.yaml"),
+		"--variants", "base", "--instances", "1", "--max-tokens", "2", "--n-ctx", "128", "--no-ddc", "--quiet", "--no-html")
+	small = append(small, cpu...)
+	for _, c := range []struct {
+		name, out string
+		want      []string
+	}{
+		{"a file", file, []string{"output directory " + file + " is a file, not a directory"}},
+		{"under a file", filepath.Join(file, "run"), []string{"output directory " + filepath.Join(file, "run") + ": not a directory"}},
+		{"a dangling symlink", dangling, []string{"output directory " + dangling + " is a symbolic link to " + filepath.Join(base, "nowhere") + ", which does not exist"}},
+	} {
+		oneErrorLine(t, "run --out "+c.name, fragility(t, nil, append(small, "--out", c.out)...), c.want...)
+	}
+	oneErrorLine(t, "merge into a file", fragility(t, nil, "merge", file, base), "output directory "+file+" is a file")
+
+	ro := tmpfs(t, 1<<20, "ro")
+	oneErrorLine(t, "run --out a read-only directory", fragility(t, nil, append(small, "--out", ro)...),
+		"output directory "+ro+": read-only file system")
+	oneErrorLine(t, "run --out under a read-only directory", fragility(t, nil, append(small, "--out", filepath.Join(ro, "run"))...),
+		"output directory "+filepath.Join(ro, "run")+": read-only file system")
+
+	target := filepath.Join(base, "target")
+	os.Mkdir(target, 0o755)
+	link := filepath.Join(base, "link")
+	os.Symlink(target, link)
+	r := fragility(t, nil, append(small, "--out", link)...)
+	if r.code != 0 {
+		t.Fatalf("run --out a symlink to a directory: exit %d\n%s", r.code, tail(r.stderr))
+	}
+	if st, _ := readManifest(t, target); st != "complete" {
+		t.Errorf("the run through the symlink left status %q in its target", st)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced: %v", err)
+	}
+}
+
+// TestGenerateSetCap: generate-set refuses a set over --max-items before
+// drawing, saying how to raise the cap, and makes it when raised.
+func TestGenerateSetCap(t *testing.T) {
+	tpl := filepath.Join(templateDir(t), "fruit-stand.yaml")
+	r := fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "1000000000", "--out", "-")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "makes more than 100000 instances, the cap: --max-items N raises it") {
+		t.Errorf("a set of 2e9 items: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "5", "--out", "-")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--instances 3 with 1 template(s) and 2 variant(s) (base included) makes more than 5 instances") {
+		t.Errorf("6 items over --max-items 5: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "6", "--out", "-")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 7 {
+		t.Errorf("6 items under --max-items 6: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+}
+
+// TestReportEditedRow: report refuses a hand-edited results.csv row whose
+// variant or model name is not its item's, naming the file and the line.
+func TestReportEditedRow(t *testing.T) {
+	want, _ := faultStraight(t)
+	for _, c := range []struct{ col, value, what string }{
+		{"variant", "bogus", `variant "bogus" is not a variant of this run`},
+		{"model_name", "other-model", `model "other-model" is not a model of this run`},
+	} {
+		dir := filepath.Join(t.TempDir(), "run")
+		os.Mkdir(dir, 0o755)
+		for _, name := range []string{probe.FileManifest, probe.FileSet, probe.FileTraces} {
+			b, _ := os.ReadFile(filepath.Join(want, name))
+			os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		}
+		f, _ := os.Open(filepath.Join(want, probe.FileResults))
+		recs, err := csv.NewReader(f).ReadAll()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		col, id := slices.Index(recs[0], c.col), slices.Index(recs[0], "item_id")
+		row := len(recs) - 2 // the last data row
+		recs[row+1][col] = c.value
+		var buf bytes.Buffer
+		w := csv.NewWriter(&buf)
+		w.WriteAll(recs)
+		path := filepath.Join(dir, probe.FileResults)
+		os.WriteFile(path, buf.Bytes(), 0o644)
+		// The line the edited row starts on (responses may span lines).
+		r := csv.NewReader(bytes.NewReader(buf.Bytes()))
+		line := 0
+		for k := 0; k <= row+1; k++ {
+			r.Read()
+			line, _ = r.FieldPos(0)
+		}
+		res := fragility(t, nil, "report", dir)
+		oneErrorLine(t, "report with an edited "+c.col, res, fmt.Sprintf("%s line %d (item %s): %s", path, line, recs[row+1][id], c.what))
 	}
 }
