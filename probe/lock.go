@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // FileLock is the lock file of a run directory: a run, a resume, a merge
@@ -82,13 +83,14 @@ func outDirUsable(dir string) error {
 		return fmt.Errorf("output directory %s is a file, not a directory: give a directory with --out", dir)
 	case err == nil:
 		return nil
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		if lfi, lerr := os.Lstat(dir); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
 			target, _ := os.Readlink(dir)
 			return fmt.Errorf("output directory %s is a symbolic link to %s, which does not exist", dir, target)
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("output directory %s: %w", dir, unwrapPath(err))
+			// The error names the part of the path that failed.
+			return fmt.Errorf("output directory %s: %w", dir, err)
 		}
 		return nil
 	default:

@@ -65,7 +65,7 @@ func TestOutDirUsable(t *testing.T) {
 	os.Symlink(filepath.Join(base, "target"), filepath.Join(base, "link"))
 	for _, c := range []struct{ dir, want string }{
 		{file, "output directory " + file + " is a file, not a directory"},
-		{filepath.Join(file, "x"), "output directory " + filepath.Join(file, "x") + ": not a directory"},
+		{filepath.Join(file, "x"), "output directory " + filepath.Join(file, "x") + ": mkdir " + file + ": not a directory"},
 		{filepath.Join(base, "dangling"), "is a symbolic link to " + filepath.Join(base, "none") + ", which does not exist"},
 		{"", "no output directory given"},
 	} {

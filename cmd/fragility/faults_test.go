@@ -325,7 +325,7 @@ func TestOddOutDirs(t *testing.T) {
 		want      []string
 	}{
 		{"a file", file, []string{"output directory " + file + " is a file, not a directory"}},
-		{"under a file", filepath.Join(file, "run"), []string{"output directory " + filepath.Join(file, "run") + ": not a directory"}},
+		{"under a file", filepath.Join(file, "run"), []string{"output directory " + filepath.Join(file, "run") + ": mkdir " + file + ": not a directory"}},
 		{"a dangling symlink", dangling, []string{"output directory " + dangling + " is a symbolic link to " + filepath.Join(base, "nowhere") + ", which does not exist"}},
 	} {
 		oneErrorLine(t, "run --out "+c.name, fragility(t, nil, append(small, "--out", c.out)...), c.want...)
@@ -336,7 +336,7 @@ func TestOddOutDirs(t *testing.T) {
 	oneErrorLine(t, "run --out a read-only directory", fragility(t, nil, append(small, "--out", ro)...),
 		"output directory "+ro+": read-only file system")
 	oneErrorLine(t, "run --out under a read-only directory", fragility(t, nil, append(small, "--out", filepath.Join(ro, "run"))...),
-		"output directory "+filepath.Join(ro, "run")+": read-only file system")
+		"output directory "+filepath.Join(ro, "run")+": mkdir "+filepath.Join(ro, "run")+": read-only file system")
 
 	target := filepath.Join(base, "target")
 	os.Mkdir(target, 0o755)

@@ -135,8 +135,9 @@ func runAction(c *cli.Context) error {
 
 // finishComplete answers --resume on a run whose manifest says complete:
 // when a process was killed after that and before its summary.json or
-// narrative.md was written, it writes them (and the reports finishRun
-// writes); otherwise there is nothing to resume.
+// narrative.md was written (a run directory with its traces.jsonl), it
+// writes them (and the reports finishRun writes); otherwise there is
+// nothing to resume.
 func finishComplete(c *cli.Context, dir string) error {
 	lock, err := lockRunDir(dir)
 	if err != nil {
@@ -148,6 +149,9 @@ func finishComplete(c *cli.Context, dir string) error {
 		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) && missing == "" {
 			missing = name
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, probe.FileTraces)); err != nil {
+		missing = "" // not a directory a run wrote (no traces.jsonl): left as it is
 	}
 	if missing == "" {
 		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", dir, dir)
