@@ -250,22 +250,22 @@ func tmpfs(t *testing.T, size int, opts string) string {
 	return dir
 }
 
-// fill writes a file in dir until the filesystem is full and returns it.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
+// fill writes a file in dir until the filesystem is full and returns its
+// path (it runs beside the test's goroutine, so it returns errors).
+func fill(dir string) (string, error) {
 	p := filepath.Join(dir, "filler")
 	f, err := os.Create(p)
 	if err != nil {
-		t.Fatal(err)
+		return p, err
 	}
 	defer f.Close()
 	buf := make([]byte, 4096)
 	for {
 		if _, err := f.Write(buf); err != nil {
 			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
+				return p, err
 			}
-			return p
+			return p, nil
 		}
 	}
 }
@@ -280,24 +280,41 @@ func TestFullDisk(t *testing.T) {
 	dir := filepath.Join(mnt, "run")
 	cmd := exec.Command(fragilityBin(t), faultArgs(t, dir)...)
 	out := start(t, cmd)
-	filled := make(chan string, 1)
+	type filled struct {
+		path string
+		err  error
+	}
+	done := make(chan filled, 1)
 	go func() {
 		waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, probe.FileResults)) >= 1 })
-		filled <- fill(t, mnt)
+		p, err := fill(mnt)
+		done <- filled{p, err}
 	}()
 	r := wait(t, cmd, out)
-	filler := <-filled
+	f := <-done
+	if f.err != nil {
+		t.Fatal(f.err)
+	}
 	if r.code == 0 {
 		t.Fatal("the run finished before the disk was full")
 	}
-	oneErrorLine(t, "full disk", r, dir+string(filepath.Separator), "no space left on device")
+	oneErrorLine(t, "full disk", r, "no space left on device")
+	// The line names the run file it could not write, once, as
+	// "DIR/FILE: no space left on device", never a temporary file.
+	named := false
+	for _, name := range probe.RunFiles {
+		named = named || strings.HasPrefix(r.stderr, "fragility: "+filepath.Join(dir, name)+": no space left on device")
+	}
+	if !named || strings.Contains(r.stderr, ".tmp-") {
+		t.Errorf("full disk: %q does not start with a run file of %s and \"no space left on device\"", strings.TrimSpace(r.stderr), dir)
+	}
 	kept := completeRecords(filepath.Join(dir, probe.FileResults))
 	if kept < 1 {
 		t.Errorf("results.csv kept %d records, want the ones written before the disk was full", kept)
 	}
 	st, _ := readManifest(t, dir)
 	t.Logf("disk full: status %q, %d of %d records kept", st, kept, faultTotal)
-	if err := os.Remove(filler); err != nil {
+	if err := os.Remove(f.path); err != nil {
 		t.Fatal(err)
 	}
 	r = fragility(t, nil, "run", "--resume", dir, "--quiet")
