@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
@@ -100,6 +101,7 @@ func (s shardRun) name() string { return fmt.Sprintf("shard %s (%s)", s.man.Conf
 // a temporary directory beside out and moved into place only when complete.
 func Merge(out string, dirs []string, opt MergeOptions) (*MergeResult, error) {
 	mg := &merger{out: out, opt: opt}
+	defer func() { mg.lock.Unlock() }()
 	for _, step := range []func() error{
 		func() error { return mg.readShards(dirs) },
 		mg.checkShards,
@@ -128,6 +130,7 @@ type merger struct {
 	header  []string       // results.csv's columns
 	records [][]string     // results.csv's records, all shards in order
 	traces  bytes.Buffer   // traces.jsonl, all shards in order
+	lock    *DirLock       // the output directory's, once it exists
 }
 
 // logf writes a one-line notice to opt.Log, if any.
@@ -153,8 +156,8 @@ func (mg *merger) readShards(dirs []string) error {
 		return err
 	}
 	mg.outAbs = outAbs
-	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 && !mg.opt.Force {
-		return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite its run files", out)
+	if err := mg.lockOut(false); err != nil {
+		return err
 	}
 
 	var shards []shardRun
@@ -194,6 +197,26 @@ func (mg *merger) readShards(dirs []string) error {
 		}
 	}
 	mg.shards, mg.ref = shards, ref
+	return nil
+}
+
+// lockOut takes the output directory's lock (LockDir), when it exists or
+// create is set, and refuses a directory that holds files (other than the
+// lock) unless --force.
+func (mg *merger) lockOut(create bool) error {
+	if mg.lock == nil {
+		if _, err := os.Lstat(mg.out); err != nil && !create {
+			return nil
+		}
+		lock, err := LockDir(mg.out)
+		if err != nil {
+			return err
+		}
+		mg.lock = lock
+	}
+	if hasRunContent(mg.out) && !mg.opt.Force {
+		return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite its run files", mg.out)
+	}
 	return nil
 }
 
@@ -342,7 +365,41 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 	if err := readShardTraces(s, recs, slices.Index(h, "item_id"), &mg.traces); err != nil {
 		return err
 	}
+	if err := checkShardFiles(s); err != nil {
+		return err
+	}
 	mg.records = append(mg.records, recs...)
+	return nil
+}
+
+// checkShardFiles cross-checks a shard's results.csv against its
+// traces.jsonl and its plan as verify does (CheckScores, CheckRecords), so
+// that an edited row is refused naming the shard's own file and row.
+func checkShardFiles(s shardRun) error {
+	path := filepath.Join(s.dir, FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %s: %w", s.name(), path, err)
+	}
+	if err := CheckScores(path, trials); err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
+	traces, err := ReadTraces(s.dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
+	ids := make([]string, len(traces))
+	for i := range traces {
+		ids[i] = traces[i].ItemID
+	}
+	if err := CheckRecords(s.dir, s.man, trials, ids); err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
 	return nil
 }
 
@@ -350,6 +407,9 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 // manifest, summary), then moves it into place.
 func (mg *merger) write() (*MergeResult, error) {
 	out, outAbs := mg.out, mg.outAbs
+	if err := mg.lockOut(true); err != nil {
+		return nil, err
+	}
 	parent := filepath.Dir(outAbs)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory %s: %w", out, err)

@@ -368,7 +368,9 @@ func (c *Config) validatePrimary() error {
 // "running".
 func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error) {
 	var man *Manifest
-	sum, err := run(ctx, cfg, opt, &man)
+	var lock *DirLock
+	defer func() { lock.Unlock() }()
+	sum, err := run(ctx, cfg, opt, &man, &lock)
 	if err != nil && man != nil && man.Status == "running" {
 		man.Status = "failed"
 		if errors.Is(err, llm.ErrAborted) || ctx.Err() != nil {
@@ -399,6 +401,7 @@ type runner struct {
 	total    int         // items of batches, all models
 	ddc      *ddcStore
 	done     *streams
+	lock     *DirLock  // the run directory's, from prepareSet on
 	finished int       // trials finished (resumed ones included)
 	genTok   int       // tokens generated in this process
 	genSec   float64   // generation seconds in this process
@@ -408,10 +411,13 @@ type runner struct {
 // run is Run without the last manifest update on an error: it prepares the
 // item set and the run directory, writes the set file and the manifest
 // (published in *manOut from then on), runs every model's batches beside the
-// DDC classifier and completes the run.
-func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summary.Summary, error) {
+// DDC classifier and completes the run. The run directory's lock, once
+// taken, is published in *lockOut for Run to release last.
+func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest, lockOut **DirLock) (*summary.Summary, error) {
 	r := &runner{ctx: ctx, cfg: cfg, opt: opt, out: cfg.OutDir}
-	if err := r.prepareSet(); err != nil {
+	err := r.prepareSet()
+	*lockOut = r.lock
+	if err != nil {
 		return nil, err
 	}
 	if err := r.newManifest(); err != nil {
@@ -427,6 +433,7 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest) (*summ
 		return nil, err
 	}
 	*manOut = r.man
+	crashPoint("start")
 
 	// DDC reading of every distinct question this run decodes, once, in a
 	// goroutine that runs beside generation (in run order, so the first
@@ -498,6 +505,11 @@ func (r *runner) prepareSet() error {
 			return err
 		}
 	}
+	lock, err := LockDir(r.out)
+	if err != nil {
+		return err
+	}
+	r.lock = lock
 	if err := prepareDir(r.out, r.opt.Force, r.opt.Resume); err != nil {
 		return err
 	}
@@ -738,6 +750,7 @@ func (r *runner) complete() (*summary.Summary, error) {
 	if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
 		return nil, err
 	}
+	crashPoint("summary")
 	sum, err := WriteSummary(r.out)
 	if err != nil && r.cfg.Shard != nil {
 		// A shard's own summary is a convenience (the run's statistics come
@@ -769,13 +782,13 @@ func samplerName(cfg Config) string {
 // prepareDir refuses to overwrite an existing run unless force, and checks
 // that the directory is writable.
 func prepareDir(dir string, force, resume bool) error {
-	if dir == "" {
-		return errors.New("no output directory given (--out)")
+	if err := outDirUsable(dir); err != nil {
+		return err
 	}
 	if resume {
 		return checkWritable(dir)
 	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+	if hasRunContent(dir) {
 		if !force {
 			return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
 		}
@@ -907,6 +920,7 @@ func (r *modelRun) generate() (batchOutput, error) {
 	var out batchOutput
 	lastTick := time.Now()
 	onStep := func(tokens int) {
+		crashPoint("decode")
 		if now := time.Now(); now.Sub(lastTick) >= progressTick || out.reported == 0 {
 			r.progress(0, tokens-out.reported, 0)
 			out.reported, lastTick = tokens, now

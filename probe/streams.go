@@ -52,6 +52,9 @@ func (s *streams) heldOf(id string) (heldItem, bool) {
 func openStreams(dir string, resume bool) (*streams, error) {
 	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
 	s := &streams{done: map[string]bool{}, held: map[string]heldItem{}}
+	if resume && !streamsStarted(resPath, trPath) {
+		resume = false // killed before its first batch was written: start them afresh
+	}
 	if resume {
 		trials, traces, nHeld, err := readFinished(resPath, trPath)
 		if err != nil {
@@ -113,6 +116,17 @@ func openStreams(dir string, resume bool) (*streams, error) {
 	return s, nil
 }
 
+// streamsStarted reports whether an earlier process of the run appended
+// anything to its streams: traces.jsonl not empty or results.csv holding
+// more than its header (a missing file holds nothing).
+func streamsStarted(resPath, trPath string) bool {
+	if fi, err := os.Stat(trPath); err == nil && fi.Size() > 0 {
+		return true
+	}
+	data, err := os.ReadFile(resPath)
+	return err == nil && bytes.Count(data, []byte("\n")) > 1
+}
+
 // append writes one batch of trials and their traces and fsyncs both files.
 func (s *streams) append(trials []results.Trial, traces []Trace) error {
 	var tb bytes.Buffer
@@ -123,21 +137,15 @@ func (s *streams) append(trials []results.Trial, traces []Trace) error {
 		}
 		tb.Write(append(line, '\n'))
 	}
-	if _, err := s.tr.Write(tb.Bytes()); err != nil {
-		return fmt.Errorf("%s: %w", s.tr.Name(), err)
-	}
-	if err := s.tr.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", s.tr.Name(), err)
+	if err := writeSynced(s.tr, tb.Bytes(), "traces"); err != nil {
+		return fmt.Errorf("%s: %w", s.tr.Name(), BarePathError(err))
 	}
 	var rb bytes.Buffer
 	if err := writeCSVRecords(&rb, trials); err != nil {
 		return err
 	}
-	if _, err := s.res.Write(rb.Bytes()); err != nil {
-		return fmt.Errorf("%s: %w", s.res.Name(), err)
-	}
-	if err := s.res.Sync(); err != nil {
-		return fmt.Errorf("%s: %w", s.res.Name(), err)
+	if err := writeSynced(s.res, rb.Bytes(), "results"); err != nil {
+		return fmt.Errorf("%s: %w", s.res.Name(), BarePathError(err))
 	}
 	for _, t := range trials {
 		s.done[t.ItemID] = true
@@ -164,10 +172,10 @@ func writeCSVRecords(w io.Writer, trials []results.Trial) error {
 // included.
 func (s *streams) completeHeld(trials []results.Trial, traces []Trace) error {
 	if err := s.res.Truncate(s.cut[0]); err != nil {
-		return fmt.Errorf("%s: %w", s.res.Name(), err)
+		return fmt.Errorf("%s: %w", s.res.Name(), BarePathError(err))
 	}
 	if err := s.tr.Truncate(s.cut[1]); err != nil {
-		return fmt.Errorf("%s: %w", s.tr.Name(), err)
+		return fmt.Errorf("%s: %w", s.tr.Name(), BarePathError(err))
 	}
 	for _, t := range trials {
 		delete(s.held, t.ItemID)

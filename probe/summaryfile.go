@@ -7,6 +7,7 @@ import (
 
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
+	"github.com/fragility/fragility/templates"
 )
 
 // WriteSummary recomputes summary.json of a run directory from its
@@ -104,7 +105,8 @@ func Recompute(dir string) (*summary.Summary, error) {
 
 // checkRunFiles refuses a run directory whose files were edited or lost
 // lines: a results.csv row whose correct column contradicts its recorded
-// extraction (CheckScores); for a complete run, a missing set.jsonl or
+// extraction (CheckScores); a row whose variant or model name is not its
+// item's (checkRowsKnown); for a complete run, a missing set.jsonl or
 // traces.jsonl when the other is there, and a planned item without its row
 // or its trace, a repeated item and one not in the plan (CheckRecords). A
 // directory with neither file (results.csv and manifest.json put together
@@ -130,6 +132,9 @@ func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 		}
 		return nil
 	}
+	if err := checkSetRows(dir, man, trials); err != nil {
+		return err
+	}
 	traces, err := ReadTraces(dir)
 	if err != nil {
 		return err
@@ -139,4 +144,20 @@ func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 		traceIDs[i] = traces[i].ItemID
 	}
 	return CheckRecords(dir, man, trials, traceIDs)
+}
+
+// checkSetRows reads set.jsonl of dir and checks the rows of results.csv
+// against it and the manifest (checkRowsKnown); errors name the file.
+func checkSetRows(dir string, man *Manifest, trials []results.Trial) error {
+	path := filepath.Join(dir, FileSet)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	set, err := templates.ReadSet(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return checkRowsKnown(dir, man, set, trials)
 }

@@ -53,6 +53,11 @@ func mergeAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockRunDir(out)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	if err := report.WriteNarrative(out, res.Summary); err != nil {
 		return err
 	}

@@ -37,6 +37,11 @@ Examples:
 				return usageError{"expected one RUN_DIR argument"}
 			}
 			dir := c.Args().First()
+			lock, err := lockRunDir(dir)
+			if err != nil {
+				return err
+			}
+			defer lock.Unlock()
 			sum, err := report.Rewrite(dir)
 			if err != nil {
 				return err

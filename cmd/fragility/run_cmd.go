@@ -90,8 +90,7 @@ var errAlreadyComplete = errors.New("the run is complete")
 func runAction(c *cli.Context) error {
 	cfg, resume, shardSource, err := runConfig(c)
 	if errors.Is(err, errAlreadyComplete) {
-		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", resume, resume)
-		return nil
+		return finishComplete(c, resume)
 	}
 	if err != nil {
 		return err
@@ -126,7 +125,54 @@ func runAction(c *cli.Context) error {
 		}
 		return err
 	}
+	lock, err := lockRunDir(cfg.OutDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	return finishRun(ctx, c, cfg.OutDir, sum)
+}
+
+// finishComplete answers --resume on a run whose manifest says complete:
+// when a process was killed after that and before its summary.json or
+// narrative.md was written (a run directory with its traces.jsonl), it
+// writes them (and the reports finishRun writes); otherwise there is
+// nothing to resume.
+func finishComplete(c *cli.Context, dir string) error {
+	lock, err := lockRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	missing := ""
+	for _, name := range []string{probe.FileSummary, probe.FileNarrative} {
+		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) && missing == "" {
+			missing = name
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, probe.FileTraces)); err != nil {
+		missing = "" // not a directory a run wrote (no traces.jsonl): left as it is
+	}
+	if missing == "" {
+		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", dir, dir)
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "fragility: %s is complete but has no %s (the process ended before writing it): writing the reports\n", dir, missing)
+	sum, err := probe.WriteSummary(dir)
+	if err != nil {
+		return err
+	}
+	return finishRun(context.Background(), c, dir, sum)
+}
+
+// lockRunDir takes the lock of the run directory dir (probe.LockDir) when
+// dir is a directory; otherwise it returns a nil lock and leaves the error
+// to the command's own reading of dir.
+func lockRunDir(dir string) (*probe.DirLock, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil
+	}
+	return probe.LockDir(dir)
 }
 
 // runConfig reads the run's definition from the command line: for

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -187,6 +188,7 @@ Examples:
 			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: default 1000)"},
 			&cli.StringFlag{Name: "out", Value: "-", Usage: "output file; - for stdout"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing --out file"},
+			&cli.IntFlag{Name: "max-items", Value: defaultMaxSetItems, Usage: "refuse a set of more instances than this (templates × variants × instances)"},
 		},
 		Action: generateSet,
 	})
@@ -342,6 +344,13 @@ func generateSet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	kinds := len(vs)
+	if !slices.Contains(vs, templates.VariantBase) {
+		kinds++ // base is always drawn
+	}
+	if err := checkSetSize(len(ts), kinds, c.Int("instances"), c.Int("max-items")); err != nil {
+		return err
+	}
 	src := templatesSource(c)
 	set, err := templates.Generate(ts, templates.Options{
 		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"),
@@ -368,4 +377,23 @@ func generateSet(c *cli.Context) error {
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %s\n", set.Summary())
 	return nil
+}
+
+// defaultMaxSetItems is generate-set's default --max-items: a set of this
+// many instances is about 100 MB of JSON Lines.
+const defaultMaxSetItems = 100_000
+
+// checkSetSize refuses, before any instance is drawn, a set whose size
+// (templates × variants, base included, × instances) is over maxItems,
+// saying how to raise the cap (wrong usage, exit 2).
+func checkSetSize(nTemplates, nVariants, instances, maxItems int) error {
+	if maxItems < 1 {
+		return usageError{"--max-items must be at least 1"}
+	}
+	perIndex := nTemplates * nVariants
+	if perIndex == 0 || instances <= maxItems/perIndex {
+		return nil
+	}
+	return usageError{fmt.Sprintf("--instances %d with %d template(s) and %d variant(s) (base included) makes more than %d instances, the cap: --max-items N raises it",
+		instances, nTemplates, nVariants, maxItems)}
 }
