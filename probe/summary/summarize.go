@@ -86,6 +86,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	s.Documents = documentsSummary(trials, s)
 	s.Calculator = calculatorSummary(trials, s)
 	s.Effort = effortSummaries(trials, s)
+	s.Paper = paperViews(trials, s)
 	return s, nil
 }
 
