@@ -58,7 +58,7 @@ run directory; deploy/ has ready launch files.
 
 ` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
+			flagModels, flagTemplates, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
@@ -202,6 +202,9 @@ func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err er
 	}
 	if err := runDefinition(c, cfg); err != nil {
 		return "", err
+	}
+	if cfg.Preset != nil {
+		fmt.Fprintln(os.Stderr, presetLine(cfg.Preset))
 	}
 	if err := applyProtocol(c, cfg); err != nil {
 		return "", err
