@@ -42,6 +42,7 @@ Examples:
    fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
+   fragility run --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper --out runs/paper   # the paper's protocol, its table beside ours
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
    fragility run --conditions none,calculator --calc-calls 10 --variants base,numbers,symbolic --out runs/calc
    fragility run --items examples/docqa.jsonl --variants base,paraphrase,distractor --out runs/docqa
