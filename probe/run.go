@@ -109,7 +109,10 @@ type Config struct {
 	// can change logits, so it is part of the plan. Manifests written before
 	// it was recorded have none, which means DecodePerBatch.
 	Decode string `json:"decode,omitempty"`
-	OutDir string `json:"-"`
+	// Preset records how `--preset` expanded into the flags above (nil
+	// without one); not part of the plan.
+	Preset *RunPreset `json:"preset,omitempty"`
+	OutDir string     `json:"-"`
 
 	// ModelSources has, for each of Models named from another tool's store
 	// (Ollama, Hugging Face, LM Studio), where it was found; nil for a path.

@@ -274,7 +274,7 @@ func PlanSHA256(cfg Config, set *templates.Set, setJSONL []byte, modelSHA []stri
 
 func planSHA(cfg Config, batches []planBatch, setJSONL []byte, modelSHA []string, emb *Embedder) (string, []byte) {
 	c := cfg
-	c.Shard = nil
+	c.Shard, c.Preset = nil, nil
 	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: promptInfo(cfg).Version,
 		ExtractionRules: answer.ExtractionRulesVersion}
 	if emb != nil {

@@ -289,6 +289,13 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 				if v == VariantSymbolic {
 					drawn = vals
 				}
+				if err != nil && ref != nil {
+					// No clause fits this drawn instance's values: this
+					// variant's instance at idx is left out (its pair with
+					// the drawn instance is missing), not the template.
+					set.Excluded = append(set.Excluded, Exclusion{Template: t.ID, Variant: v, Index: idx, Reason: "not drawn on the symbolic instance: " + err.Error()})
+					continue
+				}
 				if err != nil {
 					if !opt.SkipFailing {
 						return nil, err

@@ -54,6 +54,9 @@ var (
 // shots, level and primary variant) into cfg; wrong values are usage
 // errors. Models, batch and the rest are the caller's.
 func runDefinition(c *cli.Context, cfg *probe.Config) error {
+	if err := applyPreset(c, cfg); err != nil {
+		return err
+	}
 	cfg.Templates, cfg.Instances = templatesSource(c), c.Int(flagInstances.Name)
 	cfg.Seed, cfg.MaxTokens = int64(c.Uint64(flagSeed.Name)), c.Int(flagMaxTokens.Name)
 	if c.IsSet(flagItems.Name) {

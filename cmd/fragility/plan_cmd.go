@@ -69,8 +69,9 @@ Examples:
    fragility plan --model m.gguf --shards 8 --from runs/pilot
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
-   fragility plan --drop 10 --between 0.1 --within 0.15 --json`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed,
+   fragility plan --drop 10 --between 0.1 --within 0.15 --json
+   fragility plan --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper   # adds the time on a GPU (--gpu-bench FILE, else an assumed rate, said so)`,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
@@ -95,6 +96,9 @@ func planAction(c *cli.Context) error {
 	var cfg probe.Config
 	if err := runDefinition(c, &cfg); err != nil {
 		return err
+	}
+	if cfg.Preset != nil {
+		fmt.Fprintln(os.Stderr, presetLine(cfg.Preset))
 	}
 	if ms := c.StringSlice(flagModels.Name); len(ms) > 0 {
 		models, err := resolveModels(ms, "llm")
@@ -147,6 +151,7 @@ func planAction(c *cli.Context) error {
 	if r := c.Float64("tokens-per-second"); r > 0 {
 		o.Sizing.Rate = probe.Throughput{TokensPerSecond: r, Source: "--tokens-per-second"}
 	}
+	presetRate(c, cfg, &o)
 	p, err := probe.PlanRun(cfg, o)
 	var oe probe.OptionError
 	if errors.As(err, &oe) {
@@ -159,6 +164,9 @@ func planAction(c *cli.Context) error {
 		return printJSON(p)
 	}
 	printSizing(p.Sizing, cfg)
+	if err := printPresetGPU(c, p.Sizing, cfg); err != nil {
+		return err
+	}
 	printLeftOut(p.LeftOut)
 	printPilotCut(p.PilotCut)
 	fmt.Println()

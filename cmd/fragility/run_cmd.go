@@ -42,6 +42,7 @@ Examples:
    fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
+   fragility run --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper --out runs/paper   # the paper's protocol, its table beside ours
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
    fragility run --conditions none,calculator --calc-calls 10 --variants base,numbers,symbolic --out runs/calc
    fragility run --items examples/docqa.jsonl --variants base,paraphrase,distractor --out runs/docqa
@@ -58,7 +59,7 @@ run directory; deploy/ has ready launch files.
 
 ` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots,
+			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
@@ -251,6 +252,9 @@ func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err er
 	}
 	if err := runDefinition(c, cfg); err != nil {
 		return "", err
+	}
+	if cfg.Preset != nil {
+		fmt.Fprintln(os.Stderr, presetLine(cfg.Preset))
 	}
 	if err := applyProtocol(c, cfg); err != nil {
 		return "", err

@@ -171,7 +171,10 @@ Examples:
 		Usage: "generate a seeded, validated item set (JSON Lines) from templates",
 		Description: `Writes a header line (seed, options, templates, every rejected draw with its reason, flagged
 no-op clauses) and one instance per line. base is always generated for every index, so that
-each variant instance pairs with the base instance of the same template and index.
+each variant instance pairs with the base instance of the same template and index. With
+--reference drawn (the default, as in run) noop, noop-seeming and paraphrase are drawn on the
+symbolic instance of the same index (symbolic is then generated too) and pair with it; with
+--reference original they are drawn at the template's own values and pair with base.
 The same templates, variants, instances and seed give a byte-identical file.
 A template in a folder that is refused when loaded, or that cannot generate an instance, is
 left out with a one-line reason on stderr (and in the header's "skipped" list).
@@ -179,12 +182,13 @@ left out with a one-line reason on stderr (and in the header's "skipped" list).
 Examples:
    fragility generate-set --variants base,symbolic,noop --instances 50 --seed 1 --out set.jsonl
    fragility generate-set --templates templates/testdata/gsm_symbolic_style --instances 10 --out - | head -3
-   fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl`,
+   fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl
+   fragility generate-set --templates ~/ml-gsm-symbolic/templates/symbolic --variants noop-seeming --reference drawn --instances 50 --out noop.jsonl`,
 		Flags: []cli.Flag{
 			flagTemplates, flagTemplateIDs, flagLimit, flagLevel,
 			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop,noop-seeming", Usage: "comma-separated variants"},
 			&cli.IntFlag{Name: "instances", Value: 10, Usage: "instances per template and variant"},
-			flagSeed,
+			flagSeed, flagReference,
 			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: default 1000)"},
 			&cli.StringFlag{Name: "out", Value: "-", Usage: "output file; - for stdout"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing --out file"},
@@ -336,6 +340,10 @@ func generateSet(c *cli.Context) error {
 	if c.Int("max-draws") < 0 {
 		return usageError{"--max-draws must not be negative"}
 	}
+	ref := c.String(flagReference.Name)
+	if ref != templates.ReferenceDrawn && ref != templates.ReferenceOriginal {
+		return usageError{fmt.Sprintf("--reference %q: want drawn or original", ref)}
+	}
 	o, err := loadOptions(c)
 	if err != nil {
 		return err
@@ -353,7 +361,7 @@ func generateSet(c *cli.Context) error {
 	}
 	src := templatesSource(c)
 	set, err := templates.Generate(ts, templates.Options{
-		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"),
+		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"), Reference: ref,
 		SkipFailing: templates.HasFolder(src), // a folder: leave out what cannot be drawn
 	})
 	if err != nil {

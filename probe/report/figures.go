@@ -77,6 +77,9 @@ func (v *view) figures() ([]Figure, error) {
 	if v.run.Compare != nil {
 		builders = append(builders, v.compareFigure)
 	}
+	if v.sum.Paper != nil {
+		builders = append(builders, v.paperFigure)
+	}
 	var out []Figure
 	for _, b := range builders {
 		f, err := b()

@@ -81,6 +81,7 @@ func Narrative(s *summary.Summary) string {
 	for i := range s.Models {
 		writeModel(&b, &s.Models[i], p, conf)
 	}
+	writePaper(&b, s.Paper, conf)
 	if s.Calculator != nil {
 		writeCalculator(&b, s.Calculator)
 	}

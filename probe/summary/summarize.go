@@ -91,6 +91,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	s.Documents = documentsSummary(trials, s)
 	s.Calculator = calculatorSummary(trials, s)
 	s.Effort = effortSummaries(trials, s)
+	s.Paper = paperViews(trials, s)
 	return s, nil
 }
 

@@ -183,6 +183,10 @@ type Summary struct {
 	// Effort is the reasoning effort of every summarised model, by variant
 	// and difficulty.
 	Effort []EffortSummary `json:"effort,omitempty"`
+	// Paper is the GSM-Symbolic paper's view of each model's trials
+	// (datasets, mean ± sd, beside the clustered intervals; PaperView);
+	// nil when no trial comes from a GSM-Symbolic template.
+	Paper []PaperView `json:"paper,omitempty"`
 }
 
 // ModelSummary is the statistics of one model.
