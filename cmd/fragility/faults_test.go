@@ -83,11 +83,11 @@ func waitExit(t *testing.T, cmd *exec.Cmd, out *[2]bytes.Buffer) (int, string) {
 	return 0, ""
 }
 
-// sameAsStraight resumes nothing: it checks that the run directory dir,
-// finished, holds what the uninterrupted run wrote: results.csv equal
-// except the seconds column, traces.jsonl, set.jsonl, summary.json and
-// narrative.md byte-identical (manifest.json differs in its times, its
-// resume count and its pid-free status history, and is not compared).
+// sameAsStraight checks that the finished run directory dir holds what the
+// uninterrupted run want wrote: results.csv equal except the seconds
+// column, traces.jsonl, set.jsonl, summary.json and narrative.md
+// byte-identical (manifest.json differs in its times and its resume count
+// and is not compared), and no temporary file.
 func sameAsStraight(t *testing.T, dir, want string) {
 	t.Helper()
 	if st, _ := readManifest(t, dir); st != "complete" {
