@@ -160,3 +160,47 @@ func TestPresetPaperPlan(t *testing.T) {
 		}
 	}
 }
+
+// TestGenerateSetReference: generate-set takes --reference as run does.
+// drawn (the default) adds symbolic and draws noop-seeming on it; original
+// draws it at the template's own values; another value is wrong usage. On
+// a published template whose clauses cannot fit every drawn instance
+// (0034 at 50 instances), the instances without a clause are left out and
+// the template is kept.
+func TestGenerateSetReference(t *testing.T) {
+	count := func(out, variant, ref string) int {
+		n := 0
+		for i, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var in struct{ Variant, Reference string }
+			if i > 0 && json.Unmarshal([]byte(l), &in) == nil && in.Variant == variant && in.Reference == ref {
+				n++
+			}
+		}
+		return n
+	}
+	base := []string{"generate-set", "--variants", "noop-seeming", "--instances", "1", "--out", "-"}
+	r := fragility(t, nil, base...)
+	if r.code != 0 || count(r.stdout, "symbolic", "") != 68 || count(r.stdout, "noop-seeming", "symbolic") != 68 {
+		t.Errorf("drawn: exit %d, %d symbolic, %d noop-seeming on symbolic\n%s", r.code, count(r.stdout, "symbolic", ""), count(r.stdout, "noop-seeming", "symbolic"), r.stderr)
+	}
+	r = fragility(t, nil, append(base, "--reference", "original")...)
+	if r.code != 0 || count(r.stdout, "symbolic", "") != 0 || count(r.stdout, "noop-seeming", "") != 68 {
+		t.Errorf("original: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := fragility(t, nil, append(base, "--reference", "x")...); r.code != exitUsage || !strings.Contains(r.stderr, `--reference "x": want drawn or original`) {
+		t.Errorf("--reference x: exit %d\n%s", r.code, r.stderr)
+	}
+	src := filepath.Join("..", "..", "..", "shared", "gsm_symbolic", "symbolic", "0034.json")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Skipf("no GSM-Symbolic development copy: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "symbolic")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "0034.json"), b, 0o644)
+	r = fragility(t, nil, "generate-set", "--templates", dir, "--variants", "noop-seeming", "--instances", "50", "--out", "-")
+	n := count(r.stdout, "noop-seeming", "symbolic")
+	if r.code != 0 || strings.Contains(r.stderr, "skipped") || n == 0 || n == 50 || !strings.Contains(r.stdout, "not drawn on the symbolic instance") {
+		t.Errorf("0034 at 50 instances: exit %d, %d noop-seeming instances\n%s", r.code, n, r.stderr)
+	}
+}

@@ -72,7 +72,7 @@ func paperHistogram(title string, r summary.PaperRow, o *summary.PaperOriginalRo
 	}
 	for k, c := range counts {
 		x := float64(k) * w
-		bar, err := band(x-w/2, 0, x+w/2, float64(c), seriesColor(0))
+		bar, err := band(x-0.45*w, 0, x+0.45*w, float64(c), seriesColor(0))
 		if err != nil {
 			return nil, err
 		}
