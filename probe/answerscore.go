@@ -29,7 +29,11 @@ import (
 //  2. The forced text: the model's text from the last token boundary at or
 //     before the cut up to the cut, then (when no marker was found and the
 //     text does not already end with it) the preset's separator ("\n" or
-//     " "), then AnswerLead and the rendered answer (RenderAnswer). It is
+//     " "), then AnswerLead and the rendered answer (RenderAnswer). When the
+//     model wrote the whole AnswerLead at its marker (any case), the cut
+//     moves after it: its own tokens of the form stay in context and only
+//     the number (from the token boundary before it) is forced; the
+//     numbers are those of forcing the form, with fewer decodes. It is
 //     tokenized alone (no special tokens), so the tokens forced are those
 //     the model emits for that text after that boundary (tested), and only
 //     when its pieces give the forced text back byte for byte.
@@ -127,6 +131,11 @@ func planAnswer(g *llm.Generation, ex answer.Extraction, preset string) (answerP
 	}
 	if cut < inj {
 		found, cut = false, len(text)
+	}
+	if found && len(text) >= cut+len(lead) && strings.EqualFold(text[cut:cut+len(lead)], lead) {
+		// The model wrote the whole form before its number: its own
+		// tokens of it stay, and only the number is forced.
+		return planAnswerAt(g, text, cut+len(lead), "", sep, true)
 	}
 	return planAnswerAt(g, text, cut, lead, sep, found)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/llm"
@@ -56,8 +57,8 @@ func generationOf(t *testing.T, m *llm.Model, text string) *llm.Generation {
 // response that ends in the preset's final-answer form, tokenized whole,
 // has the forced tokens as its tail (integers, negatives, decimals; the
 // fragility and gsm-symbolic forms), and the scored tokens are those of
-// the number. Without a marker the preset's separator and form follow the
-// text.
+// the number; the form the model wrote stays in context and is not forced
+// again. Without a marker the preset's separator and form follow the text.
 func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 	for _, name := range []string{gemmaName, chatName} {
 		p, err := models.PathOf(name)
@@ -83,6 +84,9 @@ func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 			f, ok, err := forcingFor(m, 0, plan, c.value)
 			if err != nil || !ok {
 				t.Fatalf("%s %q: forcing: %v %v", name, g.Text, ok, err)
+			}
+			if strings.Contains(strings.ToLower(plan.Prefix), "answer") {
+				t.Errorf("%s %q: prefix %q forces the form the model wrote", name, g.Text, plan.Prefix)
 			}
 			var tail []llm.Token
 			for _, r := range g.Tokens[plan.Keep:] {
