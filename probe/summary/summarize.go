@@ -79,6 +79,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	for mi, m := range sm.models {
 		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.pairedDrop)
 	}
+	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
 	sm.verdicts()
 	sm.levelDifferences()
@@ -517,6 +518,7 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		// would detect is above the negligible margin) rules nothing out.
 		vs.Verdict = VerdictInconclusive
 	}
+	answerLogProbShown(vs, sm.alpha)
 	for _, sh := range []*Shift{vs.AnswerEntropyShift, vs.EntropyShift, vs.DDCMarginShift} {
 		if sh.Shift != nil && sh.Test != nil && sh.Shift.CI != nil {
 			sh.Meaningful = stats.ShiftMeaningful(sh.Shift.CI.Lo, sh.Shift.CI.Hi, true, sh.Test.PAdjusted, sh.Threshold, sm.alpha)
