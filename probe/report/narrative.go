@@ -139,6 +139,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeStability(b, m, conf)
 	writeErrors(b, m)
 	writeShifts(b, m, conf)
+	writeAnswerProb(b, m, conf)
 	writeDifficulty(b, m)
 }
 
@@ -173,6 +174,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 			b.WriteString(" " + powerSentence(pw))
 		}
 		b.WriteString(stabilitySentence(m, conf))
+		b.WriteString(answerProbSentence(m, conf))
 		b.WriteString(budgetSentence(v, ref))
 		b.WriteString("\n\n")
 	}
