@@ -39,7 +39,13 @@ import (
 //     when its pieces give the forced text back byte for byte.
 //  3. Scored: the forced tokens that overlap the rendered answer's bytes,
 //     their natural log-probabilities summed (llm.Model.ForceAfter, in the
-//     KV state of the generation: no prompt is decoded again).
+//     KV state of the generation: no prompt is decoded again). When the
+//     model itself wrote exactly the forced tokens after the kept ones (it
+//     gave that answer in that form), nothing is decoded: the
+//     log-probabilities generation recorded for them are the ones forcing
+//     would read (the same tokens in the same context; bit for bit with one
+//     sequence per batch, tested; with several, those of the generation's
+//     batch, which verify replays).
 //
 // The expected answer is always scored; the model's own extracted answer
 // also, when it gave one that RenderAnswer renders and that differs from the
@@ -174,6 +180,9 @@ type AnswerForced struct {
 	From          int         `json:"from"`
 	LogProb       float64     `json:"logprob"`
 	TokenLogProbs []float64   `json:"token_logprobs"`
+	// FromGeneration: the model wrote these tokens itself after the kept
+	// ones, and their log-probabilities are those generation recorded.
+	FromGeneration bool `json:"from_generation,omitempty"`
 }
 
 // AnswerScoreTrace is a trace's record of the answer-scoring pass
@@ -202,7 +211,7 @@ type answerJob struct {
 func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []answerJob, preset, kernel string) ([]*AnswerScoreTrace, error) {
 	out := make([]*AnswerScoreTrace, len(jobs))
 	var fs []llm.Forcing
-	var owner []int
+	var slots [][2]int // (job, answer) of each forcing
 	for j, job := range jobs {
 		g := gens[job.seq]
 		plan, ok := planAnswer(g, job.ex, preset)
@@ -215,7 +224,6 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 			answers = append(answers, own)
 		}
 		tr := &AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
-		var jfs []llm.Forcing
 		for _, a := range answers {
 			f, ok, err := forcingFor(m, job.seq, plan, a)
 			if err != nil {
@@ -224,17 +232,21 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 			if !ok || g.PromptTokens+plan.Keep+len(f.Tokens) >= m.Params().NCtx {
 				break
 			}
-			jfs = append(jfs, f)
-			tr.Answers = append(tr.Answers, AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From})
+			rec := AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
+			if lps, ok := generatedLogProbs(g, f); ok {
+				rec.FromGeneration, rec.TokenLogProbs = true, lps
+				for _, lp := range lps {
+					rec.LogProb += lp
+				}
+			} else {
+				fs = append(fs, f)
+				slots = append(slots, [2]int{j, len(tr.Answers)})
+			}
+			tr.Answers = append(tr.Answers, rec)
 		}
-		if len(tr.Answers) == 0 {
-			continue
+		if len(tr.Answers) > 0 {
+			out[j] = tr
 		}
-		out[j] = tr
-		for range jfs {
-			owner = append(owner, j)
-		}
-		fs = append(fs, jfs...)
 	}
 	if len(fs) == 0 {
 		return out, nil
@@ -243,13 +255,31 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 	if err != nil {
 		return nil, err
 	}
-	next := make(map[int]int)
-	for i, j := range owner {
-		a := &out[j].Answers[next[j]]
-		next[j]++
+	for i, sl := range slots {
+		a := &out[sl[0]].Answers[sl[1]]
 		a.LogProb, a.TokenLogProbs = res[i].LogProb, res[i].TokenLogProbs
 	}
 	return out, nil
+}
+
+// generatedLogProbs returns the log-probabilities generation recorded for
+// the scored tokens of f when the model itself wrote f's tokens right after
+// the kept ones (none of them injected): forcing them would decode the same
+// tokens in the same context. ok is false otherwise.
+func generatedLogProbs(g *llm.Generation, f llm.Forcing) ([]float64, bool) {
+	if f.Keep+len(f.Tokens) > len(g.Tokens) {
+		return nil, false
+	}
+	for i, id := range f.Tokens {
+		if r := g.Tokens[f.Keep+i]; r.ID != id || r.Injected {
+			return nil, false
+		}
+	}
+	lps := make([]float64, 0, f.To-f.From)
+	for _, r := range g.Tokens[f.Keep+f.From : f.Keep+f.To] {
+		lps = append(lps, r.LogProb)
+	}
+	return lps, true
 }
 
 // forcingFor tokenizes plan's prefix and the rendered answer a and returns

@@ -58,7 +58,8 @@ func generationOf(t *testing.T, m *llm.Model, text string) *llm.Generation {
 // has the forced tokens as its tail (integers, negatives, decimals; the
 // fragility and gsm-symbolic forms), and the scored tokens are those of
 // the number; the form the model wrote stays in context and is not forced
-// again. Without a marker the preset's separator and form follow the text.
+// again. Without a marker the preset's separator and form follow the text,
+// and a calculator trial is scored after its last tool result.
 func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 	for _, name := range []string{gemmaName, chatName} {
 		p, err := models.PathOf(name)
@@ -95,6 +96,9 @@ func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 			if !slices.Equal(f.Tokens, tail) {
 				t.Errorf("%s %q: forced %v after %d kept tokens, the text's own tokens are %v", name, g.Text, f.Tokens, plan.Keep, tail)
 			}
+			if lps, ok := generatedLogProbs(g, f); !ok || len(lps) != f.To-f.From {
+				t.Errorf("%s %q: the model wrote the forced tokens, but their recorded log-probabilities are not used (%v)", name, g.Text, ok)
+			}
 			var num string
 			for _, id := range f.Tokens[f.From:] {
 				num += m.Piece(id)
@@ -108,6 +112,16 @@ func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 		plan, _ := planAnswer(g, answer.Truncated(answer.Extract(g.Text)), PromptFragility)
 		if plan.Keep != len(g.Tokens) || plan.Prefix != "\nFinal answer: " {
 			t.Errorf("%s: cut text: keep %d of %d, prefix %q", name, plan.Keep, len(g.Tokens), plan.Prefix)
+		}
+		// A calculator trial is scored after its last tool result: a
+		// marker before it does not cut the text.
+		g = generationOf(t, m, "Final answer: <<3*4=")
+		res := "12>>"
+		g.Tokens = append(g.Tokens, llm.TokenRecord{ID: 1, Piece: res, Injected: true})
+		g.Text += res
+		plan, _ = planAnswer(g, answer.Extract(g.Text), PromptFragility)
+		if plan.Keep != len(g.Tokens) || plan.Prefix != "\nFinal answer: " {
+			t.Errorf("%s: calculator: keep %d of %d, prefix %q", name, plan.Keep, len(g.Tokens), plan.Prefix)
 		}
 		m.Close()
 	}
