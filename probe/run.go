@@ -967,7 +967,14 @@ func (r *modelRun) record(out batchOutput) error {
 			// result stands (this decode of the whole batch repeats it).
 			held = true
 			if genErr == nil {
-				trials, traces = append(trials, h.trial), append(traces, h.trace)
+				ht, htr := h.trial, h.trace
+				if out.answers != nil && htr.AnswerScore == nil {
+					// Recorded before the interruption, when the batch
+					// could not be scored: this decode repeats it.
+					fillAnswerScore(&ht, out.answers[i])
+					htr.AnswerScore = out.answers[i]
+				}
+				trials, traces = append(trials, ht), append(traces, htr)
 			}
 			continue
 		}
