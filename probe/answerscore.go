@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"regexp"
 	"strings"
 
 	"github.com/fragility/fragility/llm"
@@ -119,9 +120,10 @@ func planAnswer(g *llm.Generation, ex answer.Extraction, preset string) (answerP
 	if ex.Rule != answer.RuleNone && ex.Start >= 0 && ex.Start <= hi {
 		hi = ex.Start
 	}
-	marker := strings.TrimSpace(lead)
-	cut := strings.LastIndex(strings.ToLower(text[:hi]), strings.ToLower(marker))
-	found := cut >= 0
+	cut, found := -1, false
+	if locs := regexp.MustCompile(`(?i)`+regexp.QuoteMeta(strings.TrimSpace(lead))).FindAllStringIndex(text[:hi], -1); len(locs) > 0 {
+		cut, found = locs[len(locs)-1][0], true
+	}
 	if !found {
 		cut = len(text)
 		if ex.Cut > 0 && ex.Cut <= len(text) {
