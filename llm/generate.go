@@ -86,6 +86,12 @@ type GenerateOptions struct {
 	// one is replayed with it (fragility verify). It changes the last bits
 	// of the entropy fields, never a token. Unknown names are an error.
 	EntropyKernel string `json:"entropy_kernel,omitempty"`
+	// KeepFirstLogits keeps a copy of each sequence's first next-token
+	// logits (those its prompt's prefill gave), so that ForceAfter can
+	// score a forcing that keeps none of the generated tokens exactly as
+	// a plain forward pass does. It costs 4·n_vocab bytes per sequence and
+	// changes no result.
+	KeepFirstLogits bool `json:"-"`
 }
 
 // DefaultMaxInjected is the injected-token bound of a sequence when
@@ -129,6 +135,8 @@ type Generation struct {
 	seq           int // index in the batch
 	fed           int // tokens of Tokens already decoded into the sequence
 	generated     int // tokens of Tokens chosen by the model
+	lastPrompt    Token
+	first         []float32 // the prefill's next-token logits (GenerateOptions.KeepFirstLogits)
 }
 
 // Generated returns the number of tokens the model chose (Tokens less the
@@ -188,6 +196,7 @@ func (m *Model) Generate(ctx context.Context, prompt []Token, opt GenerateOption
 // uninterrupted call gives (a sequence's steps do not depend on when the
 // others stop); the others are cut short. Any other error returns nil results.
 func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) (_ []*Generation, err error) {
+	m.last = nil
 	defer func() {
 		if err != nil {
 			m.kept = nil // the KV state after a failed or aborted decode is not relied on
@@ -228,6 +237,7 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		if opt.Temperature > 0 {
 			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
 		}
+		g.lastPrompt = p[len(p)-1]
 		gens[s] = g
 		t0 := time.Now()
 		if err := m.prefill(ctx, p[shared:], shared, s, true); err != nil {
@@ -308,6 +318,7 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			opt.OnStep(generated)
 		}
 	}
+	m.last = gens
 	return gens, nil
 }
 
@@ -391,7 +402,7 @@ func (m *Model) dropAfter(n int) bool {
 // prefix.
 func (m *Model) clearMemory() {
 	C.llama_memory_clear(C.llama_get_memory(m.ctx), true)
-	m.kept = nil
+	m.kept, m.last = nil, nil
 }
 
 // commonPrefix returns the length of the longest prefix shared by every
@@ -445,6 +456,9 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	}
 	logits := unsafe.Slice((*float32)(unsafe.Pointer(ptr)), m.meta.NVocab)
 	k := len(g.Tokens)
+	if k == 0 && opt.KeepFirstLogits {
+		g.first = slices.Clone(logits)
+	}
 	var rec TokenRecord
 	switch {
 	case opt.Temperature > 0 || m.passJobs == nil:

@@ -132,6 +132,10 @@ type Model struct {
 	// kept is the GenerateOptions.KeepPrefix whose KV cells sequence 0
 	// holds from an earlier GenerateBatch (nil: none); clearMemory drops it.
 	kept []Token
+	// last is the result of the latest GenerateBatch that completed, whose
+	// sequences' KV cells ForceAfter extends (nil: none, or the cells were
+	// touched since).
+	last []*Generation
 	meta Metadata
 
 	// Entropy passes that overlap the next llama_decode (see step).

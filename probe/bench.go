@@ -79,6 +79,13 @@ type BenchResult struct {
 	DDCWaitSec    float64 `json:"ddc_wait_seconds,omitempty"`             // time the run waited for classifications
 	DDCShare      float64 `json:"ddc_share_of_run_wall_time,omitempty"`   // (open + with DDC − without) / (open + with DDC)
 	DDCSerial     float64 `json:"ddc_serial_share_of_run_time,omitempty"` // classifier time / (classifier time + batched run), were it not overlapped
+	// The answer-scoring pass (AnswerScoreVersion) after each batch of the
+	// first batched run of (c): its wall time, the items it scored, and
+	// its share of that run's generation time (AnswerScoreSec /
+	// BatchedSec; BatchedSec does not include it).
+	AnswerScoreSec   float64 `json:"c_answer_score_seconds"`
+	AnswerScored     int     `json:"c_answer_scored_items"`
+	AnswerScoreShare float64 `json:"c_answer_score_share_of_generation"`
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -120,11 +127,11 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	}
 
 	// (c) probe items, one at a time and batched.
-	prompts, questions, stop, err := benchPrompts(m, &cfg, res)
+	prompts, questions, expected, stop, err := benchPrompts(m, &cfg, res)
 	if err != nil {
 		return nil, err
 	}
-	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop}
+	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, KeepFirstLogits: true}
 	// As fragility run does (DecodeKeepPrefix): the instruction and worked
 	// examples are decoded once per model and kept.
 	if iopt.KeepPrefix, err = KeptPrefix(m, Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
@@ -146,19 +153,31 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		return nil, err
 	}
 	defer bm.Close()
+	score := true // the first batched run also times the answer-scoring pass
 	batched := func() (float64, error) {
-		t0 := time.Now()
+		var sec float64
 		for i := 0; i < len(prompts); i += cfg.Batch {
-			if _, err := bm.GenerateBatch(ctx, prompts[i:min(i+cfg.Batch, len(prompts))], iopt); err != nil {
+			t0 := time.Now()
+			hi := min(i+cfg.Batch, len(prompts))
+			gens, err := bm.GenerateBatch(ctx, prompts[i:hi], iopt)
+			if err != nil {
 				return 0, err
 			}
+			sec += time.Since(t0).Seconds()
+			if score {
+				if err := benchAnswerScore(ctx, bm, gens, expected[i:hi], res); err != nil {
+					return 0, err
+				}
+			}
 		}
-		return time.Since(t0).Seconds(), nil
+		return sec, nil
 	}
-	logf("bench: (c) %d demo items, %d per batch", cfg.Items, cfg.Batch)
+	logf("bench: (c) %d demo items, %d per batch, then the answer-scoring pass of each batch", cfg.Items, cfg.Batch)
 	if res.BatchedSec, err = batched(); err != nil {
 		return nil, err
 	}
+	score = false
+	res.AnswerScoreShare = res.AnswerScoreSec / res.BatchedSec
 	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
 	if classify != nil {
@@ -167,6 +186,27 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		}
 	}
 	return res, nil
+}
+
+// benchAnswerScore times the answer-scoring pass over a batch just
+// generated (the fragility preset, as fragility run scores it).
+func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation, expected []string, res *BenchResult) error {
+	jobs := make([]answerJob, len(gens))
+	for i, g := range gens {
+		jobs[i] = answerJob{seq: i, expected: expected[i], ex: extraction(g)}
+	}
+	t0 := time.Now()
+	trs, err := scoreAnswers(ctx, m, gens, jobs, PromptFragility, "")
+	if err != nil {
+		return err
+	}
+	res.AnswerScoreSec += time.Since(t0).Seconds()
+	for _, tr := range trs {
+		if tr != nil {
+			res.AnswerScored++
+		}
+	}
+	return nil
 }
 
 // benchDecode measures (a) bare decoding and (b) decoding with this
@@ -210,16 +250,16 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 // benchPrompts generates the demo items of (c) from the built-in templates
 // (cfg.Items of them in run order, fewer if the set is smaller: then
 // cfg.Items and res.Items are lowered) and returns their prompt tokens,
-// questions and the chat template's stop strings.
-func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][]llm.Token, questions, stop []string, err error) {
+// questions, expected answers and the chat template's stop strings.
+func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][]llm.Token, questions, expected, stop []string, err error) {
 	ts, err := templates.Builtin()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	vs := []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop}
 	set, err := templates.Generate(ts, templates.Options{Variants: vs, Instances: 2, Seed: cfg.Seed})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	order := Order(len(set.Instances), cfg.Seed)
 	if cfg.Items > len(order) {
@@ -229,21 +269,22 @@ func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][
 	for _, k := range order[:cfg.Items] {
 		msgs, err := Messages(set.Instances[k].Question, cfg.Shots)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		r, err := m.RenderChat(msgs)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		stop = r.Stop
 		toks, err := m.Tokenize(r.Text, true, true)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		prompts = append(prompts, toks)
 		questions = append(questions, set.Instances[k].Question)
+		expected = append(expected, set.Instances[k].Answer)
 	}
-	return prompts, questions, stop, nil
+	return prompts, questions, expected, stop, nil
 }
 
 // benchDDC times the batched demo items again with the DDC classifier

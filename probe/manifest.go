@@ -30,7 +30,8 @@ type Manifest struct {
 	Calculator      *CalcInfo         `json:"calculator,omitempty"` // the calculator condition's protocol and call limit; nil without it
 	Sampler         string            `json:"sampler"`
 	ExtractionRules string            `json:"extraction_rules"`
-	ErrorRules      string            `json:"error_rules,omitempty"` // anatomy.Version; "" in runs recorded before the error anatomy
+	ErrorRules      string            `json:"error_rules,omitempty"`  // anatomy.Version; "" in runs recorded before the error anatomy
+	AnswerScore     string            `json:"answer_score,omitempty"` // AnswerScoreVersion; "" in runs recorded before the answer-scoring pass
 	Order           string            `json:"order"`
 	Batching        string            `json:"batching"`
 	KVType          string            `json:"kv_cache_type"`

@@ -542,6 +542,7 @@ func (r *runner) newManifest() error {
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,
 		ErrorRules:      anatomy.Version,
+		AnswerScore:     AnswerScoreVersion,
 		Calculator:      calcInfo(cfg),
 		Order:           "math/rand/v2 PCG(seed, 0x6f72646572).Perm over the set's instances; the same order for every model",
 		Batching:        fmt.Sprintf("batches of %d consecutive items of the order, per model, decoded together in one llama_batch (an item whose prompt does not fit the context is recorded as skipped and leaves its batch one shorter); a prefix common to a batch's prompts (at least %d tokens) is decoded once into sequence 0 and its KV cells copied to the others (llama_memory_seq_cp)", cfg.Params.NSeq, llm.MinSharedPrefix),
@@ -865,6 +866,7 @@ type batchOutput struct {
 	wall     float64
 	reported int
 	calc     *calculator
+	answers  []*AnswerScoreTrace // the answer-scoring pass, by queue index (nil entries: not scored)
 }
 
 // prepare renders and tokenizes one item and queues it for the batch; an
@@ -929,7 +931,7 @@ func (r *modelRun) generate() (batchOutput, error) {
 			out.reported, lastTick = tokens, now
 		}
 	}
-	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep}
+	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep, KeepFirstLogits: true}
 	var err error
 	if opt.KeepPrefix, err = r.keeps.get(r.m, cfg, queue[0].it.cond); err != nil {
 		return out, fmt.Errorf("%s: %w", r.md.Path, err)
@@ -942,6 +944,36 @@ func (r *modelRun) generate() (batchOutput, error) {
 		return out, fmt.Errorf("%s: %w", r.md.Path, out.err)
 	}
 	out.wall = time.Since(t0).Seconds()
+	if out.err == nil {
+		if out.answers, err = r.scoreAnswers(out.gens); err != nil {
+			return out, fmt.Errorf("%s: %w", r.md.Path, err)
+		}
+	}
+	return out, nil
+}
+
+// scoreAnswers runs the answer-scoring pass (AnswerScoreVersion) over the
+// batch just generated: the numeric items, in the generation's KV state.
+func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]*AnswerScoreTrace, error) {
+	var jobs []answerJob
+	for i, q := range r.queue {
+		if q.it.inst.Accepted != nil {
+			continue
+		}
+		jobs = append(jobs, answerJob{seq: i, expected: q.it.inst.Answer, ex: extraction(gens[i])})
+	}
+	preset, err := ParsePrompt(r.cfg.Prompt)
+	if err != nil || len(jobs) == 0 {
+		return make([]*AnswerScoreTrace, len(r.queue)), err
+	}
+	trs, err := scoreAnswers(r.ctx, r.m, gens, jobs, preset, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*AnswerScoreTrace, len(r.queue))
+	for j, job := range jobs {
+		out[job.seq] = trs[j]
+	}
 	return out, nil
 }
 
@@ -962,7 +994,14 @@ func (r *modelRun) record(out batchOutput) error {
 			// result stands (this decode of the whole batch repeats it).
 			held = true
 			if genErr == nil {
-				trials, traces = append(trials, h.trial), append(traces, h.trace)
+				ht, htr := h.trial, h.trace
+				if out.answers != nil && htr.AnswerScore == nil {
+					// Recorded before the interruption, when the batch
+					// could not be scored: this decode repeats it.
+					fillAnswerScore(&ht, out.answers[i])
+					htr.AnswerScore = out.answers[i]
+				}
+				trials, traces = append(trials, ht), append(traces, htr)
 			}
 			continue
 		}
@@ -976,9 +1015,13 @@ func (r *modelRun) record(out batchOutput) error {
 		tr.PromptTokens = len(q.tokens)
 		calls := out.calc.finish(i, g)
 		fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
-		trials = append(trials, tr)
 		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 		trace.CalcCalls = calls
+		if out.answers != nil {
+			fillAnswerScore(&tr, out.answers[i])
+			trace.AnswerScore = out.answers[i]
+		}
+		trials = append(trials, tr)
 		traces = append(traces, trace)
 		n++
 	}
@@ -1048,10 +1091,7 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	t.Tokens = g.Generated()
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
-	ex := answer.Extract(g.Text)
-	if g.StopReason == llm.StopMaxTokens {
-		ex = answer.Truncated(ex)
-	}
+	ex := extraction(g)
 	t.Correct = ex.Rule != answer.RuleNone && answer.AnswerMatches(ex.Value, t.Expected)
 	t.ExpectedAnywhere = answer.ExpectedAnywhere(g.Text, t.Expected)
 	t.ScoreRule = docqa.ScoreNumber
@@ -1084,6 +1124,16 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	t.EntropyMean, t.EntropyP95, t.BranchingMedian = entropyStats(all)
 	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(ans)
 	finishTrial(t, g, ex, cond, calls)
+}
+
+// extraction is the answer extracted from g's text (extract/3: an answer
+// the budget cut is read by answer.Truncated).
+func extraction(g *llm.Generation) answer.Extraction {
+	ex := answer.Extract(g.Text)
+	if g.StopReason == llm.StopMaxTokens {
+		ex = answer.Truncated(ex)
+	}
+	return ex
 }
 
 // TraceToken is one generated token in a Trace.

@@ -26,6 +26,9 @@ type Trace struct {
 	SkipReason     string       `json:"skip_reason,omitempty"`
 	Tokens         []TraceToken `json:"tokens"`
 	CalcCalls      []CalcCall   `json:"calc_calls,omitempty"` // calculator calls, in order (condition calculator)
+	// AnswerScore is the answer-scoring pass (AnswerScoreVersion); nil
+	// when the trial was not scored or the run predates it.
+	AnswerScore *AnswerScoreTrace `json:"answer_score,omitempty"`
 }
 
 // ReadTraces reads traces.jsonl of a run directory.

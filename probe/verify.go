@@ -96,6 +96,8 @@ func (d Divergence) String() string {
 		where = "prompt text"
 	case DivPromptTokens:
 		where = fmt.Sprintf("prompt token %d", d.Position)
+	case DivAnswerScore:
+		where = fmt.Sprintf("forced answer %d", d.Position)
 	}
 	return fmt.Sprintf("item %s (%s), %s: %s recorded %s, replayed %s", d.Item, filepath.Base(d.Model), where, d.Field, d.Recorded, d.Replayed)
 }
@@ -418,7 +420,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, ke
 		}
 		prompts[i] = t.PromptTokenIDs
 	}
-	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), EntropyKernel: kernel}
+	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), EntropyKernel: kernel, KeepFirstLogits: true}
 	var err error
 	if opt.KeepPrefix, err = keeps.get(m, cfg, results.ItemCondition(g.traces[0].ItemID)); err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
@@ -438,7 +440,11 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, ke
 		}
 		compareTokens(t, gens[i], md.Path, res)
 	}
-	return nil
+	preset, err := ParsePrompt(cfg.Prompt)
+	if err != nil {
+		return err
+	}
+	return replayAnswerScores(ctx, m, gens, g.traces, preset, kernel, res)
 }
 
 // compareTokens compares one recorded trace with its replay, position by

@@ -25,7 +25,10 @@ func init() {
       exact full-vocabulary entropy and the per-token record of every token; the entropy pass of
       a token runs in the pass pool (--entropy-pool) while the next token decodes;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
-      instances, seeded order) decoded one at a time and --batch at a time;
+      instances, seeded order) decoded one at a time and --batch at a time; after each batch of
+      the first batched pass, the answer-scoring pass (answer-score/1: the expected answer
+      teacher-forced in the generation's KV state) is timed apart, and its share of that pass's
+      generation time printed;
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
 share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
 tokens of each), so that the machine's drift, which on a shared machine is larger than the
@@ -178,6 +181,7 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
 	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))
 	row("ratio c/b: batched / one at a time (target ≥ 1.5)", fmt.Sprintf("%.2f", r.RatioCB))
+	row("(c) answer scoring, share of generation (target ≤ 5%)", fmt.Sprintf("%.1f%% (%.2f s, %d items)", 100*r.AnswerScoreShare, r.AnswerScoreSec, r.AnswerScored))
 	if r.BatchedDDCSec > 0 {
 		row("(c) batched run without DDC, seconds", fmt.Sprintf("%.2f", r.BatchedSec))
 		row("(c) batched run with DDC beside generation, seconds", fmt.Sprintf("%.2f", r.BatchedDDCSec))

@@ -74,6 +74,9 @@ func (v *view) figures() ([]Figure, error) {
 		v.accuracyFigure, v.flipsFigure, v.dropFigure, v.errorsFigure, v.heatmapFigure,
 		v.answerEntropyFigure, v.positionEntropyFigure, v.ddcFigure, v.difficultyFigure,
 	}
+	if hasAnswerProb(v.sum) {
+		builders = append(builders, v.answerProbFigure)
+	}
 	if v.run.Compare != nil {
 		builders = append(builders, v.compareFigure)
 	}

@@ -140,6 +140,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeStability(b, m, conf)
 	writeErrors(b, m)
 	writeShifts(b, m, p, conf)
+	writeAnswerProb(b, m, conf)
 	writeDifficulty(b, m)
 }
 
@@ -175,6 +176,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 		}
 		b.WriteString(selectionSentence(m, p))
 		b.WriteString(stabilityVerdictSentence(m, p, conf))
+		b.WriteString(answerProbSentence(m, conf))
 		b.WriteString(budgetSentence(v, ref))
 		b.WriteString("\n\n")
 	}

@@ -98,6 +98,27 @@ type Trial struct {
 	ErrorKind      string `json:"error_kind"`
 	AltAnswer      string `json:"alt_answer"`
 	OriginalAnswer string `json:"original_answer"`
+
+	// The right answer's probability (probe.AnswerScoreVersion): after
+	// generation, the expected answer is teacher-forced in the preset's
+	// final-answer form after the model's text up to its final-answer
+	// marker (or after the cut when the budget ended it). AnswerScored is
+	// false for a trial that was not scored (a document item, an answer
+	// with no finite decimal form, a run recorded before the procedure);
+	// the other columns are then 0. AnswerLogProb is the natural
+	// log-probability (nats, ≤ 0) of the expected answer's tokens, summed
+	// over its AnswerLogProbTokens tokens. OwnAnswerLogProb is the same
+	// for the answer the model extracted (equal to AnswerLogProb when that
+	// answer is right; 0 with OwnAnswerLogProbTokens 0 when it gave none
+	// that renders as a number), and AnswerLogProbMargin is AnswerLogProb −
+	// OwnAnswerLogProb when both were scored (0 otherwise): negative when
+	// the model put more probability on its own wrong answer.
+	AnswerScored           bool    `json:"answer_scored"`
+	AnswerLogProb          float64 `json:"answer_logprob"`
+	AnswerLogProbTokens    int     `json:"answer_logprob_tokens"`
+	OwnAnswerLogProb       float64 `json:"own_answer_logprob"`
+	OwnAnswerLogProbTokens int     `json:"own_answer_logprob_tokens"`
+	AnswerLogProbMargin    float64 `json:"answer_logprob_margin"`
 }
 
 // ReferenceVariant is the variant t is paired with: t.Reference, or

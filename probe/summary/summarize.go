@@ -83,6 +83,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	for mi, m := range sm.models {
 		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.pairedDrop)
 	}
+	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
 	sm.verdicts()
 	sm.selection()
@@ -516,5 +517,6 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		// would detect is above the negligible margin) rules nothing out.
 		vs.Verdict = VerdictInconclusive
 	}
+	answerLogProbShown(vs, sm.alpha)
 	sm.shiftFlags(vs)
 }

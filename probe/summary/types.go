@@ -306,6 +306,9 @@ type VariantSummary struct {
 	AnswerEntropyShift *Shift  `json:"answer_entropy_shift"` // bits per token; Trial.AnswerEntropyMean
 	EntropyShift       *Shift  `json:"entropy_shift"`        // bits per token; Trial.EntropyMean
 	DDCMarginShift     *Shift  `json:"ddc_margin_shift"`     // cosine difference; Trial.DDCMargin
+	// AnswerLogProbShift is the paired shift of the right answer's
+	// log-probability (nats); nil for base and for a run without it.
+	AnswerLogProbShift *AnswerLogProbShift `json:"answer_logprob_shift,omitempty"`
 }
 
 // Paired is the analysis of matched base/variant pairs: the same model,

@@ -1,0 +1,334 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
+)
+
+// AnswerScoreVersion names the answer-scoring procedure below (where the
+// model's text is cut, the final-answer form forced, how a number is
+// rendered, which tokens are summed); it is recorded in the manifest and
+// changes whenever any of them changes.
+//
+// The procedure, for a trial of a numeric item (not a document item) that
+// generation finished:
+//  1. The cut: the last occurrence (any case) of the preset's final-answer
+//     marker (AnswerLead without its trailing space: "Final answer:" for the
+//     fragility preset, "The final answer is" for gsm-symbolic) before the
+//     model's extracted answer, or anywhere when it gave none; without one
+//     (the budget ended the text, or the model answered in other words), the
+//     end of its text, or the start of a run-on into a made-up problem. A
+//     cut before the end of the last calculator result moves to the end of
+//     the text: a calculator trial is scored after its last tool result.
+//  2. The forced text: the model's text from the last token boundary at or
+//     before the cut up to the cut, then (when no marker was found and the
+//     text does not already end with it) the preset's separator ("\n" or
+//     " "), then AnswerLead and the rendered answer (RenderAnswer). When the
+//     model wrote the whole AnswerLead at its marker (any case), the cut
+//     moves after it: its own tokens of the form stay in context and only
+//     the number (from the token boundary before it) is forced; the
+//     numbers are those of forcing the form, with fewer decodes. It is
+//     tokenized alone (no special tokens), so the tokens forced are those
+//     the model emits for that text after that boundary (tested), and only
+//     when its pieces give the forced text back byte for byte.
+//  3. Scored: the forced tokens that overlap the rendered answer's bytes,
+//     their natural log-probabilities summed (llm.Model.ForceAfter, in the
+//     KV state of the generation: no prompt is decoded again). When the
+//     model itself wrote exactly the forced tokens after the kept ones (it
+//     gave that answer in that form), nothing is decoded: the
+//     log-probabilities generation recorded for them are the ones forcing
+//     would read (the same tokens in the same context; bit for bit with one
+//     sequence per batch, tested; with several, those of the generation's
+//     batch, which verify replays).
+//
+// The expected answer is always scored; the model's own extracted answer
+// also, when it gave one that RenderAnswer renders and that differs from the
+// expected one (when they are equal its log-probability is the expected
+// one's and the margin is 0).
+const AnswerScoreVersion = "answer-score/1"
+
+// AnswerLead returns the final-answer form of a prompt preset: the text
+// before the number (with its trailing space) and the separator put before
+// it when the model's text did not write it; ok is false for a preset whose
+// answers are not numbers (docqa).
+func AnswerLead(preset string) (lead, sep string, ok bool) {
+	switch preset {
+	case "", PromptFragility:
+		return "Final answer: ", "\n", true
+	case PromptGSMSymbolic:
+		return "The final answer is ", " ", true
+	}
+	return "", "", false
+}
+
+// RenderAnswer renders an exact decimal answer ("39", "12.5", "-3", "45.0",
+// "1/4") as the number the prompts' worked examples write: an integer in
+// decimal digits with a leading "-" when negative, a finite decimal with a
+// "." and no trailing zeros ("12.5", "0.25"), never a thousands separator,
+// currency sign or unit. ok is false for a value that does not parse or has
+// no finite decimal form ("1/3").
+func RenderAnswer(exact string) (string, bool) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(exact))
+	if !ok {
+		return "", false
+	}
+	if r.IsInt() {
+		return r.Num().String(), true
+	}
+	d := new(big.Int).Set(r.Denom())
+	places := 0
+	for _, p := range []int64{2, 5} {
+		for new(big.Int).Mod(d, big.NewInt(p)).Sign() == 0 {
+			d.Quo(d, big.NewInt(p))
+		}
+	}
+	if d.Cmp(big.NewInt(1)) != 0 {
+		return "", false
+	}
+	for x := new(big.Rat).Set(r); !x.IsInt(); x.Mul(x, big.NewRat(10, 1)) {
+		places++
+	}
+	return r.FloatString(places), true
+}
+
+// answerPlan is where the answers of one generation are forced: Keep tokens
+// kept, then Prefix (the model's text after the kept tokens up to the cut,
+// a separator, the lead) and the rendered answer.
+type answerPlan struct {
+	Keep   int
+	Prefix string
+}
+
+// planAnswer finds the cut of g's text (see AnswerScoreVersion) for preset.
+func planAnswer(g *llm.Generation, ex answer.Extraction, preset string) (answerPlan, bool) {
+	lead, sep, ok := AnswerLead(preset)
+	if !ok {
+		return answerPlan{}, false
+	}
+	text := g.Text
+	hi := len(text)
+	if ex.Cut > 0 && ex.Cut <= hi {
+		hi = ex.Cut
+	}
+	if ex.Rule != answer.RuleNone && ex.Start >= 0 && ex.Start <= hi {
+		hi = ex.Start
+	}
+	cut, found := -1, false
+	if locs := regexp.MustCompile(`(?i)`+regexp.QuoteMeta(strings.TrimSpace(lead))).FindAllStringIndex(text[:hi], -1); len(locs) > 0 {
+		cut, found = locs[len(locs)-1][0], true
+	}
+	if !found {
+		cut = len(text)
+		if ex.Cut > 0 && ex.Cut <= len(text) {
+			cut = ex.Cut
+		}
+	}
+	off, inj := 0, 0
+	for _, t := range g.Tokens {
+		off += len(t.Piece)
+		if t.Injected {
+			inj = off
+		}
+	}
+	if cut < inj {
+		found, cut = false, len(text)
+	}
+	if found && len(text) >= cut+len(lead) && strings.EqualFold(text[cut:cut+len(lead)], lead) {
+		// The model wrote the whole form before its number: its own
+		// tokens of it stay, and only the number is forced.
+		return planAnswerAt(g, text, cut+len(lead), "", sep, true)
+	}
+	return planAnswerAt(g, text, cut, lead, sep, found)
+}
+
+// planAnswerAt builds the plan for a cut at byte cut of text (found: the
+// cut is at a marker the model wrote): the kept tokens are those whose
+// pieces end at or before the cut, less trailing empty ones (an
+// end-of-generation token).
+func planAnswerAt(g *llm.Generation, text string, cut int, lead, sep string, found bool) (answerPlan, bool) {
+	off, k, b := 0, 0, 0
+	for i, t := range g.Tokens {
+		if off+len(t.Piece) > cut {
+			break
+		}
+		off += len(t.Piece)
+		if t.Piece != "" {
+			k, b = i+1, off
+		}
+	}
+	if b > cut || cut > len(text) {
+		return answerPlan{}, false
+	}
+	prefix := text[b:cut]
+	if !found && cut > 0 && !strings.HasSuffix(text[:cut], sep) {
+		prefix += sep
+	}
+	return answerPlan{Keep: k, Prefix: prefix + lead}, true
+}
+
+// AnswerForced is a trace's record of one forced answer: the rendered
+// answer, the forced token ids, the first scored one, and the summed
+// log-probability (nats) with its terms.
+type AnswerForced struct {
+	Answer        string      `json:"answer"`
+	Tokens        []llm.Token `json:"tokens"`
+	From          int         `json:"from"`
+	LogProb       float64     `json:"logprob"`
+	TokenLogProbs []float64   `json:"token_logprobs"`
+	// FromGeneration: the model wrote these tokens itself after the kept
+	// ones, and their log-probabilities are those generation recorded.
+	FromGeneration bool `json:"from_generation,omitempty"`
+}
+
+// AnswerScoreTrace is a trace's record of the answer-scoring pass
+// (AnswerScoreVersion): the generated tokens kept, the text forced before
+// the answer, and the forced answers (the expected one first, then the
+// model's own when it was scored).
+type AnswerScoreTrace struct {
+	Keep    int            `json:"keep"`
+	Prefix  string         `json:"prefix"`
+	Answers []AnswerForced `json:"answers"`
+}
+
+// answerJob is the answer scoring of one sequence of a batch: its expected
+// answer (exact decimal) and the sequence's extraction.
+type answerJob struct {
+	seq      int
+	expected string
+	ex       answer.Extraction
+}
+
+// scoreAnswers runs the answer-scoring pass over the sequences of the
+// latest batch named by jobs and returns each job's trace record (nil when
+// the sequence is not scored: no final-answer form, an answer with no
+// finite decimal form, a forced text whose tokens do not give it back, a
+// forcing that would fill the context).
+func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []answerJob, preset, kernel string) ([]*AnswerScoreTrace, error) {
+	out := make([]*AnswerScoreTrace, len(jobs))
+	var fs []llm.Forcing
+	var slots [][2]int // (job, answer) of each forcing
+	for j, job := range jobs {
+		g := gens[job.seq]
+		plan, ok := planAnswer(g, job.ex, preset)
+		want, ok2 := RenderAnswer(job.expected)
+		if !ok || !ok2 {
+			continue
+		}
+		answers := []string{want}
+		if own, ok := RenderAnswer(job.ex.Value); ok && job.ex.Rule != answer.RuleNone && own != want {
+			answers = append(answers, own)
+		}
+		tr := &AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
+		for _, a := range answers {
+			f, ok, err := forcingFor(m, job.seq, plan, a)
+			if err != nil {
+				return nil, err
+			}
+			if !ok || g.PromptTokens+plan.Keep+len(f.Tokens) >= m.Params().NCtx {
+				break
+			}
+			rec := AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
+			if lps, ok := generatedLogProbs(g, f); ok {
+				rec.FromGeneration, rec.TokenLogProbs = true, lps
+				for _, lp := range lps {
+					rec.LogProb += lp
+				}
+			} else {
+				fs = append(fs, f)
+				slots = append(slots, [2]int{j, len(tr.Answers)})
+			}
+			tr.Answers = append(tr.Answers, rec)
+		}
+		if len(tr.Answers) > 0 {
+			out[j] = tr
+		}
+	}
+	if len(fs) == 0 {
+		return out, nil
+	}
+	res, err := m.ForceAfter(ctx, gens, fs, kernel)
+	if err != nil {
+		return nil, err
+	}
+	for i, sl := range slots {
+		a := &out[sl[0]].Answers[sl[1]]
+		a.LogProb, a.TokenLogProbs = res[i].LogProb, res[i].TokenLogProbs
+	}
+	return out, nil
+}
+
+// generatedLogProbs returns the log-probabilities generation recorded for
+// the scored tokens of f when the model itself wrote f's tokens right after
+// the kept ones (none of them injected): forcing them would decode the same
+// tokens in the same context. ok is false otherwise.
+func generatedLogProbs(g *llm.Generation, f llm.Forcing) ([]float64, bool) {
+	if f.Keep+len(f.Tokens) > len(g.Tokens) {
+		return nil, false
+	}
+	for i, id := range f.Tokens {
+		if r := g.Tokens[f.Keep+i]; r.ID != id || r.Injected {
+			return nil, false
+		}
+	}
+	lps := make([]float64, 0, f.To-f.From)
+	for _, r := range g.Tokens[f.Keep+f.From : f.Keep+f.To] {
+		lps = append(lps, r.LogProb)
+	}
+	return lps, true
+}
+
+// forcingFor tokenizes plan's prefix and the rendered answer a and returns
+// the forcing that scores a's tokens; ok is false when the tokens' pieces do
+// not give the text back.
+func forcingFor(m *llm.Model, seq int, plan answerPlan, a string) (llm.Forcing, bool, error) {
+	text := plan.Prefix + a
+	toks, err := m.Tokenize(text, false, false)
+	if err != nil {
+		return llm.Forcing{}, false, fmt.Errorf("answer scoring: %q: %w", text, err)
+	}
+	var b strings.Builder
+	from := -1
+	for i, t := range toks {
+		b.WriteString(m.Piece(t))
+		if from < 0 && b.Len() > len(plan.Prefix) {
+			from = i
+		}
+	}
+	if b.String() != text || from < 0 {
+		return llm.Forcing{}, false, nil
+	}
+	return llm.Forcing{Seq: seq, Keep: plan.Keep, Tokens: toks, From: from, To: len(toks)}, true, nil
+}
+
+// fillAnswerScore sets the answer-score columns of t from its trace record
+// (nothing when tr is nil: the trial was not scored).
+func fillAnswerScore(t *results.Trial, tr *AnswerScoreTrace) {
+	if tr == nil || len(tr.Answers) == 0 {
+		return
+	}
+	a := tr.Answers[0]
+	t.AnswerScored = true
+	t.AnswerLogProb, t.AnswerLogProbTokens = a.LogProb, len(a.TokenLogProbs)
+	switch {
+	case len(tr.Answers) > 1:
+		o := tr.Answers[1]
+		t.OwnAnswerLogProb, t.OwnAnswerLogProbTokens = o.LogProb, len(o.TokenLogProbs)
+		t.AnswerLogProbMargin = a.LogProb - o.LogProb
+	case t.Rule != answer.RuleNone && ownIsExpected(t.Extracted, a.Answer):
+		t.OwnAnswerLogProb, t.OwnAnswerLogProbTokens = a.LogProb, len(a.TokenLogProbs)
+	}
+}
+
+// ownIsExpected reports whether the extracted value renders as the expected
+// rendered answer.
+func ownIsExpected(extracted, want string) bool {
+	own, ok := RenderAnswer(extracted)
+	return ok && own == want
+}

@@ -1,0 +1,216 @@
+package probe
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/templates"
+)
+
+func TestRenderAnswer(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"39", "39", true}, {"-3", "-3", true}, {"12.5", "12.5", true}, {"45.0", "45", true},
+		{"0.250", "0.25", true}, {"-0.05", "-0.05", true}, {"1250000", "1250000", true},
+		{"1/4", "0.25", true}, {"1/3", "", false}, {"1,250", "", false}, {"", "", false}, {"abc", "", false},
+	} {
+		got, ok := RenderAnswer(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("RenderAnswer(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// generationOf tokenizes text with m and returns it as a generation that
+// the model wrote token by token (the text its pieces give).
+func generationOf(t *testing.T, m *llm.Model, text string) *llm.Generation {
+	t.Helper()
+	toks, err := m.Tokenize(text, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &llm.Generation{PromptTokens: 10}
+	for _, id := range toks {
+		g.Tokens = append(g.Tokens, llm.TokenRecord{ID: id, Piece: m.Piece(id)})
+		g.Text += m.Piece(id)
+	}
+	if g.Text != text {
+		t.Fatalf("%q: pieces give %q", text, g.Text)
+	}
+	return g
+}
+
+// TestAnswerForcedTokensAreTheModels checks, on the tokenizers of both test
+// models, that the tokens forced for an answer after a model's own
+// final-answer marker are the tokens of the model's text itself: a
+// response that ends in the preset's final-answer form, tokenized whole,
+// has the forced tokens as its tail (integers, negatives, decimals; the
+// fragility and gsm-symbolic forms), and the scored tokens are those of
+// the number; the form the model wrote stays in context and is not forced
+// again. Without a marker the preset's separator and form follow the text,
+// and a calculator trial is scored after its last tool result.
+func TestAnswerForcedTokensAreTheModels(t *testing.T) {
+	for _, name := range []string{gemmaName, chatName} {
+		p, err := models.PathOf(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := llm.Load(p, llm.Params{Threads: 1, NCtx: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ preset, body, value string }{
+			{PromptFragility, "She has 5 + 37 = 42 apples.\nFinal answer: ", "42"},
+			{PromptFragility, "The temperature falls to 5 - 8 = -3 degrees.\n\nFinal answer: ", "-3"},
+			{PromptFragility, "Each costs 25 / 2 = 12.5 dollars.\nFinal answer: ", "12.5"},
+			{PromptGSMSymbolic, "Let's think step by step. He has 3 * 4 = 12 cards. The final answer is ", "12"},
+		} {
+			g := generationOf(t, m, c.body+c.value)
+			ex := answer.Extract(g.Text)
+			plan, ok := planAnswer(g, ex, c.preset)
+			if !ok {
+				t.Fatalf("%s %q: no plan", name, g.Text)
+			}
+			f, ok, err := forcingFor(m, 0, plan, c.value)
+			if err != nil || !ok {
+				t.Fatalf("%s %q: forcing: %v %v", name, g.Text, ok, err)
+			}
+			if strings.Contains(strings.ToLower(plan.Prefix), "answer") {
+				t.Errorf("%s %q: prefix %q forces the form the model wrote", name, g.Text, plan.Prefix)
+			}
+			var tail []llm.Token
+			for _, r := range g.Tokens[plan.Keep:] {
+				tail = append(tail, r.ID)
+			}
+			if !slices.Equal(f.Tokens, tail) {
+				t.Errorf("%s %q: forced %v after %d kept tokens, the text's own tokens are %v", name, g.Text, f.Tokens, plan.Keep, tail)
+			}
+			if lps, ok := generatedLogProbs(g, f); !ok || len(lps) != f.To-f.From {
+				t.Errorf("%s %q: the model wrote the forced tokens, but their recorded log-probabilities are not used (%v)", name, g.Text, ok)
+			}
+			var num string
+			for _, id := range f.Tokens[f.From:] {
+				num += m.Piece(id)
+			}
+			if len(num) < len(c.value) || num[len(num)-len(c.value):] != c.value || len(num) > len(c.value)+1 {
+				t.Errorf("%s %q: scored pieces %q, want the number %q (a leading space at most)", name, g.Text, num, c.value)
+			}
+		}
+		// The budget cut the text: the separator and the form follow it.
+		g := generationOf(t, m, "She has 5 + 37 = 42")
+		plan, _ := planAnswer(g, answer.Truncated(answer.Extract(g.Text)), PromptFragility)
+		if plan.Keep != len(g.Tokens) || plan.Prefix != "\nFinal answer: " {
+			t.Errorf("%s: cut text: keep %d of %d, prefix %q", name, plan.Keep, len(g.Tokens), plan.Prefix)
+		}
+		// A calculator trial is scored after its last tool result: a
+		// marker before it does not cut the text.
+		g = generationOf(t, m, "Final answer: <<3*4=")
+		res := "12>>"
+		g.Tokens = append(g.Tokens, llm.TokenRecord{ID: 1, Piece: res, Injected: true})
+		g.Text += res
+		plan, _ = planAnswer(g, answer.Extract(g.Text), PromptFragility)
+		if plan.Keep != len(g.Tokens) || plan.Prefix != "\nFinal answer: " {
+			t.Errorf("%s: calculator: keep %d of %d, prefix %q", name, plan.Keep, len(g.Tokens), plan.Prefix)
+		}
+		m.Close()
+	}
+}
+
+// TestAnswerScoreRunMatchesIndependentPass runs a tiny probe (one sequence
+// per batch, prompts decoded whole) and checks every trial's
+// answer_logprob, and the own answer's when scored, against Score over the
+// prompt followed by the kept generated tokens and the forced ones: |Δ| ≤
+// 1e-9 nats. Then verify replays the scoring pass bit for bit, and a
+// one-bit change of a recorded log-probability is reported.
+func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
+	model := gemmaModel(t)
+	out := filepath.Join(t.TempDir(), "run")
+	params := llm.Params{Threads: 1, NCtx: 512, NSeq: 1}
+	cfg := Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50, Decode: DecodePerBatch, Params: params, OutDir: out}
+	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	man, err := ReadManifest(out)
+	if err != nil || man.AnswerScore != AnswerScoreVersion {
+		t.Fatalf("manifest answer_score %q (%v), want %s", man.AnswerScore, err, AnswerScoreVersion)
+	}
+	traces, err := ReadTraces(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(out, FileResults))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := llm.Load(model, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	scored := 0
+	for i, tr := range traces {
+		if tr.AnswerScore == nil || !trials[i].AnswerScored || trials[i].ItemID != tr.ItemID {
+			t.Fatalf("%s: not scored (trial %+v)", tr.ItemID, trials[i].AnswerScored)
+		}
+		s := tr.AnswerScore
+		for k, a := range s.Answers {
+			var forced []llm.Token
+			for _, r := range tr.Tokens[:s.Keep] {
+				forced = append(forced, r.ID)
+			}
+			forced = append(forced, a.Tokens...)
+			var want float64
+			err := m.Score(context.Background(), tr.PromptTokenIDs, forced, 0, func(step int, logits []float32, d llm.Dist) error {
+				if step >= s.Keep+a.From {
+					want += d.LogProb(logits[forced[step]])
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := trials[i].AnswerLogProb
+			if k == 1 {
+				got = trials[i].OwnAnswerLogProb
+			}
+			if d := math.Abs(got - want); d > 1e-9 || got >= 0 {
+				t.Errorf("%s answer %d %q: recorded %v nats, independent pass %v (|Δ| %g)", tr.ItemID, k, a.Answer, got, want, d)
+			}
+			t.Logf("%s answer %d %q after %d kept tokens (prefix %q): %v nats over %d tokens, |Δ| %g", tr.ItemID, k, a.Answer, s.Keep, s.Prefix, got, len(a.TokenLogProbs), math.Abs(got-want))
+			scored++
+		}
+	}
+	if scored == 0 {
+		t.Fatal("no answer scored")
+	}
+	res, err := Verify(context.Background(), out, VerifyOptions{})
+	if err != nil || !res.OK() {
+		t.Fatalf("verify: %v, %+v", err, res)
+	}
+	traces[0].AnswerScore.Answers[0].LogProb = math.Nextafter(traces[0].AnswerScore.Answers[0].LogProb, 0)
+	writeTraces(t, out, traces)
+	res, err = Verify(context.Background(), out, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK() || res.First == nil || res.First.Field != DivAnswerScore {
+		t.Fatalf("verify after a one-bit change: %+v, want an answer_score divergence", res)
+	}
+}

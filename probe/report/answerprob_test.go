@@ -1,0 +1,77 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/summary"
+)
+
+// TestAnswerProbSection renders a run whose trials carry answer_logprob:
+// the narrative states the shift under the verdict as belief in the right
+// answer (not accuracy) with its interval, p and MDE, has the section's
+// table, and the page has the per-template figure. The same run without
+// the column (TestWriteHTMLFullRun, the goldens) has none of them.
+func TestAnswerProbSection(t *testing.T) {
+	dir := t.TempDir()
+	trials := defaultSynth().write(t, dir)
+	for i := range trials {
+		tr := &trials[i]
+		tr.AnswerScored, tr.AnswerLogProbTokens = true, 2
+		tr.AnswerLogProb = -0.5 - 0.3*float64(i%5)
+		if tr.Variant == "noop" {
+			tr.AnswerLogProb -= 1 + 0.1*float64(i%3)
+		}
+	}
+	var rb bytes.Buffer
+	must(t, results.WriteCSV(&rb, trials))
+	must(t, os.WriteFile(filepath.Join(dir, probe.FileResults), rb.Bytes(), 0o644))
+	sum, err := summary.Summarize(trials, summary.DefaultParams(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(sum)
+	must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), data, 0o644))
+	nar := Narrative(sum)
+	must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(nar), 0o644))
+	for _, want := range []string{"### Belief in the right answer", "| noop | ", "MDE, nats", "not accuracy", "teacher-forced"} {
+		if !strings.Contains(nar, want) {
+			t.Errorf("narrative lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`\*\*Verdict: [^\n]*Belief in the right answer \(its log-probability[^\n]*nats per pair`).MatchString(nar) {
+		t.Errorf("no belief line under the verdict:\n%s", nar)
+	}
+	path, err := WriteHTML(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(`(?s)<figure class="plot( wide)?" id="fig-answer-logprob">.*?<svg .*?</svg>.*?<figcaption>(.+?)</figcaption>`)
+	if re.FindSubmatch(page) == nil {
+		t.Error("no answer log-probability figure with an SVG and a caption")
+	}
+	plain := Narrative(mustSummary(t, defaultSynth().write(t, t.TempDir())))
+	if strings.Contains(plain, "Belief in the right answer") {
+		t.Error("a run without answer_logprob has the section")
+	}
+}
+
+func mustSummary(t *testing.T, trials []results.Trial) *summary.Summary {
+	t.Helper()
+	s, err := summary.Summarize(trials, summary.DefaultParams(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,90 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/fragility/fragility/llm"
+)
+
+// DivAnswerScore is the Divergence field of an answer-scoring pass whose
+// replay differs from the record: another cut, other forced tokens, or a
+// log-probability that is not bit-identical (Position is the index of the
+// forced answer: 0 the expected one, 1 the model's own).
+const DivAnswerScore = "answer_score"
+
+// replayAnswerScores replays the answer-scoring pass of a replayed batch
+// (gens, in the KV state GenerateBatch left) for the traces that recorded
+// one, with the same procedure as the run (the expected answer as the
+// trace rendered it, the model's own read from the replayed text), and
+// adds a divergence for every trace whose record differs.
+func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generation, traces []Trace, preset, kernel string, res *VerifyResult) error {
+	var jobs []answerJob
+	var idx []int
+	for i, t := range traces {
+		if t.AnswerScore == nil || len(t.AnswerScore.Answers) == 0 {
+			continue
+		}
+		jobs = append(jobs, answerJob{seq: i, expected: t.AnswerScore.Answers[0].Answer, ex: extraction(gens[i])})
+		idx = append(idx, i)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	got, err := scoreAnswers(ctx, m, gens, jobs, preset, kernel)
+	if err != nil {
+		return fmt.Errorf("%s: replaying the answer scores of the batch of %s: %w", m.Metadata().Path, traces[0].ItemID, err)
+	}
+	for j, i := range idx {
+		if d, ok := answerScoreDiff(*traces[i].AnswerScore, got[j]); ok {
+			d.Item, d.Model = traces[i].ItemID, m.Metadata().Path
+			res.diverge(d)
+		}
+	}
+	return nil
+}
+
+// answerScoreDiff compares a recorded answer-scoring record with its replay
+// and describes the first difference.
+func answerScoreDiff(rec AnswerScoreTrace, rep *AnswerScoreTrace) (Divergence, bool) {
+	d := Divergence{Field: DivAnswerScore}
+	if rep == nil {
+		d.Recorded, d.Replayed = fmt.Sprintf("%d answers scored", len(rec.Answers)), "not scored"
+		return d, true
+	}
+	if rec.Keep != rep.Keep || rec.Prefix != rep.Prefix || len(rec.Answers) != len(rep.Answers) {
+		d.Recorded = fmt.Sprintf("keep %d, prefix %s, %d answers", rec.Keep, strconv.Quote(rec.Prefix), len(rec.Answers))
+		d.Replayed = fmt.Sprintf("keep %d, prefix %s, %d answers", rep.Keep, strconv.Quote(rep.Prefix), len(rep.Answers))
+		return d, true
+	}
+	for k, a := range rec.Answers {
+		b := rep.Answers[k]
+		d.Position = k
+		switch {
+		case a.Answer != b.Answer || a.From != b.From || !slices.Equal(a.Tokens, b.Tokens):
+			d.Recorded = fmt.Sprintf("answer %q tokens %v from %d", a.Answer, a.Tokens, a.From)
+			d.Replayed = fmt.Sprintf("answer %q tokens %v from %d", b.Answer, b.Tokens, b.From)
+			return d, true
+		case math.Float64bits(a.LogProb) != math.Float64bits(b.LogProb) || !sameBits(a.TokenLogProbs, b.TokenLogProbs):
+			d.Recorded, d.Replayed = floatBits(a.LogProb), floatBits(b.LogProb)
+			return d, true
+		}
+	}
+	return d, false
+}
+
+// sameBits reports whether two float64 slices are equal bit for bit.
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
