@@ -139,7 +139,7 @@ DEMO_TEMPLATES ?= builtin
 DEMO_VARIANTS ?= base,noop-seeming
 DEMO_INSTANCES ?= 1
 DEMO_SHOTS ?= 3
-DEMO_MAX_TOKENS ?= 144
+DEMO_MAX_TOKENS ?= 192
 DEMO_BATCH ?= 8
 DEMO_SEED ?= 1
 demo: build models
