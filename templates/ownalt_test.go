@@ -171,3 +171,15 @@ func TestDemoBakerAlt(t *testing.T) {
 		t.Fatalf("answer %s, alt_answer %s; want 450 and 429", ans, alt)
 	}
 }
+
+// TestDescribeOwnAlt: the template description (fragility templates
+// show) lists a seeming clause's alt_answer beside its review.
+func TestDescribeOwnAlt(t *testing.T) {
+	tp, err := Find(mustBuiltin(t), "baker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := tp.Describe(); !strings.Contains(d, "alt_answer morning * p1 + k * p2") {
+		t.Errorf("Describe does not list the alt_answer:\n%s", d)
+	}
+}
