@@ -202,6 +202,9 @@ func (t *Template) describeNoops(b *strings.Builder) {
 			if c.kind == NoopSeeming && c.reviewed {
 				status = append(status, "reviewed: "+c.reason)
 			}
+			if c.alt != nil {
+				status = append(status, "alt_answer "+c.alt.src)
+			}
 			if why := c.why(); why != "" {
 				use := "excluded"
 				if c.usable() {

@@ -146,10 +146,12 @@ type Instance struct {
 	// the answer a model that recalls the original would give to an instance
 	// with re-drawn numbers; "" for a fixed item.
 	OriginalAnswer string `json:"original_answer,omitempty"`
-	// AltAnswer is, for a clause of the GSM-NoOp clause set, the answer a
-	// model would give if it applied the clause's quantity (its alt_answer
-	// expression at this instance's values; exact decimal, "p/q" when it has
-	// none); "" otherwise.
+	// AltAnswer is, for a noop-seeming clause that has an alt_answer (every
+	// clause of the GSM-NoOp clause set; an own template's seeming clause
+	// where a natural misapplication exists), the answer a model would give
+	// if it applied the clause's quantity (the expression at this instance's
+	// values; exact decimal, "p/q" when it has none, compared numerically by
+	// probe/anatomy); "" otherwise.
 	AltAnswer string `json:"alt_answer,omitempty"`
 	// Passages are the passages a document item's prompt shows, in that
 	// order (package probe/docqa); nil for a template's instance.

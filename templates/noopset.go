@@ -403,8 +403,8 @@ func (t *Template) compileSetClause(file string, sc noopSetClause) (*noopClause,
 
 // checkDraw applies the clause's conditions to all (the template's values
 // and the clause's own) and returns its alternative answer there as an exact
-// decimal ("p/q" when it has none); "" when the clause has none (an own
-// template's clause).
+// decimal ("p/q" when it has none); "" when the clause has none (an
+// irrelevant clause, or an own template's seeming clause without alt_answer).
 func (c *noopClause) checkDraw(all map[string]value) (string, error) {
 	en := &env{vars: all}
 	for _, e := range c.conds {

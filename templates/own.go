@@ -854,10 +854,13 @@ func inclusiveRange(name string, lo, hi, step *expression, en *env) (*domain, er
 }
 
 // parseNoop reads one no-op clause: {text, variables, kind, reviewed,
-// reason}. kind is irrelevant (the default) or seeming; a reviewed seeming
-// clause must give a one-line reason why the answer is unchanged.
+// reason, alt_answer}. kind is irrelevant (the default) or seeming; a
+// reviewed seeming clause must give a one-line reason why the answer is
+// unchanged. alt_answer (seeming clauses only, optional) is the answer a
+// model would give if it applied the clause's quantity, an expression of the
+// answer's language over the template's variables and the clause's own.
 func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClause, error) {
-	f, order, err := p.fields(n, "noop clause", "text", "variables", "kind", "reviewed", "reason")
+	f, order, err := p.fields(n, "noop clause", "text", "variables", "kind", "reviewed", "reason", "alt_answer")
 	if err != nil {
 		return nil, err
 	}
@@ -893,7 +896,37 @@ func (p *ownParser) parseNoop(n *yaml.Node, declared map[string]bool) (*noopClau
 			return nil, p.errorf(f["text"], "noop text: unknown variable {%s}", ph)
 		}
 	}
+	if err := p.noopAlt(c, f["alt_answer"], declared, own); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// noopAlt compiles a seeming clause's alt_answer (node nil: none) into c.alt;
+// it may read the template's declared variables, constants and the clause's
+// own variables (own).
+func (p *ownParser) noopAlt(c *noopClause, node *yaml.Node, declared, own map[string]bool) error {
+	if node == nil {
+		return nil
+	}
+	if c.kind != NoopSeeming {
+		return p.errorf(node, "alt_answer is for a noop-seeming clause (kind: seeming) only")
+	}
+	s, err := p.scalar(node, "alt_answer")
+	if err != nil {
+		return err
+	}
+	e, err := compileExpr(s)
+	if err != nil {
+		return p.errorf(node, "alt_answer %q: %v", s, err)
+	}
+	for _, v := range e.vars {
+		if !own[v] && !declared[v] && constants[v].k == 0 {
+			return p.errorf(node, "alt_answer %q: unknown variable %q", s, v)
+		}
+	}
+	c.alt = e
+	return nil
 }
 
 // noopReview reads a no-op clause's kind, reviewed and reason keys into c.

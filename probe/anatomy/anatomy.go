@@ -64,8 +64,9 @@ type Trial struct {
 	Rule       string // the extraction rule that fired (answer.Rule*)
 	StopReason string // "eos", "stop", "max_tokens"
 	Expected   string // the item's answer
-	// AltAnswer is the clause's alternative answer (noop-seeming items of
-	// the GSM-NoOp clause set); "" when there is none.
+	// AltAnswer is the clause's alternative answer (noop-seeming items whose
+	// clause has an alt_answer: the GSM-NoOp clause set's, and built-in
+	// clauses where a natural misapplication exists); "" when there is none.
 	AltAnswer string
 	// OriginalAnswer is the original problem's answer when the item's
 	// numbers were re-drawn and its answer differs from it; "" otherwise.
