@@ -2,11 +2,11 @@ package probe
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/fragility/fragility/templates"
 )
 
 // WriteFileAtomic writes data to path through a temporary file in the same
@@ -16,7 +16,7 @@ func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, BarePathError(err))
+		return fmt.Errorf("%s: %w", path, templates.BarePathError(err))
 	}
 	tmp := f.Name()
 	_, werr := f.Write(data)
@@ -25,11 +25,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	cerr := f.Close()
 	if err := firstErr(werr, perr, serr, cerr); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, BarePathError(err))
+		return fmt.Errorf("%s: %w", path, templates.BarePathError(err))
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, BarePathError(err))
+		return fmt.Errorf("%s: %w", path, templates.BarePathError(err))
 	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
@@ -46,22 +46,6 @@ func WriteJSONAtomic(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return WriteFileAtomic(path, append(data, '\n'))
-}
-
-// BarePathError returns the cause of a *fs.PathError or *os.LinkError (such
-// as "permission denied"), without the operation and the file name it
-// carries: a temporary file's name means nothing to the user, so the caller
-// names the file it was writing. Other errors are returned as they are.
-func BarePathError(err error) error {
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err
-	case errors.As(err, &le):
-		return le.Err
-	}
-	return err
 }
 
 func firstErr(errs ...error) error {
@@ -82,7 +66,7 @@ func checkWritable(dir string) error {
 	}
 	f, err := os.CreateTemp(dir, ".probe-write-")
 	if err != nil {
-		return fmt.Errorf("output directory %s is not writable: %w", dir, BarePathError(err))
+		return fmt.Errorf("output directory %s is not writable: %w", dir, templates.BarePathError(err))
 	}
 	name := f.Name()
 	_, werr := f.Write(make([]byte, 64<<10))
@@ -90,7 +74,7 @@ func checkWritable(dir string) error {
 	f.Close()
 	os.Remove(name)
 	if err := firstErr(werr, serr); err != nil {
-		return fmt.Errorf("output directory %s: cannot write (disk full?): %w", dir, BarePathError(err))
+		return fmt.Errorf("output directory %s: cannot write (disk full?): %w", dir, templates.BarePathError(err))
 	}
 	return nil
 }

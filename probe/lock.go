@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/fragility/fragility/templates"
 )
 
 // FileLock is the lock file of a run directory: a run, a resume, a merge
@@ -40,7 +42,7 @@ func LockDir(dir string) (*DirLock, error) {
 	path := filepath.Join(dir, FileLock)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("output directory %s: %w", dir, BarePathError(err))
+		return nil, fmt.Errorf("output directory %s: %w", dir, templates.BarePathError(err))
 	}
 	if err := flockExclusive(f); err != nil {
 		b := make([]byte, 64)
@@ -94,7 +96,7 @@ func outDirUsable(dir string) error {
 		}
 		return nil
 	default:
-		return fmt.Errorf("output directory %s: %w", dir, BarePathError(err))
+		return fmt.Errorf("output directory %s: %w", dir, templates.BarePathError(err))
 	}
 }
 

@@ -1,10 +1,7 @@
 package probe
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/fragility/fragility/llm"
@@ -43,19 +40,9 @@ type PilotCut struct {
 // results.csv) and counts the answers an output budget of budget tokens
 // would cut (PilotCut). Errors name the file.
 func PilotCutAt(dir string, budget int) (*PilotCut, error) {
-	man, err := ReadManifest(dir)
+	man, trials, err := readRun(dir)
 	if err != nil {
 		return nil, err
-	}
-	path := filepath.Join(dir, FileResults)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return pilotCut(dir, man.Config.MaxTokens, budget, trials), nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/templates"
 )
 
 // streams appends finished trials to results.csv and traces.jsonl, with an
@@ -138,14 +139,14 @@ func (s *streams) append(trials []results.Trial, traces []Trace) error {
 		tb.Write(append(line, '\n'))
 	}
 	if err := writeSynced(s.tr, tb.Bytes(), "traces"); err != nil {
-		return fmt.Errorf("%s: %w", s.tr.Name(), BarePathError(err))
+		return fmt.Errorf("%s: %w", s.tr.Name(), templates.BarePathError(err))
 	}
 	var rb bytes.Buffer
 	if err := writeCSVRecords(&rb, trials); err != nil {
 		return err
 	}
 	if err := writeSynced(s.res, rb.Bytes(), "results"); err != nil {
-		return fmt.Errorf("%s: %w", s.res.Name(), BarePathError(err))
+		return fmt.Errorf("%s: %w", s.res.Name(), templates.BarePathError(err))
 	}
 	for _, t := range trials {
 		s.done[t.ItemID] = true
@@ -172,10 +173,10 @@ func writeCSVRecords(w io.Writer, trials []results.Trial) error {
 // included.
 func (s *streams) completeHeld(trials []results.Trial, traces []Trace) error {
 	if err := s.res.Truncate(s.cut[0]); err != nil {
-		return fmt.Errorf("%s: %w", s.res.Name(), BarePathError(err))
+		return fmt.Errorf("%s: %w", s.res.Name(), templates.BarePathError(err))
 	}
 	if err := s.tr.Truncate(s.cut[1]); err != nil {
-		return fmt.Errorf("%s: %w", s.tr.Name(), BarePathError(err))
+		return fmt.Errorf("%s: %w", s.tr.Name(), templates.BarePathError(err))
 	}
 	for _, t := range trials {
 		delete(s.held, t.ItemID)

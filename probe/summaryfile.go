@@ -35,20 +35,11 @@ func WriteSummary(dir string) (*summary.Summary, error) {
 // statistics that cannot be computed (e.g. a recorded primary variant that
 // is not in the results).
 func Recompute(dir string) (*summary.Summary, error) {
-	man, err := ReadManifest(dir)
+	man, trials, err := readRun(dir)
 	if err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileResults)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	if len(trials) == 0 {
 		return nil, fmt.Errorf("%s: no trials", path)
 	}
@@ -160,4 +151,24 @@ func checkSetRows(dir string, man *Manifest, trials []results.Trial) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return checkRowsKnown(dir, man, set, trials)
+}
+
+// readRun reads the manifest and results.csv of the run directory dir.
+// Errors name the directory or the file.
+func readRun(dir string) (*Manifest, []results.Trial, error) {
+	man, err := ReadManifest(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := filepath.Join(dir, FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return man, trials, nil
 }

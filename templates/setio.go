@@ -122,7 +122,7 @@ func (s *Set) WriteFile(path string, overwrite bool) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
+		return fmt.Errorf("writing set %s: %w", path, BarePathError(err))
 	}
 	defer func() {
 		if err != nil {
@@ -134,24 +134,27 @@ func (s *Set) WriteFile(path string, overwrite bool) (err error) {
 		return err
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
+		return fmt.Errorf("writing set %s: %w", path, BarePathError(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
+		return fmt.Errorf("writing set %s: %w", path, BarePathError(err))
 	}
 	// CreateTemp made it 0600; a set is an ordinary file, as a run's are.
 	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
+		return fmt.Errorf("writing set %s: %w", path, BarePathError(err))
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing set %s: %w", path, barePathError(err))
+		return fmt.Errorf("writing set %s: %w", path, BarePathError(err))
 	}
 	return nil
 }
 
-// barePathError is the cause of a *fs.PathError or *os.LinkError, without
-// the temporary file's name it carries (see WriteFile).
-func barePathError(err error) error {
+// BarePathError returns the cause of a *fs.PathError or *os.LinkError (such
+// as "permission denied"), without the operation and the file name it
+// carries: a temporary file's name means nothing to the user, so the caller
+// names the file it was writing (see WriteFile). Other errors are returned
+// as they are.
+func BarePathError(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
 	switch {

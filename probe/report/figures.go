@@ -338,27 +338,9 @@ func (v *view) flipsFigure() (Figure, error) {
 			vi := slices.Index(vars, c.Variant)
 			counts[0][vi], counts[1][vi], counts[2][vi], counts[3][vi] = c.BothRight, c.BaseOnly, c.VariantOnly, c.BothBad
 		}
-		var prev *plotter.BarChart
-		for k := range counts {
-			bc, err := plotter.NewBarChart(counts[k], vg.Points(math.Min(40, 240/float64(len(vars)))))
-			if err != nil {
-				return f, err
-			}
-			bc.Color = flipColors[k]
-			bc.LineStyle.Color = color.White
-			bc.LineStyle.Width = vg.Points(0.5)
-			if prev != nil {
-				bc.StackOn(prev)
-			}
-			prev = bc
-			p.Add(bc)
-			if mi == 0 {
-				l.Add(flipNames[k], bc)
-			}
-		}
-		top := 0.0
-		for vi := range vars {
-			top = math.Max(top, prev.BarHeight(vi))
+		top, err := stackBars(p, counts, func(k int) color.Color { return flipColors[k] }, l, flipNames[:], mi == 0)
+		if err != nil {
+			return f, err
 		}
 		p.X.Min, p.X.Max = -0.5, float64(len(vars))-0.5
 		p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.06)
@@ -1079,4 +1061,36 @@ func (v *view) comparisonDropPanel(all []compare.ModelComparison, l *plot.Legend
 	}
 	dp.X.Min, dp.X.Max = -0.5, float64(len(all))-0.5
 	return dp, drops, nil
+}
+
+// stackBars adds the series counts[k] (one value per x position) to p as
+// bars stacked in order k = 0, 1, …, coloured by col(k), adds each series
+// to the legend l under names[k] when legend is set, and returns the
+// height of the tallest stack (0 without series).
+func stackBars(p *plot.Plot, counts []plotter.Values, col func(int) color.Color, l *plot.Legend, names []string, legend bool) (float64, error) {
+	var prev *plotter.BarChart
+	n := 0
+	for k := range counts {
+		n = len(counts[k])
+		bc, err := plotter.NewBarChart(counts[k], vg.Points(math.Min(40, 240/float64(max(1, n)))))
+		if err != nil {
+			return 0, err
+		}
+		bc.Color = col(k)
+		bc.LineStyle.Color = color.White
+		bc.LineStyle.Width = vg.Points(0.5)
+		if prev != nil {
+			bc.StackOn(prev)
+		}
+		prev = bc
+		p.Add(bc)
+		if legend {
+			l.Add(names[k], bc)
+		}
+	}
+	top := 0.0
+	for i := 0; prev != nil && i < n; i++ {
+		top = math.Max(top, prev.BarHeight(i))
+	}
+	return top, nil
 }

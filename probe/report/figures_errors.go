@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"slices"
 	"strings"
@@ -91,27 +90,13 @@ func (v *view) errorsPanel(mi int, kinds []string, l *plot.Legend) (*plot.Plot, 
 		return nil, nil, nil
 	}
 	p.NominalX(names...)
-	var prev *plotter.BarChart
-	for ki := range kinds {
-		bc, err := plotter.NewBarChart(counts[ki], vg.Points(math.Min(40, 240/float64(len(names)))))
-		if err != nil {
-			return nil, nil, err
-		}
-		bc.Color = seriesColor(ki)
-		bc.LineStyle.Color = color.White
-		bc.LineStyle.Width = vg.Points(0.5)
-		if prev != nil {
-			bc.StackOn(prev)
-		}
-		prev = bc
-		p.Add(bc)
-		if mi == 0 {
-			l.Add(strings.ReplaceAll(kinds[ki], "_", " "), bc)
-		}
+	labels := make([]string, len(kinds))
+	for ki, k := range kinds {
+		labels[ki] = strings.ReplaceAll(k, "_", " ")
 	}
-	top := 0.0
-	for i := range names {
-		top = math.Max(top, prev.BarHeight(i))
+	top, err := stackBars(p, counts, seriesColor, l, labels, mi == 0)
+	if err != nil {
+		return nil, nil, err
 	}
 	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min, p.Y.Max = 0, math.Max(1, top*1.08)
