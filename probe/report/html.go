@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -131,23 +130,8 @@ func WriteHTML(dir string, opt Options) (string, error) {
 		return "", fmt.Errorf("%s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileHTML)
-	f, err := os.CreateTemp(dir, "."+FileHTML+".tmp-")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b.Bytes())
-	perr := f.Chmod(0o644)
-	cerr := f.Close()
-	for _, e := range []error{werr, perr, cerr} {
-		if e != nil {
-			os.Remove(tmp)
-			return "", fmt.Errorf("%s: %w", path, e)
-		}
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("%s: %w", path, err)
+	if err := probe.WriteFileAtomic(path, b.Bytes()); err != nil {
+		return "", err
 	}
 	return path, nil
 }
