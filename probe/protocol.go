@@ -39,6 +39,9 @@ type Protocol struct {
 	// The scoring: extraction and error-anatomy rules.
 	ExtractionRules string `json:"extraction_rules"`
 	ErrorRules      string `json:"error_rules"`
+	// AnswerScore is the answer-scoring procedure (AnswerScoreVersion);
+	// empty in protocols frozen before it existed, which do not pin it.
+	AnswerScore string `json:"answer_score,omitempty"`
 	// Sampling and the output budget.
 	Temperature float64 `json:"temperature"`
 	Seed        int64   `json:"seed"`
@@ -95,7 +98,7 @@ func FreezeProtocol(cfg Config) (*Protocol, error) {
 		}
 	}
 	p := &Protocol{Version: ProtocolVersion, Prompt: promptInfo(cfg), Shots: cfg.Shots, ChatTemplate: cfg.ChatTemplate,
-		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version,
+		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version, AnswerScore: AnswerScoreVersion,
 		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
 		Variants: cfg.Variants, Instances: cfg.Instances, Reference: cfg.Reference, Conditions: cfg.Conditions, CalcCalls: cfg.CalcCalls,
 		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split, TemplateIDs: cfg.TemplateIDs, Limit: cfg.Limit}
@@ -145,6 +148,9 @@ func ReadProtocol(path string) (*Protocol, error) {
 	}
 	if p.ExtractionRules != answer.ExtractionRulesVersion || p.ErrorRules != anatomy.Version {
 		return nil, fmt.Errorf("%s: frozen with extraction rules %s and error rules %s; this binary has %s and %s", path, p.ExtractionRules, p.ErrorRules, answer.ExtractionRulesVersion, anatomy.Version)
+	}
+	if p.AnswerScore != "" && p.AnswerScore != AnswerScoreVersion {
+		return nil, fmt.Errorf("%s: frozen with answer scoring %s; this binary has %s", path, p.AnswerScore, AnswerScoreVersion)
 	}
 	return &p, nil
 }

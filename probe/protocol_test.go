@@ -59,6 +59,21 @@ func TestProtocolFreezeApply(t *testing.T) {
 	if _, err := ReadProtocol(path); err == nil || !strings.Contains(err.Error(), "protocol_version") {
 		t.Errorf("unknown version: %v", err)
 	}
+	// Another answer-scoring procedure, sealed with a matching sha256.
+	if p.AnswerScore != AnswerScoreVersion {
+		t.Errorf("answer_score %q, want %s", p.AnswerScore, AnswerScoreVersion)
+	}
+	other := *p
+	other.AnswerScore = "answer-score/0"
+	if other.SHA256, err = other.hash(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSONAtomic(path, &other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadProtocol(path); err == nil || !strings.Contains(err.Error(), "answer scoring answer-score/0") {
+		t.Errorf("another answer scoring: %v", err)
+	}
 	if _, err := FreezeProtocol(Config{Items: "x.jsonl"}); err == nil {
 		t.Error("a protocol of document questions was frozen")
 	}
