@@ -111,28 +111,9 @@ func planAction(c *cli.Context) error {
 	if err := probe.CheckNBatch(cfg.Params.NBatch, cfg.Params.NSeq); err != nil {
 		return err
 	}
-	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
-		return usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
-	}
-	if c.Int("shards") < 1 {
-		return usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
-	}
-	if c.Float64("tokens-per-second") < 0 {
-		return usageError{"--tokens-per-second must be positive"}
-	}
-	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
-		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
-		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
-			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates")}}
-	if o.ComponentsGiven {
-		o.Power.ComponentsSource = "given with --between/--within"
-		b, w, _ := summary.PlanningComponents(cfg.DrawnDesign())
-		if !c.IsSet("between") {
-			o.Power.Between, o.Power.ComponentsSource = b, "--within given, σ²_b the planning default"
-		}
-		if !c.IsSet("within") {
-			o.Power.Within, o.Power.ComponentsSource = w, "--between given, σ²_w the planning default"
-		}
+	o, err := planOptions(c, &cfg)
+	if err != nil {
+		return err
 	}
 	if len(cfg.Models) == 0 {
 		if p, err := defaultModelPath("llm"); err == nil {
@@ -172,6 +153,36 @@ func planAction(c *cli.Context) error {
 	fmt.Println()
 	printPower(p.Power, cfg)
 	return nil
+}
+
+// planOptions reads plan's sizing and power flags (--drop, --shards,
+// --tokens-per-second, --from, --between, --within, …) for the run cfg
+// defines; wrong values are usage errors.
+func planOptions(c *cli.Context, cfg *probe.Config) (probe.RunPlanOptions, error) {
+	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
+		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
+	}
+	if c.Int("shards") < 1 {
+		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
+	}
+	if c.Float64("tokens-per-second") < 0 {
+		return probe.RunPlanOptions{}, usageError{"--tokens-per-second must be positive"}
+	}
+	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
+		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
+		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
+			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates")}}
+	if o.ComponentsGiven {
+		o.Power.ComponentsSource = "given with --between/--within"
+		b, w, _ := summary.PlanningComponents(cfg.DrawnDesign())
+		if !c.IsSet("between") {
+			o.Power.Between, o.Power.ComponentsSource = b, "--within given, σ²_b the planning default"
+		}
+		if !c.IsSet("within") {
+			o.Power.Within, o.Power.ComponentsSource = w, "--between given, σ²_w the planning default"
+		}
+	}
+	return o, nil
 }
 
 // printLeftOut lists the templates the set leaves out, with their reasons
