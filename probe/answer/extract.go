@@ -63,7 +63,7 @@ const (
 // \boxed) is kept.
 func Truncated(ex Extraction) Extraction {
 	if ex.Rule == RuleLastNumber {
-		return Extraction{Rule: RuleNone, CutMarker: ex.CutMarker}
+		return Extraction{Rule: RuleNone, Start: -1, End: -1, Cut: ex.Cut, CutMarker: ex.CutMarker, ThinkEnd: ex.ThinkEnd}
 	}
 	return ex
 }

@@ -301,6 +301,15 @@ func TestTruncated(t *testing.T) {
 	if cut.Rule != RuleNone || cut.Value != "" {
 		t.Errorf("cut reasoning: %+v", cut)
 	}
+	// No answer: no span, and no run-on cut or reasoning block that the
+	// response did not have (effort counts the whole response).
+	if cut.Start != -1 || cut.End != -1 || cut.Cut != -1 || cut.ThinkEnd != -1 {
+		t.Errorf("cut reasoning offsets: %+v, want -1 everywhere", cut)
+	}
+	runOn := Truncated(Extract("3 + 4 = 7 so 7\nQ: another"))
+	if runOn.Rule != RuleNone || runOn.Cut < 0 || runOn.CutMarker == "" {
+		t.Errorf("cut reasoning with a run-on: %+v, want its cut kept", runOn)
+	}
 	kept := Truncated(Extract("3 + 4 = 7\nFinal answer: 7\nQ: next"))
 	if kept.Rule != RuleFinalAnswer || kept.Value != "7" {
 		t.Errorf("cut after the final line: %+v", kept)
