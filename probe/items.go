@@ -38,8 +38,11 @@ func generateSet(cfg Config) (*templates.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	folder := templates.HasFolder(cfg.Templates)
-	set, err := templates.Generate(ts, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: folder, Reference: cfg.Reference, Split: cfg.Split})
+	opt := templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed, SkipFailing: templates.HasFolder(cfg.Templates), Reference: cfg.Reference, Split: cfg.Split}
+	if err := templates.CheckSetSize(len(ts), opt, cfg.MaxItems); err != nil {
+		return nil, OptionError{err.Error()}
+	}
+	set, err := templates.Generate(ts, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,9 @@ type Config struct {
 	// (templates.LoadOptions.IDs and Limit): run --template-ids, --limit.
 	TemplateIDs []string `json:"template_ids,omitempty"`
 	Limit       int      `json:"limit,omitempty"`
+	// MaxItems caps the set's instances (templates × variants × instances,
+	// base included) before any is drawn; 0 is templates.DefaultMaxItems.
+	MaxItems int `json:"max_items,omitempty"`
 	// Items is a file of the user's own document-question items (package
 	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
 	Items     string              `json:"items,omitempty"`

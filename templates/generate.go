@@ -744,3 +744,35 @@ func (tx *text) source() string {
 	}
 	return b.String()
 }
+
+// DefaultMaxItems is the default cap on the instances of one set
+// (templates × variants × instances): a set of this many instances is about
+// 100 MB of JSON Lines, and a larger one is more often a mistyped
+// --instances than a plan.
+const DefaultMaxItems = 100_000
+
+// CheckSetSize refuses, before any instance is drawn, a set that opt would
+// draw from nTemplates templates with more than maxItems instances
+// (maxItems ≤ 0: DefaultMaxItems): templates × kinds × opt.Instances, where
+// the kinds are opt.Variants, base (always drawn) and, with ReferenceDrawn
+// and a variant of DrawnReferenceVariants, symbolic (their reference). The
+// message says how to raise the cap (--max-items).
+func CheckSetSize(nTemplates int, opt Options, maxItems int) error {
+	if maxItems <= 0 {
+		maxItems = DefaultMaxItems
+	}
+	kinds := slices.Clone(opt.Variants)
+	if !slices.Contains(kinds, VariantBase) {
+		kinds = append(kinds, VariantBase)
+	}
+	if opt.Reference == ReferenceDrawn && !slices.Contains(kinds, VariantSymbolic) &&
+		slices.ContainsFunc(kinds, func(v Variant) bool { return slices.Contains(DrawnReferenceVariants, v) }) {
+		kinds = append(kinds, VariantSymbolic)
+	}
+	perIndex := nTemplates * len(kinds)
+	if perIndex == 0 || opt.Instances <= maxItems/perIndex {
+		return nil
+	}
+	return fmt.Errorf("--instances %d with %d template(s) and %d variant(s) (base and the drawn reference included) makes more than %d instances, the cap: --max-items N raises it",
+		opt.Instances, nTemplates, len(kinds), maxItems)
+}

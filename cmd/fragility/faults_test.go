@@ -379,13 +379,30 @@ func TestGenerateSetCap(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "makes more than 100000 instances, the cap: --max-items N raises it") {
 		t.Errorf("a set of 2e9 items: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "5", "--out", "-")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--instances 3 with 1 template(s) and 2 variant(s) (base included) makes more than 5 instances") {
-		t.Errorf("6 items over --max-items 5: exit %d, stderr %q", r.code, r.stderr)
+	// noop is paired with the symbolic instance it is drawn on (--reference
+	// drawn, the default): base, noop and symbolic, 9 instances.
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "8", "--out", "-")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--instances 3 with 1 template(s) and 3 variant(s) (base and the drawn reference included) makes more than 8 instances") {
+		t.Errorf("9 items over --max-items 8: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "6", "--out", "-")
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "9", "--out", "-")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 10 {
+		t.Errorf("9 items under --max-items 9: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--reference", "original", "--instances", "3", "--max-items", "6", "--out", "-")
 	if r.code != 0 || strings.Count(r.stdout, "\n") != 7 {
-		t.Errorf("6 items under --max-items 6: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+		t.Errorf("6 items (reference original) under --max-items 6: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	}
+	// run and plan have the same cap, checked before any instance is drawn
+	// or any model loaded (a mistyped --instances once took 1.6 GB in plan).
+	for _, cmd := range []string{"plan", "run"} {
+		r = fragility(t, nil, cmd, "--templates", tpl, "--variants", "base,noop", "--instances", "1000000000", "--out", filepath.Join(t.TempDir(), "run"))
+		if cmd == "plan" {
+			r = fragility(t, nil, cmd, "--templates", tpl, "--variants", "base,noop", "--instances", "1000000000")
+		}
+		if r.code != exitUsage || !strings.Contains(r.stderr, "makes more than 100000 instances, the cap: --max-items N raises it") {
+			t.Errorf("%s with 2e9 items: exit %d, stderr %q", cmd, r.code, r.stderr)
+		}
 	}
 }
 

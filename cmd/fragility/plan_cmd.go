@@ -71,7 +71,7 @@ Examples:
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json
    fragility plan --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper   # adds the time on a GPU (--gpu-bench FILE, else an assumed rate, said so)`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},

@@ -59,7 +59,7 @@ run directory; deploy/ has ready launch files.
 
 ` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
+			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},

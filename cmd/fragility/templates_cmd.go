@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -25,6 +24,7 @@ var flagTemplates = &cli.StringSliceFlag{
 var (
 	flagTemplateIDs = &cli.StringFlag{Name: "template-ids", Usage: "comma-separated template IDs: only these templates (an unknown ID is refused); recorded in the manifest"}
 	flagLimit       = &cli.IntFlag{Name: "limit", Usage: "only the first N templates (in load order, after --template-ids); 0: all; recorded in the manifest"}
+	flagMaxItems    = &cli.IntFlag{Name: "max-items", Value: templates.DefaultMaxItems, Usage: "refuse a set of more instances than this (templates × variants × instances), before any is drawn"}
 )
 
 // templatesSource is the one template source string (package templates,
@@ -71,6 +71,12 @@ func promptFlags(c *cli.Context, cfg *probe.Config) error {
 		return err
 	}
 	cfg.Level, cfg.TemplateIDs, cfg.Limit = o.Level, o.IDs, o.Limit
+	if c.IsSet(flagMaxItems.Name) {
+		if c.Int(flagMaxItems.Name) < 1 {
+			return usageError{"--max-items must be at least 1"}
+		}
+		cfg.MaxItems = c.Int(flagMaxItems.Name)
+	}
 	return nil
 }
 
@@ -192,7 +198,7 @@ Examples:
 			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: default 1000)"},
 			&cli.StringFlag{Name: "out", Value: "-", Usage: "output file; - for stdout"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing --out file"},
-			&cli.IntFlag{Name: "max-items", Value: defaultMaxSetItems, Usage: "refuse a set of more instances than this (templates × variants × instances)"},
+			flagMaxItems,
 		},
 		Action: generateSet,
 	})
@@ -352,18 +358,15 @@ func generateSet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	kinds := len(vs)
-	if !slices.Contains(vs, templates.VariantBase) {
-		kinds++ // base is always drawn
-	}
-	if err := checkSetSize(len(ts), kinds, c.Int("instances"), c.Int("max-items")); err != nil {
-		return err
-	}
 	src := templatesSource(c)
-	set, err := templates.Generate(ts, templates.Options{
+	opt := templates.Options{
 		Variants: vs, Instances: c.Int("instances"), Seed: int64(c.Uint64(flagSeed.Name)), MaxDraws: c.Int("max-draws"), Reference: ref,
 		SkipFailing: templates.HasFolder(src), // a folder: leave out what cannot be drawn
-	})
+	}
+	if err := checkSetSize(len(ts), opt, c.Int(flagMaxItems.Name)); err != nil {
+		return err
+	}
+	set, err := templates.Generate(ts, opt)
 	if err != nil {
 		return err
 	}
@@ -387,21 +390,14 @@ func generateSet(c *cli.Context) error {
 	return nil
 }
 
-// defaultMaxSetItems is generate-set's default --max-items: a set of this
-// many instances is about 100 MB of JSON Lines.
-const defaultMaxSetItems = 100_000
-
-// checkSetSize refuses, before any instance is drawn, a set whose size
-// (templates × variants, base included, × instances) is over maxItems,
-// saying how to raise the cap (wrong usage, exit 2).
-func checkSetSize(nTemplates, nVariants, instances, maxItems int) error {
+// checkSetSize is templates.CheckSetSize as wrong usage (exit 2); a
+// --max-items below 1 is wrong usage too.
+func checkSetSize(nTemplates int, opt templates.Options, maxItems int) error {
 	if maxItems < 1 {
 		return usageError{"--max-items must be at least 1"}
 	}
-	perIndex := nTemplates * nVariants
-	if perIndex == 0 || instances <= maxItems/perIndex {
-		return nil
+	if err := templates.CheckSetSize(nTemplates, opt, maxItems); err != nil {
+		return usageError{err.Error()}
 	}
-	return usageError{fmt.Sprintf("--instances %d with %d template(s) and %d variant(s) (base included) makes more than %d instances, the cap: --max-items N raises it",
-		instances, nTemplates, nVariants, maxItems)}
+	return nil
 }
