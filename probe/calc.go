@@ -277,18 +277,20 @@ func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond
 	classifyError(t)
 }
 
-// classifyError sets t.ErrorKind by the error-anatomy rules (anatomy.Classify)
-// for a scored arithmetic item, "" for a document item or a skipped one.
-func classifyError(t *results.Trial) {
-	t.ErrorKind = ""
+// classifyError sets t.ErrorKind by the error-anatomy rules (errorKind).
+func classifyError(t *results.Trial) { t.ErrorKind = errorKind(t) }
+
+// errorKind is the error-anatomy kind of t (anatomy.Classify) for a scored
+// arithmetic item, "" for a right answer, a document item or a skipped one.
+func errorKind(t *results.Trial) string {
 	if t.Skipped() || t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber {
-		return
+		return ""
 	}
 	original := ""
 	if t.OriginalAnswer != "" && !answer.AnswerMatches(t.OriginalAnswer, t.Expected) {
 		original = t.OriginalAnswer
 	}
-	t.ErrorKind = anatomy.Classify(anatomy.Trial{Correct: t.Correct, Response: t.Response, Extracted: t.Extracted, Rule: t.Rule,
+	return anatomy.Classify(anatomy.Trial{Correct: t.Correct, Response: t.Response, Extracted: t.Extracted, Rule: t.Rule,
 		StopReason: t.StopReason, Expected: t.Expected, AltAnswer: t.AltAnswer, OriginalAnswer: original})
 }
 

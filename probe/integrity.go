@@ -3,10 +3,12 @@ package probe
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
@@ -197,10 +199,16 @@ func firstIDs(ids []string) string {
 // recorded extraction and expected answer (answer.AnswerMatches, rule none
 // never correct) and refuses the first row that contradicts it, naming
 // results.csv, the row and the item: a hand-edited label is not read as
-// data. Document items (scored by docqa) are not re-derived.
-func CheckScores(path string, trials []results.Trial) error {
+// data. Document items (scored by docqa) are not re-derived. With
+// errorRules equal to this binary's anatomy.Version (the manifest's
+// error_rules), it re-derives error_kind the same way; and it refuses
+// recorded measures that cannot be (checkMeasures).
+func CheckScores(path, errorRules string, trials []results.Trial) error {
 	for i := range trials {
 		t := &trials[i]
+		if err := checkMeasures(t); err != nil {
+			return fmt.Errorf("%s: row %d (item %s): %w: the file was edited", path, i+1, t.ItemID, err)
+		}
 		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) {
 			continue
 		}
@@ -209,6 +217,30 @@ func CheckScores(path string, trials []results.Trial) error {
 			return fmt.Errorf("%s: row %d (item %s): correct is %v, but its extraction (rule %s, answer %q) against the expected %q gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
 				path, i+1, t.ItemID, t.Correct, t.Rule, t.Extracted, t.Expected, want)
 		}
+		if errorRules == anatomy.Version {
+			if k := errorKind(t); k != t.ErrorKind {
+				return fmt.Errorf("%s: row %d (item %s): error_kind is %q, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
+					path, i+1, t.ItemID, t.ErrorKind, anatomy.Version, k)
+			}
+		}
+	}
+	return nil
+}
+
+// checkMeasures refuses a trial's recorded measure that no run can write: a
+// negative or non-finite entropy, a negative token count, an unknown stop
+// reason, or a scored answer's log-probability that is positive or not
+// finite (a log-probability is at most 0).
+func checkMeasures(t *results.Trial) error {
+	switch {
+	case t.Tokens < 0:
+		return fmt.Errorf("tokens is %d", t.Tokens)
+	case !(t.EntropyMean >= 0) || math.IsInf(t.EntropyMean, 0):
+		return fmt.Errorf("entropy_mean_bits is %v", t.EntropyMean)
+	case t.AnswerScored && (!(t.AnswerLogProb <= 0) || math.IsInf(t.AnswerLogProb, 0)):
+		return fmt.Errorf("answer_logprob is %v, not a log-probability (finite, at most 0)", t.AnswerLogProb)
+	case t.AnswerScored && (!(t.OwnAnswerLogProb <= 0) || math.IsInf(t.OwnAnswerLogProb, 0)):
+		return fmt.Errorf("own_answer_logprob is %v, not a log-probability (finite, at most 0)", t.OwnAnswerLogProb)
 	}
 	return nil
 }

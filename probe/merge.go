@@ -386,7 +386,7 @@ func checkShardFiles(s shardRun) error {
 	if err != nil {
 		return fmt.Errorf("%s: %s: %w", s.name(), path, err)
 	}
-	if err := CheckScores(path, trials); err != nil {
+	if err := CheckScores(path, s.man.ErrorRules, trials); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	traces, err := ReadTraces(s.dir)

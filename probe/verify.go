@@ -527,7 +527,7 @@ func verifyRecords(dir string, man *Manifest, traces []Trace) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if err := CheckScores(path, trials); err != nil {
+	if err := CheckScores(path, man.ErrorRules, trials); err != nil {
 		return err
 	}
 	ids := make([]string, len(traces))
