@@ -60,7 +60,7 @@ func sample0(t *testing.T) []byte {
 func TestGSMSymbolicErrors(t *testing.T) {
 	data := string(sample0(t))
 	cases := []struct{ name, old, new, want string }{
-		{"unknown helper", `range(2, 20)`, `rnage(2, 20)`, `pencils.json:6: question_annotated line 5: expression "rnage(2, 20)": unknown helper "rnage"`},
+		{"unknown helper", `range(2, 20)`, `rnage(2, 20)`, `pencils.json:5: question_annotated line 5: expression "rnage(2, 20)": unknown helper "rnage"`},
 		{"unknown pool", `sample([\"shop\", \"library\", \"studio\"])`, `sample(planets)`, `question_annotated line 4: unknown variable or pool "planets"`},
 		{"unknown variable", `- g < b*p`, `- g < b*q`, `question_annotated line 10: unknown variable "q"`},
 		{"answer mismatch", `#answer: b*p - g`, `#answer: b*p + g`, `gives 57 at base values, but the stated answer is 39`},
