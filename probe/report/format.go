@@ -67,8 +67,14 @@ func shiftText(sh *summary.Shift) string {
 	if sh == nil || sh.Shift == nil {
 		return "n/a (no pairs)"
 	}
-	t := fmt.Sprintf("%s %s, p %s (n=%d)", signed(sh.Shift.Value, 3), estCI(sh.Shift, 3), testText(sh.Test), sh.Pairs)
-	if sh.Meaningful {
+	return shiftCell(sh.Shift, sh.Test, sh.Pairs, sh.Meaningful)
+}
+
+// shiftCell is a shift's table cell: the signed value with its interval,
+// the test's p and the pairs, marked when meaningful.
+func shiftCell(est *summary.Estimate, test *summary.Test, pairs int, meaningful bool) string {
+	t := fmt.Sprintf("%s %s, p %s (n=%d)", signed(est.Value, 3), estCI(est, 3), testText(test), pairs)
+	if meaningful {
 		t += " **meaningful**"
 	}
 	return t

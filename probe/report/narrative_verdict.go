@@ -136,11 +136,7 @@ func stratumText(x *summary.Stratum) string {
 	if x == nil || x.Shift == nil {
 		return "n/a"
 	}
-	t := fmt.Sprintf("%s %s, p %s (n=%d)", signed(x.Shift.Value, 3), estCI(x.Shift, 3), testText(x.Test), x.Pairs)
-	if x.Meaningful {
-		t += " **meaningful**"
-	}
-	return t
+	return shiftCell(x.Shift, x.Test, x.Pairs, x.Meaningful)
 }
 
 // writeStabilityRule writes the rules of the stability verdict and of the
