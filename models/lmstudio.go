@@ -1,9 +1,7 @@
 package models
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,22 +32,11 @@ func lookupLMStudio(ref, spec string) (*Source, error) {
 	}
 	repo, file := parts[0]+"/"+parts[1], strings.Join(parts[2:], "/")
 	var found []*Source
-	var unreadable error
-	var searched, have []string
+	var miss storeMisses
 	for _, root := range LMStudioRoots() {
 		dir := filepath.Join(root, filepath.FromSlash(repo))
 		if _, err := os.Stat(dir); err != nil {
-			exists, rerr := readableDir(root)
-			switch {
-			case rerr != nil && unreadable == nil:
-				unreadable = storeReadError(StoreLMStudio, root, rerr)
-			case !errors.Is(err, fs.ErrNotExist) && unreadable == nil:
-				unreadable = storeReadError(StoreLMStudio, root, err)
-			case exists:
-				searched = append(searched, root)
-				repos, _ := lmstudioRepos(root)
-				have = append(have, repos...)
-			}
+			miss.add(StoreLMStudio, root, err, lmstudioRepos)
 			continue
 		}
 		rel, p, path, err := openGGUF(ref, StoreLMStudio, root, dir, file, "lmstudio:"+repo+"/FILE", "missing file %s: %v")
@@ -63,12 +50,12 @@ func lookupLMStudio(ref, spec string) (*Source, error) {
 		return nil, fmt.Errorf("%s: a name in two stores, %s and %s: give the path of the one to use", ref, found[0].Manifest, found[1].Manifest)
 	case len(found) == 1:
 		return found[0], nil
-	case unreadable != nil:
-		return nil, fmt.Errorf("%s: %v", ref, unreadable)
-	case len(searched) == 0:
+	case miss.unreadable != nil:
+		return nil, fmt.Errorf("%s: %v", ref, miss.unreadable)
+	case len(miss.searched) == 0:
 		return nil, unknownName{fmt.Sprintf("%s: no LM Studio models folder at %s", ref, strings.Join(LMStudioRoots(), " nor ")), true}
 	}
-	return nil, unknown(ref, repo, searched, repo, have)
+	return nil, unknown(ref, repo, miss.searched, repo, miss.have)
 }
 
 // lmstudioRepos lists the ORG/REPO folders of an LM Studio root.

@@ -106,22 +106,11 @@ func lookupOllama(ref, name string) (*Source, error) {
 		return nil, fmt.Errorf("%s: %v", ref, err)
 	}
 	var found []*Source
-	var unreadable error
-	var searched, have []string
+	var miss storeMisses
 	for _, root := range OllamaRoots() {
 		p := n.manifest(root)
 		if _, err := os.Stat(p); err != nil {
-			exists, rerr := readableDir(root)
-			switch {
-			case rerr != nil && unreadable == nil:
-				unreadable = storeReadError(StoreOllama, root, rerr)
-			case !errors.Is(err, fs.ErrNotExist) && unreadable == nil:
-				unreadable = storeReadError(StoreOllama, root, err)
-			case exists:
-				searched = append(searched, root)
-				names, _ := ollamaNames(root)
-				have = append(have, names...)
-			}
+			miss.add(StoreOllama, root, err, ollamaNames)
 			continue
 		}
 		src, err := readOllama(ref, root, n, p)
@@ -135,12 +124,12 @@ func lookupOllama(ref, name string) (*Source, error) {
 		return nil, fmt.Errorf("%s: a name in two stores, %s and %s, with different weights: set OLLAMA_MODELS to the one to use", ref, found[0].Manifest, found[1].Manifest)
 	case len(found) > 0:
 		return found[0], nil
-	case unreadable != nil:
-		return nil, fmt.Errorf("%s: %v", ref, unreadable)
-	case len(searched) == 0:
+	case miss.unreadable != nil:
+		return nil, fmt.Errorf("%s: %v", ref, miss.unreadable)
+	case len(miss.searched) == 0:
 		return nil, unknownName{fmt.Sprintf("%s: no Ollama store at %s (set OLLAMA_MODELS to its folder)", ref, strings.Join(OllamaRoots(), " nor ")), true}
 	}
-	return nil, unknown(ref, n.String(), searched, n.String(), have)
+	return nil, unknown(ref, n.String(), miss.searched, n.String(), miss.have)
 }
 
 // readOllama reads the manifest at p of the model n in root and checks that

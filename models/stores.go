@@ -500,3 +500,30 @@ func readableDir(dir string) (bool, error) {
 	}
 	return true, nil
 }
+
+// storeMisses collects, over the roots of one store, what a name lookup
+// learnt where the name was not found: the first root that could not be
+// read, the roots searched and the names they hold (for the "did you mean"
+// message).
+type storeMisses struct {
+	unreadable error
+	searched   []string
+	have       []string
+}
+
+// add records a root of store where the name's path gave err: an
+// unreadable root or an error other than not-exist is kept (the first
+// one); an existing root is searched and its names listed by list.
+func (m *storeMisses) add(store, root string, err error, list func(root string) ([]string, error)) {
+	exists, rerr := readableDir(root)
+	switch {
+	case rerr != nil && m.unreadable == nil:
+		m.unreadable = storeReadError(store, root, rerr)
+	case !errors.Is(err, fs.ErrNotExist) && m.unreadable == nil:
+		m.unreadable = storeReadError(store, root, err)
+	case exists:
+		m.searched = append(m.searched, root)
+		names, _ := list(root)
+		m.have = append(m.have, names...)
+	}
+}
