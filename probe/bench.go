@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/fragility/fragility/llm"
@@ -86,6 +87,23 @@ type BenchResult struct {
 	AnswerScoreSec   float64 `json:"c_answer_score_seconds"`
 	AnswerScored     int     `json:"c_answer_scored_items"`
 	AnswerScoreShare float64 `json:"c_answer_score_share_of_generation"`
+	// Busy is (a) and (b) again with every core decoding (Threads =
+	// runtime.NumCPU()), so that the entropy pass pool shares a core with
+	// llama.cpp's threads: the cost of exact entropy when no core is spare.
+	// Nil when Threads already is every core.
+	Busy *BenchDecodeSeries `json:"busy,omitempty"`
+}
+
+// BenchDecodeSeries is one series of (a) and (b) at a thread count: the
+// generation rates of both (tokens/s), the entropy pass per token (ms) and
+// b/a over all repeats.
+type BenchDecodeSeries struct {
+	Threads   int     `json:"threads"`
+	Pool      int     `json:"pool"` // workers of the pass pool beside the decode (0: none)
+	BareTG    Rate    `json:"a_bare_gen_tokens_per_s"`
+	OursTG    Rate    `json:"b_ours_gen_tokens_per_s"`
+	EntropyMs float64 `json:"b_entropy_ms_per_token"`
+	RatioBA   float64 `json:"ratio_b_over_a"`
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -99,8 +117,10 @@ type BenchResult struct {
 // time. classify, when not nil, runs beside a second batched pass over the
 // same items as in `fragility run` (a background goroutine, one question at a
 // time); the DDC share is the wall time it adds, embedder loading included
-// (cfg.EmbedderOpenSec), over the wall time of that run. TG must be a
-// multiple of 2×llm.BenchBlock.
+// (cfg.EmbedderOpenSec), over the wall time of that run. When the
+// parameters' Threads leave a core free, (a) and (b) run a second time
+// with every core decoding (BenchResult.Busy). TG must be a multiple of
+// 2×llm.BenchBlock.
 func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(string, ...any)) (*BenchResult, error) {
 	if cfg.PP < 1 || cfg.TG < 1 || cfg.Reps < 1 || cfg.Batch < 1 || cfg.Items < 1 {
 		return nil, fmt.Errorf("bench: pp, tg, reps, batch and items must be ≥ 1")
@@ -122,11 +142,57 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	md := m.Metadata()
 	res := &BenchResult{Model: cfg.Model, Threads: m.Params().Threads, BuildFlags: llm.BuildFlags, SystemInfo: llm.SystemInfo(),
 		NVocab: md.NVocab, PP: cfg.PP, TG: cfg.TG, Reps: cfg.Reps, Items: cfg.Items, Batch: cfg.Batch}
-	if err := benchDecode(ctx, m, cfg, res, logf); err != nil {
+	s, err := benchDecode(ctx, m, cfg, res, logf)
+	if err != nil {
 		return nil, err
 	}
+	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA
+	if res.Busy, err = benchBusy(ctx, cfg, p, res.Threads, logf); err != nil {
+		return nil, err
+	}
+	items, err := benchItems(ctx, m, cfg, res, logf)
+	if items != nil {
+		defer func() { _ = items.close() }()
+	}
+	if err != nil || classify == nil {
+		return res, err
+	}
+	return res, benchDDC(cfg, classify, items, res, logf)
+}
 
-	// (c) probe items, one at a time and batched.
+// benchRun is the batched run of (c), kept for the DDC share: its items'
+// questions, the function that runs it again (seconds of generation) and
+// the close of its model.
+type benchRun struct {
+	questions []string
+	batched   func() (float64, error)
+	close     func() error
+}
+
+// benchBusy runs (a) and (b) once more on a model loaded with every core
+// decoding (p with Threads = runtime.NumCPU()), when threads, the thread
+// count of the first series, leaves a core free; nil otherwise.
+func benchBusy(ctx context.Context, cfg BenchConfig, p llm.Params, threads int, logf func(string, ...any)) (*BenchDecodeSeries, error) {
+	all := runtime.NumCPU()
+	if threads >= all || p.GPULayers != 0 && len(llm.GPUs()) > 0 {
+		return nil, nil
+	}
+	p.Threads = all
+	m, err := llm.Load(cfg.Model, p)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	logf("bench: (a) and (b) again with every core decoding (%d threads)", all)
+	return benchDecode(ctx, m, cfg, nil, logf)
+}
+
+// benchItems measures (c): the demo items one at a time on m, then cfg.Batch
+// at a time on a model loaded for that many sequences, with the
+// answer-scoring pass of each batch timed apart on the first batched run.
+// It returns the batched run, whose model the caller closes, for the DDC
+// share.
+func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchResult, logf func(string, ...any)) (*benchRun, error) {
 	prompts, questions, expected, stop, err := benchPrompts(m, &cfg, res)
 	if err != nil {
 		return nil, err
@@ -144,17 +210,16 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 			return nil, err
 		}
 	}
-	single := time.Since(t0).Seconds()
-	res.SingleIPS = float64(cfg.Items) / single
+	res.SingleIPS = float64(cfg.Items) / time.Since(t0).Seconds()
 	bp := cfg.Params
 	bp.NSeq = cfg.Batch
 	bm, err := llm.Load(cfg.Model, bp)
 	if err != nil {
 		return nil, err
 	}
-	defer bm.Close()
 	score := true // the first batched run also times the answer-scoring pass
-	batched := func() (float64, error) {
+	run := &benchRun{questions: questions, close: bm.Close}
+	run.batched = func() (float64, error) {
 		var sec float64
 		for i := 0; i < len(prompts); i += cfg.Batch {
 			t0 := time.Now()
@@ -173,19 +238,14 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 		return sec, nil
 	}
 	logf("bench: (c) %d demo items, %d per batch, then the answer-scoring pass of each batch", cfg.Items, cfg.Batch)
-	if res.BatchedSec, err = batched(); err != nil {
-		return nil, err
+	if res.BatchedSec, err = run.batched(); err != nil {
+		return run, err
 	}
 	score = false
 	res.AnswerScoreShare = res.AnswerScoreSec / res.BatchedSec
 	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
-	if classify != nil {
-		if err := benchDDC(cfg, classify, questions, batched, res, logf); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	return run, nil
 }
 
 // benchAnswerScore times the answer-scoring pass over a batch just
@@ -210,16 +270,16 @@ func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation,
 }
 
 // benchDecode measures (a) bare decoding and (b) decoding with this
-// project's per-token work, after a warm-up: the prompt rate of (a) and the
-// generation rates of both, cfg.Reps times, (a) and (b) in alternating
-// blocks.
-func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchResult, logf func(string, ...any)) error {
+// project's per-token work on m, after a warm-up: the generation rates of
+// both, cfg.Reps times, (a) and (b) in alternating blocks, and, when res is
+// not nil, the prompt rate of (a) into res.BarePP.
+func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchResult, logf func(string, ...any)) (*BenchDecodeSeries, error) {
 	logf("bench: warm-up")
 	if _, err := m.BenchDecode(ctx, cfg.PP, 0); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG); err != nil {
-		return err
+		return nil, err
 	}
 	var bpp, btg, otg []float64
 	var bareSec, oursSec, entSec float64
@@ -227,12 +287,12 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
 		t, err := m.BenchDecode(ctx, cfg.PP, 0)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		bpp = append(bpp, float64(t.PromptTokens)/t.PromptSec)
 		it, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		btg = append(btg, float64(it.Tokens)/it.BareSec)
 		otg = append(otg, float64(it.Tokens)/it.OursSec)
@@ -240,11 +300,13 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 		oursSec += it.OursSec
 		entSec += it.EntropySec
 	}
-	res.BarePP, res.BareTG, res.OursTG = newRate(bpp), newRate(btg), newRate(otg)
-	res.EntropyMs = 1000 * entSec / float64(cfg.Reps*cfg.TG)
-	// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
-	res.RatioBA = bareSec / oursSec
-	return nil
+	if res != nil {
+		res.BarePP = newRate(bpp)
+	}
+	return &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), BareTG: newRate(btg), OursTG: newRate(otg),
+		EntropyMs: 1000 * entSec / float64(cfg.Reps*cfg.TG),
+		// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
+		RatioBA: bareSec / oursSec}, nil
 }
 
 // benchPrompts generates the demo items of (c) from the built-in templates
@@ -289,7 +351,8 @@ func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][
 
 // benchDDC times the batched demo items again with the DDC classifier
 // reading their questions beside generation, and records its share.
-func benchDDC(cfg BenchConfig, classify Classifier, questions []string, batched func() (float64, error), res *BenchResult, logf func(string, ...any)) error {
+func benchDDC(cfg BenchConfig, classify Classifier, run *benchRun, res *BenchResult, logf func(string, ...any)) error {
+	questions := run.questions
 	// The class vectors are read (or, the first time, computed) by
 	// the first classification: done here, outside the timing.
 	if _, err := classify(questions[:1]); err != nil {
@@ -298,7 +361,7 @@ func benchDDC(cfg BenchConfig, classify Classifier, questions []string, batched 
 	logf("bench: (c) %d demo items, %d per batch, with the DDC classifier beside generation", cfg.Items, cfg.Batch)
 	t0 := time.Now()
 	ddc := newDDCStore(classify, questions)
-	if _, err := batched(); err != nil {
+	if _, err := run.batched(); err != nil {
 		return err
 	}
 	for _, q := range questions {

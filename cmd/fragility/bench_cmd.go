@@ -29,6 +29,9 @@ func init() {
       the first batched pass, the answer-scoring pass (answer-score/1: the expected answer
       teacher-forced in the generation's KV state) is timed apart, and its share of that pass's
       generation time printed;
+when --threads leaves a core free (the default), (a) and (b) run once more with every core
+decoding, so that the entropy pass pool shares a core with llama.cpp's threads (the cost of
+exact entropy when no core is spare; not with layers on a GPU);
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
 share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
 tokens of each), so that the machine's drift, which on a shared machine is larger than the
@@ -178,6 +181,12 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
 	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
 	row("ratio b/a (target ≥ 0.99)", fmt.Sprintf("%.3f", r.RatioBA))
+	if b := r.Busy; b != nil {
+		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), fmt.Sprintf("%.2f ± %.2f", b.BareTG.Mean, b.BareTG.SD))
+		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), fmt.Sprintf("%.2f ± %.2f", b.OursTG.Mean, b.OursTG.SD))
+		row("every core decoding: (b) entropy pass, ms per token", fmt.Sprintf("%.3f", b.EntropyMs))
+		row("every core decoding: ratio b/a", fmt.Sprintf("%.3f", b.RatioBA))
+	}
 	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
 	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))
 	row("ratio c/b: batched / one at a time (target ≥ 1.5)", fmt.Sprintf("%.2f", r.RatioCB))
