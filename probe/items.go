@@ -91,7 +91,14 @@ func checkSetCovers(cfg Config, set *templates.Set) error {
 		return nil
 	}
 	if cfg.Split != "" && len(set.Templates) == 0 {
-		return fmt.Errorf("--split %s: none of the templates in %s is in the %s split", cfg.Split, cfg.Templates, cfg.Split)
+		sel := "the templates in " + cfg.Templates
+		if len(cfg.TemplateIDs) > 0 {
+			sel = fmt.Sprintf("the templates --template-ids selects (%s)", strings.Join(cfg.TemplateIDs, ","))
+		}
+		if cfg.Limit > 0 {
+			sel = fmt.Sprintf("the first %d of %s (--limit)", cfg.Limit, sel)
+		}
+		return fmt.Errorf("--split %s: none of %s is in the %s split", cfg.Split, sel, cfg.Split)
 	}
 	have := map[templates.Variant]bool{}
 	for i := range set.Instances {

@@ -293,6 +293,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--model", gemmaName, "--bootstrap", "0", "--out", out}, "--bootstrap must be between 1 and 100000"},
 		{[]string{"run", "--model", gemmaName, "--temperature", "inf", "--out", out}, "--temperature must be a finite number"},
 		{[]string{"run", "--model", "", "--out", out}, "--model: an empty model name or path"},
+		{[]string{"plan", "--templates", "../../templates/builtin", "--templates", "../../templates/builtin/"}, "--templates: ../../templates/builtin/ is given twice"},
 	} {
 		r := fragility(t, nil, c.args...)
 		line := strings.TrimSuffix(r.stderr, "\n")

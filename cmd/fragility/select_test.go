@@ -83,3 +83,14 @@ func TestTemplatesRepeatAndSubset(t *testing.T) {
 		t.Errorf("generate-set subset: exit %d %s\n%.600s", r.code, r.stderr, r.stdout)
 	}
 }
+
+// TestSplitEmptyNamesSelection: a --split that keeps none of the templates
+// --template-ids selects names that selection, not the whole source.
+func TestSplitEmptyNamesSelection(t *testing.T) {
+	// allowance is in the dev split of the built-in library (Template.Split).
+	r := fragility(t, noModels(t), "plan", "--split", "test", "--template-ids", "allowance", "--variants", "base")
+	want := "--split test: none of the templates --template-ids selects (allowance) is in the test split"
+	if r.code != exitFailure || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, exitFailure, want)
+	}
+}

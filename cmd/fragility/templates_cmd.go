@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -99,7 +100,25 @@ func loadOptions(c *cli.Context) (templates.LoadOptions, error) {
 	if c.IsSet(flagTemplateIDs.Name) && len(o.IDs) == 0 {
 		return o, usageError{"--template-ids needs at least one template ID"}
 	}
-	return o, nil
+	return o, sourcesOnce(c.StringSlice(flagTemplates.Name))
+}
+
+// sourcesOnce refuses a --templates source named twice (the same cleaned
+// path, or "builtin"): its templates would load twice and be refused as
+// duplicate IDs, which hides the slip.
+func sourcesOnce(srcs []string) error {
+	seen := map[string]string{}
+	for _, s := range srcs {
+		k := filepath.Clean(s)
+		if abs, err := filepath.Abs(k); err == nil && s != "builtin" {
+			k = abs
+		}
+		if first, ok := seen[k]; ok {
+			return usageError{fmt.Sprintf("--templates: %s is given twice (as %q and %q)", s, first, s)}
+		}
+		seen[k] = s
+	}
+	return nil
 }
 
 func init() {
