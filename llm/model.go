@@ -148,6 +148,12 @@ type Model struct {
 // ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
 var ErrNotGGUF = errors.New("not a GGUF file")
 
+// AfterLoad, when not nil, is called with the model after each successful
+// Load (the command line says once, there, whether the model runs on a GPU
+// or the CPU: not before input was checked, so that bad input gets one
+// line). It must be safe to call from several goroutines.
+var AfterLoad func(*Model)
+
 // Load opens the GGUF file at path with the given parameters and creates a
 // context for it. The file is checked before llama.cpp reads it (exists,
 // regular, non-empty, GGUF magic; see CheckGGUF) and hashed (sha256) for the
@@ -203,6 +209,9 @@ func Load(path string, p Params) (*Model, error) {
 	m.batch = C.llama_batch_init(C.int32_t(max(p.NBatch, p.NSeq)), 0, C.int32_t(p.NSeq))
 	m.meta = m.readMetadata(path, sum, size)
 	m.startPool()
+	if AfterLoad != nil {
+		AfterLoad(m)
+	}
 	return m, nil
 }
 

@@ -200,7 +200,6 @@ func TestTwoRunsOneDir(t *testing.T) {
 		{"report", []string{"report", dir}},
 	} {
 		r := fragility(t, nil, c.args...)
-		r.stderr = withoutGPUNotice(r.stderr)
 		oneErrorLine(t, c.name, r, dir+": in use by another fragility process (pid "+fmt.Sprint(cmd.Process.Pid)+")")
 	}
 	if after, _ := os.ReadFile(filepath.Join(dir, probe.FileResults)); !bytes.Equal(before, after) {
@@ -215,19 +214,6 @@ func TestTwoRunsOneDir(t *testing.T) {
 		t.Fatalf("resume after the holder died: exit %d\n%s", r.code, tail(r.stderr))
 	}
 	sameAsStraight(t, dir, want)
-}
-
-// withoutGPUNotice drops the notice a resumed run prints before it reads
-// its directory when no GPU backend is built (a resume takes no
-// --gpu-layers: the manifest's settings apply).
-func withoutGPUNotice(stderr string) string {
-	var keep []string
-	for _, l := range strings.SplitAfter(stderr, "\n") {
-		if !strings.HasPrefix(l, "fragility: no GPU backend in ") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "")
 }
 
 // tmpfs mounts a tmpfs of size bytes (with more mount options, if any) on

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
@@ -245,16 +246,23 @@ func modelOrDefault(c *cli.Context) (string, error) {
 }
 
 // loadParams builds llm.Params from the shared flags and loads GPU backends
-// first. GPU layers default to all only when a GPU backend was found.
+// first. GPU layers default to all only when a GPU backend was found; when
+// none was and --gpu-layers asked for one, the first model loaded says so
+// (llm.AfterLoad).
 func loadParams(c *cli.Context) llm.Params {
 	dir := llm.LoadBackends(c.String(flagBackend.Name))
 	gpu := c.Int(flagGPULayers.Name)
 	if len(llm.GPUs()) == 0 {
 		if gpu != 0 {
+			note := fmt.Sprintf("no GPU backend in %s (see `make cuda`)", dir)
 			if why := llm.GPUProblem(dir); why != "" {
-				fmt.Fprintf(os.Stderr, "fragility: %s; running on CPU\n", why)
-			} else {
-				fmt.Fprintf(os.Stderr, "fragility: no GPU backend in %s (see `make cuda`); running on CPU\n", dir)
+				note = why
+			}
+			// Said once a model has loaded, so that bad input (a damaged
+			// file, a wrong path) gets its one line alone.
+			var once sync.Once
+			llm.AfterLoad = func(*llm.Model) {
+				once.Do(func() { fmt.Fprintf(os.Stderr, "fragility: %s; running on CPU\n", note) })
 			}
 		}
 		gpu = 0
