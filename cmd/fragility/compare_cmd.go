@@ -88,6 +88,13 @@ func compareAction(c *cli.Context) error {
 		}
 		llm.LoadBackends(c.String(flagBackend.Name))
 	}
+	// compare.md and report.html are written into dir: not while another
+	// process writes it.
+	lock, err := lockRunDir(dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
 	if err := compareRun(ctx, dir, ref, c.Bool("json"), quiet); err != nil {
 		return err
 	}

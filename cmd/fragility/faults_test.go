@@ -175,7 +175,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 }
 
 // TestTwoRunsOneDir stops a run (SIGSTOP) once its first records are on
-// disk and checks that a second run, resume, merge or report on its
+// checks that a second run, resume, merge, report, verify or compare --from on its
 // directory is refused with one line naming the directory, leaving the
 // files as they were; after a SIGKILL the lock is gone with the process and
 // --resume finishes the run as the uninterrupted run.
@@ -198,6 +198,8 @@ func TestTwoRunsOneDir(t *testing.T) {
 		{"run --force", append(faultArgs(t, dir), "--force")},
 		{"merge into it", []string{"merge", "--force", dir, want}},
 		{"report", []string{"report", dir}},
+		{"verify", []string{"verify", "--quiet", dir}},
+		{"compare --from", []string{"compare", "--from", dir, "--quiet"}},
 	} {
 		r := fragility(t, nil, c.args...)
 		oneErrorLine(t, c.name, r, dir+": in use by another fragility process (pid "+fmt.Sprint(cmd.Process.Pid)+")")

@@ -52,6 +52,14 @@ func verifyAction(c *cli.Context) error {
 		return usageError{"expected one RUN_DIR argument"}
 	}
 	dir := c.Args().First()
+	// A run still writing its directory would be read half-written. verify
+	// only reads: a directory it cannot write (a read-only copy) is
+	// verified without the lock.
+	lock, err := lockRunDir(dir)
+	if errors.Is(err, probe.ErrInUse) {
+		return err
+	}
+	defer lock.Unlock()
 	llm.LoadBackends(c.String(flagBackend.Name))
 	opt := probe.VerifyOptions{Force: c.Bool("force"), Log: os.Stderr}
 	if c.IsSet(flagThreads.Name) {
