@@ -62,18 +62,9 @@ func (es *estimates) finish(g int) {
 		}
 		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
 		switch {
-		case e.MOVERWilson != nil && !degenerate && e.Clusters >= es.p.FewTemplates:
-			// A paired drop from FewTemplates templates: the inverted
-			// sign-flip test on the template means, which agrees with the
-			// drop's test (see pairedDrop); cluster-t where there is none
-			// (a paired drop within a difficulty group has no test).
-			e.CI = e.ClusterT
-			if e.SignFlip != nil {
-				e.CI = e.SignFlip
-			}
 		case e.MOVERWilson != nil:
 			e.Degenerate = degenerate
-			e.CI = e.MOVERWilson
+			e.CI = pairedDropCI(e, degenerate, es.p.FewTemplates)
 		case degenerate:
 			e.Degenerate = true
 			e.CI = it.fallback
@@ -83,6 +74,42 @@ func (es *estimates) finish(g int) {
 			e.CI = e.Bootstrap
 		}
 	}
+}
+
+// pairedDropCI returns the reported interval of a paired drop e: the one
+// stats.PairedDropInterval picks from e's MOVER-Wilson and inverted
+// sign-flip intervals (the coverage simulation of probe/stats,
+// TestCoveragePowerGrid, measures that same function), named by
+// dropMethods; cluster-t from fewT templates where the drop has no test
+// and so no sign-flip interval (a paired drop within a difficulty group).
+// Where the rule reports one of the two intervals unchanged, the result is
+// that Interval itself.
+func pairedDropCI(e *Estimate, degenerate bool, fewT int) *Interval {
+	if !degenerate && e.Clusters >= fewT && e.SignFlip == nil {
+		return e.ClusterT
+	}
+	se := 0.0
+	if !degenerate {
+		se = *e.SE
+	}
+	l, m := stats.PairedDropInterval(e.Clusters, fewT, se, limits(e.MOVERWilson), limits(e.SignFlip))
+	switch m {
+	case stats.DropMOVERWilson:
+		return e.MOVERWilson
+	case stats.DropSignFlip:
+		return e.SignFlip
+	case stats.DropMOVERWilsonSignFlip:
+		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodMOVERWilsonSignFlip}
+	}
+	return nil
+}
+
+// limits returns iv's limits as stats.Limits (not OK when iv is nil).
+func limits(iv *Interval) stats.Limits {
+	if iv == nil {
+		return stats.Limits{}
+	}
+	return stats.Limits{Lo: iv.Lo, Hi: iv.Hi, OK: true}
 }
 
 // tests collects sign-flip tests for their multiplicity adjustment.
@@ -242,8 +269,9 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 // template means), the cluster bootstrap, the sign-flip test
 // (tests.signFlipCI) and its inversion, and the MOVER-Wilson interval (its
 // two accuracies as equal-weight means; moverWilson); the reported interval
-// is MOVER-Wilson below Params.FewTemplates templates and the inverted
-// sign-flip test from there (see estimates.finish).
+// is MOVER-Wilson (lower limit at most the sign-flip inversion's) below
+// Params.FewTemplates templates and the inverted sign-flip test from there
+// (see pairedDropCI).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
 	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64

@@ -39,8 +39,9 @@ import (
 //   - a reported interval: cluster-t below p.FewTemplates templates,
 //     bootstrap from there on, a Wilson fallback when the clustered ones are
 //     degenerate; for the paired drop (the equal-weight mean of the
-//     template means; see pairedDrop) MOVER-Wilson below p.FewTemplates
-//     templates or when degenerate, the inverted sign-flip test from there, with
+//     template means; see pairedDrop) MOVER-Wilson with the sign-flip
+//     test's lower limit where lower, below p.FewTemplates templates or
+//     when degenerate, the inverted sign-flip test from there, with
 //     Paired.IntervalCoverage saying how well such an interval covered in
 //     simulation.
 //
@@ -141,7 +142,7 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes, the other side's design effect or the number of templates for an accuracy of 0 or 100%%, with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is defined and lower (which leaves the verdict, which needs the sign-flip test too, unchanged); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	across := "; with several models, each model's verdict test (its within-model adjusted p) Holm-adjusted across the models; differences between models Holm-adjusted across every difference of every model pair (one family)"
@@ -481,7 +482,7 @@ func intervalCoverage(pr *Paired, refPct float64) string {
 		return ""
 	}
 	switch {
-	case e.CI.Method == MethodMOVERWilson && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
+	case (e.CI.Method == MethodMOVERWilson || e.CI.Method == MethodMOVERWilsonSignFlip) && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
 		return CoverageConservative
 	case (e.CI.Method == MethodSignFlip || e.CI.Method == MethodClusterT) && refPct >= ApproximateBelowPct:
 		return CoverageNominal

@@ -20,11 +20,14 @@ func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi <
 // unit of the statistic (percent, percentage points, bits, cosine units).
 type Estimate struct {
 	Value float64 `json:"value"`
-	// CI is the reported interval: for a paired drop, SignFlip from
-	// Params.FewTemplates templates (the inverted sign-flip test on the
-	// template means, which excludes 0 exactly when the drop's test
-	// rejects; ClusterT where it is undefined) and MOVERWilson below, or
-	// when the clustered intervals are degenerate; otherwise
+	// CI is the reported interval: for a paired drop, the one
+	// stats.PairedDropInterval picks (see estimates.pairedDropCI): SignFlip
+	// from Params.FewTemplates templates (the inverted sign-flip test on
+	// the template means, which excludes 0 exactly when the drop's test
+	// rejects; ClusterT where it is undefined), and below, or when the
+	// clustered intervals are degenerate, MOVERWilson with its lower limit
+	// lowered to SignFlip's where that is defined
+	// (MethodMOVERWilsonSignFlip); otherwise
 	// ClusterT when the estimate rests on fewer than Params.FewTemplates
 	// templates, Bootstrap otherwise; when the data
 	// vary not at all between templates (SE = 0, or a single template) the
@@ -45,10 +48,11 @@ type Estimate struct {
 	Wilson    *Interval `json:"wilson,omitempty"`
 	// SignFlip is, for a paired drop with its test only, the inverted
 	// sign-flip test (MethodSignFlip), the reported CI from
-	// Params.FewTemplates templates when the SE is positive.
+	// Params.FewTemplates templates when the SE is positive; below, its
+	// lower limit bounds the reported one's.
 	SignFlip *Interval `json:"sign_flip,omitempty"`
 	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
-	// (MethodMOVERWilson), which is then the reported CI below
+	// (MethodMOVERWilson), from which the reported CI is built below
 	// Params.FewTemplates templates and whenever the cluster-t interval is
 	// degenerate (it is never of zero width).
 	MOVERWilson *Interval `json:"mover_wilson,omitempty"`
