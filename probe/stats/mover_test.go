@@ -227,28 +227,32 @@ func TestMOVERWilsonNoSuccessClustered(t *testing.T) {
 }
 
 // TestPairedDropInterval: the rule by hand. From 4 templates (fewClusters
-// 4) with a positive SE and a sign-flip interval: that interval; below, or
+// 4) with a positive SE and a sign-flip interval: that interval, its upper
+// limit raised to the skew-corrected one's where that is higher; below, or
 // with SE 0: MOVER-Wilson, its lower limit lowered to the sign-flip
 // interval's where that is defined and lower; none without MOVER-Wilson.
 func TestPairedDropInterval(t *testing.T) {
 	mw, sf := Limits{Lo: 0.15, Hi: 0.55, OK: true}, Limits{Lo: -0.1, Hi: 0.5, OK: true}
+	up, down := Limits{Lo: 0.05, Hi: 0.7, OK: true}, Limits{Lo: -0.3, Hi: 0.4, OK: true}
 	for _, c := range []struct {
-		g    int
-		se   float64
-		mw   Limits
-		sf   Limits
-		want Limits
-		m    DropMethod
+		g        int
+		se       float64
+		mw       Limits
+		sf, skew Limits
+		want     Limits
+		m        DropMethod
 	}{
-		{4, 0.1, mw, sf, sf, DropSignFlip},
-		{3, 0.1, mw, sf, Limits{Lo: -0.1, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
-		{3, 0.1, Limits{Lo: -0.2, Hi: 0.55, OK: true}, sf, Limits{Lo: -0.2, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
-		{4, 0, mw, sf, mw, DropMOVERWilson},
-		{3, 0.1, mw, Limits{}, mw, DropMOVERWilson},
-		{4, 0.1, mw, Limits{}, mw, DropMOVERWilson},
-		{3, 0.1, Limits{}, sf, Limits{}, DropNone},
+		{4, 0.1, mw, sf, Limits{}, sf, DropSignFlip},
+		{4, 0.1, mw, sf, up, Limits{Lo: -0.1, Hi: 0.7, OK: true}, DropSignFlipSkew},
+		{4, 0.1, mw, sf, down, sf, DropSignFlipSkew},
+		{3, 0.1, mw, sf, up, Limits{Lo: -0.1, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
+		{3, 0.1, Limits{Lo: -0.2, Hi: 0.55, OK: true}, sf, up, Limits{Lo: -0.2, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
+		{4, 0, mw, sf, up, mw, DropMOVERWilson},
+		{3, 0.1, mw, Limits{}, up, mw, DropMOVERWilson},
+		{4, 0.1, mw, Limits{}, up, mw, DropMOVERWilson},
+		{3, 0.1, Limits{}, sf, up, Limits{}, DropNone},
 	} {
-		got, m := PairedDropInterval(c.g, 4, c.se, c.mw, c.sf)
+		got, m := PairedDropInterval(c.g, 4, c.se, c.mw, c.sf, c.skew)
 		if got != c.want || m != c.m {
 			t.Errorf("%+v: %+v (rule %d), want %+v (rule %d)", c, got, m, c.want, c.m)
 		}

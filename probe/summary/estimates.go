@@ -77,8 +77,8 @@ func (es *estimates) finish(g int) {
 }
 
 // pairedDropCI returns the reported interval of a paired drop e: the one
-// stats.PairedDropInterval picks from e's MOVER-Wilson and inverted
-// sign-flip intervals (the coverage simulation of probe/stats,
+// stats.PairedDropInterval picks from e's MOVER-Wilson, inverted sign-flip
+// and skew-corrected t intervals (the coverage simulation of probe/stats,
 // TestCoveragePowerGrid, measures that same function), named by
 // dropMethods; cluster-t from fewT templates where the drop has no test
 // and so no sign-flip interval (a paired drop within a difficulty group).
@@ -92,12 +92,14 @@ func pairedDropCI(e *Estimate, degenerate bool, fewT int) *Interval {
 	if !degenerate {
 		se = *e.SE
 	}
-	l, m := stats.PairedDropInterval(e.Clusters, fewT, se, limits(e.MOVERWilson), limits(e.SignFlip))
+	l, m := stats.PairedDropInterval(e.Clusters, fewT, se, limits(e.MOVERWilson), limits(e.SignFlip), limits(e.SkewT))
 	switch m {
 	case stats.DropMOVERWilson:
 		return e.MOVERWilson
 	case stats.DropSignFlip:
 		return e.SignFlip
+	case stats.DropSignFlipSkew:
+		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodSignFlipSkew}
 	case stats.DropMOVERWilsonSignFlip:
 		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodMOVERWilsonSignFlip}
 	}
@@ -144,11 +146,13 @@ func (ts *tests) signFlip(r stats.Ratio) *Test {
 
 // signFlipCI returns the sign-flip test of an equal-weight ratio's template
 // means against 0 (as signFlip, from the same generator state, so the same
-// p) and the interval of those means, in pp (the means times 100), that
+// p), the interval of those means, in pp (the means times 100), that
 // inverts the test on the same sign vectors (stats.SignFlipInterval),
-// clipped to [−100, 100]; the interval is nil where undefined (every
-// template mean equal, or fewer templates than the test needs to reject).
-func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
+// clipped to [−100, 100], and the skew-corrected t interval of the same
+// means (stats.SkewCorrectedT, MethodSkewT), clipped likewise; each
+// interval is nil where undefined (every template mean equal, or fewer
+// templates than the test needs to reject; fewer than 3 templates).
+func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval, *Interval) {
 	var d []float64
 	for g := range r.Num {
 		if r.Den[g] > 0 {
@@ -156,10 +160,14 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
 		}
 	}
 	if len(d) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if len(d) < 2 {
-		return ts.signFlip(r), nil
+		return ts.signFlip(r), nil, nil
+	}
+	var skew *Interval
+	if lo, hi, ok := stats.SkewCorrectedT(d, 1-ts.p.alpha()); ok {
+		skew = &Interval{Lo: max(-100, lo), Hi: min(100, hi), Method: MethodSkewT}
 	}
 	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
 	res := ci.Test
@@ -169,9 +177,9 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
 		t.Method = "sign-flip, Monte Carlo"
 	}
 	if !ok {
-		return t, nil
+		return t, nil, skew
 	}
-	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}
+	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}, skew
 }
 
 // adjust applies Holm across the tests (nil entries skipped) and records
@@ -270,8 +278,8 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 // (tests.signFlipCI) and its inversion, and the MOVER-Wilson interval (its
 // two accuracies as equal-weight means; moverWilson); the reported interval
 // is MOVER-Wilson (lower limit at most the sign-flip inversion's) below
-// Params.FewTemplates templates and the inverted sign-flip test from there
-// (see pairedDropCI).
+// Params.FewTemplates templates and the inverted sign-flip test (upper
+// limit at least the skew-corrected t's) from there (see pairedDropCI).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
 	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64

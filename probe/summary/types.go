@@ -24,7 +24,9 @@ type Estimate struct {
 	// stats.PairedDropInterval picks (see estimates.pairedDropCI): SignFlip
 	// from Params.FewTemplates templates (the inverted sign-flip test on
 	// the template means, which excludes 0 exactly when the drop's test
-	// rejects; ClusterT where it is undefined), and below, or when the
+	// rejects; ClusterT where it is undefined) with its upper limit raised
+	// to SkewT's where that is higher (MethodSignFlipSkew), and below, or
+	// when the
 	// clustered intervals are degenerate, MOVERWilson with its lower limit
 	// lowered to SignFlip's where that is defined
 	// (MethodMOVERWilsonSignFlip); otherwise
@@ -51,6 +53,11 @@ type Estimate struct {
 	// Params.FewTemplates templates when the SE is positive; below, its
 	// lower limit bounds the reported one's.
 	SignFlip *Interval `json:"sign_flip,omitempty"`
+	// SkewT is, for a paired drop with its test only, the skew-corrected
+	// t interval of the template means (MethodSkewT): from
+	// Params.FewTemplates templates the reported CI's upper limit is at
+	// least its upper limit.
+	SkewT *Interval `json:"skew_t,omitempty"`
 	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
 	// (MethodMOVERWilson), from which the reported CI is built below
 	// Params.FewTemplates templates and whenever the cluster-t interval is
