@@ -104,8 +104,9 @@ type Power struct {
 	// MDEPP is the drop, in percentage points, that a two-sided test at
 	// level Alpha detects with probability Power given Templates templates
 	// of PairsPerTemplate distinct pairs and the variance components
-	// (stats.MDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b + σ²_w/m)/G)).
-	// Nil when Templates < 2.
+	// (stats.PairedDropMDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b +
+	// σ²_w/m)/G), and with one pair per template the exact power of the
+	// sign-flip test, stats.SignTestMDE). Nil when Templates < 2.
 	MDEPP *float64 `json:"mde_pp"`
 	// Alpha is the level used: α divided by the Holm family size (the level
 	// of Holm's first step), α for a primary variant.
