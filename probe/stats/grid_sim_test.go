@@ -198,13 +198,12 @@ func coverageBounds(c gridCell, degenerate float64) (lo, hi float64) {
 // raised to the skew-corrected t's (SkewCorrectedT) where that is higher,
 // below 20 or when every template mean is equal MOVER-Wilson, its lower
 // limit lowered to the sign-flip inversion's where that is defined; the
-// verdict's signal = interval above 0 AND the sign-flip
-// test at α = 0.05, as stats.ClassifyDrop reads them with a single
-// variant): drawn-reference pairs (drawGrid), 6, 20 and 68 templates × 1, 5
+// verdict's signal = interval above 0 AND the sign-flip test at α = 0.05,
+// as stats.ClassifyDrop reads them with a single variant): drawn-reference pairs (drawGrid), 6, 20 and 68 templates × 1, 5
 // and 10 pairs, base accuracy 20, 60 and 80%, intra-template correlation ρ
 // of 0.1, 0.5 and 0.9, true drop 0 and 10 pp, with and without a drop that
 // differs between templates: 324 cells of 400 runs each, fixed seeds, 999
-// Monte Carlo sign vectors above 16 templates; 30–40 s on a shared 2-core
+// Monte Carlo sign vectors above 16 templates; 40–60 s on a shared 2-core
 // machine.
 //
 // The Monte Carlo SE of a coverage near 95% over 400 runs is 1.1 points,
@@ -227,9 +226,10 @@ func coverageBounds(c gridCell, degenerate float64) (lo, hi float64) {
 //     (SkewCorrectedT, PairedDropInterval) closes the gap from above, at
 //     the price of 97.5–99.5% in some of those cells. Below 20 templates
 //     the reported interval (PairedDropInterval: MOVER-Wilson with its
-//     lower limit lowered to the sign-flip inversion's) is conservative with one pair per template
-//     (99.8–100%; cluster-t 4.5–79.5% and the exact sign-flip inversion
-//     4.5–65.5%, both often of zero width) and covers 94.0–100% with 5–10
+//     lower limit lowered to the sign-flip inversion's) is conservative
+//     with one pair per template (99.8–100%; cluster-t 4.5–79.5% and the
+//     exact sign-flip inversion 4.5–65.5%, both often of zero width) and
+//     covers 94.0–100% with 5–10
 //     (median 99.4%; MOVER-Wilson alone 87.3–100%, cluster-t 20.5–97.5%,
 //     sign-flip inversion 20.5–100%). Before the effective sample size of
 //     a proportion of 0 or 1 took the clusters into account
@@ -324,10 +324,10 @@ func checkCell(t *testing.T, c gridCell, r gridResult, tol float64) {
 // TestIntervalAgreesWithTestClustered is the case the issue measured:
 // strongly clustered templates (ρ = 0.9), base accuracy 80%, a true drop of
 // 4.3 pp, 20 templates × 5 pairs (drawGrid, 2000 runs, fixed seed). The
-// reported interval (the inverted sign-flip test on the template means)
-// must exclude 0 from above in as many runs as the sign-flip test rejects
-// with the estimate above 0 (within half a point; measured: 17.6% both),
-// so the verdict's power is the test's. MOVER-Wilson, reported there
+// reported interval (whose lower limit is that of the inverted sign-flip
+// test on the template means) must exclude 0 from above in as many runs
+// as the sign-flip test rejects with the estimate above 0 (within half a
+// point; measured: 17.6% both), so the verdict's power is the test's. MOVER-Wilson, reported there
 // before, excluded 0 far less often than the test rejected (asserted: less
 // than half as often; measured 1.8%), which made the verdict's real power
 // far lower than the printed MDE said; cluster-t on the same means
