@@ -134,6 +134,14 @@ func methodText(s *summary.Summary, method, g string) string {
 		return "Wilson score interval over the distinct prompts, treated as independent, where every template gave the same outcome and no clustered interval can say anything"
 	case summary.MethodMOVERWilson:
 		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008) over G = %s templates", g)
+	case summary.MethodMOVERWilsonSignFlip:
+		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is lower, over G = %s templates", g)
+	case summary.MethodSignFlip:
+		return fmt.Sprintf("the inverted sign-flip test on the G = %s template means of a paired drop (the drops the test does not reject; Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects", g)
+	case summary.MethodSignFlipSkew:
+		return fmt.Sprintf("the inverted sign-flip test on the G = %s template means of a paired drop (Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects, its upper limit raised to the skew-corrected t interval's where higher (Johnson 1978, Hall 1992)", g)
+	case summary.MethodSkewT:
+		return fmt.Sprintf("skew-corrected t on the G = %s template means of a paired drop (Johnson 1978, Hall 1992)", g)
 	case summary.MethodWilsonDifference:
 		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every template gave the same difference"
 	}

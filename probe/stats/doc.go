@@ -18,7 +18,11 @@
 //     score limits of each proportion on its Korn–Graubard effective sample
 //     size with a t(G−1) critical value, combined by MOVER (Zou & Donner
 //     2008) with their cluster-robust correlation (Newcombe 1998, method
-//     10, for one pair per cluster).
+//     10, for one pair per cluster); SkewCorrectedT: the skewness-corrected
+//     studentized interval of a mean (Johnson 1978, Hall 1992);
+//     PairedDropInterval: the reported interval of a paired drop, built
+//     from MOVER-Wilson, the inverted sign-flip test (SignFlipInterval) and
+//     SkewCorrectedT.
 //   - JointBootstrap, Percentile, EmpiricalQuantile: the cluster bootstrap
 //     with one resample of clusters shared by every statistic.
 //   - SignFlip: the sign-flip permutation test over clusters (exact or Monte

@@ -100,14 +100,17 @@ func TestPairedMOVERWilsonEdges(t *testing.T) {
 	if _, ok := PairedMOVERWilson(ones, ones, 3, 6, 0, 1); ok {
 		t.Error("confidence 1 accepted")
 	}
-	if n := EffectiveN(0.5, 10, 0.1); n != 2.5 {
-		t.Errorf("EffectiveN(0.5, 10, 0.1) = %v, want 0.25/0.1 = 2.5", n)
+	if n := EffectiveN(0.5, 10, 0.1, 2); n != 2.5 {
+		t.Errorf("EffectiveN(0.5, 10, 0.1, 2) = %v, want 0.25/0.1 = 2.5", n)
 	}
-	if n := EffectiveN(0.5, 10, 0.001); n != 10 {
+	if n := EffectiveN(0.5, 10, 0.001, 2); n != 10 {
 		t.Errorf("EffectiveN truncation: %v, want 10", n)
 	}
-	if n := EffectiveN(0, 10, 0); n != 10 {
-		t.Errorf("EffectiveN at p = 0: %v, want n", n)
+	if n := EffectiveN(0, 10, 0, 3); n != 3 {
+		t.Errorf("EffectiveN at p = 0: %v, want the caller's 3", n)
+	}
+	if n := EffectiveN(1, 10, 0, 30); n != 10 {
+		t.Errorf("EffectiveN at p = 1: %v, want min(n, 30) = 10", n)
 	}
 	if lo, hi := MOVER(0.5, 0.4, 0.6, 0.5, 0.4, 0.6, 2); !near(lo, 0, 1e-12) || !near(hi, 0, 1e-12) {
 		t.Errorf("r clipped to 1 with equal distances: [%v, %v]", lo, hi)
@@ -177,6 +180,81 @@ func TestNewcombePhi(t *testing.T) {
 	} {
 		if got := NewcombePhi(c.a, c.b, c.c, c.d); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("NewcombePhi(%v, %v, %v, %v) = %v, want %v", c.a, c.b, c.c, c.d, got, c.want)
+		}
+	}
+}
+
+// TestPairedEffectiveN: by hand. A proportion of 0 or 1 takes the other's
+// design effect (effB = 0.25/(0.25/15) = 15 of 30 units: effA = 30·15/30
+// = 15; nA = 20: 20·15/30 = 10), never below the 6 clusters (effB = 0.25/
+// 0.05 = 5: effA = 6), and the number of clusters when neither has one.
+func TestPairedEffectiveN(t *testing.T) {
+	for _, c := range []struct {
+		pa, pb, nA, nB, va, vb float64
+		g                      int
+		a, b                   float64
+	}{
+		{1, 0.5, 30, 30, 0, 0.25 / 15, 6, 15, 15},
+		{1, 0.5, 20, 30, 0, 0.25 / 15, 6, 10, 15},
+		{0.5, 0, 30, 30, 0.25 / 15, 0, 6, 15, 15},
+		{1, 0.5, 30, 30, 0, 0.05, 6, 6, 5},
+		{0, 0, 60, 60, 0, 0, 6, 6, 6},
+		{0, 1, 4, 4, 0, 0, 6, 4, 4},
+		{0.5, 0.5, 30, 30, 0.25 / 10, 0.25 / 20, 6, 10, 20},
+	} {
+		a, b := pairedEffectiveN(c.pa, c.pb, c.nA, c.nB, c.va, c.vb, c.g)
+		if !near(a, c.a, 1e-12) || !near(b, c.b, 1e-12) {
+			t.Errorf("%+v: effective n %v, %v; want %v, %v", c, a, b, c.a, c.b)
+		}
+	}
+}
+
+// TestMOVERWilsonNoSuccessClustered: 6 templates × 10 pairs, every pair
+// wrong on both sides. The effective sample size of each side is the 6
+// templates, not the 60 pairs, so the upper limit is Wilson's at p = 0 on
+// n = 6 with t(0.975, 5): c²/(6 + c²) = 0.5241075598992433 (scipy), where
+// the 60 pairs gave 0.0992 and missed a true drop of 10 pp.
+func TestMOVERWilsonNoSuccessClustered(t *testing.T) {
+	groups := make([][]float64, 6)
+	for g := range groups {
+		groups[g] = make([]float64, 10)
+	}
+	z := ratioOf(groups).EqualWeights()
+	m, ok := PairedMOVERWilson(z, z, 60, 60, 0, 0.95)
+	if !ok || m.NEffA != 6 || m.NEffB != 6 || !near(m.Hi, 0.5241075598992433, 1e-12) || !near(m.Lo, -0.5241075598992433, 1e-12) {
+		t.Errorf("all wrong on 6 templates × 10: %+v", m)
+	}
+}
+
+// TestPairedDropInterval: the rule by hand. From 4 templates (fewClusters
+// 4) with a positive SE and a sign-flip interval: that interval, its upper
+// limit raised to the skew-corrected one's where that is higher; below, or
+// with SE 0: MOVER-Wilson, its lower limit lowered to the sign-flip
+// interval's where that is defined and lower; none without MOVER-Wilson.
+func TestPairedDropInterval(t *testing.T) {
+	mw, sf := Limits{Lo: 0.15, Hi: 0.55, OK: true}, Limits{Lo: -0.1, Hi: 0.5, OK: true}
+	up, down := Limits{Lo: 0.05, Hi: 0.7, OK: true}, Limits{Lo: -0.3, Hi: 0.4, OK: true}
+	for _, c := range []struct {
+		g        int
+		se       float64
+		mw       Limits
+		sf, skew Limits
+		want     Limits
+		m        DropMethod
+	}{
+		{4, 0.1, mw, sf, Limits{}, sf, DropSignFlip},
+		{4, 0.1, mw, sf, up, Limits{Lo: -0.1, Hi: 0.7, OK: true}, DropSignFlipSkew},
+		{4, 0.1, mw, sf, down, sf, DropSignFlipSkew},
+		{3, 0.1, mw, sf, up, Limits{Lo: -0.1, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
+		{3, 0.1, Limits{Lo: -0.2, Hi: 0.55, OK: true}, sf, up, Limits{Lo: -0.2, Hi: 0.55, OK: true}, DropMOVERWilsonSignFlip},
+		{4, 0, mw, sf, up, mw, DropMOVERWilson},
+		{3, 0.1, mw, Limits{}, up, mw, DropMOVERWilson},
+		{4, 0.1, mw, Limits{}, up, mw, DropMOVERWilson},
+		{3, 0.1, Limits{}, sf, up, Limits{}, DropNone},
+	} {
+		got, m := PairedDropInterval(c.g, 4, c.se, c.mw, c.sf, c.skew)
+		if got != c.want || m != c.m {
+			t.Errorf("%+v: %+v (rule %d), want %+v (rule %d)", c, got, m, c.want, c.m)
 		}
 	}
 }

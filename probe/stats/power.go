@@ -1,6 +1,10 @@
 package stats
 
-import "math"
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mathext"
+)
 
 // Components are the variance components of a one-way random-effects model
 // of unit values y_gi in clusters g, y_gi = μ + a_g + e_gi with Var(a) =
@@ -199,4 +203,150 @@ func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG
 		}
 	}
 	return lo, true
+}
+
+// SignTestPower returns the power of the verdict's test of a paired drop
+// of 0/1 outcomes with one pair per cluster: the sign-flip test over g
+// clusters at two-sided level alpha, rejecting with the drop's sign, when
+// each cluster's difference d_g ∈ {−1, 0, 1} has mean delta and variance
+// v = c.Between + c.Within (σ²_b + σ²_w/m at m = 1, as SEMean). Such a
+// d_g is +1 with probability p₊ and −1 with p₋, where
+//
+//	p₊ − p₋ = δ,   p₊ + p₋ = E[d²] = v + δ²,
+//
+// so the components determine the distribution (p₊ + p₋ clipped to
+// [|δ|, 1]). The sign-flip test of such values is exact Bernoulli: the
+// zeros do not move Σ s_g d_g, and given N nonzero values the statistic is
+// |2K − N| with K ~ Bin(N, ½) under the null, so it is the two-sided sign
+// test on the discordant clusters, rejecting when 2·P(K ≥ k) ≤ α (its
+// critical k by signCritical). With N ~ Bin(g, p₊ + p₋) and, given N,
+// K ~ Bin(N, p₊/(p₊ + p₋)),
+//
+//	power = Σ_N P(N) · P(K ≥ k*(N) | N),
+//
+// binomial tails by the regularized incomplete beta function (P(K ≥ k) =
+// I_π(k, N − k + 1); Abramowitz & Stegun 1964, 26.5.24). Unlike Power's
+// central-t approximation it accounts for the discreteness of the test,
+// which with few discordant clusters rejects less often than its level:
+// in TestCoveragePowerGrid the verdict's power at one pair per template
+// was 6–16 points below Power's prediction. The Monte Carlo version of the
+// test (above ExactMaxClusters) rejects slightly less often still ((hits +
+// 1)/(draws + 1)). It returns 0 when g < 2.
+func SignTestPower(g int, c Components, delta, alpha float64) float64 {
+	if g < 2 {
+		return 0
+	}
+	d := math.Abs(delta)
+	q := min(1, max(d, c.Between+c.Within+d*d))
+	if !(q > 0) {
+		return 0
+	}
+	pi := min(1, (q+d)/(2*q))
+	var pw float64
+	for n := 1; n <= g; n++ {
+		pn := binomPMF(g, n, q)
+		if pn < 1e-16 {
+			continue
+		}
+		k := signCritical(n, alpha)
+		if k < 0 {
+			continue
+		}
+		pw += pn * binomUpper(n, k, pi)
+	}
+	return min(1, pw)
+}
+
+// SignTestMDE returns the smallest drop delta at which SignTestPower(g, c,
+// delta, alpha) reaches power (bisection on [0, 1] to 1e-6; the power
+// rises with the drop), or +Inf when even a drop of 1 does not reach it
+// (too few clusters for the test to reject) or g < 2.
+func SignTestMDE(g int, c Components, alpha, power float64) float64 {
+	if g < 2 || SignTestPower(g, c, 1, alpha) < power {
+		return math.Inf(1)
+	}
+	lo, hi := 0.0, 1.0
+	for hi-lo > 1e-6 {
+		mid := (lo + hi) / 2
+		if SignTestPower(g, c, mid, alpha) >= power {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// PairedDropMDE returns the minimum detectable paired drop of 0/1 outcomes
+// with g clusters of m pairs: SignTestMDE with one pair per cluster (m =
+// 1, where the template means are −1, 0 or 1 and the central-t
+// approximation overstates the power of the sign-flip test), MDE
+// otherwise, and MDE also where SignTestMDE is infinite (too few clusters
+// for the test to reach alpha at all, which callers report apart: the
+// number stays finite and large).
+func PairedDropMDE(g int, m float64, c Components, alpha, power float64) float64 {
+	if m == 1 {
+		if d := SignTestMDE(g, c, alpha, power); !math.IsInf(d, 1) {
+			return d
+		}
+	}
+	return MDE(g, m, c, alpha, power)
+}
+
+// PairedDropPower returns the power to detect a paired drop delta of 0/1
+// outcomes with g clusters of m pairs at two-sided level alpha:
+// SignTestPower with one pair per cluster, Power otherwise (see
+// PairedDropMDE).
+func PairedDropPower(g int, m float64, c Components, delta, alpha float64) float64 {
+	if m == 1 {
+		return SignTestPower(g, c, delta, alpha)
+	}
+	return Power(g, m, c, delta, alpha)
+}
+
+// signCritical returns the smallest k > n/2 with 2·P(K ≥ k) ≤ alpha for K ~
+// Bin(n, ½) (the two-sided sign test's critical count, with the tolerance
+// of SignFlip's comparison), or −1 when no k ≤ n reaches it.
+func signCritical(n int, alpha float64) int {
+	lo, hi := n/2+1, n
+	if lo > hi || 2*binomUpper(n, hi, 0.5) > alpha*(1+1e-12) {
+		return -1
+	}
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if 2*binomUpper(n, mid, 0.5) <= alpha*(1+1e-12) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// binomUpper returns P(K ≥ k) for K ~ Bin(n, p): I_p(k, n − k + 1), 1 for
+// k ≤ 0 and 0 for k > n.
+func binomUpper(n, k int, p float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n:
+		return 0
+	case p >= 1:
+		return 1
+	case p <= 0:
+		return 0
+	}
+	return mathext.RegIncBeta(float64(k), float64(n-k+1), p)
+}
+
+// binomPMF returns P(K = k) for K ~ Bin(n, p), computed in logs.
+func binomPMF(n, k int, p float64) float64 {
+	switch {
+	case p <= 0 && k == 0, p >= 1 && k == n:
+		return 1
+	case p <= 0, p >= 1:
+		return 0
+	}
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }

@@ -62,18 +62,9 @@ func (es *estimates) finish(g int) {
 		}
 		degenerate := e.SE == nil || *e.SE == 0 || e.ClusterT == nil
 		switch {
-		case e.MOVERWilson != nil && !degenerate && e.Clusters >= es.p.FewTemplates:
-			// A paired drop from FewTemplates templates: the inverted
-			// sign-flip test on the template means, which agrees with the
-			// drop's test (see pairedDrop); cluster-t where there is none
-			// (a paired drop within a difficulty group has no test).
-			e.CI = e.ClusterT
-			if e.SignFlip != nil {
-				e.CI = e.SignFlip
-			}
 		case e.MOVERWilson != nil:
 			e.Degenerate = degenerate
-			e.CI = e.MOVERWilson
+			e.CI = pairedDropCI(e, degenerate, es.p.FewTemplates)
 		case degenerate:
 			e.Degenerate = true
 			e.CI = it.fallback
@@ -83,6 +74,44 @@ func (es *estimates) finish(g int) {
 			e.CI = e.Bootstrap
 		}
 	}
+}
+
+// pairedDropCI returns the reported interval of a paired drop e: the one
+// stats.PairedDropInterval picks from e's MOVER-Wilson, inverted sign-flip
+// and skew-corrected t intervals (the coverage simulation of probe/stats,
+// TestCoveragePowerGrid, measures that same function), named by
+// dropMethods; cluster-t from fewT templates where the drop has no test
+// and so no sign-flip interval (a paired drop within a difficulty group).
+// Where the rule reports one of the two intervals unchanged, the result is
+// that Interval itself.
+func pairedDropCI(e *Estimate, degenerate bool, fewT int) *Interval {
+	if !degenerate && e.Clusters >= fewT && e.SignFlip == nil {
+		return e.ClusterT
+	}
+	se := 0.0
+	if !degenerate {
+		se = *e.SE
+	}
+	l, m := stats.PairedDropInterval(e.Clusters, fewT, se, limits(e.MOVERWilson), limits(e.SignFlip), limits(e.SkewT))
+	switch m {
+	case stats.DropMOVERWilson:
+		return e.MOVERWilson
+	case stats.DropSignFlip:
+		return e.SignFlip
+	case stats.DropSignFlipSkew:
+		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodSignFlipSkew}
+	case stats.DropMOVERWilsonSignFlip:
+		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodMOVERWilsonSignFlip}
+	}
+	return nil
+}
+
+// limits returns iv's limits as stats.Limits (not OK when iv is nil).
+func limits(iv *Interval) stats.Limits {
+	if iv == nil {
+		return stats.Limits{}
+	}
+	return stats.Limits{Lo: iv.Lo, Hi: iv.Hi, OK: true}
 }
 
 // tests collects sign-flip tests for their multiplicity adjustment.
@@ -117,11 +146,13 @@ func (ts *tests) signFlip(r stats.Ratio) *Test {
 
 // signFlipCI returns the sign-flip test of an equal-weight ratio's template
 // means against 0 (as signFlip, from the same generator state, so the same
-// p) and the interval of those means, in pp (the means times 100), that
+// p), the interval of those means, in pp (the means times 100), that
 // inverts the test on the same sign vectors (stats.SignFlipInterval),
-// clipped to [−100, 100]; the interval is nil where undefined (every
-// template mean equal, or fewer templates than the test needs to reject).
-func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
+// clipped to [−100, 100], and the skew-corrected t interval of the same
+// means (stats.SkewCorrectedT, MethodSkewT), clipped likewise; each
+// interval is nil where undefined (every template mean equal, or fewer
+// templates than the test needs to reject; fewer than 3 templates).
+func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval, *Interval) {
 	var d []float64
 	for g := range r.Num {
 		if r.Den[g] > 0 {
@@ -129,10 +160,14 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
 		}
 	}
 	if len(d) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if len(d) < 2 {
-		return ts.signFlip(r), nil
+		return ts.signFlip(r), nil, nil
+	}
+	var skew *Interval
+	if lo, hi, ok := stats.SkewCorrectedT(d, 1-ts.p.alpha()); ok {
+		skew = &Interval{Lo: max(-100, lo), Hi: min(100, hi), Method: MethodSkewT}
 	}
 	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
 	res := ci.Test
@@ -142,9 +177,9 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval) {
 		t.Method = "sign-flip, Monte Carlo"
 	}
 	if !ok {
-		return t, nil
+		return t, nil, skew
 	}
-	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}
+	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}, skew
 }
 
 // adjust applies Holm across the tests (nil entries skipped) and records
@@ -242,8 +277,9 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 // template means), the cluster bootstrap, the sign-flip test
 // (tests.signFlipCI) and its inversion, and the MOVER-Wilson interval (its
 // two accuracies as equal-weight means; moverWilson); the reported interval
-// is MOVER-Wilson below Params.FewTemplates templates and the inverted
-// sign-flip test from there (see estimates.finish).
+// is MOVER-Wilson (lower limit at most the sign-flip inversion's) below
+// Params.FewTemplates templates and the inverted sign-flip test (upper
+// limit at least the skew-corrected t's) from there (see pairedDropCI).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
 	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64

@@ -39,8 +39,10 @@ import (
 //   - a reported interval: cluster-t below p.FewTemplates templates,
 //     bootstrap from there on, a Wilson fallback when the clustered ones are
 //     degenerate; for the paired drop (the equal-weight mean of the
-//     template means; see pairedDrop) MOVER-Wilson below p.FewTemplates
-//     templates or when degenerate, the inverted sign-flip test from there, with
+//     template means; see pairedDrop) MOVER-Wilson with the sign-flip
+//     test's lower limit where lower, below p.FewTemplates templates or
+//     when degenerate, the inverted sign-flip test with the skew-corrected
+//     t's upper limit where higher from there, with
 //     Paired.IntervalCoverage saying how well such an interval covered in
 //     simulation.
 //
@@ -141,7 +143,7 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996) with its upper limit raised to that of the skew-corrected t interval of the means where higher (Johnson 1978, Hall 1992: template means skewed by a drop carried by the few templates a model solves put the sign-flip interval below the drop; the lower limit, and so the verdict, is the sign-flip test's), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes, the other side's design effect or the number of templates for an accuracy of 0 or 100%%, with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is defined and lower (which leaves the verdict, which needs the sign-flip test too, unchanged); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	across := "; with several models, each model's verdict test (its within-model adjusted p) Holm-adjusted across the models; differences between models Holm-adjusted across every difference of every model pair (one family)"
@@ -152,7 +154,7 @@ func describeMethods(p *Params) {
 	}
 	p.ShiftMargin = shiftMethod(p)
 	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; cluster-t, Wilson when degenerate); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
-	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template", fnum(p.Power, 2))
+	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template; with one pair per template (template means of −1, 0 or 1), the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
 
@@ -275,10 +277,10 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
-	var sf *Interval
-	pr.Test, sf = sm.ts.signFlipCI(dr)
+	var sf, skew *Interval
+	pr.Test, sf, skew = sm.ts.signFlipCI(dr)
 	if pr.PairedDropPP != nil {
-		pr.PairedDropPP.SignFlip = sf
+		pr.PairedDropPP.SignFlip, pr.PairedDropPP.SkewT = sf, skew
 	}
 	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
 	return dr
@@ -449,7 +451,7 @@ func (sm *summarizer) verdicts() {
 				}
 				sm.variantVerdict(vs, base != nil, floor, rule)
 				if ref != nil && ref.AccuracyPct != nil {
-					vs.Paired.IntervalCoverage = intervalCoverage(vs.Paired, ref.AccuracyPct.Value)
+					vs.Paired.IntervalCoverage = intervalCoverage(vs.Paired)
 				}
 				if vs.Verdict != "" {
 					if vs.Primary {
@@ -474,16 +476,16 @@ func (sm *summarizer) verdicts() {
 }
 
 // intervalCoverage returns the Paired.IntervalCoverage of pr's paired
-// drop, whose reference accuracy is refPct percent.
-func intervalCoverage(pr *Paired, refPct float64) string {
+// drop.
+func intervalCoverage(pr *Paired) string {
 	e := pr.PairedDropPP
 	if e == nil || e.CI == nil {
 		return ""
 	}
 	switch {
-	case e.CI.Method == MethodMOVERWilson && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
+	case (e.CI.Method == MethodMOVERWilson || e.CI.Method == MethodMOVERWilsonSignFlip) && (e.Degenerate || pr.Power == nil || pr.Power.PairsPerTemplate < 1.5):
 		return CoverageConservative
-	case (e.CI.Method == MethodSignFlip || e.CI.Method == MethodClusterT) && refPct >= ApproximateBelowPct:
+	case e.CI.Method == MethodSignFlipSkew || e.CI.Method == MethodSignFlip || e.CI.Method == MethodClusterT:
 		return CoverageNominal
 	}
 	return CoverageApproximate
@@ -507,7 +509,7 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		pr.Power.Alpha = sm.alpha / float64(pr.Test.Family)
 		pr.Power.Attainable = pr.Test.Reachable
 		if pr.Power.Templates >= 2 {
-			mde := 100 * stats.MDE(pr.Power.Templates, pr.Power.PairsPerTemplate,
+			mde := 100 * stats.PairedDropMDE(pr.Power.Templates, pr.Power.PairsPerTemplate,
 				stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, sm.p.Power)
 			pr.Power.MDEPP = &mde
 		}

@@ -536,7 +536,7 @@ func TestFlippedPairsNotNoDrop(t *testing.T) {
 	if m.Verdict == summary.VerdictNoDrop || noop.Verdict != summary.VerdictInconclusive || p.Test.P != 1 {
 		t.Errorf("verdict %q (%q), p %v, CI %+v", m.Verdict, noop.Verdict, p.Test.P, p.PairedDropPP.CI)
 	}
-	if ci := p.PairedDropPP.CI; ci.Method != summary.MethodMOVERWilson || ci.Lo > -50 || ci.Hi < 50 {
+	if ci := p.PairedDropPP.CI; ci.Method != summary.MethodMOVERWilsonSignFlip || ci.Lo > -50 || ci.Hi < 50 {
 		t.Errorf("interval %+v", ci)
 	}
 	md := report.Narrative(s)
@@ -657,10 +657,12 @@ func TestModelPairsByHand(t *testing.T) {
 }
 
 // TestReportedIntervalBySize: below Params.FewTemplates templates the
-// cluster-t interval is reported for an accuracy, MOVER-Wilson for the
-// paired drop, and the narrative warns; from there on the bootstrap
+// cluster-t interval is reported for an accuracy, MOVER-Wilson with the
+// sign-flip lower limit for the paired drop (its lower limit the lower of
+// the two), and the narrative warns; from there on the bootstrap
 // interval is reported for an accuracy, the inverted sign-flip test on the
-// template means for the paired drop (it excludes 0 exactly when the drop's
+// template means for the paired drop, its upper limit at least the
+// skew-corrected t's (it excludes 0 exactly when the drop's
 // unadjusted test rejects at α), and the sign-flip test is Monte Carlo above
 // the exact limit.
 func TestReportedIntervalBySize(t *testing.T) {
@@ -670,8 +672,8 @@ func TestReportedIntervalBySize(t *testing.T) {
 		method, drop, coverage string
 		warn                   bool
 		test                   string
-	}{{6, summary.MethodClusterT, summary.MethodMOVERWilson, summary.CoverageApproximate, true, "sign-flip, exact"},
-		{24, summary.MethodBootstrap, summary.MethodSignFlip, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
+	}{{6, summary.MethodClusterT, summary.MethodMOVERWilsonSignFlip, summary.CoverageApproximate, true, "sign-flip, exact"},
+		{24, summary.MethodBootstrap, summary.MethodSignFlipSkew, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
 		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -682,6 +684,12 @@ func TestReportedIntervalBySize(t *testing.T) {
 		}
 		if ci := v.Paired.PairedDropPP.CI; c.templates >= 20 && ci.Excludes0() != (v.Paired.Test.P <= s.Params.Alpha) {
 			t.Errorf("%d templates: drop interval %+v but unadjusted p %v", c.templates, ci, v.Paired.Test.P)
+		}
+		if e := v.Paired.PairedDropPP; c.templates < 20 && (e.CI.Lo != min(e.MOVERWilson.Lo, e.SignFlip.Lo) || e.CI.Hi != e.MOVERWilson.Hi) {
+			t.Errorf("%d templates: drop interval %+v from MOVER-Wilson %+v and sign-flip %+v", c.templates, e.CI, e.MOVERWilson, e.SignFlip)
+		}
+		if e := v.Paired.PairedDropPP; c.templates >= 20 && (e.SkewT == nil || e.CI.Lo != e.SignFlip.Lo || e.CI.Hi != max(e.SignFlip.Hi, e.SkewT.Hi)) {
+			t.Errorf("%d templates: drop interval %+v from sign-flip %+v and skew-corrected t %+v", c.templates, e.CI, e.SignFlip, e.SkewT)
 		}
 		if v.Paired.IntervalCoverage != c.coverage {
 			t.Errorf("%d templates: interval coverage %q, want %q", c.templates, v.Paired.IntervalCoverage, c.coverage)

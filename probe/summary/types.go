@@ -20,11 +20,16 @@ func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi <
 // unit of the statistic (percent, percentage points, bits, cosine units).
 type Estimate struct {
 	Value float64 `json:"value"`
-	// CI is the reported interval: for a paired drop, SignFlip from
-	// Params.FewTemplates templates (the inverted sign-flip test on the
-	// template means, which excludes 0 exactly when the drop's test
-	// rejects; ClusterT where it is undefined) and MOVERWilson below, or
-	// when the clustered intervals are degenerate; otherwise
+	// CI is the reported interval: for a paired drop, the one
+	// stats.PairedDropInterval picks (see estimates.pairedDropCI): SignFlip
+	// from Params.FewTemplates templates (the inverted sign-flip test on
+	// the template means, which excludes 0 exactly when the drop's test
+	// rejects; ClusterT where it is undefined) with its upper limit raised
+	// to SkewT's where that is higher (MethodSignFlipSkew), and below, or
+	// when the
+	// clustered intervals are degenerate, MOVERWilson with its lower limit
+	// lowered to SignFlip's where that is defined
+	// (MethodMOVERWilsonSignFlip); otherwise
 	// ClusterT when the estimate rests on fewer than Params.FewTemplates
 	// templates, Bootstrap otherwise; when the data
 	// vary not at all between templates (SE = 0, or a single template) the
@@ -45,10 +50,16 @@ type Estimate struct {
 	Wilson    *Interval `json:"wilson,omitempty"`
 	// SignFlip is, for a paired drop with its test only, the inverted
 	// sign-flip test (MethodSignFlip), the reported CI from
-	// Params.FewTemplates templates when the SE is positive.
+	// Params.FewTemplates templates when the SE is positive; below, its
+	// lower limit bounds the reported one's.
 	SignFlip *Interval `json:"sign_flip,omitempty"`
+	// SkewT is, for a paired drop with its test only, the skew-corrected
+	// t interval of the template means (MethodSkewT): from
+	// Params.FewTemplates templates the reported CI's upper limit is at
+	// least its upper limit.
+	SkewT *Interval `json:"skew_t,omitempty"`
 	// MOVERWilson is, for a paired drop only, the MOVER-Wilson interval
-	// (MethodMOVERWilson), which is then the reported CI below
+	// (MethodMOVERWilson), from which the reported CI is built below
 	// Params.FewTemplates templates and whenever the cluster-t interval is
 	// degenerate (it is never of zero width).
 	MOVERWilson *Interval `json:"mover_wilson,omitempty"`
@@ -93,8 +104,9 @@ type Power struct {
 	// MDEPP is the drop, in percentage points, that a two-sided test at
 	// level Alpha detects with probability Power given Templates templates
 	// of PairsPerTemplate distinct pairs and the variance components
-	// (stats.MDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b + σ²_w/m)/G)).
-	// Nil when Templates < 2.
+	// (stats.PairedDropMDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b +
+	// σ²_w/m)/G), and with one pair per template the exact power of the
+	// sign-flip test, stats.SignTestMDE). Nil when Templates < 2.
 	MDEPP *float64 `json:"mde_pp"`
 	// Alpha is the level used: α divided by the Holm family size (the level
 	// of Holm's first step), α for a primary variant.
