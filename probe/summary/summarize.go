@@ -85,6 +85,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	}
 	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
+	sm.rateIntervals()
 	sm.verdicts()
 	sm.selection()
 	sm.levelDifferences()
@@ -141,7 +142,7 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008); the answer log-probability shift: cluster-t on G−1 degrees of freedom at every number of templates (the percentile bootstrap under-covers its heavy-tailed shifts); the stability verdict's changed share: Korn–Graubard (Clopper–Pearson on the effective sample size from the CR1 variance with a Satterthwaite degrees-of-freedom factor, Kish's effective number of templates when the share does not vary between templates; Korn & Graubard 1998); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	across := "; with several models, each model's verdict test (its within-model adjusted p) Holm-adjusted across the models; differences between models Holm-adjusted across every difference of every model pair (one family)"
@@ -271,7 +272,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.BaseOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.bo })
 	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
 	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
-	pr.AnswerChanged = sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+	pr.AnswerChanged = sm.answerChanged(pairs)
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
@@ -302,6 +303,13 @@ func (sm *summarizer) share(pairs []*pairUnit, count func(*pairUnit) float64) Ce
 	return c
 }
 
+// answerChanged is answer stability (Paired.AnswerChanged) of a variant's
+// pairs: the share of the pairs that keep their answer whose extracted
+// answers differ; nil when no pair keeps its answer.
+func (sm *summarizer) answerChanged(pairs []*pairUnit) *Rate {
+	return sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+}
+
 // rate is share over the pairs of one kind (those for which of is true);
 // nil when no pair is of that kind.
 func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count func(*pairUnit) float64) *Rate {
@@ -314,7 +322,74 @@ func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count fun
 	if len(some) == 0 {
 		return nil
 	}
-	return &Rate{Pairs: len(some), Cell: sm.share(some, count)}
+	perTemplate := make([]float64, sm.G)
+	r := stats.NewRatio(sm.G)
+	for _, q := range some {
+		perTemplate[q.tmpl]++
+		r.Add(q.tmpl, count(q)/float64(q.copies))
+	}
+	rt := &Rate{Pairs: len(some), Cell: sm.share(some, count), KishTemplates: stats.KishN(perTemplate)}
+	if inf, ok := r.Influence(); ok {
+		rt.VarianceDF = varianceDF(inf)
+	}
+	return rt
+}
+
+// rateIntervals sets the reported interval of every rate (Paired.
+// AnswerChanged and OriginalRecalled) to its Korn–Graubard interval at the
+// run's confidence (changedInterval, the stability verdict's method), in
+// place of the cluster-t or bootstrap percentile interval of the other
+// shares, which a share of clustered pairs near 0 or 1 defeats
+// (TestStabilityCoverageGrid: cluster-t covered 49.8% where this covers
+// 95.9% or more).
+func (sm *summarizer) rateIntervals() {
+	for _, cells := range sm.cells {
+		for _, c := range cells {
+			if c == nil || c.vs.Paired == nil {
+				continue
+			}
+			pr := c.vs.Paired
+			for _, r := range []*Rate{pr.AnswerChanged, pr.OriginalRecalled} {
+				if r == nil || r.SharePct == nil {
+					continue
+				}
+				if iv := changedInterval(r, sm.p.Confidence); iv != nil {
+					r.SharePct.CI = iv
+				}
+			}
+		}
+	}
+}
+
+// varianceDF is the Satterthwaite degrees of freedom of a CR1 variance,
+// the sum over templates of the squared influences u_g = e_g²:
+//
+//	ν = (Σ_g u_g)² / Σ_g u_g²
+//
+// (Satterthwaite 1946, "An approximate distribution of estimates of
+// variance components", Biometrics Bulletin 2:110–114; each template's
+// term taken with one degree of freedom), at most G − 1 and at least 1; 0
+// when the variance is 0. It is G − 1 (capped) when the templates
+// contribute evenly and near 1 when one template carries the variance (a
+// share whose few changes all fall in one template), where the CR1 SE
+// itself is unreliable (Imbens & Kolesár 2016, "Robust standard errors in
+// small samples: some practical advice", Review of Economics and
+// Statistics 98:701–712).
+func varianceDF(inf stats.Influence) float64 {
+	var s1, s2 float64
+	g := 0
+	for i, e := range inf.E {
+		if inf.Present[i] {
+			u := e * e
+			s1 += u
+			s2 += u * u
+			g++
+		}
+	}
+	if !(s2 > 0) || g < 2 {
+		return 0
+	}
+	return max(1, min(float64(g-1), s1*s1/s2))
 }
 
 // adjustModel applies the multiplicity adjustments across one model's
