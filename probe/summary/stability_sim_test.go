@@ -130,15 +130,19 @@ func simulateStability(c stabilityCell, runs int, seed uint64) stabilityResult {
 // reaches only 1.9%), 50.4% at 6 × 10, 10% and ρ = 0.9, 53.9% at 68 × 10,
 // 1% and ρ = 0.9; and at a true share equal to the margin the verdict said
 // "answers stable" in up to 26.1% of runs (20 × 10, ρ = 0.9; it may in
-// 1.25%). Korn & Graubard's Wilson variant on the effective sample size
-// (n* = p(1−p)/v, truncated at n) fixed the lower bound's misses little and
-// left 90.6% at 68 × 10, 1%, ρ = 0.5 (a single changed pair in one template
-// cannot show the clustering: n* = n), so the method is their
-// Clopper–Pearson original with two additions, each measured here: the
-// t-factor on the variance's Satterthwaite degrees of freedom (varianceDF,
-// near 1 when one template holds the changes) instead of G − 1, and n* at
-// least Kish's effective number of templates (the design effect's upper
-// bound: each template one unit), which is n* when the SE is 0.
+// 1.25%). Intermediate steps, measured on this grid: Wilson on the
+// Korn–Graubard effective sample size (n* = p(1−p)/v, at most n; t on G − 1
+// degrees of freedom) covered 88.3–100% (7 cells below 93%), and its lower
+// bound, too high with few changes, made the verdict say "answers
+// unstable" at the margin in up to 4.7% of runs (2.5% allowed); their
+// Clopper–Pearson original fixed the lower side (at most 1.4%) but left
+// 90.6% at 68 × 10, 1%, ρ = 0.5 (4 cells below 93%): a single changed pair
+// in one template cannot show the clustering, so n* = n there. Hence two
+// additions, each measured here: the t factor on the variance's
+// Satterthwaite degrees of freedom (varianceDF, near 1 when one template
+// holds the changes) instead of G − 1, and n* at least Kish's effective
+// number of templates (the design effect's upper bound: each template one
+// unit), which is n* when the SE is 0.
 //
 // Measured at these seeds, and asserted (each band widened by 2 Monte Carlo
 // SE: 1.0 point near 95%, 0.7 near 97.5%, 0.5 near 1.25%, 0.7 near 2.5%):
@@ -148,12 +152,12 @@ func simulateStability(c stabilityCell, runs int, seed uint64) stabilityResult {
 //     conservative at small shares by design: when few templates hold the
 //     changes the data cannot say how clustered they are, and the interval
 //     takes the worst case. With no change at all its upper bound is the
-//     Clopper–Pearson bound on G templates, 1 − (α/2)^(1/G): 6.2% at 68
-//     templates, so "answers stable" (every upper bound below 3%) needs
-//     122 templates without a change with one answer-keeping variant (144
-//     with two), whatever the pairs per template; in this grid it was said
-//     in at most 2.5% of runs at a true share of 1% and never at 3% or
-//     more.
+//     Clopper–Pearson bound on G templates, 1 − (α/2)^(1/G): at 68
+//     templates 5.3% at 95% and 6.2% at 97.5%, so "answers stable" (every
+//     upper bound below 3%) needs 122 templates without a change with one
+//     answer-keeping variant (144 with two), whatever the pairs per
+//     template; in this grid it was said in at most 2.5% of runs at a true
+//     share of 1% and never at 3% or more.
 //   - the Bonferroni interval (97.5%) covers 97.9–100% (median 99.5%):
 //     asserted ≥ 97.5%.
 //   - at a true share equal to the margin (3%): the Bonferroni interval's
