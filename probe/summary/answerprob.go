@@ -71,7 +71,6 @@ type logProbPair struct {
 // model across its variants (Holm). It runs before the bootstrap.
 func (sm *summarizer) answerLogProbShifts() {
 	for mi := range sm.models {
-		var tests []*Test
 		var shifts []*AnswerLogProbShift
 		for vi := range sm.s.Variants {
 			c := sm.cells[mi][vi]
@@ -80,14 +79,24 @@ func (sm *summarizer) answerLogProbShifts() {
 			}
 			if sh := sm.answerLogProbShift(logProbPairs(sm, mi, c.vs.Variant)); sh != nil {
 				c.vs.AnswerLogProbShift = sh
-				tests = append(tests, sh.Test)
 				shifts = append(shifts, sh)
 			}
 		}
-		adjust(sm.alpha, "holm", tests...)
-		for _, sh := range shifts {
-			sm.answerLogProbPower(sh)
-		}
+		sm.answerLogProbFamily(shifts)
+	}
+}
+
+// answerLogProbFamily adjusts the tests of one model's shifts across its
+// variants (Holm) and sets each shift's minimum detectable shift at the
+// level of the family's first step.
+func (sm *summarizer) answerLogProbFamily(shifts []*AnswerLogProbShift) {
+	tests := make([]*Test, len(shifts))
+	for i, sh := range shifts {
+		tests[i] = sh.Test
+	}
+	adjust(sm.alpha, "holm", tests...)
+	for _, sh := range shifts {
+		sm.answerLogProbPower(sh)
 	}
 }
 
@@ -161,7 +170,7 @@ func (sm *summarizer) answerLogProbShift(pairs []*logProbPair) *AnswerLogProbShi
 	sh.BaseMean /= n
 	sh.VariantMean /= n
 	v, _ := r.Value()
-	sh.Shift = sm.es.add(v, sm.influence(r, 1), r.At, math.Inf(-1), math.Inf(1), nil)
+	sh.Shift = sm.es.addClusterT(v, sm.influence(r, 1), r.At, math.Inf(-1), math.Inf(1), nil)
 	sh.Test = sm.ts.signFlip(r)
 	for _, ts := range per {
 		ts.Shift /= float64(ts.Pairs)

@@ -255,6 +255,18 @@ const (
 	// simulation of PairedDropCoverageMeasured; 94–99.5% with the
 	// skew-corrected upper limit).
 	MethodSignFlipSkew = "sign-flip inversion with skew-corrected upper limit"
+	// MethodKornGraubard: the interval of a share of clustered pairs (the
+	// stability verdict's changed share, changedInterval): the
+	// Clopper–Pearson interval on the Korn–Graubard effective sample size
+	// n* = min(n, p(1−p)/v_CR1)·(t_{n−1}/t_{G−1})² (stats.EffectiveN,
+	// stats.ClopperPearson; Korn & Graubard 1998, Survey Methodology
+	// 24:193–201). When every template gives the same share (v_CR1 = 0: no
+	// design effect can be estimated, as when no answer changed) n* is the
+	// design effect's upper bound instead, Kish's effective number of
+	// templates (stats.KishN over the pairs per template; G for equal
+	// templates): each template one unit, as if its pairs all changed
+	// together.
+	MethodKornGraubard = "korn-graubard"
 )
 
 // Params are the settings of the statistics, recorded in the summary. Zero

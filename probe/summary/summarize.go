@@ -87,6 +87,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	}
 	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
+	sm.rateIntervals()
 	sm.verdicts()
 	sm.selection()
 	sm.levelDifferences()
@@ -143,7 +144,7 @@ func describeMethods(p *Params) {
 	p.AccuracyInterval = "Wilson score interval over the distinct prompts (Wilson 1927), next to the clustered intervals"
 	p.ClusterRobust = "CR1 cluster-robust standard error over templates, factor G/(G−1) (Miller 2024, arXiv:2411.00640; Cameron & Miller 2015); delta method for differences and ratios"
 	p.Bootstrap = "joint cluster bootstrap over templates, one resample shared by every model, variant and statistic per iteration; percentile interval (Efron & Tibshirani 1993)"
-	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996) with its upper limit raised to that of the skew-corrected t interval of the means where higher (Johnson 1978, Hall 1992: template means skewed by a drop carried by the few templates a model solves put the sign-flip interval below the drop; the lower limit, and so the verdict, is the sign-flip test's), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes, the other side's design effect or the number of templates for an accuracy of 0 or 100%%, with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is defined and lower (which leaves the verdict, which needs the sign-flip test too, unchanged); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
+	p.ReportedInterval = fmt.Sprintf("paired drops (the mean over templates of each template's mean paired difference, templates weighted equally): from %d templates the inverted sign-flip test on the template means (the drops δ that the sign-flip test of the means minus δ does not reject, on the same sign vectors as the drop's test, so that the interval excludes 0 exactly when that test rejects; Fisher 1935, Pitman 1937, Garthwaite 1996) with its upper limit raised to that of the skew-corrected t interval of the means where higher (Johnson 1978, Hall 1992: template means skewed by a drop carried by the few templates a model solves put the sign-flip interval below the drop; the lower limit, and so the verdict, is the sign-flip test's), MOVER-Wilson below %d and whenever every template mean is equal (Wilson limits of base and variant accuracy, each an equal-weight mean of template means, on their Korn–Graubard effective sample sizes, the other side's design effect or the number of templates for an accuracy of 0 or 100%%, with t on G−1 degrees of freedom, combined by MOVER with their cluster-robust correlation; Newcombe 1998, Korn & Graubard 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is defined and lower (which leaves the verdict, which needs the sign-flip test too, unchanged); the answer log-probability shift: cluster-t on G−1 degrees of freedom at every number of templates (the percentile bootstrap under-covers its heavy-tailed shifts); the stability verdict's changed share: Korn–Graubard (Clopper–Pearson on the effective sample size from the CR1 variance with a Satterthwaite degrees-of-freedom factor, Kish's effective number of templates when the share does not vary between templates; Korn & Graubard 1998); everything else: cluster-t on G−1 degrees of freedom below %d templates, bootstrap percentile from %d; Wilson when the clustered intervals are degenerate (no variation between templates)", p.FewTemplates, p.FewTemplates, p.FewTemplates, p.FewTemplates)
 	p.PairedDropCoverage = PairedDropCoverageMeasured
 	p.PermutationTest = fmt.Sprintf("sign-flip permutation test over templates of the per-template mean paired differences (paired drops) or per-template sums of paired differences (shifts, differences between models); exact (all 2^G sign vectors) up to %d templates, else %d Monte Carlo draws with p = (1+hits)/(draws+1)", p.PermutationExact, p.PermutationDraws)
 	across := "; with several models, each model's verdict test (its within-model adjusted p) Holm-adjusted across the models; differences between models Holm-adjusted across every difference of every model pair (one family)"
@@ -153,7 +154,7 @@ func describeMethods(p *Params) {
 		p.Multiplicity = "drops: Holm across the variants of each model; the verdict is the most severe adjusted one, and its variant's paired drop also gets a cluster-t interval at 1 − α/k for having been picked among k (Bonferroni); shifts: Holm across the three measures and all variants of a model, the within-stratum shifts (both right, both wrong) in a family of their own" + across
 	}
 	p.ShiftMargin = shiftMethod(p)
-	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; cluster-t, Wilson when degenerate); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
+	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; Korn–Graubard: Clopper–Pearson on the effective sample size, at least the templates); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
 	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template; with one pair per template (template means of −1, 0 or 1), the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
@@ -273,7 +274,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.BaseOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.bo })
 	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
 	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
-	pr.AnswerChanged = sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+	pr.AnswerChanged = sm.answerChanged(pairs)
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
@@ -304,6 +305,13 @@ func (sm *summarizer) share(pairs []*pairUnit, count func(*pairUnit) float64) Ce
 	return c
 }
 
+// answerChanged is answer stability (Paired.AnswerChanged) of a variant's
+// pairs: the share of the pairs that keep their answer whose extracted
+// answers differ; nil when no pair keeps its answer.
+func (sm *summarizer) answerChanged(pairs []*pairUnit) *Rate {
+	return sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+}
+
 // rate is share over the pairs of one kind (those for which of is true);
 // nil when no pair is of that kind.
 func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count func(*pairUnit) float64) *Rate {
@@ -316,7 +324,74 @@ func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count fun
 	if len(some) == 0 {
 		return nil
 	}
-	return &Rate{Pairs: len(some), Cell: sm.share(some, count)}
+	perTemplate := make([]float64, sm.G)
+	r := stats.NewRatio(sm.G)
+	for _, q := range some {
+		perTemplate[q.tmpl]++
+		r.Add(q.tmpl, count(q)/float64(q.copies))
+	}
+	rt := &Rate{Pairs: len(some), Cell: sm.share(some, count), KishTemplates: stats.KishN(perTemplate)}
+	if inf, ok := r.Influence(); ok {
+		rt.VarianceDF = varianceDF(inf)
+	}
+	return rt
+}
+
+// rateIntervals sets the reported interval of every rate (Paired.
+// AnswerChanged and OriginalRecalled) to its Korn–Graubard interval at the
+// run's confidence (changedInterval, the stability verdict's method), in
+// place of the cluster-t or bootstrap percentile interval of the other
+// shares, which a share of clustered pairs near 0 or 1 defeats
+// (TestStabilityCoverageGrid: cluster-t covered 49.8% where this covers
+// 95.9% or more).
+func (sm *summarizer) rateIntervals() {
+	for _, cells := range sm.cells {
+		for _, c := range cells {
+			if c == nil || c.vs.Paired == nil {
+				continue
+			}
+			pr := c.vs.Paired
+			for _, r := range []*Rate{pr.AnswerChanged, pr.OriginalRecalled} {
+				if r == nil || r.SharePct == nil {
+					continue
+				}
+				if iv := changedInterval(r, sm.p.Confidence); iv != nil {
+					r.SharePct.CI = iv
+				}
+			}
+		}
+	}
+}
+
+// varianceDF is the Satterthwaite degrees of freedom of a CR1 variance,
+// the sum over templates of the squared influences u_g = e_g²:
+//
+//	ν = (Σ_g u_g)² / Σ_g u_g²
+//
+// (Satterthwaite 1946, "An approximate distribution of estimates of
+// variance components", Biometrics Bulletin 2:110–114; each template's
+// term taken with one degree of freedom), at most G − 1 and at least 1; 0
+// when the variance is 0. It is G − 1 (capped) when the templates
+// contribute evenly and near 1 when one template carries the variance (a
+// share whose few changes all fall in one template), where the CR1 SE
+// itself is unreliable (Imbens & Kolesár 2016, "Robust standard errors in
+// small samples: some practical advice", Review of Economics and
+// Statistics 98:701–712).
+func varianceDF(inf stats.Influence) float64 {
+	var s1, s2 float64
+	g := 0
+	for i, e := range inf.E {
+		if inf.Present[i] {
+			u := e * e
+			s1 += u
+			s2 += u * u
+			g++
+		}
+	}
+	if !(s2 > 0) || g < 2 {
+		return 0
+	}
+	return max(1, min(float64(g-1), s1*s1/s2))
 }
 
 // adjustModel applies the multiplicity adjustments across one model's

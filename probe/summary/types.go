@@ -383,11 +383,24 @@ type Paired struct {
 }
 
 // Rate is a share of the pairs of one kind (Pairs of them): Count pairs,
-// SharePct their share in percent with its clustered interval (the same
-// estimators as a cell of the paired table).
+// SharePct their share in percent with the estimators of a cell of the
+// paired table, except that its reported CI is the Korn–Graubard interval
+// at the run's confidence (MethodKornGraubard; the stability verdict's
+// method), which holds near 0 and 1 where cluster-t and the bootstrap do
+// not.
 type Rate struct {
 	Pairs int `json:"pairs"`
 	Cell
+	// KishTemplates is Kish's effective number of templates of the pairs,
+	// (Σ n_g)²/Σ n_g² over the pairs n_g of each template (stats.KishN; the
+	// templates when each holds as many pairs): the effective sample size
+	// of the share when each template's pairs moved together (MethodKornGraubard).
+	KishTemplates float64 `json:"kish_templates"`
+	// VarianceDF is the Satterthwaite degrees of freedom of the share's CR1
+	// variance over the templates (varianceDF): G − 1 when the templates
+	// contribute evenly, near 1 when one template holds the changes; 0 when
+	// the variance is 0.
+	VarianceDF float64 `json:"variance_df"`
 }
 
 // Cell is one cell of the paired 2×2 table: a count of distinct pairs and
