@@ -74,7 +74,7 @@ print(tok, "%.2f" % (tok / m["wall_seconds"]), "%.1f" % m["wall_seconds"])
 EOF
 }
 
-echo "bench-peer: $(basename "$MODEL_PATH"), $ITEMS items × up to $MAXTOK tokens, $THREADS thread(s); back to back:" >&2
+echo "bench-peer: $(basename "$MODEL_PATH"), $((ITEMS / 2)) built-in templates in base and noop (with the symbolic draw noop is paired with) × up to $MAXTOK tokens, $THREADS thread(s); back to back:" >&2
 echo "bench-peer: fragility run --batch 1 ..." >&2
 run 1 "$OUT/batch1"
 read -r T1 R1 S1 < <(rate "$OUT/batch1")
@@ -96,7 +96,7 @@ for line in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.spl
         cpu = line.split(":", 1)[1].strip()
 nproc = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
 pr = p["tokens_per_s"]
-print(f"{model}, {items} items (6 built-in templates per 12, base and noop, 3 shots) × up to {maxtok} tokens, "
+print(f"{model}, {p['items']} items ({int(items) // 2} built-in templates in base, noop and the symbolic draw each noop item is paired with, 3 shots) × up to {maxtok} tokens, "
       f"{threads} llama.cpp thread(s) for one-token decodes and all {nproc} for prompts and batches (both tools' defaults); {cpu}, {nproc} CPUs")
 print()
 print("| | tokens/s | vs peer | target |")

@@ -331,9 +331,11 @@ func (o PlanOptions) check() error {
 // MakePlan computes a Plan: with o.Templates templates of o.Instances
 // instances, the minimum detectable drop and, given o.DropPP, the power to
 // detect it; given o.DropPP, the number of templates needed at o.Instances
-// and at other instance counts. The sizes follow stats.MDE, (t_{1−α/2,G−1}
-// + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; the design effect of
-// Donner & Klar 2000), at the level of Holm's first step, and never fall
+// and at other instance counts. The sizes follow stats.PairedDropMDE, as
+// the summary's printed MDE does: (t_{1−α/2,G−1} + t_{power,G−1}) ·
+// √((σ²_b + σ²_w/m)/G) (Bloom 1995; the design effect of Donner & Klar
+// 2000), and with one instance per template the exact sign test's
+// (stats.SignTestMDE), at the level of Holm's first step, and never fall
 // below the number of templates at which the sign-flip test can reach that
 // level. In this probe σ²_b holds the fixed base prompt's own variance
 // (stats.FixedBaseComponents): more instances divide only σ²_w. Errors are
@@ -366,7 +368,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	row := func(m int) PlanRow {
 		r := PlanRow{Instances: m}
 		if o.Templates >= 2 {
-			mde := 100 * stats.MDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power)
+			mde := 100 * stats.PairedDropMDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power)
 			r.MDEPP = &mde
 		}
 		if o.DropPP > 0 {
@@ -374,7 +376,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 			if !ok {
 				g = 0
 			} else {
-				r.MDEAtNeededPP = 100 * stats.MDE(g, float64(m), c, pl.TestAlpha, o.Power)
+				r.MDEAtNeededPP = 100 * stats.PairedDropMDE(g, float64(m), c, pl.TestAlpha, o.Power)
 			}
 			r.TemplatesNeeded = &g
 		}
@@ -395,7 +397,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	if pl.MDEPP != nil && o.DropPP > 0 {
 		pw := 0.0 // below the sign-flip floor the test cannot reject at all
 		if o.Templates >= pl.SignFlipMinTemplates {
-			pw = 100 * stats.Power(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha)
+			pw = 100 * stats.PairedDropPower(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha)
 		}
 		pl.PowerAtDropPct = &pw
 	}

@@ -371,7 +371,7 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	} else {
 		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
 	}
-	fmt.Println("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000).")
+	fmt.Println("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) (Bloom 1995; Donner & Klar 2000); with 1 instance per template, the drop at which the exact sign test on the discordant templates reaches the power (as the summary prints it).")
 }
 
 // ppText formats an optional value in percentage points.

@@ -177,10 +177,16 @@ func Power(g int, m float64, c Components, delta, alpha float64) float64 {
 }
 
 // RequiredClusters returns the smallest number of clusters g ≥ minG (and ≥
-// 2) at which MDE(g, m, c, alpha, power) ≤ delta, searching up to maxG; ok is
-// false when even maxG is not enough (or delta ≤ 0). minG lets a caller add
-// a floor such as SignFlipMinClusters(alpha), below which the sign-flip test
-// cannot reach alpha at all.
+// 2) at which a paired drop delta of 0/1 outcomes is detected with the
+// given power, PairedDropPower(g, m, c, delta, alpha) ≥ power (with m ≠ 1
+// the same as MDE(g, m, c, alpha, power) ≤ delta, since MDE inverts Power;
+// with m = 1 the exact sign test's power, as PairedDropMDE), searching up
+// to maxG; ok is false when even maxG is not enough (or delta ≤ 0). minG
+// lets a caller add a floor such as SignFlipMinClusters(alpha), below which
+// the sign-flip test cannot reach alpha at all. The search is a bisection:
+// the sign test's power rises with g in small saw-teeth (its critical count
+// is an integer), so a g a little below the one returned can reach the
+// power too.
 func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG, maxG int) (int, bool) {
 	if !(delta > 0) {
 		return 0, false
@@ -189,14 +195,14 @@ func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG
 	if lo > maxG {
 		return 0, false
 	}
-	if MDE(maxG, m, c, alpha, power) > delta {
+	enough := func(g int) bool { return PairedDropPower(g, m, c, delta, alpha) >= power }
+	if !enough(maxG) {
 		return 0, false
 	}
-	// MDE decreases in g: binary search for the first g with MDE ≤ delta.
 	hi := maxG
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if MDE(mid, m, c, alpha, power) <= delta {
+		if enough(mid) {
 			hi = mid
 		} else {
 			lo = mid + 1
