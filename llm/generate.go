@@ -606,8 +606,14 @@ var EntropyPool = 0
 // cores that llama.cpp's generation threads leave free (Threads for one
 // sequence, ThreadsBatch for several, since a step of several sequences is
 // a decode of several tokens; every core but one when layers are offloaded
-// to a GPU), at least 1 and at most NSeq (a step queues one pass per
-// sequence).
+// to a GPU), at most NSeq (a step queues one pass per sequence); −1 (no
+// pool: each pass on the generating goroutine) when no core is free. A
+// worker that shares a core with llama.cpp's threads slows their decode
+// more than the pass it takes off the critical path: measured on the
+// 2-core development machine (Gemma 3 270M, `fragility bench`, every core
+// decoding), b/a was 0.83–0.85 with one worker and 0.96 with none; with
+// 8 sequences per batch and both cores decoding, 16 demo items took 32.2 s
+// with one worker and 31.7 s with none.
 func DefaultEntropyPool(p Params) int {
 	p = p.Defaults()
 	busy := p.Threads
@@ -617,7 +623,11 @@ func DefaultEntropyPool(p Params) int {
 	if p.GPULayers != 0 {
 		busy = 1
 	}
-	return max(1, min(runtime.NumCPU()-busy, p.NSeq))
+	free := runtime.NumCPU() - busy
+	if free < 1 {
+		return -1
+	}
+	return min(free, p.NSeq)
 }
 
 // startPool starts the pass pool of EntropyPool workers (none when it is
