@@ -242,7 +242,7 @@ func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 // writeShifts writes a model's table of entropy and DDC-margin shifts
 // against base by variant, then the meaningful ones in words.
 func writeShifts(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s interval, the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
+	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s cluster-t interval (at every number of templates: the percentile bootstrap under-covers these skewed shifts), the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
 	for i := range m.Variants {

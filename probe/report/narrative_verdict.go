@@ -127,7 +127,7 @@ func writeShiftStrata(b *strings.Builder, m *summary.ModelSummary, p summary.Par
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\nWithin pairs whose answers are both right and within pairs both wrong the accuracy does not move, so these shifts are not the drop measured again (wrong answers run at higher entropy). %s intervals; p Holm-adjusted across both kinds, the three measures and the variants.\n\n| variant | kind of pair | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|---|\n", conf)
+	fmt.Fprintf(b, "\nWithin pairs whose answers are both right and within pairs both wrong the accuracy does not move, so these shifts are not the drop measured again (wrong answers run at higher entropy). %s cluster-t intervals; p Holm-adjusted across both kinds, the three measures and the variants.\n\n| variant | kind of pair | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|---|\n", conf)
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }
 
