@@ -38,7 +38,9 @@ func PlannedItems(dir string, man *Manifest) ([]string, error) {
 // line in set.jsonl of each instance. When the manifest records a plan
 // sha256, the set file and config must give it: edited is the error that
 // names set.jsonl when they do not (a changed answer or question), for the
-// caller to give after the more precise row checks.
+// caller to give after the more precise row checks. A manifest that records
+// error rules (a run of a version that always records the plan sha256) but
+// no plan sha256 is edited too.
 func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templates.Instance]int, edited, err error) {
 	path := filepath.Join(dir, FileSet)
 	data, err := os.ReadFile(path)
@@ -55,6 +57,13 @@ func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templ
 		cfg.Models = make([]string, len(man.Models))
 	}
 	batches := planBatches(cfg, set)
+	if man.PlanSHA256 == "" && man.ErrorRules != "" {
+		// Every run that records its error rules records its plan sha256
+		// too: a manifest without one was edited, and nothing it says about
+		// the plan could be checked.
+		edited = fmt.Errorf("%s: records no plan sha256, which every run that records its error rules (%s) has: manifest.json was edited after the run",
+			filepath.Join(dir, FileManifest), man.ErrorRules)
+	}
 	if man.PlanSHA256 != "" {
 		modelSHA := make([]string, len(man.Models))
 		for i, m := range man.Models {

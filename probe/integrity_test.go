@@ -15,7 +15,8 @@ import (
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
 // last line, whose results.csv lost a row, or whose correct column was set
-// by hand is refused by report (Recompute), verify and merge's summary,
+// by hand, or whose manifest lost its plan sha256, is refused by report
+// (Recompute), verify and merge's summary,
 // naming the file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if testing.Short() {
@@ -93,6 +94,21 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, FileSet), []byte(strings.Join(setLines, "")), 0o644)
 	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "expected is") || !strings.Contains(err.Error(), FileSet+" (line 3) has \"99999\"") {
 		t.Errorf("an edited answer in set.jsonl: %v", err)
+	}
+	undo()
+	// The manifest's plan sha256 deleted by hand (which would let any edit
+	// of set.jsonl or the config pass).
+	undo = restore(FileManifest)
+	data, _ = os.ReadFile(filepath.Join(dir, FileManifest))
+	noSHA := regexp.MustCompile(`\n\s*"plan_sha256": "[0-9a-f]+",`).ReplaceAllString(string(data), "")
+	if noSHA == string(data) {
+		t.Fatal("no plan_sha256 in the manifest to delete")
+	}
+	os.WriteFile(filepath.Join(dir, FileManifest), []byte(noSHA), 0o644)
+	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
+		if err == nil || !strings.Contains(err.Error(), FileManifest+": records no plan sha256") {
+			t.Errorf("%s with the plan sha256 deleted: %v", name, err)
+		}
 	}
 	undo()
 	if _, err := Recompute(dir); err != nil {
