@@ -100,6 +100,9 @@ func checkSetCovers(cfg Config, set *templates.Set) error {
 		}
 		return fmt.Errorf("--split %s: none of %s is in the %s split", cfg.Split, sel, cfg.Split)
 	}
+	if err := namedOutsideSplit(cfg, set); err != nil {
+		return err
+	}
 	have := map[templates.Variant]bool{}
 	for i := range set.Instances {
 		have[set.Instances[i].Variant] = true
@@ -110,4 +113,32 @@ func checkSetCovers(cfg Config, set *templates.Set) error {
 		}
 	}
 	return nil
+}
+
+// namedOutsideSplit refuses a --template-ids selection of which --split
+// keeps only part: a template named by ID and left out because it is in
+// the other split would otherwise vanish from the run without a word.
+// Templates left out for another reason (Set.Skipped) are not counted.
+func namedOutsideSplit(cfg Config, set *templates.Set) error {
+	if cfg.Split == "" || len(cfg.TemplateIDs) == 0 || cfg.Limit > 0 {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, t := range set.Templates {
+		kept[t.ID] = true
+	}
+	for _, sk := range set.Skipped {
+		kept[sk.Template] = true
+	}
+	var out []string
+	for _, id := range cfg.TemplateIDs {
+		if !kept[id] {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--split %s: %s, named by --template-ids, %s not in the %s split; name only templates of that split, or leave out --split",
+		cfg.Split, strings.Join(out, ","), map[bool]string{true: "is", false: "are"}[len(out) == 1], cfg.Split)
 }

@@ -85,11 +85,18 @@ func TestTemplatesRepeatAndSubset(t *testing.T) {
 }
 
 // TestSplitEmptyNamesSelection: a --split that keeps none of the templates
-// --template-ids selects names that selection, not the whole source.
+// --template-ids selects names that selection, not the whole source; one
+// that keeps only some of them names the ones it would drop.
 func TestSplitEmptyNamesSelection(t *testing.T) {
 	// allowance is in the dev split of the built-in library (Template.Split).
 	r := fragility(t, noModels(t), "plan", "--split", "test", "--template-ids", "allowance", "--variants", "base")
 	want := "--split test: none of the templates --template-ids selects (allowance) is in the test split"
+	if r.code != exitFailure || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, exitFailure, want)
+	}
+	// baker is in the test split: the named allowance would vanish.
+	r = fragility(t, noModels(t), "plan", "--split", "test", "--template-ids", "allowance,baker", "--variants", "base")
+	want = "--split test: allowance, named by --template-ids, is not in the test split"
 	if r.code != exitFailure || !strings.Contains(r.stderr, want) {
 		t.Errorf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, exitFailure, want)
 	}

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 // errDiverged marks a verification that ran and found divergences (exit 1).
@@ -69,12 +71,7 @@ func verifyAction(c *cli.Context) error {
 		opt.ThreadsBatch = c.Int(flagThreadsB.Name)
 	}
 	if !c.Bool("quiet") {
-		opt.Progress = func(done, total int) {
-			fmt.Fprintf(os.Stderr, "\rverify: %d/%d items replayed", done, total)
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-		}
+		opt.Progress = verifyProgress(os.Stderr)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -109,4 +106,26 @@ func verifyAction(c *cli.Context) error {
 		return fmt.Errorf("%s: %w (%d divergence(s), the first printed above)", dir, errDiverged, res.Divergences)
 	}
 	return nil
+}
+
+// verifyProgress reports replayed items on w: one line rewritten in place on
+// a terminal; otherwise (a log file) a plain line every progressLineEvery
+// and at the end.
+func verifyProgress(w *os.File) func(done, total int) {
+	if term.IsTerminal(int(w.Fd())) {
+		return func(done, total int) {
+			fmt.Fprintf(w, "\rverify: %d/%d items replayed", done, total)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	var last time.Time
+	return func(done, total int) {
+		if done < total && time.Since(last) < progressLineEvery {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "verify: %d/%d items replayed\n", done, total)
+	}
 }
