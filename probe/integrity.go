@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"os"
@@ -98,6 +99,9 @@ func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templ
 func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []string) error {
 	if man.Status != "complete" {
 		return nil
+	}
+	if err := headerComplete(dir, man); err != nil {
+		return err
 	}
 	items, lines, edited, err := plannedOf(dir, man)
 	if err != nil {
@@ -250,6 +254,42 @@ func checkMeasures(t *results.Trial) error {
 		return fmt.Errorf("answer_logprob is %v, not a log-probability (finite, at most 0)", t.AnswerLogProb)
 	case t.AnswerScored && (!(t.OwnAnswerLogProb <= 0) || math.IsInf(t.OwnAnswerLogProb, 0)):
 		return fmt.Errorf("own_answer_logprob is %v, not a log-probability (finite, at most 0)", t.OwnAnswerLogProb)
+	}
+	return nil
+}
+
+// headerComplete refuses a results.csv of a run recorded with the current
+// columns (its manifest records the answer-scoring pass, the newest of
+// them) whose header lacks some of them: a deleted column would otherwise
+// read as zeros (a DDC margin of 0 in every row) and be summarized as
+// measured. Runs recorded before read the columns they have.
+func headerComplete(dir string, man *Manifest) error {
+	if man.AnswerScore == "" {
+		return nil
+	}
+	path := filepath.Join(dir, FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	header, err := csv.NewReader(f).Read()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	have := make(map[string]bool, len(header))
+	for _, h := range header {
+		have[strings.TrimPrefix(h, "\ufeff")] = true
+	}
+	var missing []string
+	for _, h := range results.Header() {
+		if !have[h] {
+			missing = append(missing, h)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: lacks the column(s) %s, which every run that records its answer scoring (%s) writes: results.csv was edited after the run",
+			path, strings.Join(missing, ", "), man.AnswerScore)
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package probe
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +17,8 @@ import (
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
 // last line, whose results.csv lost a row, or whose correct column was set
-// by hand, or whose manifest lost its plan sha256, is refused by report
+// by hand, whose results.csv lost a column, or whose manifest lost its plan
+// sha256, is refused by report
 // (Recompute), verify and merge's summary,
 // naming the file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
@@ -96,6 +99,13 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		t.Errorf("an edited answer in set.jsonl: %v", err)
 	}
 	undo()
+	// A column deleted from results.csv (it would read as zeros).
+	undo = restore(FileResults)
+	dropColumn(t, filepath.Join(dir, FileResults), "ddc_margin")
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), FileResults+": lacks the column(s) ddc_margin") {
+		t.Errorf("a deleted column: %v", err)
+	}
+	undo()
 	// The manifest's plan sha256 deleted by hand (which would let any edit
 	// of set.jsonl or the config pass).
 	undo = restore(FileManifest)
@@ -123,6 +133,33 @@ func writeTrials(t *testing.T, path string, trials []results.Trial) {
 	if err := results.WriteCSV(&buf, trials); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// dropColumn rewrites the CSV file at path without the named column.
+func dropColumn(t *testing.T, path, name string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := slices.Index(recs[0], name)
+	if at < 0 {
+		t.Fatalf("%s has no column %s", path, name)
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	for _, r := range recs {
+		w.Write(slices.Delete(r, at, at+1))
+	}
+	w.Flush()
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
