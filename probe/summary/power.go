@@ -86,6 +86,17 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 		pw.Source = "planning defaults"
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
+	means := make([]float64, 0, G)
+	for _, g := range groups {
+		if len(g) > 0 {
+			var s float64
+			for _, d := range g {
+				s += d
+			}
+			means = append(means, s/float64(len(g)))
+		}
+	}
+	pw.InformativeTemplates = stats.InformativeClusters(means)
 	return pw
 }
 
