@@ -283,9 +283,12 @@ func SignTestMDE(g int, c Components, alpha, power float64) float64 {
 	return hi
 }
 
-// InformativeClusters returns how many of the cluster means are not 0
-// (|x| > 1e-12): the clusters that move the sign-flip statistic Σ_g s_g x_g
-// (see PairedDropMDEInformed). NaN means are not counted.
+// InformativeClusters returns how many of the values are not 0 (|x| >
+// 1e-12; NaN is not counted). Given the count of right answers (base plus
+// variant) per cluster, it counts the clusters that can show a paired
+// drop: a cluster wrong on both sides in every pair (never solved) has a
+// mean difference of 0 and does not move the sign-flip statistic Σ_g s_g
+// x_g (see PairedDropMDEInformed).
 func InformativeClusters(means []float64) int {
 	n := 0
 	for _, x := range means {
@@ -330,11 +333,11 @@ func informedDF(g, informative int) float64 {
 }
 
 // PairedDropMDEInformed is PairedDropMDE for a run in which only
-// informative of the g cluster means are non-zero (InformativeClusters of
-// the template means; pass g, or 0, when unknown, as plan does). A cluster
-// mean of exactly 0 (a template whose pairs are all concordant: both right
-// or both wrong in every pair) does not move the sign-flip statistic Σ_g
-// s_g x_g, so the test is the same as the sign-flip test on the
+// informative of the g clusters can have a non-zero mean (InformativeClusters
+// of the right answers per template: the templates solved in some pair on
+// either side; pass g, or 0, when unknown, as plan does). A cluster mean of
+// exactly 0 (a template never solved: both sides wrong in every pair) does
+// not move the sign-flip statistic Σ_g s_g x_g, so the test is the same as the sign-flip test on the
 // informative clusters alone, as the sign test discards zero differences
 // (Conover 1999, Practical Nonparametric Statistics, 3rd ed., §3.4). On
 // those G' clusters the mean is δ' = δ·G/G' and, for δ small against the

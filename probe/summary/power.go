@@ -86,17 +86,11 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 		pw.Source = "planning defaults"
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
-	means := make([]float64, 0, G)
-	for _, g := range groups {
-		if len(g) > 0 {
-			var s float64
-			for _, d := range g {
-				s += d
-			}
-			means = append(means, s/float64(len(g)))
-		}
+	right := make([]float64, G)
+	for _, q := range pairs {
+		right[q.tmpl] += q.b + q.v
 	}
-	pw.InformativeTemplates = stats.InformativeClusters(means)
+	pw.InformativeTemplates = stats.InformativeClusters(right)
 	return pw
 }
 
