@@ -337,8 +337,8 @@ func informedDF(g, informative int) float64 {
 // of the right answers per template: the templates solved in some pair on
 // either side; pass g, or 0, when unknown, as plan does). A cluster mean of
 // exactly 0 (a template never solved: both sides wrong in every pair) does
-// not move the sign-flip statistic Σ_g s_g x_g, so the test is the same as the sign-flip test on the
-// informative clusters alone, as the sign test discards zero differences
+// not move the sign-flip statistic Σ_g s_g x_g, so the test is the same as
+// the sign-flip test on the informative clusters alone, as the sign test discards zero differences
 // (Conover 1999, Practical Nonparametric Statistics, 3rd ed., §3.4). On
 // those G' clusters the mean is δ' = δ·G/G' and, for δ small against the
 // spread, the variance of a template mean V' ≈ V·G/G', so the t statistic's
@@ -349,8 +349,7 @@ func informedDF(g, informative int) float64 {
 //	MDE = (t_{1−α/2, G'−1} + t_{power, G'−1}) · SE,
 //
 // SE from SEMean over all g clusters and G' = informative (at least 1
-// degree of freedom). With m = 1 it is PairedDropMDE
-// unchanged: SignTestPower already counts the zero (concordant) clusters
+// degree of freedom). With m = 1 it is PairedDropMDE unchanged: SignTestPower already counts the zero (concordant) clusters
 // through the components. In TestCoveragePowerGrid (base 20%, ρ ≥ 0.5,
 // where most templates are never solved and their means are exactly 0)
 // the central-t prediction on g − 1 degrees of freedom overstated the
