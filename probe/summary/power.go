@@ -86,6 +86,11 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 		pw.Source = "planning defaults"
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
+	right := make([]float64, G)
+	for _, q := range pairs {
+		right[q.tmpl] += q.b + q.v
+	}
+	pw.InformativeTemplates = stats.InformativeClusters(right)
 	return pw
 }
 

@@ -155,7 +155,7 @@ func describeMethods(p *Params) {
 	}
 	p.ShiftMargin = shiftMethod(p)
 	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; Korn–Graubard: Clopper–Pearson on the effective sample size, at least the templates); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
-	p.MDE = fmt.Sprintf("(t_{1−α/2,G−1} + t_{%s,G−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template; with one pair per template (template means of −1, 0 or 1), the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
+	p.MDE = fmt.Sprintf("(t_{1−α/2,G'−1} + t_{%s,G'−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template, G' the templates with a right answer on either side in some pair (a template never solved has a mean difference of 0, cannot show a drop and does not move the sign-flip test, as the sign test discards ties: Conover 1999; on G − 1 degrees of freedom the t formula overstated the verdict's power by up to 26 points in simulation where most templates are never solved); with one pair per template (template means of −1, 0 or 1), the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
 
@@ -584,7 +584,7 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		pr.Power.Alpha = sm.alpha / float64(pr.Test.Family)
 		pr.Power.Attainable = pr.Test.Reachable
 		if pr.Power.Templates >= 2 {
-			mde := 100 * stats.PairedDropMDE(pr.Power.Templates, pr.Power.PairsPerTemplate,
+			mde := 100 * stats.PairedDropMDEInformed(pr.Power.Templates, pr.Power.InformativeTemplates, pr.Power.PairsPerTemplate,
 				stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, sm.p.Power)
 			pr.Power.MDEPP = &mde
 		}

@@ -704,8 +704,8 @@ func TestReportedIntervalBySize(t *testing.T) {
 }
 
 // TestPowerInSummary: the minimum detectable drop uses the observed
-// variance components of the per-pair differences, matches stats.MDE on
-// them, and falls back to the planning defaults when nothing varies.
+// variance components of the per-pair differences and the templates solved
+// in some pair, matches stats.PairedDropMDEInformed on them, and falls back to the planning defaults when nothing varies.
 func TestPowerInSummary(t *testing.T) {
 	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
 	s, _ := summary.Summarize(promptTrials(10, 4, right, func(ti, inst int) bool { return right(ti, inst) && (ti+2*inst)%5 != 0 }), summary.Params{BootstrapResamples: 50})
@@ -713,7 +713,20 @@ func TestPowerInSummary(t *testing.T) {
 	if pw == nil || pw.Source != "observed" || pw.Templates != 10 || pw.PairsPerTemplate != 4 || pw.MDEPP == nil || pw.Alpha != s.Params.Alpha || !pw.Attainable {
 		t.Fatalf("power %+v", pw)
 	}
-	want := 100 * stats.MDE(10, 4, stats.Components{Between: pw.Between, Within: pw.Within}, pw.Alpha, 0.8)
+	// A template is informative when base or variant is right in some pair.
+	informative := 0
+	for ti := range 10 {
+		for inst := range 4 {
+			if right(ti, inst) {
+				informative++
+				break
+			}
+		}
+	}
+	if pw.InformativeTemplates != informative {
+		t.Errorf("informative templates %d, want %d", pw.InformativeTemplates, informative)
+	}
+	want := 100 * stats.PairedDropMDEInformed(10, informative, 4, stats.Components{Between: pw.Between, Within: pw.Within}, pw.Alpha, 0.8)
 	if !near(*pw.MDEPP, want) || *pw.MDEPP <= 0 {
 		t.Errorf("MDE %v, want %v", *pw.MDEPP, want)
 	}

@@ -104,9 +104,10 @@ type Power struct {
 	// MDEPP is the drop, in percentage points, that a two-sided test at
 	// level Alpha detects with probability Power given Templates templates
 	// of PairsPerTemplate distinct pairs and the variance components
-	// (stats.PairedDropMDE: (t_{1−α/2,G−1} + t_{power,G−1})·√((σ²_b +
-	// σ²_w/m)/G), and with one pair per template the exact power of the
-	// sign-flip test, stats.SignTestMDE). Nil when Templates < 2.
+	// (stats.PairedDropMDEInformed: (t_{1−α/2,G'−1} + t_{power,G'−1})·
+	// √((σ²_b + σ²_w/m)/G) with G' = InformativeTemplates when that is
+	// between 1 and G − 1, else G, and with one pair per template the exact power of
+	// the sign-flip test, stats.SignTestMDE). Nil when Templates < 2.
 	MDEPP *float64 `json:"mde_pp"`
 	// Alpha is the level used: α divided by the Holm family size (the level
 	// of Holm's first step), α for a primary variant.
@@ -117,6 +118,14 @@ type Power struct {
 	// template (the m at which the equal-weight mean of template means has
 	// the variance (σ²_b + σ²_w/m)/G; the plain count when all are equal).
 	PairsPerTemplate float64 `json:"pairs_per_template"`
+	// InformativeTemplates is G', the number of templates in which the
+	// base or the variant is right in at least one pair
+	// (stats.InformativeClusters of the right answers per template): a
+	// template wrong on both sides in every pair has a mean difference of
+	// 0 and, never solved, cannot show a drop, so it does not move the
+	// sign-flip test; MDEPP uses G' − 1 degrees of freedom. 0 when no
+	// template has a pair.
+	InformativeTemplates int `json:"informative_templates"`
 	// Between and Within are σ²_b and σ²_w of the per-pair difference
 	// (base right − variant right, 0/1), in squared fractions; ICC is
 	// σ²_b/(σ²_b + σ²_w).
