@@ -16,11 +16,10 @@ import (
 )
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
-// last line, whose results.csv lost a row, or whose correct column was set
-// by hand, whose results.csv lost a column, or whose manifest lost its plan
-// sha256, is refused by report
-// (Recompute), verify and merge's summary,
-// naming the file and the item; the untouched run passes.
+// last line, whose results.csv lost a row or a column, whose correct column
+// was set by hand, or whose manifest lost its plan sha256 is refused by
+// report (Recompute), verify and merge's summary, naming the file and the
+// item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the fast model")
