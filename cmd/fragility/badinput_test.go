@@ -120,6 +120,12 @@ func TestBadModelFiles(t *testing.T) {
 			t.Errorf("run %s: %s was created", cases[c].name, out)
 		}
 	}
+	// And through `compare`, whose vocabulary check reads the files first.
+	for _, c := range []int{4, 5} {
+		out := filepath.Join(dir, "compare-"+strings.ReplaceAll(cases[c].name, " ", "-"))
+		r := fragility(t, logLLM, append([]string{"compare", gemmaLLM(t), cases[c].path, "--out", out}, cpu...)...)
+		oneErrorLine(t, "compare "+cases[c].name, r, cases[c].want)
+	}
 }
 
 // TestUnreadableModel makes a mode-000 model file. Root reads any file, so

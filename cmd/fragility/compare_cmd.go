@@ -131,6 +131,13 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if ref != "" && !namesOneOf(ref, files) {
 		return "", usageError{fmt.Sprintf("--reference %s is not one of the files to compare", c.String("reference"))}
 	}
+	// The loader's own check first: a damaged file is named in one plain
+	// line, not in the vocabulary reader's error chain.
+	for _, f := range files {
+		if err := llm.CheckGGUF(f); err != nil {
+			return "", err
+		}
+	}
 	if err := probe.CheckVocabularies(files); err != nil {
 		return "", err
 	}
