@@ -316,7 +316,7 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	fmt.Println("## Power")
 	fmt.Println()
-	fmt.Printf("Paired drop of a variant against base, %s (%s) × %s, %s%% power, two-sided at %s.\n\n",
+	fmt.Printf("Paired drop of a variant against its reference (base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn), %s (%s) × %s, %s%% power, two-sided at %s.\n\n",
 		count(pl.Templates, "template"), planSource(cfg), count(pl.Instances, "instance"), trimFloat(100*pl.Power), level)
 	if pl.MDEPP != nil {
 		if *pl.MDEPP > 100 {
