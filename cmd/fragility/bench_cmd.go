@@ -167,6 +167,15 @@ func (k benchKernel) poolText() string {
 	return fmt.Sprintf("%d worker(s) beside the decode", k.Pool)
 }
 
+// rateText is a rate's mean ± sample sd with prec decimals; the mean
+// alone with one repeat, whose sd is undefined.
+func rateText(r probe.Rate, prec int) string {
+	if len(r.Runs) < 2 {
+		return fmt.Sprintf("%.*f (1 repeat: no sd)", prec, r.Mean)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", prec, r.Mean, prec, r.SD)
+}
+
 // printBench prints the result as one Markdown table, the Go benchmarks in
 // gob (if any) as its last rows.
 func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
@@ -176,14 +185,14 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	fmt.Printf("| %-58s | %-26s |\n", "measurement", "value")
 	fmt.Printf("|%s|%s|\n", dashes(60), dashes(28))
 	row := func(k, v string) { fmt.Printf("| %-58s | %-26s |\n", k, v) }
-	row(fmt.Sprintf("(a) bare llama_decode, prompt (pp %d), tokens/s", r.PP), fmt.Sprintf("%.1f ± %.1f", r.BarePP.Mean, r.BarePP.SD))
-	row(fmt.Sprintf("(a) bare llama_decode, generation (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.BareTG.Mean, r.BareTG.SD))
-	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), fmt.Sprintf("%.2f ± %.2f", r.OursTG.Mean, r.OursTG.SD))
+	row(fmt.Sprintf("(a) bare llama_decode, prompt (pp %d), tokens/s", r.PP), rateText(r.BarePP, 1))
+	row(fmt.Sprintf("(a) bare llama_decode, generation (%d tokens), tokens/s", r.TG), rateText(r.BareTG, 2))
+	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), rateText(r.OursTG, 2))
 	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
 	row("ratio b/a (target ≥ 0.99)", fmt.Sprintf("%.3f", r.RatioBA))
 	if b := r.Busy; b != nil {
-		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), fmt.Sprintf("%.2f ± %.2f", b.BareTG.Mean, b.BareTG.SD))
-		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), fmt.Sprintf("%.2f ± %.2f", b.OursTG.Mean, b.OursTG.SD))
+		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), rateText(b.BareTG, 2))
+		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), rateText(b.OursTG, 2))
 		row("every core decoding: (b) entropy pass, ms per token", fmt.Sprintf("%.3f", b.EntropyMs))
 		row("every core decoding: ratio b/a", fmt.Sprintf("%.3f", b.RatioBA))
 	}
@@ -202,7 +211,7 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	for _, g := range gob {
 		row(goBenchLabel(g.Name), goBenchValue(g))
 	}
-	fmt.Printf("\n(a) and (b): %d repeats after one warm-up, mean ± sample sd; in each repeat they alternate in blocks of 16\n", r.Reps)
+	fmt.Printf("\n(a) and (b): %d repeat(s) after one warm-up, mean ± sample sd; in each repeat they alternate in blocks of 16\n", r.Reps)
 	fmt.Println("tokens (ABBA) in one sequence; b/a is the ratio of their total times over all repeats.")
 	if r.BatchedDDCSec > 0 {
 		fmt.Println("DDC share: the wall time the classifier adds to the batched run; run-to-run noise is about ±2%, so a value")
