@@ -1,54 +1,46 @@
 package probe
 
 import (
-	"fmt"
+	"context"
+	"runtime"
 	"testing"
 
-	"github.com/fragility/fragility/probe/answer"
-	"github.com/fragility/fragility/probe/results"
-	"github.com/fragility/fragility/probe/summary"
+	"github.com/fragility/fragility/llm"
 )
 
-// BenchmarkExtract measures answer extraction on a typical step-by-step
-// response (ns/op per response).
-func BenchmarkExtract(b *testing.B) {
-	resp := "Maria sold 36 loaves at $4 each, so she made 36 * 4 = $144 in the morning.\n" +
-		"The rest, 60 - 36 = 24 loaves, sold at $2 each: 24 * 2 = $48.\n" +
-		"In total she made 144 + 48 = $192.\nFinal answer: 192\n"
-	for i := 0; i < b.N; i++ {
-		if e := answer.Extract(resp); e.Value != "192" {
-			b.Fatal(e)
-		}
+// TestBenchTinyModel runs `fragility bench`'s measurement on a tiny model
+// (one repeat of 32 tokens, 2 demo items in batches of 2, no DDC) and
+// checks what it reports: positive rates and ratios, the demo items
+// scored, and, when one thread leaves a core free, the series with every
+// core decoding, which has no entropy pass pool (llm.DefaultEntropyPool: no
+// core is free for it).
+func TestBenchTinyModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a model")
 	}
-}
-
-// BenchmarkSummarize measures the statistics of a demo-sized run and of a
-// larger one (2 models × 20 templates × 6 variants × 10 instances), with the
-// default 2000 cluster-bootstrap resamples.
-func BenchmarkSummarize(b *testing.B) {
-	for _, size := range []struct{ models, templates, instances int }{{1, 6, 2}, {2, 20, 10}} {
-		var trials []results.Trial
-		for m := 0; m < size.models; m++ {
-			for t := 0; t < size.templates; t++ {
-				for _, v := range []string{"base", "names", "numbers", "symbolic", "paraphrase", "noop"} {
-					for i := 0; i < size.instances; i++ {
-						trials = append(trials, results.Trial{
-							ItemID: fmt.Sprintf("m%d/t%d/%s/%d", m, t, v, i), ModelPath: fmt.Sprintf("m%d.gguf", m),
-							ModelName: fmt.Sprintf("m%d", m), TemplateID: fmt.Sprintf("t%d", t), Variant: v, Instance: i,
-							Correct: (t+i+m)%3 != 0, Rule: answer.RuleFinalAnswer, Tokens: 40,
-							EntropyMean: float64(t%5) / 3, AnswerEntropyMean: float64(i%4) / 5,
-							DDCTop: "500", DDCRunnerUp: "300", DDCMargin: 0.01 * float64(t%7),
-						})
-					}
-				}
-			}
+	m := tinyModels(t, 1)[0]
+	cfg := BenchConfig{Model: m, Params: llm.Params{Threads: 1, GPULayers: 0}, PP: 16, TG: 32, Reps: 1, Batch: 2, Items: 2, Shots: 0, MaxTokens: 16, Seed: 1}
+	r, err := Bench(context.Background(), cfg, nil, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(r.BareTG.Mean > 0 && r.OursTG.Mean > 0 && r.RatioBA > 0 && r.SingleIPS > 0 && r.BatchedIPS > 0) {
+		t.Errorf("non-positive rates: %+v", r)
+	}
+	if r.Items != 2 || r.Batch != 2 || r.Threads != 1 {
+		t.Errorf("items %d, batch %d, threads %d; want 2, 2, 1", r.Items, r.Batch, r.Threads)
+	}
+	if runtime.NumCPU() < 2 {
+		if r.Busy != nil {
+			t.Errorf("one core: a busy series was measured: %+v", r.Busy)
 		}
-		b.Run(fmt.Sprintf("trials=%d", len(trials)), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := summary.Summarize(trials, summary.DefaultParams(1)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		return
+	}
+	b := r.Busy
+	if b == nil {
+		t.Fatal("no series with every core decoding")
+	}
+	if b.Threads != runtime.NumCPU() || b.Pool != 0 || !(b.RatioBA > 0) || len(b.BareTG.Runs) != 1 {
+		t.Errorf("busy series %+v: want %d threads, no pool, one repeat", b, runtime.NumCPU())
 	}
 }
