@@ -144,6 +144,12 @@ func pText(p float64) string {
 	return fnum(p, 3)
 }
 
+// confText formats a confidence level in percent to one decimal without a
+// trailing ".0" (95, 97.5, 99.4), as the other intervals name theirs.
+func confText(pct float64) string {
+	return strconv.FormatFloat(math.Round(pct*10)/10, 'f', -1, 64)
+}
+
 // countNum formats a count that is an integer unless copies disagreed.
 func countNum(x float64) string {
 	if x == math.Trunc(x) {
