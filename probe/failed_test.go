@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/llm"
@@ -53,7 +54,7 @@ func llamaRefusedGGUF(t *testing.T) string {
 
 // TestRunModelFailsRecorded: a model that llama.cpp refuses after the run
 // directory exists leaves the manifest with status "failed" and the reason,
-// not "running".
+// not "running", and report on it gives that reason.
 func TestRunModelFailsRecorded(t *testing.T) {
 	bad := llamaRefusedGGUF(t)
 	out := filepath.Join(t.TempDir(), "run")
@@ -70,6 +71,10 @@ func TestRunModelFailsRecorded(t *testing.T) {
 	}
 	if man.Status != "failed" || man.FailReason != err.Error() || man.Finished == "" {
 		t.Errorf("manifest status %q, fail_reason %q, finished %q; want failed, %q", man.Status, man.FailReason, man.Finished, err)
+	}
+	// report on it says why it has no trials.
+	if _, rerr := Recompute(out); rerr == nil || !strings.Contains(rerr.Error(), "no trials: the run failed before its first") || !strings.Contains(rerr.Error(), man.FailReason) {
+		t.Errorf("report on the failed run: %v; want its fail_reason", rerr)
 	}
 	t.Logf("refused: %v", err)
 }

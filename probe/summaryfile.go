@@ -41,6 +41,9 @@ func Recompute(dir string) (*summary.Summary, error) {
 	}
 	path := filepath.Join(dir, FileResults)
 	if len(trials) == 0 {
+		if man.Status == "failed" && man.FailReason != "" {
+			return nil, fmt.Errorf("%s: no trials: the run failed before its first (%s records: %s)", path, FileManifest, man.FailReason)
+		}
 		return nil, fmt.Errorf("%s: no trials", path)
 	}
 	if err := checkRunFiles(dir, man, trials); err != nil {
