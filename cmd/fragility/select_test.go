@@ -101,3 +101,33 @@ func TestSplitEmptyNamesSelection(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, exitFailure, want)
 	}
 }
+
+// TestTemplatesListSplit: `templates list --json` gives each template's
+// split, and the templates it puts in dev are the ones `plan --split dev`
+// counts.
+func TestTemplatesListSplit(t *testing.T) {
+	r := fragility(t, noModels(t), "templates", "list", "--json")
+	if r.code != 0 {
+		t.Fatalf("templates list: exit %d: %s", r.code, r.stderr)
+	}
+	var rows []struct {
+		ID    string `json:"id"`
+		Split string `json:"split"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	dev := 0
+	for _, row := range rows {
+		switch row.Split {
+		case "dev":
+			dev++
+		case "test":
+		default:
+			t.Errorf("%s: split %q", row.ID, row.Split)
+		}
+	}
+	if n := planTemplates(t, "--split", "dev", "--variants", "base,noop", "--instances", "1"); n != dev {
+		t.Errorf("templates list puts %d templates in dev, plan --split dev counts %d", dev, n)
+	}
+}

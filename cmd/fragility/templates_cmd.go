@@ -243,11 +243,12 @@ func templatesList(c *cli.Context) error {
 		Variants []string `json:"variants"`
 		Level    string   `json:"level,omitempty"`
 		IDOrig   string   `json:"id_orig,omitempty"`
+		Split    string   `json:"split"` // dev or test (Template.Split)
 		Warnings []string `json:"warnings,omitempty"`
 	}
 	rows := make([]row, 0, len(ts))
 	for _, t := range ts {
-		r := row{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.BaseAnswer(), nil, t.Level, t.IDOrig, t.Warnings}
+		r := row{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.BaseAnswer(), nil, t.Level, t.IDOrig, t.Split(), t.Warnings}
 		for _, v := range templates.AllVariants {
 			if ok, _ := t.Supports(v); ok {
 				r.Variants = append(r.Variants, string(v))
@@ -259,9 +260,9 @@ func templatesList(c *cli.Context) error {
 		return printJSON(rows)
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tRELATION\tSTEPS\tANSWER\tVARIANTS\tTITLE")
+	fmt.Fprintln(w, "ID\tSPLIT\tRELATION\tSTEPS\tANSWER\tVARIANTS\tTITLE")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Relation, r.Steps, r.Answer, strings.Join(r.Variants, ","), r.Title)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, r.Split, r.Relation, r.Steps, r.Answer, strings.Join(r.Variants, ","), r.Title)
 	}
 	return w.Flush()
 }
