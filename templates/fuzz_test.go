@@ -48,9 +48,10 @@ func FuzzParseOwn(f *testing.F) {
 // Run: go test -fuzz=FuzzParseGSMSymbolic -fuzztime=10s ./templates/
 func FuzzParseGSMSymbolic(f *testing.F) {
 	noCatch(f)
-	files, _ := filepath.Glob(filepath.Join("testdata", "gsm_symbolic_style", "*.json"))
-	own, _ := filepath.Glob(filepath.Join("testdata", "gsmsym", "*", "*.json"))
-	files = append(files, own...)
+	for _, data := range gsmsStyleProblems {
+		f.Add([]byte(data))
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "gsmsym", "*", "*.json"))
 	for _, p := range files {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)

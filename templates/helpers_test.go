@@ -23,13 +23,6 @@ func sharedDir(t testing.TB) string {
 	return ""
 }
 
-// samplesDir is the three GSM-Symbolic-format problems written for this
-// project (testdata/gsm_symbolic_style), so the importer tests run in a clone
-// without the project's shared/ directory.
-func samplesDir(t testing.TB) string {
-	return filepath.Join("testdata", "gsm_symbolic_style")
-}
-
 func mustBuiltin(t testing.TB) []*Template {
 	t.Helper()
 	ts, err := Builtin()

@@ -39,7 +39,7 @@ Examples:
    fragility run --model qwen2.5-coder-1.5b --out runs/q15
    fragility run --model ollama:qwen3:8b --model hf:unsloth/Qwen3-8B-GGUF:Q4_K_M --out runs/mine
    fragility run --model a-Q4_K_M.gguf --model a-Q8_0.gguf --variants base,symbolic,noop,names,numbers --instances 5 --out runs/q
-   fragility run --templates templates/testdata/gsm_symbolic_style --out runs/gsym --shots 2
+   fragility run --templates ~/ml-gsm-symbolic/templates/symbolic --out runs/gsym --shots 2
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper --out runs/paper   # the paper's protocol, its table beside ours

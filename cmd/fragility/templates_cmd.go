@@ -142,7 +142,7 @@ func init() {
 				ArgsUsage: "ID",
 				Description: `Examples:
    fragility templates show baker
-   fragility templates show gsms-novel --templates templates/testdata/gsm_symbolic_style`,
+   fragility templates show gsms-0007 --templates ~/ml-gsm-symbolic/templates/symbolic`,
 				Flags:  []cli.Flag{flagTemplates, flagLevel},
 				Action: templatesShow,
 			},
@@ -179,7 +179,7 @@ of their folder, as in the templates folder of apple/ml-gsm-symbolic.
 
 Examples:
    fragility templates check ./my-templates
-   fragility templates check templates/testdata/gsm_symbolic_style/novel.json --draws 1000
+   fragility templates check ~/ml-gsm-symbolic/templates/symbolic/0007.json --draws 1000
    fragility templates check ~/ml-gsm-symbolic/templates/p1
    fragility templates check --level p2 ./renamed-folder
    fragility templates check builtin`,
@@ -206,7 +206,7 @@ left out with a one-line reason on stderr (and in the header's "skipped" list).
 
 Examples:
    fragility generate-set --variants base,symbolic,noop --instances 50 --seed 1 --out set.jsonl
-   fragility generate-set --templates templates/testdata/gsm_symbolic_style --instances 10 --out - | head -3
+   fragility generate-set --templates ~/ml-gsm-symbolic/templates/symbolic --instances 10 --out - | head -3
    fragility generate-set --templates gsm8k_test.jsonl --instances 1 --out gsm8k.jsonl
    fragility generate-set --templates ~/ml-gsm-symbolic/templates/symbolic --variants noop-seeming --reference drawn --instances 50 --out noop.jsonl`,
 		Flags: []cli.Flag{
