@@ -142,7 +142,7 @@ func init() {
 				ArgsUsage: "ID",
 				Description: `Examples:
    fragility templates show baker
-   fragility templates show gsms-0007 --templates ~/ml-gsm-symbolic/templates/symbolic`,
+   fragility templates show gsms-0007 --templates ~/ml-gsm-symbolic/templates/symbolic/0007.json`,
 				Flags:  []cli.Flag{flagTemplates, flagLevel},
 				Action: templatesShow,
 			},
