@@ -149,11 +149,7 @@ func SEMean(g int, m float64, c Components) float64 {
 // the multiplier is 2.80 for many clusters and 3.49 at g = 6. It returns
 // +Inf when g < 2.
 func MDE(g int, m float64, c Components, alpha, power float64) float64 {
-	if g < 2 {
-		return math.Inf(1)
-	}
-	df := float64(g - 1)
-	return (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * SEMean(g, m, c)
+	return mdeDF(g, float64(g-1), m, c, alpha, power)
 }
 
 // Power returns the approximate power of a two-sided test at level alpha to
@@ -162,18 +158,7 @@ func MDE(g int, m float64, c Components, alpha, power float64) float64 {
 // opposite tail is neglected; Bloom 1995). It returns 0 when g < 2 and 1
 // when SE = 0 and delta ≠ 0.
 func Power(g int, m float64, c Components, delta, alpha float64) float64 {
-	if g < 2 {
-		return 0
-	}
-	se := SEMean(g, m, c)
-	df := float64(g - 1)
-	if se == 0 {
-		if delta != 0 {
-			return 1
-		}
-		return alpha / 2
-	}
-	return 1 - TCDF(TQuantile(1-alpha/2, df)-math.Abs(delta)/se, df)
+	return powerDF(g, float64(g-1), m, c, delta, alpha)
 }
 
 // RequiredClusters returns the smallest number of clusters g ≥ minG (and ≥
@@ -299,7 +284,8 @@ func InformativeClusters(means []float64) int {
 	return n
 }
 
-// mdeDF is MDE with the t quantiles on df degrees of freedom.
+// mdeDF is MDE with the t quantiles on df degrees of freedom (+Inf when
+// g < 2).
 func mdeDF(g int, df, m float64, c Components, alpha, power float64) float64 {
 	if g < 2 {
 		return math.Inf(1)
@@ -307,7 +293,8 @@ func mdeDF(g int, df, m float64, c Components, alpha, power float64) float64 {
 	return (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * SEMean(g, m, c)
 }
 
-// powerDF is Power with the t distribution on df degrees of freedom.
+// powerDF is Power with the t distribution on df degrees of freedom (0
+// when g < 2; 1, or α/2 with no effect, when SE = 0).
 func powerDF(g int, df, m float64, c Components, delta, alpha float64) float64 {
 	if g < 2 {
 		return 0
@@ -382,12 +369,7 @@ func PairedDropPowerInformed(g, informative int, m float64, c Components, delta,
 // for the test to reach alpha at all, which callers report apart: the
 // number stays finite and large).
 func PairedDropMDE(g int, m float64, c Components, alpha, power float64) float64 {
-	if m == 1 {
-		if d := SignTestMDE(g, c, alpha, power); !math.IsInf(d, 1) {
-			return d
-		}
-	}
-	return MDE(g, m, c, alpha, power)
+	return PairedDropMDEInformed(g, 0, m, c, alpha, power)
 }
 
 // PairedDropPower returns the power to detect a paired drop delta of 0/1
@@ -395,10 +377,7 @@ func PairedDropMDE(g int, m float64, c Components, alpha, power float64) float64
 // SignTestPower with one pair per cluster, Power otherwise (see
 // PairedDropMDE).
 func PairedDropPower(g int, m float64, c Components, delta, alpha float64) float64 {
-	if m == 1 {
-		return SignTestPower(g, c, delta, alpha)
-	}
-	return Power(g, m, c, delta, alpha)
+	return PairedDropPowerInformed(g, 0, m, c, delta, alpha)
 }
 
 // signCritical returns the smallest k > n/2 with 2·P(K ≥ k) ≤ alpha for K ~
