@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/fragility/fragility/models"
 )
@@ -11,8 +12,12 @@ import (
 // TestEntropyPoolSameBits generates on both default models with the pass
 // pool off (every pass inline, before the next decode) and on with one and
 // with three workers, a batch of two sequences and one alone, and compares
-// every recorded number bit for bit. It also replays the batch with kernel
-// v1: the same tokens, entropies within 1e-12 bits.
+// every recorded number bit for bit. With the pool the passes must read the
+// logits in place (the pass guard met the logits node), and a fourth run
+// delays every pass by longer than a decode takes (testPassDelay), so that
+// a pass reading a row the next decode had overwritten would record another
+// token's numbers. It also replays the batch with kernel v1: the same
+// tokens, entropies within 1e-12 bits.
 func TestEntropyPoolSameBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads both default models four times")
@@ -24,7 +29,10 @@ func TestEntropyPoolSameBits(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ref [][]TokenRecord
-		for _, pool := range []int{-1, 1, 3} {
+		for run, pool := range []int{-1, 1, 3, 1} {
+			if run == 3 {
+				testPassDelay = 200 * time.Millisecond
+			}
 			old := EntropyPool
 			EntropyPool = pool
 			m, err := Load(path, Params{Threads: 1, ThreadsBatch: 1, NCtx: 512, NSeq: 2})
@@ -53,6 +61,10 @@ func TestEntropyPoolSameBits(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := [][]TokenRecord{two[0].Tokens, two[1].Tokens, one.Tokens}
+			testPassDelay = 0
+			if inPlace := m.passesInPlace(); inPlace != (pool > 0) {
+				t.Errorf("%s: pool %d: passes in place %v", name, pool, inPlace)
+			}
 			if pool == -1 {
 				opt.EntropyKernel = EntropyKernelV1
 				v1, err := m.GenerateBatch(context.Background(), prompts, opt)

@@ -10,4 +10,12 @@ extern const char *fragility_entropy_isa;
 void fragility_entropy_init(const char *want);
 extern const int fragility_entropy_scalar_fma;
 float fragility_max(const float *logits, float *dst, int n, int *arg, int *nan);
+// fragility_pass_guard: see helpers.c.
+struct fragility_pass_guard {
+	int pending; // passes reading the logits in place, not yet done
+	int seen;    // the eval callback met the logits node
+};
+bool fragility_pass_guard_cb(struct ggml_tensor *t, bool ask, void *user_data);
+void fragility_pass_guard_add(struct fragility_pass_guard *g, int d);
+int fragility_pass_guard_seen(struct fragility_pass_guard *g);
 #endif

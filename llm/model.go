@@ -3,6 +3,7 @@ package llm
 /*
 #include <stdlib.h>
 #include "llama.h"
+#include "helpers.h"
 */
 import "C"
 
@@ -143,6 +144,9 @@ type Model struct {
 	passJobs chan passJob // queue of the pass pool (nil: the pool is off); see EntropyPool
 	poolSize int          // workers of the pass pool
 	bufPool  sync.Pool
+	// guard lets passes read the logits in place (C memory; nil when the
+	// pool is off); see queuePass.
+	guard *C.struct_fragility_pass_guard
 }
 
 // ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
@@ -201,8 +205,14 @@ func Load(path string, p Params) (*Model, error) {
 	} else {
 		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
 	}
+	if m.poolWorkers() > 0 {
+		m.guard = (*C.struct_fragility_pass_guard)(C.calloc(1, C.size_t(unsafe.Sizeof(C.struct_fragility_pass_guard{}))))
+		cp.cb_eval = C.ggml_backend_sched_eval_callback(C.fragility_pass_guard_cb)
+		cp.cb_eval_user_data = unsafe.Pointer(m.guard)
+	}
 	m.ctx = C.llama_init_from_model(model, cp)
 	if m.ctx == nil {
+		C.free(unsafe.Pointer(m.guard))
 		C.llama_model_free(model)
 		return nil, fmt.Errorf("%s: llama.cpp could not create a context (n_ctx=%d, n_seq=%d): %s", path, p.NCtx, p.NSeq, orUnknown(takeLogTail()))
 	}
@@ -241,6 +251,8 @@ func (m *Model) Close() error {
 		C.llama_model_free(m.model)
 		m.model = nil
 	}
+	C.free(unsafe.Pointer(m.guard))
+	m.guard = nil
 	return nil
 }
 
