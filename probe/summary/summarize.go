@@ -586,12 +586,19 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		if pr.Power.Templates >= 2 {
 			mde := 100 * stats.PairedDropMDEInformed(pr.Power.Templates, pr.Power.InformativeTemplates, pr.Power.PairsPerTemplate,
 				stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, sm.p.Power)
-			pr.Power.MDEPP = &mde
+			if math.IsInf(mde, 1) {
+				// Too few templates solved in any pair for the sign-flip
+				// test to reach Alpha: no drop is detectable.
+				pr.Power.Attainable = false
+			} else {
+				pr.Power.MDEPP = &mde
+			}
 		}
 	}
-	if vs.Verdict == VerdictNoDrop && pr.Power != nil && pr.Power.MDEPP != nil && *pr.Power.MDEPP > sm.p.NegligibleDropPP {
+	if vs.Verdict == VerdictNoDrop && pr.Power != nil && (pr.Power.MDEPP == nil && pr.Power.Templates >= 2 || pr.Power.MDEPP != nil && *pr.Power.MDEPP > sm.p.NegligibleDropPP) {
 		// An interval narrower than the run can resolve (the drop the test
-		// would detect is above the negligible margin) rules nothing out.
+		// would detect is above the negligible margin, or none is
+		// detectable) rules nothing out.
 		vs.Verdict = VerdictInconclusive
 	}
 	answerLogProbShown(vs, sm.alpha)
