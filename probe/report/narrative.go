@@ -524,6 +524,10 @@ func verdictReason(pr *summary.Paired, verdict string, p summary.Params) string 
 
 // powerSentence states the minimum detectable drop of a variant's pairs.
 func powerSentence(pw *summary.Power) string {
+	if pw.MDEPP == nil && pw.Templates >= 2 {
+		return fmt.Sprintf("No drop is detectable at this size: only %d of the %d templates were solved in any pair, too few for the sign-flip test to reach α = %s.",
+			pw.InformativeTemplates, pw.Templates, alphaText(pw.Alpha))
+	}
 	if pw.MDEPP == nil {
 		return "No minimum detectable drop can be stated with fewer than 2 templates."
 	}

@@ -261,12 +261,14 @@ func TestMDE(t *testing.T) {
 			t.Errorf("power at the MDE, G = %d: %v", x.g, p)
 		}
 	}
+	// RequiredClusters inverts PairedDropMDE, MDE plus the sign-flip
+	// lattice's continuity correction 1/(5G): 0.198 + 0.010 at G = 20.
 	g, ok := RequiredClusters(0.20, 5, c, 0.05, 0.8, 0, 100000)
-	if !ok || g != 20 { // MDE(19) > 0.20 ≥ MDE(20) = 0.198
+	if !ok || g != 22 || PairedDropMDE(22, 5, c, 0.05, 0.8) > 0.20 {
 		t.Errorf("required clusters for 20 pp: %d %v", g, ok)
 	}
-	if MDE(19, 5, c, 0.05, 0.8) <= 0.20 {
-		t.Error("MDE(19) already below 0.20: the check above proves nothing")
+	if PairedDropMDE(21, 5, c, 0.05, 0.8) <= 0.20 {
+		t.Error("PairedDropMDE(21) already below 0.20: the check above proves nothing")
 	}
 	if _, ok := RequiredClusters(0.001, 5, c, 0.05, 0.8, 0, 1000); ok {
 		t.Error("a 0.1 pp drop found detectable with 1000 clusters")

@@ -58,23 +58,32 @@ func mapValues(m map[string]float64) []float64 {
 }
 
 // power returns the minimum-detectable-drop inputs of a variant's pairs:
-// the variance components of the per-pair differences (observed, or the
-// planning defaults when they show no variation) and the pairs per
-// template. The drop is the equal-weight mean of the template means
-// (pairedDrop), whose variance under the one-way model is (1/G²)·Σ_g (σ²_b
-// + σ²_w/n_g) = (σ²_b + σ²_w/m)/G with m the harmonic mean of the pairs
-// per template n_g (harmonicSize), so m is that harmonic mean. With the
-// original as reference the pairs of a template share its one base prompt,
-// so the estimators put the base's own variance in the between part, which
-// more instances do not divide (stats.FixedBaseComponents). MDEPP is
-// filled in once the test's family is known.
+// the templates, the informative templates (stats.InformativeClusters of
+// the right answers per template: solved in some pair on either side), and
+// the variance components of the per-pair differences of the informative
+// templates (observed, or the planning defaults when they show no
+// variation) with their pairs per template, as
+// stats.PairedDropMDEInformed takes them (a template never solved has a
+// mean difference of exactly 0 and does not move the sign-flip test). The
+// drop is the equal-weight mean of the template means (pairedDrop), whose
+// variance under the one-way model is (1/G²)·Σ_g (σ²_b + σ²_w/n_g) = (σ²_b
+// + σ²_w/m)/G with m the harmonic mean of the pairs per template n_g
+// (harmonicSize), so m is that harmonic mean. With the original as
+// reference the pairs of a template share its one base prompt, so the
+// estimators put the base's own variance in the between part, which more
+// instances do not divide (stats.FixedBaseComponents). MDEPP is filled in
+// once the test's family is known.
 func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 	groups := make([][]float64, G)
+	right := make([]float64, G)
 	for _, q := range pairs {
 		groups[q.tmpl] = append(groups[q.tmpl], q.d())
+		right[q.tmpl] += q.b + q.v
 	}
+	all, _ := stats.VarianceComponents(groups)
+	pw := &Power{Power: p.Power, Templates: all.Clusters, Source: "observed", InformativeTemplates: stats.InformativeClusters(right)}
+	groups = informativeGroups(groups, right)
 	c, ok := stats.VarianceComponents(groups)
-	pw := &Power{Power: p.Power, Templates: c.Clusters, Source: "observed"}
 	if c.Clusters > 0 {
 		pw.PairsPerTemplate = float64(c.Units) / float64(c.Clusters)
 	}
@@ -86,12 +95,22 @@ func power(pairs []*pairUnit, G int, p Params, drawn bool) *Power {
 		pw.Source = "planning defaults"
 	}
 	pw.Between, pw.Within, pw.ICC, pw.WithinIdentified = c.Between, c.Within, c.ICC(), c.WithinIdentified
-	right := make([]float64, G)
-	for _, q := range pairs {
-		right[q.tmpl] += q.b + q.v
-	}
-	pw.InformativeTemplates = stats.InformativeClusters(right)
 	return pw
+}
+
+// informativeGroups returns the groups whose right count is above 0, or
+// all of them when none is.
+func informativeGroups(groups [][]float64, right []float64) [][]float64 {
+	var out [][]float64
+	for g, x := range groups {
+		if right[g] > 0 {
+			out = append(out, x)
+		}
+	}
+	if len(out) == 0 {
+		return groups
+	}
+	return out
 }
 
 // harmonicSize returns the harmonic mean of the sizes of the non-empty

@@ -155,7 +155,7 @@ func describeMethods(p *Params) {
 	}
 	p.ShiftMargin = shiftMethod(p)
 	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; Korn–Graubard: Clopper–Pearson on the effective sample size, at least the templates); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
-	p.MDE = fmt.Sprintf("(t_{1−α/2,G'−1} + t_{%s,G'−1})·√((σ²_b + σ²_w/m)/G) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), variance components of the per-pair differences by ANOVA, m the harmonic mean of the distinct pairs per template, G' the templates with a right answer on either side in some pair (a template never solved has a mean difference of 0, cannot show a drop and does not move the sign-flip test, as the sign test discards ties: Conover 1999; on G − 1 degrees of freedom the t formula overstated the verdict's power by up to 26 points in simulation where most templates are never solved); with one pair per template (template means of −1, 0 or 1), the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
+	p.MDE = fmt.Sprintf("(G'/G)·((t_{1−α/2,G'−1} + t_{%s,G'−1})·√((σ²_b + σ²_w/m)/G') + 1/(m·G')) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), on the G' templates with a right answer on either side in some pair, with the variance components (ANOVA) of their per-pair differences and m the harmonic mean of their distinct pairs per template (a template never solved has a mean difference of 0, cannot show a drop and does not move the sign-flip test, as the sign test discards ties: Conover 1999; none when G' is below the templates the test needs to reach α); the last term is the continuity correction of the sign-flip test's lattice of span 2/m (Cox 1970; without it and on all templates' components the t formula was 11.5 points too high to 12.6 too low against the verdict's power in simulation); with one pair per template (template means of −1, 0 or 1), G'/G times the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant, reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), fnum(100*p.Power, 0)+"%")
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
 
@@ -586,12 +586,19 @@ func (sm *summarizer) variantVerdict(vs *VariantSummary, hasBase, floor bool, ru
 		if pr.Power.Templates >= 2 {
 			mde := 100 * stats.PairedDropMDEInformed(pr.Power.Templates, pr.Power.InformativeTemplates, pr.Power.PairsPerTemplate,
 				stats.Components{Between: pr.Power.Between, Within: pr.Power.Within}, pr.Power.Alpha, sm.p.Power)
-			pr.Power.MDEPP = &mde
+			if math.IsInf(mde, 1) {
+				// Too few templates solved in any pair for the sign-flip
+				// test to reach Alpha: no drop is detectable.
+				pr.Power.Attainable = false
+			} else {
+				pr.Power.MDEPP = &mde
+			}
 		}
 	}
-	if vs.Verdict == VerdictNoDrop && pr.Power != nil && pr.Power.MDEPP != nil && *pr.Power.MDEPP > sm.p.NegligibleDropPP {
+	if vs.Verdict == VerdictNoDrop && pr.Power != nil && (pr.Power.MDEPP == nil && pr.Power.Templates >= 2 || pr.Power.MDEPP != nil && *pr.Power.MDEPP > sm.p.NegligibleDropPP) {
 		// An interval narrower than the run can resolve (the drop the test
-		// would detect is above the negligible margin) rules nothing out.
+		// would detect is above the negligible margin, or none is
+		// detectable) rules nothing out.
 		vs.Verdict = VerdictInconclusive
 	}
 	answerLogProbShown(vs, sm.alpha)

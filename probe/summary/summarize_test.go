@@ -734,6 +734,15 @@ func TestPowerInSummary(t *testing.T) {
 	if pw := s.Models[0].Variants[1].Paired.Power; pw.Source != "planning defaults" || pw.Between != summary.PlanningBetween || pw.Within != summary.PlanningWithin {
 		t.Errorf("no variation: %+v", pw)
 	}
+	// Only 3 of 10 templates solved in any pair (the same 2 of 4 pairs on
+	// both sides): too few for the sign-flip test to reach α, so no MDE,
+	// not attainable, and no "no detectable drop".
+	few := func(ti, inst int) bool { return ti < 3 && inst%2 == 0 }
+	s, _ = summary.Summarize(promptTrials(10, 4, few, few), summary.Params{BootstrapResamples: 50})
+	v := s.Models[0].Variants[1]
+	if pw := v.Paired.Power; pw.InformativeTemplates != 3 || pw.MDEPP != nil || pw.Attainable || v.Verdict == summary.VerdictNoDrop {
+		t.Errorf("3 informative templates: power %+v, verdict %q", pw, v.Verdict)
+	}
 }
 
 // TestResultsCSVSummary: the summary computed from the CSV equals the one

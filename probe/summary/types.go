@@ -104,10 +104,13 @@ type Power struct {
 	// MDEPP is the drop, in percentage points, that a two-sided test at
 	// level Alpha detects with probability Power given Templates templates
 	// of PairsPerTemplate distinct pairs and the variance components
-	// (stats.PairedDropMDEInformed: (t_{1−α/2,G'−1} + t_{power,G'−1})·
-	// √((σ²_b + σ²_w/m)/G) with G' = InformativeTemplates when that is
-	// between 1 and G − 1, else G, and with one pair per template the exact power of
-	// the sign-flip test, stats.SignTestMDE). Nil when Templates < 2.
+	// (stats.PairedDropMDEInformed on the G' = InformativeTemplates
+	// templates, G when that is 0 or G: (G'/G)·((t_{1−α/2,G'−1} +
+	// t_{power,G'−1})·√((σ²_b + σ²_w/m)/G') + 1/(m·G')), the last term the
+	// continuity correction of the sign-flip test's lattice; with one pair
+	// per template the exact power of the sign-flip test, stats.SignTestMDE).
+	// Nil when Templates < 2, or when G' is below the fewest templates at
+	// which the sign-flip test can reach Alpha (Attainable is then false).
 	MDEPP *float64 `json:"mde_pp"`
 	// Alpha is the level used: α divided by the Holm family size (the level
 	// of Holm's first step), α for a primary variant.
@@ -123,12 +126,14 @@ type Power struct {
 	// (stats.InformativeClusters of the right answers per template): a
 	// template wrong on both sides in every pair has a mean difference of
 	// 0 and, never solved, cannot show a drop, so it does not move the
-	// sign-flip test; MDEPP uses G' − 1 degrees of freedom. 0 when no
+	// sign-flip test; MDEPP rests on these G' templates and Between,
+	// Within and PairsPerTemplate are those of their pairs. 0 when no
 	// template has a pair.
 	InformativeTemplates int `json:"informative_templates"`
 	// Between and Within are σ²_b and σ²_w of the per-pair difference
-	// (base right − variant right, 0/1), in squared fractions; ICC is
-	// σ²_b/(σ²_b + σ²_w).
+	// (base right − variant right, 0/1) of the informative templates' pairs
+	// (all templates' when none is informative), in squared fractions; ICC
+	// is σ²_b/(σ²_b + σ²_w).
 	Between float64 `json:"between_variance"`
 	Within  float64 `json:"within_variance"`
 	ICC     float64 `json:"icc"`
@@ -141,7 +146,8 @@ type Power struct {
 	// PlanningWithin, when the run shows no variation to estimate from).
 	Source string `json:"source"`
 	// Attainable is false when the sign-flip test cannot reach Alpha at all
-	// with this many templates (Test.Reachable false).
+	// with this many templates (Test.Reachable false) or with this many
+	// informative ones (MDEPP nil).
 	Attainable bool `json:"attainable"`
 }
 
