@@ -14,7 +14,7 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 )
 
-// richTrials is a two-model run over 12 templates × 15 instances: "Robust"
+// richTrials is a two-model run over 16 templates × 15 instances: "Robust"
 // answers every variant as it answers base except one flip each way
 // (template 2 instance 4 base right → variant wrong, template 7 instance 3
 // the reverse); "Fragile" solves base, half of symbolic and none of noop,
@@ -24,7 +24,7 @@ func richTrials() []results.Trial {
 	var ts []results.Trial
 	for _, m := range []struct{ path, name, quant string }{{"models/robust-q8_0.gguf", "Robust", "Q8_0"}, {"models/fragile-q4_k_m.gguf", "Fragile", "Q4_K_M"}} {
 		fragile := m.name == "Fragile"
-		for ti := range 12 {
+		for ti := range 16 {
 			tpl := fmt.Sprintf("t%02d", ti)
 			for inst := range 15 {
 				baseOK := (ti+inst)%5 != 0
@@ -203,8 +203,8 @@ func TestNarrativeContent(t *testing.T) {
 		"### Difficulty: accuracy by steps", "### Difficulty: accuracy by relation",
 		"### Paired differences between models",
 		"B = 300 resamples and seed 11",
-		"G = 12 templates",
-		"**Few templates: G = 12, below 20.**",
+		"G = 16 templates",
+		"**Few templates: G = 16, below 20.**",
 		"at 80% power",
 		"1 skipped",
 		// The picked variant's widened interval, the test across models,
