@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -53,24 +54,25 @@ func newRate(xs []float64) Rate {
 
 // BenchResult is what `fragility bench` prints. Rates are per second.
 type BenchResult struct {
-	Model      string  `json:"model"`
-	Threads    int     `json:"threads"`
-	BuildFlags string  `json:"build_flags"`
-	SystemInfo string  `json:"llama_system_info"`
-	NVocab     int     `json:"n_vocab"`
-	PP         int     `json:"pp"`
-	TG         int     `json:"tg"`
-	Reps       int     `json:"reps"`
-	BarePP     Rate    `json:"a_bare_prompt_tokens_per_s"`
-	BareTG     Rate    `json:"a_bare_gen_tokens_per_s"`
-	OursTG     Rate    `json:"b_ours_gen_tokens_per_s"`
-	EntropyMs  float64 `json:"b_entropy_ms_per_token"`
-	RatioBA    float64 `json:"ratio_b_over_a"`
-	Items      int     `json:"c_items"`
-	Batch      int     `json:"c_batch"`
-	SingleIPS  float64 `json:"c_single_items_per_s"`
-	BatchedIPS float64 `json:"c_batched_items_per_s"`
-	RatioCB    float64 `json:"ratio_c_over_b"`
+	Model      string     `json:"model"`
+	Threads    int        `json:"threads"`
+	BuildFlags string     `json:"build_flags"`
+	SystemInfo string     `json:"llama_system_info"`
+	NVocab     int        `json:"n_vocab"`
+	PP         int        `json:"pp"`
+	TG         int        `json:"tg"`
+	Reps       int        `json:"reps"`
+	BarePP     Rate       `json:"a_bare_prompt_tokens_per_s"`
+	BareTG     Rate       `json:"a_bare_gen_tokens_per_s"`
+	OursTG     Rate       `json:"b_ours_gen_tokens_per_s"`
+	EntropyMs  float64    `json:"b_entropy_ms_per_token"`
+	RatioBA    float64    `json:"ratio_b_over_a"`
+	RatioBACI  [2]float64 `json:"ratio_b_over_a_ci95"` // 95% interval of RatioBA over the repeats (see ratioInterval); 0, 0 with one repeat
+	Items      int        `json:"c_items"`
+	Batch      int        `json:"c_batch"`
+	SingleIPS  float64    `json:"c_single_items_per_s"`
+	BatchedIPS float64    `json:"c_batched_items_per_s"`
+	RatioCB    float64    `json:"ratio_c_over_b"`
 	// The DDC share: the batched items of (c) run again with the DDC
 	// classifier working beside generation, as in `fragility run`.
 	BatchedDDCSec float64 `json:"ddc_batched_run_seconds,omitempty"`      // wall time of that run, including the wait for the last classification
@@ -98,12 +100,13 @@ type BenchResult struct {
 // generation rates of both (tokens/s), the entropy pass per token (ms) and
 // b/a over all repeats.
 type BenchDecodeSeries struct {
-	Threads   int     `json:"threads"`
-	Pool      int     `json:"pool"` // workers of the pass pool beside the decode (0: none)
-	BareTG    Rate    `json:"a_bare_gen_tokens_per_s"`
-	OursTG    Rate    `json:"b_ours_gen_tokens_per_s"`
-	EntropyMs float64 `json:"b_entropy_ms_per_token"`
-	RatioBA   float64 `json:"ratio_b_over_a"`
+	Threads   int        `json:"threads"`
+	Pool      int        `json:"pool"` // workers of the pass pool beside the decode (0: none)
+	BareTG    Rate       `json:"a_bare_gen_tokens_per_s"`
+	OursTG    Rate       `json:"b_ours_gen_tokens_per_s"`
+	EntropyMs float64    `json:"b_entropy_ms_per_token"`
+	RatioBA   float64    `json:"ratio_b_over_a"`
+	RatioBACI [2]float64 `json:"ratio_b_over_a_ci95"` // see BenchResult.RatioBACI
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -146,7 +149,7 @@ func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(
 	if err != nil {
 		return nil, err
 	}
-	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA
+	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA, res.RatioBACI = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA, s.RatioBACI
 	if res.Busy, err = benchBusy(ctx, cfg, p, res.Threads, logf); err != nil {
 		return nil, err
 	}
@@ -281,8 +284,8 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 	if _, err := m.BenchInterleaved(ctx, cfg.PP, cfg.TG); err != nil {
 		return nil, err
 	}
-	var bpp, btg, otg []float64
-	var bareSec, oursSec, entSec float64
+	var bpp, btg, otg, bare, ours []float64
+	var entSec float64
 	for r := 0; r < cfg.Reps; r++ {
 		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
 		t, err := m.BenchDecode(ctx, cfg.PP, 0)
@@ -296,17 +299,49 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 		}
 		btg = append(btg, float64(it.Tokens)/it.BareSec)
 		otg = append(otg, float64(it.Tokens)/it.OursSec)
-		bareSec += it.BareSec
-		oursSec += it.OursSec
+		bare = append(bare, it.BareSec)
+		ours = append(ours, it.OursSec)
 		entSec += it.EntropySec
 	}
 	if res != nil {
 		res.BarePP = newRate(bpp)
 	}
-	return &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), BareTG: newRate(btg), OursTG: newRate(otg),
-		EntropyMs: 1000 * entSec / float64(cfg.Reps*cfg.TG),
-		// Over all repeats: (tokens / time of (b)) / (tokens / time of (a)).
-		RatioBA: bareSec / oursSec}, nil
+	s := &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), BareTG: newRate(btg), OursTG: newRate(otg),
+		EntropyMs: 1000 * entSec / float64(cfg.Reps*cfg.TG)}
+	s.RatioBA, s.RatioBACI[0], s.RatioBACI[1], _ = ratioInterval(bare, ours)
+	return s, nil
+}
+
+// ratioInterval returns b/a over all repeats, Σ bare / Σ ours (the times of
+// (a) and (b) in each repeat: (tokens / time of (b)) / (tokens / time of
+// (a))), and its 95% interval, ratio ± t_{0.975, n−1}·SE with the
+// linearised standard error of a ratio estimator over the n repeats,
+//
+//	SE² = n/(n−1) · Σ_r (bare_r − R·ours_r)² / (Σ_r ours_r)²
+//
+// (Cochran 1977, Sampling Techniques, 3rd ed., §6.4; stats.Ratio with each
+// repeat one cluster, Influence.CR1, stats.ClusterT). A repeat's (a) and
+// (b) share its sequence and its stretch of the machine's drift, so the
+// pair is the unit. ok is false (and the interval 0, 0) with fewer than 2
+// repeats.
+func ratioInterval(bare, ours []float64) (r, lo, hi float64, ok bool) {
+	x := stats.NewRatio(len(bare))
+	copy(x.Num, bare)
+	copy(x.Den, ours)
+	r, _ = x.Value()
+	inf, ok := x.Influence()
+	if !ok {
+		return r, 0, 0, false
+	}
+	se, g, ok := inf.CR1()
+	if !ok {
+		return r, 0, 0, false
+	}
+	lo, hi, ok = stats.ClusterT(r, se, g, 0.95)
+	if !ok {
+		return r, 0, 0, false
+	}
+	return r, lo, hi, true
 }
 
 // benchPrompts generates the demo items of (c) from the built-in templates

@@ -159,6 +159,15 @@ type benchKernel struct {
 	Pool   int    `json:"pool"`   // workers beside the decode in (b); -1: none, each pass before the next decode
 }
 
+// ratioText prints b/a with its interval over the repeats (none with one
+// repeat).
+func ratioText(r float64, ci [2]float64) string {
+	if ci == [2]float64{} {
+		return fmt.Sprintf("%.3f", r)
+	}
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", r, ci[0], ci[1])
+}
+
 // poolText describes the pass pool of (b).
 func (k benchKernel) poolText() string {
 	if k.Pool < 0 {
@@ -189,12 +198,12 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row(fmt.Sprintf("(a) bare llama_decode, generation (%d tokens), tokens/s", r.TG), rateText(r.BareTG, 2))
 	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), rateText(r.OursTG, 2))
 	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
-	row("ratio b/a (target ≥ 0.99)", fmt.Sprintf("%.3f", r.RatioBA))
+	row("ratio b/a (target ≥ 0.99), 95% CI over repeats", ratioText(r.RatioBA, r.RatioBACI))
 	if b := r.Busy; b != nil {
 		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), rateText(b.BareTG, 2))
 		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), rateText(b.OursTG, 2))
 		row("every core decoding: (b) entropy pass, ms per token", fmt.Sprintf("%.3f", b.EntropyMs))
-		row("every core decoding: ratio b/a", fmt.Sprintf("%.3f", b.RatioBA))
+		row("every core decoding: ratio b/a, 95% CI", ratioText(b.RatioBA, b.RatioBACI))
 	}
 	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
 	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))

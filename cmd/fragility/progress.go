@@ -82,7 +82,15 @@ func (pe *progressEstimate) tps(ev probe.Event) float64 {
 	return float64(ev.Tokens) / ev.Seconds
 }
 
-// left is the estimated time left, "" before tokens flow.
+// estimateAfter is the generation time (seconds) before which, while no
+// item of this process has finished, no time left is estimated: the first
+// events come right after the prompts are decoded, whose time counts in
+// Event.Seconds while few tokens have flowed, and an estimate from them
+// was hours for a run of minutes.
+const estimateAfter = 10
+
+// left is the estimated time left, "time left: estimating" before tokens
+// flow and, until an item finishes, for the first estimateAfter seconds.
 func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
 	tps := pe.tps(ev)
 	done := ev.Done - pe.firstDone
@@ -90,7 +98,7 @@ func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
 	if done > 0 {
 		perItem = float64(ev.Tokens) / float64(done)
 	}
-	if tps <= 0 || perItem <= 0 {
+	if tps <= 0 || perItem <= 0 || (done == 0 && ev.Seconds < estimateAfter) {
 		return "time left: estimating"
 	}
 	remaining := float64(ev.Total-pe.firstDone)*perItem - float64(ev.Tokens)

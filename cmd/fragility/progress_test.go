@@ -11,7 +11,8 @@ import (
 )
 
 // TestProgressEstimate: the time left comes from tokens, not items: before
-// any item finished from the budget, then from the measured tokens per item;
+// any item finished from the budget (after 10 s of generation), then from
+// the measured tokens per item;
 // a resumed run counts only its own items; off a terminal the progress is
 // plain lines, the last one at the end.
 func TestProgressEstimate(t *testing.T) {
@@ -33,6 +34,13 @@ func TestProgressEstimate(t *testing.T) {
 	}
 	if got := resumed.left(probe.Event{Done: 10, Total: 16}, 0); got != "time left: estimating" {
 		t.Errorf("no tokens yet: %q", got)
+	}
+	// Just after the prompts: 8 tokens in 6 s (the prompts' time) would
+	// give hours; no estimate until 10 s of generation or a finished item.
+	var fresh progressEstimate
+	fresh.update(probe.Event{Total: 204})
+	if got := fresh.left(probe.Event{Total: 204, Tokens: 8, Seconds: 6}, 192); got != "time left: estimating" {
+		t.Errorf("first event after the prompts: %q", got)
 	}
 	r, w, err := os.Pipe()
 	if err != nil {
