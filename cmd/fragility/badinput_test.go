@@ -286,6 +286,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--resume", out, "--threads-batch", "2"}, "--threads-batch with --resume"},
 		{[]string{"run", "--model", gemmaName, "--threads-batch", "1000000", "--out", out}, "--threads-batch must be between 0 (the default) and 512, got 1000000"},
 		{[]string{"generate", "--prompt", "hi", "--threads", "-1"}, "--threads must be between 0 (the default) and 512, got -1"},
+		{[]string{"generate", "--prompt", " "}, "--prompt is empty"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
 		// n_batch below the sequences of a batch aborted inside llama_decode

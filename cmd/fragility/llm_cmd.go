@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/fragility/fragility/llm"
@@ -118,6 +119,9 @@ func generateAction(c *cli.Context) error {
 	}
 	if c.Int("max-tokens") <= 0 {
 		return usageError{"--max-tokens must be > 0"}
+	}
+	if strings.TrimSpace(c.String("prompt")) == "" {
+		return usageError{"--prompt is empty: give the text the model should answer"}
 	}
 	if t := c.Float64("temperature"); t < 0 || math.IsNaN(t) {
 		return usageError{fmt.Sprintf("--temperature must be ≥ 0 (0: greedy), got %v", t)}
