@@ -32,15 +32,25 @@ func checkRowsKnown(dir string, man *Manifest, set *templates.Set, trials []resu
 			continue
 		}
 		if v, ok := variantOf[inst]; ok && string(v) != t.Variant {
-			return fmt.Errorf("%s line %d (item %s): variant %q is not a variant of this run (set.jsonl has the item as %s): the file was edited",
-				path, rowLine(path, i), t.ItemID, t.Variant, v)
+			return fmt.Errorf("%s: %s (item %s): variant %q is not a variant of this run (set.jsonl has the item as %s): the file was edited",
+				path, rowRef(path, i), t.ItemID, t.Variant, v)
 		}
 		if want := man.Models[mi].Identity.Name; want != "" && t.ModelName != want {
-			return fmt.Errorf("%s line %d (item %s): model %q is not a model of this run (manifest.json has model %d as %q): the file was edited",
-				path, rowLine(path, i), t.ItemID, t.ModelName, mi, want)
+			return fmt.Errorf("%s: %s (item %s): model %q is not a model of this run (manifest.json has model %d as %q): the file was edited",
+				path, rowRef(path, i), t.ItemID, t.ModelName, mi, want)
 		}
 	}
 	return nil
+}
+
+// rowRef names data row i (0-based) of the CSV file at path for a message:
+// "line N" with its line in the file (the header is line 1), or "row
+// i+1" when the file cannot be read.
+func rowRef(path string, i int) string {
+	if line := rowLine(path, i); line > 0 {
+		return fmt.Sprintf("line %d", line)
+	}
+	return fmt.Sprintf("row %d", i+1)
 }
 
 // rowLine returns the line of the CSV file path on which data row i

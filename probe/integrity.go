@@ -156,8 +156,8 @@ func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instanc
 		default:
 			continue
 		}
-		return fmt.Errorf("%s: row %d (item %s): %s is %q, but the instance %s in %s (line %d) has %q: a file was edited after the run",
-			path, i+1, t.ItemID, field, got, in.ID, FileSet, lines[in], want)
+		return fmt.Errorf("%s: %s (item %s): %s is %q, but the instance %s in %s (line %d) has %q: a file was edited after the run",
+			path, rowRef(path, i), t.ItemID, field, got, in.ID, FileSet, lines[in], want)
 	}
 	return nil
 }
@@ -220,20 +220,20 @@ func CheckScores(path, errorRules string, trials []results.Trial) error {
 	for i := range trials {
 		t := &trials[i]
 		if err := checkMeasures(t); err != nil {
-			return fmt.Errorf("%s: row %d (item %s): %w: the file was edited", path, i+1, t.ItemID, err)
+			return fmt.Errorf("%s: %s (item %s): %w: the file was edited", path, rowRef(path, i), t.ItemID, err)
 		}
 		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) {
 			continue
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)
 		if want != t.Correct {
-			return fmt.Errorf("%s: row %d (item %s): correct is %v, but its extraction (rule %s, answer %q) against the expected %q gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
-				path, i+1, t.ItemID, t.Correct, t.Rule, t.Extracted, t.Expected, want)
+			return fmt.Errorf("%s: %s (item %s): correct is %v, but its extraction (rule %s, answer %q) against the expected %q gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
+				path, rowRef(path, i), t.ItemID, t.Correct, t.Rule, t.Extracted, t.Expected, want)
 		}
 		if errorRules == anatomy.Version {
 			if k := errorKind(t); k != t.ErrorKind {
-				return fmt.Errorf("%s: row %d (item %s): error_kind is %q, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
-					path, i+1, t.ItemID, t.ErrorKind, anatomy.Version, k)
+				return fmt.Errorf("%s: %s (item %s): error_kind is %q, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
+					path, rowRef(path, i), t.ItemID, t.ErrorKind, anatomy.Version, k)
 			}
 		}
 	}

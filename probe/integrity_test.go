@@ -82,7 +82,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	trials[1].TemplateID = "not-" + trials[1].TemplateID
 	writeTrials(t, filepath.Join(dir, FileResults), trials)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
-		if err == nil || !strings.Contains(err.Error(), FileResults+": row 2 (item "+trials[1].ItemID+"): template is") {
+		if err == nil || !strings.Contains(err.Error(), FileResults+": line 3 (item "+trials[1].ItemID+"): template is") {
 			t.Errorf("%s with an edited template column: %v", name, err)
 		}
 	}
