@@ -430,6 +430,6 @@ func TestReportEditedRow(t *testing.T) {
 			line, _ = r.FieldPos(0)
 		}
 		res := fragility(t, nil, "report", dir)
-		oneErrorLine(t, "report with an edited "+c.col, res, fmt.Sprintf("%s line %d (item %s): %s", path, line, recs[row+1][id], c.what))
+		oneErrorLine(t, "report with an edited "+c.col, res, fmt.Sprintf("%s: line %d (item %s): %s", path, line, recs[row+1][id], c.what))
 	}
 }
