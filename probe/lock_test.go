@@ -147,7 +147,7 @@ func TestMergeChecksShardRows(t *testing.T) {
 	path := filepath.Join(dirs[1], FileResults)
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	_, err := Merge(filepath.Join(root, "merged2"), dirs, MergeOptions{})
-	want := fmt.Sprintf("%s: row %d (item %s): correct is", path, row+1, recs[row+1][slices.Index(recs[0], "item_id")])
+	want := fmt.Sprintf("%s: line %d (item %s): correct is", path, rowLine(path, row), recs[row+1][slices.Index(recs[0], "item_id")])
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("merge of an edited shard: %v, want %q", err, want)
 	}
