@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/fragility/fragility/templates/fixtures"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -110,7 +111,7 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{
 		Models:    []string{gemmaModel(t)},
-		Templates: filepath.Join("..", "templates", "testdata", "gsmsym", "p1"),
+		Templates: filepath.Join(gsmsymP1(t), "p1"),
 		Variants:  []templates.Variant{templates.VariantBase},
 		Instances: 1,
 		Seed:      1,
@@ -230,4 +231,14 @@ func TestDecodeProcedure(t *testing.T) {
 			t.Errorf("decode %q: got %q, %v; want %q", c.in, cfg.Decode, err, c.want)
 		}
 	}
+}
+
+// gsmsymP1 writes the GSM-Symbolic-format test fixtures of package templates
+// (fixtures.GSMSym) into a temporary folder and returns it.
+func gsmsymP1(t *testing.T) string {
+	dir, err := fixtures.WriteGSMSym(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

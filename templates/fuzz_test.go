@@ -51,7 +51,7 @@ func FuzzParseGSMSymbolic(f *testing.F) {
 	for _, data := range gsmsStyleProblems {
 		f.Add([]byte(data))
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "gsmsym", "*", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(gsmsymDir(f), "*", "*.json"))
 	for _, p := range files {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)

@@ -3,6 +3,7 @@ package templates
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragility/fragility/templates/fixtures"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -177,11 +178,11 @@ func TestPythonConstructs(t *testing.T) {
 	}
 }
 
-// TestConstructFixtures imports our own fixtures (testdata/gsmsym): tuple
+// TestConstructFixtures imports our own fixtures (fixtures.GSMSym): tuple
 // sampling, number pools, list variables, words as base values, one variable
 // written in two cases, a conditional in the answer.
 func TestConstructFixtures(t *testing.T) {
-	tp := mustGSMS(t, filepath.Join("testdata", "gsmsym", "symbolic", "dice.json"), readFile(t, filepath.Join("testdata", "gsmsym", "symbolic", "dice.json")), "")
+	tp := mustGSMS(t, filepath.Join(gsmsymDir(t), "symbolic", "dice.json"), readFile(t, filepath.Join(gsmsymDir(t), "symbolic", "dice.json")), "")
 	if tp.Level != LevelSymbolic || tp.IDOrig != "9002" || tp.ID != "gsms-dice" || len(tp.Warnings) != 0 {
 		t.Fatalf("level %q id_orig %q id %q warnings %v", tp.Level, tp.IDOrig, tp.ID, tp.Warnings)
 	}
@@ -221,7 +222,7 @@ func readFile(t *testing.T, p string) []byte {
 // words ("forty-two") are base values; "Dad"/"dad" and a synonym list are one
 // variable.
 func TestEqualitySolved(t *testing.T) {
-	path := filepath.Join("testdata", "gsmsym", "symbolic", "path.json")
+	path := filepath.Join(gsmsymDir(t), "symbolic", "path.json")
 	tp := mustGSMS(t, path, readFile(t, path), "")
 	if x := tp.variable("d3"); x.solve == nil {
 		t.Fatal("d3 not solved")
@@ -306,7 +307,7 @@ func TestGenuineBugRefused(t *testing.T) {
 // defaults, a record only: their base instance is a valid draw of the
 // annotation, with the answer #answer gives there.
 func TestLevels(t *testing.T) {
-	dir := filepath.Join("testdata", "gsmsym")
+	dir := gsmsymDir(t)
 	sym, err := LoadWith(filepath.Join(dir, "symbolic", "rolls.json"), LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -396,7 +397,7 @@ func TestLevels(t *testing.T) {
 // template, with its reason, instead of stopping.
 func TestLoadSkipping(t *testing.T) {
 	dir := t.TempDir()
-	src := readFile(t, filepath.Join("testdata", "gsmsym", "symbolic", "rolls.json"))
+	src := readFile(t, filepath.Join(gsmsymDir(t), "symbolic", "rolls.json"))
 	os.WriteFile(filepath.Join(dir, "a.json"), src, 0o644)
 	os.WriteFile(filepath.Join(dir, "b.json"), []byte(strings.Replace(string(src), "#answer: n - k", "#answer: n + k", 1)), 0o644)
 	ts, skips, err := LoadSkipping(dir, LoadOptions{})
@@ -549,4 +550,15 @@ func TestMoreSyntax(t *testing.T) {
 	if _, err := evalStr(t, "math.sqrt(2)", nil); err == nil || !strings.Contains(err.Error(), "irrational") {
 		t.Errorf("math.sqrt(2): %v", err)
 	}
+}
+
+// gsmsymDir writes our GSM-Symbolic-format fixtures (fixtures.GSMSym) into
+// a temporary folder of the running test and returns it.
+func gsmsymDir(t testing.TB) string {
+	t.Helper()
+	dir, err := fixtures.WriteGSMSym(filepath.Join(t.TempDir(), "gsmsym"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -159,7 +159,7 @@ func TestHarderLevelRules(t *testing.T) {
 // folder of apple/ml-gsm-symbolic) loads all three levels, each file at its
 // folder's level; a level given for such a folder is refused.
 func TestLevelFolders(t *testing.T) {
-	dir := filepath.Join("testdata", "gsmsym")
+	dir := gsmsymDir(t)
 	ts, err := LoadWith(dir, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestLevelFolders(t *testing.T) {
 		func() error { _, _, err := LoadSkipping(dir, LoadOptions{Level: "p1"}); return err },
 		func() error { _, err := CheckPathWith(dir, 20, 1, LoadOptions{Level: "p1"}); return err },
 	} {
-		if err := fn(); err == nil || !strings.Contains(err.Error(), "a level cannot be given for a folder of level folders: testdata/gsmsym holds level folders (symbolic, p1, p2)") {
+		if err := fn(); err == nil || !strings.Contains(err.Error(), "a level cannot be given for a folder of level folders: "+dir+" holds level folders (symbolic, p1, p2)") {
 			t.Errorf("a level for a folder of levels: %v", err)
 		}
 	}

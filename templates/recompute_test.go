@@ -209,7 +209,7 @@ func recomputeAll(t *testing.T, ts []*Template, n int) (checked int) {
 func TestIndependentRecomputationFixtures(t *testing.T) {
 	var ts []*Template
 	for _, lv := range []string{"symbolic", "p1", "p2"} {
-		got, err := LoadWith(filepath.Join("testdata", "gsmsym", lv), LoadOptions{})
+		got, err := LoadWith(filepath.Join(gsmsymDir(t), lv), LoadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
