@@ -5,24 +5,30 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/templates/fixtures"
 )
 
-// copyFixtures copies our GSM-Symbolic fixtures of one level into dir/level.
+// copyFixtures writes our GSM-Symbolic-format fixtures of one level
+// (fixtures.GSMSym) into dir/level and returns that folder.
 func copyFixtures(t *testing.T, dir, level string) string {
 	t.Helper()
 	dst := filepath.Join(dir, level)
-	os.MkdirAll(dst, 0o755)
-	src := filepath.Join("..", "..", "templates", "testdata", "gsmsym", level)
-	files, _ := filepath.Glob(filepath.Join(src, "*.json"))
-	if len(files) == 0 {
-		t.Fatalf("no fixtures in %s", src)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
+	n := 0
+	for name, content := range fixtures.GSMSym {
+		if filepath.Dir(name) != level {
+			continue
+		}
+		if err := os.MkdirAll(dst, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(dst, filepath.Base(f)), b, 0o644)
+		if err := os.WriteFile(filepath.Join(dst, filepath.Base(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("no fixtures for level %s", level)
 	}
 	return dst
 }
