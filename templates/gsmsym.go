@@ -172,8 +172,11 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 		if err := t.finishDrawn(); err != nil {
 			return nil, g.errorf(g.answerLine, "%v", err)
 		}
-	} else if err := t.finish(expect); err != nil {
-		return nil, g.errorf(g.answerLine, "%v", err)
+	} else {
+		nw := len(t.Warnings)
+		if err := t.finish(expect); err != nil && !g.annotatedAnswerAgrees(f.AnswerAnnotated, expect, nw) {
+			return nil, g.errorf(g.answerLine, "%v", err)
+		}
 	}
 	if t.Title == "" {
 		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
@@ -298,6 +301,43 @@ func (t *Template) setAnswerKind(ref *big.Rat) {
 	if limit.Cmp(t.maxAbs) > 0 {
 		t.maxAbs = limit
 	}
+}
+
+// annotatedAnswerAgrees is the fallback for a level-symbolic template whose
+// #answer does not give the original's answer at the base values (t.finish
+// failed): when answer_annotated's final "#### {expr}" gives the original's
+// answer there, that expression becomes the template's answer, the base is
+// finished again (t.Warnings cut back to its first nw entries, which were
+// there before the first finish), and a warning names both expressions. The original's
+// stated answer decides between the template's two answer expressions; it
+// reports false (the template stays refused) when there is no such
+// expression, it cannot be read or evaluated, or it disagrees too.
+func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int) bool {
+	t := g.t
+	if ann == nil || expect == nil || t.base == nil {
+		return false
+	}
+	m := gsmsFinalRE.FindStringSubmatch(*ann)
+	if m == nil {
+		return false
+	}
+	e, err := compileExpr(m[1])
+	if err != nil {
+		return false
+	}
+	got, err := e.eval(&env{vars: t.baseValues()})
+	if err != nil || got.k != kNum || got.n.Cmp(expect) != 0 {
+		return false
+	}
+	old, oldBase := t.answer, t.baseValues()
+	wrong, _ := old.eval(&env{vars: oldBase})
+	t.answer, t.Warnings = e, t.Warnings[:nw]
+	if t.finish(expect) != nil {
+		return false
+	}
+	t.Warnings = append(t.Warnings, fmt.Sprintf("#answer %q (line %d) gives %s at base values, but the original's answer is %s; answer_annotated's #### {%s} gives it and is used",
+		old.src, t.answerLine, wrong, numV(expect), m[1]))
+	return true
 }
 
 // checkAnswerAnnotated compares the final "#### {expr}" of answer_annotated

@@ -302,6 +302,50 @@ func TestGenuineBugRefused(t *testing.T) {
 	}
 }
 
+// TestAnnotatedAnswerDecides: when #answer disagrees with the original's
+// answer at the base values but answer_annotated's "#### {expr}" agrees, the
+// annotated expression is the answer (with a warning naming both), on the
+// base and on every draw; when it disagrees too, the template stays refused.
+func TestAnnotatedAnswerDecides(t *testing.T) {
+	q := "Ada has 30 stickers and buys 40% more. How many stickers does she have now?"
+	ann := "{a,Ada} has {n,30} stickers and buys {p,40}% more. How many stickers does she have now?\n\n#init:\n- a = sample(names)\n- $n = range(10, 100, 10)\n- $p = range(10, 90, 10)\n\n#conditions:\n- is_int(n * p / 100)\n\n#answer: 2 * (n + n * p / 100)"
+	file := func(final string) []byte {
+		b, err := json.Marshal(map[string]any{"question": q, "answer": "#### 42", "question_annotated": ann,
+			"answer_annotated": "She buys {n*p/100} more.\n#### {" + final + "}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tp := mustGSMS(t, "b.json", file("n + n * p / 100"), "")
+	if tp.BaseAnswer() != "42" {
+		t.Fatalf("base answer %s, want 42", tp.BaseAnswer())
+	}
+	warned := false
+	for _, w := range tp.Warnings {
+		if strings.Contains(w, `#answer "2 * (n + n * p / 100)" (line 11) gives 84 at base values, but the original's answer is 42; answer_annotated's #### {n + n * p / 100} gives it and is used`) {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning naming both expressions: %q", tp.Warnings)
+	}
+	set, err := Generate([]*Template{tp}, Options{Variants: []Variant{VariantSymbolic}, Instances: 30, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range set.Instances {
+		n, p := ratOf(t, in.Numbers["n"]), ratOf(t, in.Numbers["p"])
+		want := new(big.Rat).Add(n, new(big.Rat).Mul(n, new(big.Rat).Quo(p, big.NewRat(100, 1))))
+		if in.Answer != want.RatString() {
+			t.Errorf("%s: answer %s, want %s", in.ID, in.Answer, want.RatString())
+		}
+	}
+	if _, err := ParseGSMSymbolicLevel("b.json", file("n * p"), ""); err == nil || !strings.Contains(err.Error(), "gives 84 at base values, but the stated answer is 42") {
+		t.Errorf("both expressions wrong: %v", err)
+	}
+}
+
 // TestLevels: the level comes from --level or the folder's name. P1 and P2
 // files keep the original in question/answer and in the placeholders'
 // defaults, a record only: their base instance is a valid draw of the
