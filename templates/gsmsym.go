@@ -310,8 +310,9 @@ func (t *Template) setAnswerKind(ref *big.Rat) {
 // finished again (t.Warnings cut back to its first nw entries, which were
 // there before the first finish), and a warning names both expressions. The original's
 // stated answer decides between the template's two answer expressions; it
-// reports false (the template stays refused) when there is no such
-// expression, it cannot be read or evaluated, or it disagrees too.
+// reports false (the template stays refused) when #answer cannot be
+// evaluated there (division by zero, ...), when there is no such expression,
+// it cannot be read or evaluated, or it disagrees too.
 func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int) bool {
 	t := g.t
 	if ann == nil || expect == nil || t.base == nil {
@@ -329,8 +330,11 @@ func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int)
 	if err != nil || got.k != kNum || got.n.Cmp(expect) != 0 {
 		return false
 	}
-	old, oldBase := t.answer, t.baseValues()
-	wrong, _ := old.eval(&env{vars: oldBase})
+	old := t.answer
+	wrong, err := old.eval(&env{vars: t.baseValues()})
+	if err != nil || wrong.k != kNum {
+		return false // #answer is broken, not merely different
+	}
 	t.answer, t.Warnings = e, t.Warnings[:nw]
 	if t.finish(expect) != nil {
 		return false

@@ -443,7 +443,7 @@ func TestLoadSkipping(t *testing.T) {
 	dir := t.TempDir()
 	src := readFile(t, filepath.Join(gsmsymDir(t), "symbolic", "rolls.json"))
 	os.WriteFile(filepath.Join(dir, "a.json"), src, 0o644)
-	os.WriteFile(filepath.Join(dir, "b.json"), []byte(strings.Replace(string(src), "#answer: n - k", "#answer: n + k", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.json"), []byte(strings.NewReplacer("#answer: n - k", "#answer: n + k", "#### {n-k}", "#### {n+k}").Replace(string(src))), 0o644)
 	ts, skips, err := LoadSkipping(dir, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)

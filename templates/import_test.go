@@ -63,7 +63,7 @@ func TestGSMSymbolicErrors(t *testing.T) {
 		{"unknown helper", `range(2, 20)`, `rnage(2, 20)`, `pencils.json:5: question_annotated line 5: expression "rnage(2, 20)": unknown helper "rnage"`},
 		{"unknown pool", `sample([\"shop\", \"library\", \"studio\"])`, `sample(planets)`, `question_annotated line 4: unknown variable or pool "planets"`},
 		{"unknown variable", `- g < b*p`, `- g < b*q`, `question_annotated line 10: unknown variable "q"`},
-		{"answer mismatch", `#answer: b*p - g`, `#answer: b*p + g`, `gives 57 at base values, but the stated answer is 39`},
+		{"answer mismatch, answer_annotated too", `#### {b*p-g}`, `#### {b*p+g}`, `gives 57 at base values, but the stated answer is 39`},
 		{"division by zero", `#answer: b*p - g`, `#answer: b*p - g + g/(p-8)`, `division by zero`},
 		{"two base numbers", `{b,6} boxes`, `{b,6} boxes ({b,7} in all)`, `{b} has two base values, "6" (6) and "7" (7)`},
 		{"no answer", `\n\n#answer: b*p - g`, ``, `no #answer line`},
@@ -76,7 +76,11 @@ func TestGSMSymbolicErrors(t *testing.T) {
 		if !strings.Contains(data, c.old) {
 			t.Fatalf("%s: %q not in sample", c.name, c.old)
 		}
-		_, err := ParseGSMSymbolicLevel("pencils.json", []byte(strings.Replace(data, c.old, c.new, 1)), LevelSymbolic)
+		in := strings.Replace(data, c.old, c.new, 1)
+		if strings.HasPrefix(c.name, "answer mismatch") {
+			in = strings.Replace(in, `#answer: b*p - g`, `#answer: b*p + g`, 1)
+		}
+		_, err := ParseGSMSymbolicLevel("pencils.json", []byte(in), LevelSymbolic)
 		if err == nil {
 			t.Errorf("%s: accepted", c.name)
 			continue
