@@ -77,6 +77,22 @@ func TestTemplatesCheckContract(t *testing.T) {
 		t.Errorf("set header does not list the skip, or the set holds the refused template")
 	}
 
+	// list, show and review leave the refused template out with one line
+	// too: one bad file does not hide the others; asking for the refused
+	// one says why it is missing.
+	r = fragility(t, nil, "templates", "show", "--templates", sym, "gsms-rolls")
+	if r.code != 0 || !strings.Contains(r.stdout, "gsms-rolls") || strings.Count(r.stderr, "skipped "+filepath.Join(sym, "wrong.json")) != 1 {
+		t.Errorf("show beside a refused template: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, nil, "templates", "list", "--templates", sym)
+	if r.code != 0 || !strings.Contains(r.stdout, "gsms-rolls") || strings.Contains(r.stdout, "gsms-wrong") {
+		t.Errorf("list beside a refused template: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, nil, "templates", "show", "--templates", sym, "gsms-wrong")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "no template with ID gsms-wrong (1 file(s) refused when loaded, listed above)") {
+		t.Errorf("show of the refused template: exit %d\n%s", r.code, r.stderr)
+	}
+
 	// The level: from the folder's name, or --level; a bad one is wrong usage.
 	p1 := copyFixtures(t, dir, "p1")
 	r = fragility(t, nil, "generate-set", "--templates", p1, "--variants", "base", "--instances", "1", "--out", "-")

@@ -223,12 +223,46 @@ Examples:
 	})
 }
 
+// loadInspect loads the templates that list, show and review inspect: a
+// template that is refused when loaded is left out with one line on
+// standard error (as run and generate-set leave it out), so that one bad
+// file of a folder does not hide the others; an error only when nothing
+// can be read (a missing path, a bad --level).
+func loadInspect(c *cli.Context, o templates.LoadOptions) ([]*templates.Template, []templates.Skip, error) {
+	ts, skipped, err := templates.LoadSkipping(templatesSource(c), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(os.Stderr, "fragility: %s\n", s)
+	}
+	return ts, skipped, nil
+}
+
+// findInspect is templates.Find, with the reason when the template asked
+// for is one that was refused when loaded.
+func findInspect(ts []*templates.Template, skipped []templates.Skip, id string) (*templates.Template, error) {
+	t, err := templates.Find(ts, id)
+	if err == nil {
+		return t, nil
+	}
+	for _, s := range skipped {
+		if s.Template == id {
+			return nil, fmt.Errorf("template %s was refused when loaded: %s", id, s.Reason)
+		}
+	}
+	if len(skipped) > 0 {
+		return nil, fmt.Errorf("%v (%d file(s) refused when loaded, listed above)", err, len(skipped))
+	}
+	return nil, err
+}
+
 func templatesList(c *cli.Context) error {
 	o, err := loadOptions(c)
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(templatesSource(c), o)
+	ts, _, err := loadInspect(c, o)
 	if err != nil {
 		return err
 	}
@@ -275,11 +309,11 @@ func templatesShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(templatesSource(c), o)
+	ts, skipped, err := loadInspect(c, o)
 	if err != nil {
 		return err
 	}
-	t, err := templates.Find(ts, c.Args().First())
+	t, err := findInspect(ts, skipped, c.Args().First())
 	if err != nil {
 		return err
 	}
@@ -298,7 +332,7 @@ func templatesReview(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := templates.LoadWith(templatesSource(c), o)
+	ts, skipped, err := loadInspect(c, o)
 	if err != nil {
 		return err
 	}
@@ -306,7 +340,7 @@ func templatesReview(c *cli.Context) error {
 	if !c.Bool("all") {
 		pick = nil
 		for _, id := range c.Args().Slice() {
-			t, err := templates.Find(ts, id)
+			t, err := findInspect(ts, skipped, id)
 			if err != nil {
 				return err
 			}
