@@ -49,6 +49,20 @@ func TestAnswerProbSection(t *testing.T) {
 	if !regexp.MustCompile(`\*\*Verdict: [^\n]*Belief in the right answer \(its log-probability[^\n]*nats per pair`).MatchString(nar) {
 		t.Errorf("no belief line under the verdict:\n%s", nar)
 	}
+	// Below 20 templates the shift has no interval, and the narrative says
+	// so rather than print "[n/a]" or claim an interval that includes 0.
+	sh := sum.Models[0].Variant(sum.Models[0].VerdictVariant).AnswerLogProbShift
+	if sh.Shift.Clusters >= 20 {
+		t.Fatalf("the synthetic run has %d templates: the test needs fewer than 20", sh.Shift.Clusters)
+	}
+	for _, want := range []string{"[no interval: fewer than 20 templates]", "no interval is given from fewer than 20 templates"} {
+		if !strings.Contains(nar, want) {
+			t.Errorf("narrative lacks %q", want)
+		}
+	}
+	if strings.Contains(nar, "the interval includes 0: no shift in belief") {
+		t.Error("the narrative reads an interval it does not have")
+	}
 	path, err := WriteHTML(dir, Options{})
 	if err != nil {
 		t.Fatal(err)

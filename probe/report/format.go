@@ -186,8 +186,11 @@ func estCI(e *summary.Estimate, prec int) string {
 		return ""
 	}
 	if e.CI == nil {
-		if e.Degenerate {
+		switch {
+		case e.Degenerate:
 			return "[no interval: no variation between templates]"
+		case e.NoCI != "":
+			return "[no interval: " + e.NoCI + "]"
 		}
 		return "[n/a]"
 	}

@@ -170,7 +170,7 @@ func (sm *summarizer) answerLogProbShift(pairs []*logProbPair) *AnswerLogProbShi
 	sh.BaseMean /= n
 	sh.VariantMean /= n
 	v, _ := r.Value()
-	sh.Shift = sm.es.addClusterT(v, sm.influence(r, 1), r.At, math.Inf(-1), math.Inf(1), nil)
+	sh.Shift = sm.es.addHeavyTailed(v, sm.influence(r, 1), r.At)
 	sh.Test = sm.ts.signFlip(r)
 	for _, ts := range per {
 		ts.Shift /= float64(ts.Pairs)

@@ -49,8 +49,18 @@ func TestAnswerLogProbShiftHandCase(t *testing.T) {
 			t.Errorf("template %s: %v, want %v", p.Template, p.Shift, want[p.Template])
 		}
 	}
-	if sh.Test == nil || sh.Test.P <= 0 || sh.Test.P > 1 || sh.Shift.CI == nil || sh.Shift.SE == nil {
-		t.Errorf("test %+v, CI %+v", sh.Test, sh.Shift.CI)
+	// Three templates: the estimate, its SE and its test, but no interval
+	// (fewer than Params.FewTemplates), said so; and so nothing shown.
+	if sh.Test == nil || sh.Test.P <= 0 || sh.Test.P > 1 || sh.Shift.CI != nil || sh.Shift.NoCI != "fewer than 20 templates" || sh.Shift.SE == nil || sh.Shown {
+		t.Errorf("test %+v, CI %+v, no CI %q, shown %v", sh.Test, sh.Shift.CI, sh.Shift.NoCI, sh.Shown)
+	}
+	// With FewTemplates at 3 the cluster-t interval is reported.
+	s3, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 200, Seed: 7, FewTemplates: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s3.Models[0].Variants[1].AnswerLogProbShift.Shift; e.CI == nil || e.CI != e.ClusterT || e.NoCI != "" {
+		t.Errorf("at FewTemplates 3: CI %+v, cluster-t %+v, no CI %q", e.CI, e.ClusterT, e.NoCI)
 	}
 	// Within: A's two pairs differ by 2 (s² = 2), C's are equal (s² = 0):
 	// σ²_w = (2 + 0)/(5 − 3) = 1.

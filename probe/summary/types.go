@@ -67,6 +67,10 @@ type Estimate struct {
 	// same value, so no clustered interval can say anything (it would print
 	// as [v, v], as if certain).
 	Degenerate bool `json:"degenerate,omitempty"`
+	// NoCI, when not empty, says why no interval is reported (CI is nil)
+	// although the data vary: the statistic's coverage simulation showed
+	// that no interval from so few templates holds (estimates.addHeavyTailed).
+	NoCI string `json:"no_ci,omitempty"`
 }
 
 // Test is a paired test against 0 of a statistic built from per-pair
