@@ -74,7 +74,7 @@ Examples:
    fragility plan --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper   # adds the time on a GPU (--gpu-bench FILE, else an assumed rate, said so)`,
 		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
-			flagThreads, flagThreadsB, flagTemplate,
+			flagThreads, flagThreadsB, flagTemplate, flagProtocol,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
@@ -100,6 +100,9 @@ func planAction(c *cli.Context) error {
 	}
 	if cfg.Preset != nil {
 		fmt.Fprintln(os.Stderr, presetLine(cfg.Preset))
+	}
+	if err := applyProtocol(c, &cfg); err != nil { // the run a frozen protocol defines, as run applies it
+		return err
 	}
 	if ms := c.StringSlice(flagModels.Name); len(ms) > 0 {
 		models, err := resolveModels(ms, "llm")

@@ -27,6 +27,14 @@ func TestProtocolCommand(t *testing.T) {
 	if r := fragility(t, noModels(t), "run", "--protocol", p, "--max-tokens", "65", "--out", filepath.Join(dir, "run")); r.code != 2 || !strings.Contains(r.stderr, "--max-tokens with --protocol") {
 		t.Errorf("run --protocol --max-tokens: exit %d: %s", r.code, r.stderr)
 	}
+	// plan sizes the run the protocol defines: its budget (64 tokens an
+	// item) and its split, and refuses a flag that would change it.
+	if r := fragility(t, noModels(t), "plan", "--protocol", p, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"max_tokens": 64`) {
+		t.Errorf("plan --protocol: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "plan", "--protocol", p, "--instances", "3"); r.code != 2 || !strings.Contains(r.stderr, "--instances with --protocol") {
+		t.Errorf("plan --protocol --instances: exit %d: %s", r.code, r.stderr)
+	}
 	data, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(data), `"max_tokens": 64`, `"max_tokens": 640`, 1)), 0o644)
 	if r := fragility(t, noModels(t), "run", "--protocol", p, "--out", filepath.Join(dir, "run")); r.code != 1 || !strings.Contains(r.stderr, p) || !strings.Contains(r.stderr, "sha256") {
