@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/fragility/fragility/internal/jsonerr"
 )
 
 // Pooling names how token embeddings become one sentence vector, with the
@@ -138,7 +140,7 @@ func readJSON(path string, v any) (found bool, err error) {
 		return false, err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
-		return true, fmt.Errorf("%s: %w", path, err)
+		return true, fmt.Errorf("%s: %s", path, jsonerr.Text(b, err))
 	}
 	return true, nil
 }

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/fragility/fragility/internal/jsonerr"
 )
 
 //go:embed manifest.json
@@ -84,7 +86,7 @@ func Load() (*Manifest, error) {
 func parse(data []byte) (*Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("models/manifest.json: %w", err)
+		return nil, fmt.Errorf("models/manifest.json: %s", jsonerr.Text(data, err))
 	}
 	if err := m.Check(); err != nil {
 		return nil, fmt.Errorf("models/manifest.json: %w", err)

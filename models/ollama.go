@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fragility/fragility/internal/jsonerr"
 )
 
 // Ollama's store (https://github.com/ollama/ollama): a model NAME:TAG of
@@ -142,7 +144,7 @@ func readOllama(ref, root string, n ollamaName, p string) (*Source, error) {
 	}
 	var m ollamaManifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: manifest %s is not an Ollama manifest: %v", ref, p, err)
+		return nil, fmt.Errorf("%s: manifest %s is not an Ollama manifest: %s", ref, p, jsonerr.Text(data, err))
 	}
 	src := &Source{Ref: ref, Store: StoreOllama, Name: n.String(), Root: root, Manifest: p}
 	var weights []Layer

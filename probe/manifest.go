@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/models"
 
 	"github.com/fragility/fragility/llm"
@@ -132,7 +133,8 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		msg, line := jsonerr.Describe(data, err)
+		return nil, fmt.Errorf("%s:%d: not a run manifest: %s", path, line, msg)
 	}
 	var keys map[string]json.RawMessage
 	if json.Unmarshal(data, &keys) != nil || keys["config"] == nil {

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
@@ -679,7 +680,7 @@ func readShardTraces(s shardRun, recs [][]string, idCol int, w *bytes.Buffer) er
 			ItemID string `json:"item_id"`
 		}
 		if err := json.Unmarshal(line, &t); err != nil {
-			return fmt.Errorf("%s: %s:%d: %w", s.name(), path, i+1, err)
+			return fmt.Errorf("%s: %s:%d: %s", s.name(), path, i+1, jsonerr.Text(line, err))
 		}
 		if t.ItemID != recs[i][idCol] {
 			return fmt.Errorf("%s: %s:%d is item %s, but results.csv row %d is item %s", s.name(), path, i+1, t.ItemID, i+1, recs[i][idCol])

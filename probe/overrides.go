@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
@@ -56,7 +57,7 @@ func ReadOverrides(path string) ([]Override, string, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&o); err != nil {
-			return nil, "", fmt.Errorf("%s:%d: bad JSON: %v", path, line, err)
+			return nil, "", fmt.Errorf("%s:%d: bad JSON: %s", path, line, jsonerr.Text(b, err))
 		}
 		o.line = line
 		switch {

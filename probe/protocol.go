@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/templates"
@@ -138,7 +138,8 @@ func ReadProtocol(path string) (*Protocol, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: not a protocol file (%v)", path, strings.TrimPrefix(err.Error(), "json: "))
+		msg, _ := jsonerr.Describe(data, err)
+		return nil, fmt.Errorf("%s: not a protocol file (%s)", path, msg)
 	}
 	if p.Version != ProtocolVersion {
 		return nil, fmt.Errorf("%s: protocol_version %q, this binary reads %s", path, p.Version, ProtocolVersion)

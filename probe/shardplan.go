@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
@@ -268,7 +269,8 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 	}
 	var b BenchResult
 	if err := json.Unmarshal(data, &b); err != nil {
-		return Throughput{}, fmt.Errorf("%s: not the JSON of fragility bench --json: %v", path, err)
+		msg, line := jsonerr.Describe(data, err)
+		return Throughput{}, fmt.Errorf("%s:%d: not the JSON of fragility bench --json: %s", path, line, msg)
 	}
 	if b.OursTG.Mean <= 0 {
 		return Throughput{}, fmt.Errorf("%s: no generation rate (b_ours_gen_tokens_per_s)", path)

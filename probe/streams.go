@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
@@ -221,7 +222,7 @@ func readFinished(resPath, trPath string) (trials []results.Trial, traces []Trac
 			if i == len(lines)-1 { // a cut-off last line
 				break
 			}
-			return nil, nil, 0, fmt.Errorf("cannot resume: %s:%d: %w", trPath, i+1, err)
+			return nil, nil, 0, fmt.Errorf("cannot resume: %s:%d: %s", trPath, i+1, jsonerr.Text([]byte(line), err))
 		}
 		traceOf[t.ItemID] = t
 	}

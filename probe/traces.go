@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/stats"
 )
@@ -45,7 +46,7 @@ func ReadTraces(dir string) ([]Trace, error) {
 		}
 		var t Trace
 		if err := json.Unmarshal([]byte(line), &t); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			return nil, fmt.Errorf("%s:%d: %s", path, i+1, jsonerr.Text([]byte(line), err))
 		}
 		out = append(out, t)
 	}

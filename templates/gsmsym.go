@@ -3,7 +3,6 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fragility/fragility/internal/jsonerr"
 )
 
 // gsmsFile is one GSM-Symbolic annotated template file.
@@ -26,15 +27,8 @@ type gsmsFile struct {
 
 // jsonError turns an encoding/json error into one located by line.
 func jsonError(path string, data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return fileError(path, lineAt(data, se.Offset), "JSON syntax error: %v", se)
-	case errors.As(err, &te):
-		return fileError(path, lineAt(data, te.Offset), "field %q has the wrong type (%s, want %s)", te.Field, te.Value, te.Type)
-	}
-	return fileError(path, 0, "bad JSON: %v", err)
+	msg, line := jsonerr.Describe(data, err)
+	return fileError(path, line, "%s", msg)
 }
 
 // lineAt returns the 1-based line of byte offset off.

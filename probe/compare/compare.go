@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
@@ -569,7 +570,7 @@ func readSummary(dir string) (*summary.Summary, error) {
 	}
 	var s summary.Summary
 	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %s", path, jsonerr.Text(data, err))
 	}
 	return &s, nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
@@ -81,7 +82,7 @@ func Load(dir string) (*Run, error) {
 	}
 	r.Summary = new(summary.Summary)
 	if err := json.Unmarshal(data, r.Summary); err != nil {
-		return nil, fmt.Errorf("%s: %w", sumPath, err)
+		return nil, fmt.Errorf("%s: %s", sumPath, jsonerr.Text(data, err))
 	}
 	if data, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative)); err == nil {
 		r.Narrative = string(data)
@@ -95,7 +96,7 @@ func Load(dir string) (*Run, error) {
 	if data, err := os.ReadFile(cmpPath); err == nil {
 		r.Compare = new(compare.Comparison)
 		if err := json.Unmarshal(data, r.Compare); err != nil {
-			return nil, fmt.Errorf("%s: %w", cmpPath, err)
+			return nil, fmt.Errorf("%s: %s", cmpPath, jsonerr.Text(data, err))
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
