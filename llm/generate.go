@@ -202,54 +202,12 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 			m.kept = nil // the KV state after a failed or aborted decode is not relied on
 		}
 	}()
-	if m.ctx == nil {
-		return nil, errors.New("generate: model is closed")
-	}
-	if len(prompts) == 0 || len(prompts) > m.params.NSeq {
-		return nil, fmt.Errorf("generate: %d prompts for a context of %d sequences", len(prompts), m.params.NSeq)
-	}
-	if opt.MaxTokens <= 0 {
-		return nil, fmt.Errorf("generate: max tokens must be > 0, got %d", opt.MaxTokens)
-	}
-	if err := CheckEntropyKernel(opt.EntropyKernel); err != nil {
-		return nil, fmt.Errorf("generate: %w", err)
-	}
-	for i, p := range prompts {
-		if len(p) == 0 {
-			return nil, fmt.Errorf("generate: prompt %d is empty", i)
-		}
-		if len(p) >= m.params.NCtx {
-			return nil, &PromptTooLongError{Tokens: len(p), NCtx: m.params.NCtx}
-		}
-		for j, t := range p {
-			if t < 0 || int(t) >= m.meta.NVocab {
-				return nil, fmt.Errorf("generate: prompt %d token %d is %d, outside the vocabulary [0,%d)", i, j, t, m.meta.NVocab)
-			}
-		}
-	}
-	shared, sharedSec, err := m.startBatch(ctx, prompts, opt.KeepPrefix)
-	if err != nil {
+	if err := m.checkBatch(prompts, opt); err != nil {
 		return nil, err
 	}
-	gens := make([]*Generation, len(prompts))
-	for s, p := range prompts {
-		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens+maxInjected(opt)), entSec: make([]float64, 0, opt.MaxTokens), seq: s}
-		if opt.Temperature > 0 {
-			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
-		}
-		g.lastPrompt = p[len(p)-1]
-		gens[s] = g
-		t0 := time.Now()
-		if err := m.prefill(ctx, p[shared:], shared, s, true); err != nil {
-			return nil, fmt.Errorf("generate: prefill of prompt %d: %w", s, err)
-		}
-		g.PrefillSec = time.Since(t0).Seconds() + sharedSec
-		g.pos = len(p)
-		// The logits of this prompt's last token are read now, before the next
-		// prompt's prefill overwrites them.
-		if err := m.step(g, -1, opt); err != nil {
-			return nil, err
-		}
+	gens, err := m.prefillBatch(ctx, prompts, opt)
+	if err != nil {
+		return nil, err
 	}
 	generated := len(prompts) // each prompt's first token, chosen after its prefill
 	if opt.OnStep != nil {
@@ -268,24 +226,8 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		}
 	}()
 	for {
-		n := 0
-		for s, g := range gens {
-			if g.stopped {
-				continue
-			}
-			// The next token not yet decoded: the last chosen one, or
-			// the next of an injected text (fed one per step).
-			next := g.Tokens[g.fed].ID
-			g.fed++
-			C.fragility_batch_set(&m.batch, C.int(n), C.llama_token(next), C.llama_pos(g.pos), C.llama_seq_id(s), 1)
-			g.lastBatchSlot = n
-			g.pos++
-			n++
-		}
+		n := m.fillBatch(gens)
 		if n == 0 {
-			if err := m.waitPasses(); err != nil {
-				return nil, err
-			}
 			break
 		}
 		m.batch.n_tokens = C.int32_t(n)
@@ -293,9 +235,7 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 		if err := m.decode(ctx); err != nil {
 			err = fmt.Errorf("generate: %w", err)
 			if errors.Is(err, ErrAborted) {
-				if perr := m.waitPasses(); perr != nil {
-					return nil, perr
-				}
+				m.passes.Wait()
 				return gens, err
 			}
 			return nil, err
@@ -320,6 +260,91 @@ func (m *Model) GenerateBatch(ctx context.Context, prompts [][]Token, opt Genera
 	}
 	m.last = gens
 	return gens, nil
+}
+
+// checkBatch refuses, with an error naming the prompt and token, a batch
+// GenerateBatch cannot run: a closed model, no prompts or more than the
+// context's sequences, a non-positive token budget, an unknown entropy
+// kernel, an empty prompt, one that fills the context, or a token outside
+// the vocabulary.
+func (m *Model) checkBatch(prompts [][]Token, opt GenerateOptions) error {
+	if m.ctx == nil {
+		return errors.New("generate: model is closed")
+	}
+	if len(prompts) == 0 || len(prompts) > m.params.NSeq {
+		return fmt.Errorf("generate: %d prompts for a context of %d sequences", len(prompts), m.params.NSeq)
+	}
+	if opt.MaxTokens <= 0 {
+		return fmt.Errorf("generate: max tokens must be > 0, got %d", opt.MaxTokens)
+	}
+	if err := CheckEntropyKernel(opt.EntropyKernel); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	for i, p := range prompts {
+		if len(p) == 0 {
+			return fmt.Errorf("generate: prompt %d is empty", i)
+		}
+		if len(p) >= m.params.NCtx {
+			return &PromptTooLongError{Tokens: len(p), NCtx: m.params.NCtx}
+		}
+		for j, t := range p {
+			if t < 0 || int(t) >= m.meta.NVocab {
+				return fmt.Errorf("generate: prompt %d token %d is %d, outside the vocabulary [0,%d)", i, j, t, m.meta.NVocab)
+			}
+		}
+	}
+	return nil
+}
+
+// prefillBatch readies the KV state (startBatch), prefills every prompt as
+// its own sequence and chooses each one's first token from the logits of
+// its last prompt token, read before the next prompt's prefill overwrites
+// them. It returns one Generation per prompt, in prompt order.
+func (m *Model) prefillBatch(ctx context.Context, prompts [][]Token, opt GenerateOptions) ([]*Generation, error) {
+	shared, sharedSec, err := m.startBatch(ctx, prompts, opt.KeepPrefix)
+	if err != nil {
+		return nil, err
+	}
+	gens := make([]*Generation, len(prompts))
+	for s, p := range prompts {
+		g := &Generation{PromptTokens: len(p), SharedPrefix: shared, Tokens: make([]TokenRecord, 0, opt.MaxTokens+maxInjected(opt)), entSec: make([]float64, 0, opt.MaxTokens), seq: s}
+		if opt.Temperature > 0 {
+			g.rng = rand.New(rand.NewPCG(opt.Seed, uint64(s)))
+		}
+		g.lastPrompt = p[len(p)-1]
+		gens[s] = g
+		t0 := time.Now()
+		if err := m.prefill(ctx, p[shared:], shared, s, true); err != nil {
+			m.passes.Wait() // the earlier prompts' first passes
+			return nil, fmt.Errorf("generate: prefill of prompt %d: %w", s, err)
+		}
+		g.PrefillSec = time.Since(t0).Seconds() + sharedSec
+		g.pos = len(p)
+		if err := m.step(g, -1, opt); err != nil {
+			m.passes.Wait()
+			return nil, err
+		}
+	}
+	return gens, nil
+}
+
+// fillBatch puts the next token of every unfinished generation into
+// m.batch (the last chosen one, or the next of an injected text, fed one
+// per step) and returns how many it put; 0 when every generation stopped.
+func (m *Model) fillBatch(gens []*Generation) int {
+	n := 0
+	for s, g := range gens {
+		if g.stopped {
+			continue
+		}
+		next := g.Tokens[g.fed].ID
+		g.fed++
+		C.fragility_batch_set(&m.batch, C.int(n), C.llama_token(next), C.llama_pos(g.pos), C.llama_seq_id(s), 1)
+		g.lastBatchSlot = n
+		g.pos++
+		n++
+	}
+	return n
 }
 
 // MinSharedPrefix is the shortest common prefix, in tokens, that
