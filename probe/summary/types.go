@@ -391,7 +391,9 @@ type Paired struct {
 	// extracted answers differ, right or wrong; no answer is an answer of
 	// its own. A model that reads the problem gives the same answer to the
 	// same problem, so every change is the variant's doing, whether or not
-	// the accuracies move. nil when no pair keeps its answer.
+	// the accuracies move. nil unless every pair of the variant keeps its
+	// answer: a re-drawn problem (symbolic, numbers) whose draw happens to
+	// keep the answer is still another problem.
 	AnswerChanged *Rate `json:"answer_changed,omitempty"`
 	// OriginalRecalled is a recall signal: among the pairs whose expected
 	// answers differ (the variant re-draws the numbers), the pairs whose

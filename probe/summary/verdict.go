@@ -7,23 +7,32 @@ import (
 )
 
 // moreSevere reports whether variant vs's verdict should replace the
-// model's current one: more severe, or as severe with a larger paired drop.
+// model's current one: more severe; as severe with a larger paired drop;
+// as severe with an equal paired drop and a smaller unadjusted p-value of
+// its test. A full tie keeps the current one (the earlier variant in the
+// run's order). The narrative states this order (VerdictTieRule).
 func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
 	sv, sm := VerdictRank(vs.Verdict), VerdictRank(m.Verdict)
 	if m.Verdict == "" || sv > sm {
 		return true
 	}
-	if sv < sm {
+	if sv < sm || vs.Paired.PairedDropPP == nil {
 		return false
 	}
-	cur := math.Inf(-1)
-	for i := range m.Variants {
-		if v := &m.Variants[i]; v.Variant == m.VerdictVariant && v.Paired != nil && v.Paired.PairedDropPP != nil {
-			cur = v.Paired.PairedDropPP.Value
-		}
+	cur := m.Variant(m.VerdictVariant)
+	if cur == nil || cur.Paired == nil || cur.Paired.PairedDropPP == nil {
+		return true
 	}
-	return vs.Paired.PairedDropPP != nil && vs.Paired.PairedDropPP.Value > cur
+	d, dc := vs.Paired.PairedDropPP.Value, cur.Paired.PairedDropPP.Value
+	if math.Abs(d-dc) > 1e-9*max(1, math.Abs(dc)) {
+		return d > dc
+	}
+	return vs.Paired.Test != nil && cur.Paired.Test != nil && vs.Paired.Test.P < cur.Paired.Test.P
 }
+
+// VerdictTieRule says how the model's verdict variant is picked among
+// variants with equally severe verdicts (moreSevere).
+const VerdictTieRule = "among equally severe verdicts, the larger paired drop, then the smaller unadjusted p"
 
 // VerdictRank orders verdicts for the model's verdict: VerdictFloor ranks
 // with "no detectable drop" (every variant of a floor model has it).
