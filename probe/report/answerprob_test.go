@@ -89,3 +89,27 @@ func mustSummary(t *testing.T, trials []results.Trial) *summary.Summary {
 	}
 	return s
 }
+
+// TestAnswerProbReading: the sentence under the verdict reads the interval
+// and the adjusted test as they are: an interval that excludes 0 with an
+// adjusted p above α is not said to include 0.
+func TestAnswerProbReading(t *testing.T) {
+	mk := func(lo, hi, padj float64, shown bool) *summary.ModelSummary {
+		sh := &summary.AnswerLogProbShift{Pairs: 68, Shown: shown,
+			Shift: &summary.Estimate{Value: (lo + hi) / 2, CI: &summary.Interval{Lo: lo, Hi: hi, Method: summary.MethodClusterT}, Clusters: 68},
+			Test:  &summary.Test{P: padj / 2, PAdjusted: padj, Adjustment: "holm", Family: 2}}
+		return &summary.ModelSummary{VerdictVariant: "noop", Variants: []summary.VariantSummary{{Variant: "noop", AnswerLogProbShift: sh}}}
+	}
+	for _, c := range []struct {
+		m    *summary.ModelSummary
+		want string
+	}{
+		{mk(-4.02, -0.04, 0.099, false), "the interval excludes 0, but the adjusted test does not reach α"},
+		{mk(-4.02, 0.5, 0.3, false), "the interval includes 0"},
+		{mk(-4.02, -1, 0.01, true), "the variant lowered the probability"},
+	} {
+		if got := answerProbSentence(c.m, "95%"); !strings.Contains(got, c.want) {
+			t.Errorf("%q lacks %q", got, c.want)
+		}
+	}
+}

@@ -975,7 +975,7 @@ func (v *view) compareFigure() (Figure, error) {
 	}
 	err = f.draw(chart{panels: [][]*plot.Plot{{kl, dp}}, legend: l, w: vg.Points(math.Min(900, 420+110*float64(len(all)))), h: vg.Points(280)})
 	f.Caption = fmt.Sprintf("Left: KL divergence from the reference (%s) to each other file, in nats per token over the reference's own generated tokens "+
-		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's drop against base per variant (%s), "+
+		"(teacher forcing, full vocabulary): mean and 99th percentile, from compare.json. Right: each file's drop against its reference per variant (%s), "+
 		"with %s. A file whose KL is high while its drops match the reference's changed its token probabilities without changing its accuracy on these items.",
 		ref, dropText(v.sum), intervalText(v.sum, drops))
 	return f, err
@@ -1023,10 +1023,10 @@ func klPanel(others []compare.ModelComparison, l *plot.Legend) (*plot.Plot, erro
 }
 
 // comparisonDropPanel is the comparison figure's right panel: each file's
-// drop against base per variant, with the summary's intervals where it has
+// drop against its reference per variant, with the summary's intervals where it has
 // them (returned as drops) and compare.json's point estimates otherwise.
 func (v *view) comparisonDropPanel(all []compare.ModelComparison, l *plot.Legend) (*plot.Plot, []interval, error) {
-	dp := newPanel("drop against base, pp", "file", "drop, pp")
+	dp := newPanel("drop against the reference, pp", "file", "drop, pp")
 	fn := make([]string, len(all))
 	for i, m := range all {
 		fn[i] = comparisonName(m)

@@ -12,7 +12,7 @@ import (
 // narrativeIntro is the fixed paragraph on what the probe tests. It is the
 // only text of the narrative with numbers that are not from the Summary (the
 // citation).
-const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), an irrelevant clause that does not change the answer (noop), or a clause that looks relevant but was reviewed not to change it (noop-seeming), and compared with its base instance. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
+const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), an irrelevant clause that does not change the answer (noop), or a clause that looks relevant but was reviewed not to change it (noop-seeming), and compared with its reference: the base instance, or, for a variant drawn on a re-drawn problem (noop, noop-seeming and paraphrase with the default --reference drawn), that same drawn problem without the change (symbolic), so that a pair differs in one factor only. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
 
 // Narrative renders the summary as Markdown for a reader: what the probe
 // tests; the run's denominators, unit of analysis, number of templates and
@@ -60,12 +60,7 @@ func Narrative(s *summary.Summary) string {
 	}
 	fmt.Fprintf(&b, "- Unit of analysis: a distinct prompt. Trials of one model and variant with the same question (for example the base instances of a template, which all use its base values) are one prompt, scored by the share of its copies answered right, so copies add no weight; %d copies were collapsed in this run. The cluster is the template: G = %d templates. Variants: %s.\n",
 		copies, s.Clusters, strings.Join(s.Variants, ", "))
-	fmt.Fprintf(&b, "- Intervals: %s. Reported: %s. Standard errors: %s. Also computed for every statistic (in summary.json): the %s with B = %d resamples and seed %d; accuracies also get the %s.\n",
-		conf, p.ReportedInterval, p.ClusterRobust, p.Bootstrap, p.BootstrapResamples, p.Seed, p.AccuracyInterval)
-	fmt.Fprintf(&b, "- Tests at α = %s: %s. Multiplicity: %s.\n", alphaText(p.Alpha), p.PermutationTest, p.Multiplicity)
-	fmt.Fprintf(&b, "- Drops are base accuracy minus variant accuracy in percentage points (pp; positive = worse than base); the relative drop is that drop as a percentage of the base accuracy. Verdicts rest on the paired drop (the same templates and instances in both variants).\n")
-	fmt.Fprintf(&b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
-	fmt.Fprintf(&b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
+	fmt.Fprintf(&b, "- Drops are the reference's accuracy minus the variant's in percentage points (pp; positive = worse than the reference: base, or the variant a row names after \"vs\", such as the drawn symbolic problem); the relative drop is that drop as a percentage of the reference's accuracy. Verdicts rest on the paired drop (the same templates and instances in both variants). Intervals are %s; how each is computed, the tests, multiplicity and power: **Methods**, at the end.\n", conf)
 	if s.FewTemplates && s.Clusters > 0 {
 		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so accuracies and shifts are reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom (lower limit at most the inverted sign-flip test's). Neither is exact with few templates: %s. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates a drop of D pp needs.\n",
 			s.Clusters, p.FewTemplates, conf, p.PairedDropCoverage, minPSentence(s))
@@ -92,7 +87,21 @@ func Narrative(s *summary.Summary) string {
 		writeComparison(&b, s, conf)
 	}
 	writeThresholds(&b, p, conf)
+	writeMethods(&b, p, conf)
 	return b.String()
+}
+
+// writeMethods writes the closing Methods section: how the intervals, the
+// standard errors, the tests, multiplicity, power and answer extraction
+// are done (summary.Params' statements), after the results a reader reads
+// first.
+func writeMethods(b *strings.Builder, p summary.Params, conf string) {
+	b.WriteString("\n## Methods\n\n")
+	fmt.Fprintf(b, "- Intervals: %s. Reported: %s. Standard errors: %s. Also computed for every statistic (in summary.json): the %s with B = %d resamples and seed %d; accuracies also get the %s.\n",
+		conf, p.ReportedInterval, p.ClusterRobust, p.Bootstrap, p.BootstrapResamples, p.Seed, p.AccuracyInterval)
+	fmt.Fprintf(b, "- Tests at α = %s: %s. Multiplicity: %s.\n", alphaText(p.Alpha), p.PermutationTest, p.Multiplicity)
+	fmt.Fprintf(b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
+	fmt.Fprintf(b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
 }
 
 // minPSentence states the smallest attainable p of the sign-flip tests of
@@ -158,7 +167,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.%s\n\n",
 			verdictHead(m), accText(base), fnum(summary.FloorAccuracyPct, 0), stabilityVerdictSentence(m, p, conf))
 	default:
-		from := "the most severe of its variants after Holm's adjustment"
+		from := "the most severe of its variants after Holm's adjustment; " + summary.VerdictTieRule
 		if m.VerdictRule == "primary" {
 			from = "the pre-specified primary variant, tested alone"
 		}
@@ -185,7 +194,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 // writeAccuracy writes a model's table of accuracy and drops by variant.
 func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
 	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error.\n\n", conf, p.FewTemplates, p.FewTemplates)
-	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | drop, pp [%s CI] | relative drop, %% of base [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
+	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | drop, pp [%s CI] | relative drop, %% of reference [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		drop, rel := "—", "—"
@@ -198,14 +207,14 @@ func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params
 			wil = ivText(v.AccuracyPct.Wilson, 1)
 			se = seText(v.AccuracyPct, 1)
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", v.Variant, accText(v), estCI(v.AccuracyPct, 1), wil, se, drop, rel, v.Copies, v.Skipped)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %d | %d |\n", pairName(v), accText(v), estCI(v.AccuracyPct, 1), wil, se, drop, rel, v.Copies, v.Skipped)
 	}
 }
 
-// writeFlips writes a model's table of paired flips against base by
+// writeFlips writes a model's table of paired flips against the reference by
 // variant, then which pairs were left out.
 func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Robustness: paired flips against base\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
+	fmt.Fprintf(b, "\n### Robustness: paired flips against the reference\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
 	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
 		v := &m.Variants[i]
@@ -240,9 +249,9 @@ func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 }
 
 // writeShifts writes a model's table of entropy and DDC-margin shifts
-// against base by variant, then the meaningful ones in words.
+// against the reference by variant, then the meaningful ones in words.
 func writeShifts(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against base\n\nMean over distinct pairs of (variant − base): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s cluster-t interval (at every number of templates: the percentile bootstrap under-covers these skewed shifts), the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
+	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against the reference\n\nMean over distinct pairs of (variant − reference): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s cluster-t interval (at every number of templates: the percentile bootstrap under-covers these skewed shifts), the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
 	for i := range m.Variants {

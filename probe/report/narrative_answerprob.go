@@ -26,6 +26,8 @@ func answerProbSentence(m *summary.ModelSummary, conf string) string {
 		reading = "the variant lowered the probability the model gives the right answer"
 	case sh.Shown:
 		reading = "the variant raised the probability the model gives the right answer"
+	case sh.Shift.CI.Excludes0():
+		reading = "the interval excludes 0, but the adjusted test does not reach α: no shift in belief is shown"
 	case sh.Shift.CI == nil && sh.Shift.NoCI != "":
 		reading = "no interval is given from " + sh.Shift.NoCI + " (a shift that lives in a few collapsed answers can be missed by any interval from them), so no shift in belief is shown"
 	}
