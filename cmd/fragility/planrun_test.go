@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,4 +55,40 @@ func TestPlanRefusesAsRun(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "--n-ctx 2048 × --batch 2") {
 		t.Errorf("plan --n-ctx 0: exit %d, stdout %q, stderr %q; want exit 0 and the memory at --n-ctx 2048", r.code, r.stdout, r.stderr)
 	}
+}
+
+// TestFileForRunDir: report, verify, merge and plan --from given a run's
+// results.csv instead of its folder say so in one line (exit 1) and name
+// the folder that holds manifest.json, not "not a directory" of a path
+// they built inside the file.
+func TestFileForRunDir(t *testing.T) {
+	root := t.TempDir()
+	demo := filepath.Join(root, "demo")
+	csv := filepath.Join(demo, "results.csv")
+	for name, data := range map[string]string{"manifest.json": "{}\n", "results.csv": "item_id\n"} {
+		if err := os.MkdirAll(demo, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(demo, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := csv + ": not a run directory (give the folder that holds manifest.json: " + demo + ")"
+	for _, args := range [][]string{
+		{"report", csv},
+		{"verify", csv},
+		{"merge", filepath.Join(root, "merged"), csv, csv},
+		{"plan", "--templates", "builtin", "--from", csv},
+	} {
+		r := fragility(t, noModels(t), args...)
+		oneErrorLine(t, strings.Join(args[:1], " "), r, want)
+		if strings.Contains(r.stderr, "not a directory") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+	}
+	// A file whose folder holds no manifest: the hint names no folder.
+	other := filepath.Join(root, "notes.txt")
+	os.WriteFile(other, []byte("x"), 0o644)
+	r := fragility(t, noModels(t), "report", other)
+	oneErrorLine(t, "report of a lone file", r, other+": not a run directory (give the folder that holds manifest.json)")
 }
