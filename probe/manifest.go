@@ -121,8 +121,34 @@ func fileIdentity(path string, src *models.Source) (ModelEntry, error) {
 	return ModelEntry{Path: path, SHA256: sum, Size: st.Size(), Identity: id, Source: src}, nil
 }
 
+// CheckRunDir refuses a dir that names a file, not a folder (a run's
+// results.csv or manifest.json given for the run directory): the error says
+// so and names the folder to give instead, the file's own folder when it
+// holds a manifest. A dir that does not exist, or is a folder, passes: the
+// caller's own reading says what is wrong with it.
+func CheckRunDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	hint := "give the folder that holds " + FileManifest
+	if parent := filepath.Dir(dir); isFile(filepath.Join(parent, FileManifest)) {
+		hint += ": " + parent
+	}
+	return fmt.Errorf("%s: not a run directory (%s)", dir, hint)
+}
+
+// isFile reports whether path is a file (not a folder) that can be stat'ed.
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // ReadManifest reads manifest.json of a run directory.
 func ReadManifest(dir string) (*Manifest, error) {
+	if err := CheckRunDir(dir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, FileManifest)
 	data, err := os.ReadFile(path)
 	if err != nil {

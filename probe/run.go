@@ -276,8 +276,8 @@ func (c *Config) validatePrompt() error {
 	return nil
 }
 
-// validateParams checks the decoding parameters (batch, context, threads,
-// logical batch, decode procedure), filling the defaults it records.
+// validateParams checks the decoding parameters (batch, GPU layers,
+// context, threads, logical batch, decode procedure), filling the defaults it records.
 func (c *Config) validateParams() error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
@@ -295,6 +295,9 @@ func (c *Config) validateParams() error {
 	}
 	if c.Params.NSeq > MaxBatch {
 		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
+	}
+	if c.Params.GPULayers < -1 {
+		return optionErrorf("--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got %d", c.Params.GPULayers)
 	}
 	if c.Params.NCtx != 0 && c.Params.NCtx < MinContext {
 		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)

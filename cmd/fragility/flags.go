@@ -23,9 +23,9 @@ import (
 var (
 	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Action: threadsInRange("threads"), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time); the default leaves one core for the entropy pass and the embedder, which run beside it"}
 	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Action: threadsInRange("threads-batch"), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
-	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens"}
+	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens: at least 64, or 0 for the default (2048)"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
-	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only)"}
+	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only; no other negative value)"}
 	flagSeed      = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for instance draws, order and sampling"}
 	flagTemplate  = &cli.StringFlag{Name: "chat-template", Usage: "use this llama.cpp built-in chat template (e.g. gemma, chatml) instead of the model's own"}
 	flagJSON      = &cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"}
@@ -146,6 +146,18 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 		return usageError{fmt.Sprintf("--batch must be between 1 and %d, got %d", probe.MaxBatch, b)}
 	}
 	return nil
+}
+
+// checkRunOptions refuses, as wrong usage, options of the run cfg defines
+// that run would refuse (probe.Config.ValidateOptions): the decoding flags
+// (--batch, --n-ctx, --n-batch, --threads, --threads-batch, --gpu-layers)
+// are read here into a copy's Params, so that run and plan refuse the same
+// values with the same message before any backend or model loads. cfg is
+// not changed.
+func checkRunOptions(c *cli.Context, cfg probe.Config) error {
+	cfg.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name),
+		NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name), GPULayers: c.Int(flagGPULayers.Name)}
+	return cfg.ValidateOptions()
 }
 
 // threadsInRange is the flag action of a thread count: 0 (the default) to

@@ -94,7 +94,7 @@ func planAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usageError{fmt.Sprintf("plan takes no arguments, got %q", c.Args().First())}
 	}
-	var cfg probe.Config
+	cfg := probe.Config{ChatTemplate: c.String(flagTemplate.Name)}
 	if err := runDefinition(c, &cfg); err != nil {
 		return err
 	}
@@ -111,10 +111,12 @@ func planAction(c *cli.Context) error {
 		}
 		cfg.Models = models
 	}
-	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
-	if err := probe.CheckNBatch(cfg.Params.NBatch, cfg.Params.NSeq); err != nil {
+	// The values run refuses, refused with run's messages.
+	if err := checkRunOptions(c, cfg); err != nil {
 		return err
 	}
+	cfg.Params.NSeq, cfg.Params.NCtx, cfg.Params.NBatch, cfg.Params.GPULayers = c.Int(flagBatch.Name), c.Int(flagNCtx.Name), c.Int(flagNBatch.Name), c.Int(flagGPULayers.Name)
+	cfg.Params.NCtx, cfg.Params.NBatch = cfg.Params.Defaults().NCtx, cfg.Params.Defaults().NBatch // sized as run loads them (0: the default)
 	o, err := planOptions(c, &cfg)
 	if err != nil {
 		return err

@@ -227,9 +227,7 @@ func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, er
 		return cfg, resume, "", err
 	}
 	// Wrong usage is refused before loadParams prints any GPU notice.
-	check := cfg
-	check.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name), NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name)}
-	if err := check.ValidateOptions(); err != nil {
+	if err := checkRunOptions(c, cfg); err != nil {
 		return cfg, resume, "", err
 	}
 	return cfg, resume, shardSource, nil

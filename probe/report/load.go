@@ -51,6 +51,9 @@ type Token struct {
 // manifest.json, narrative.md, traces.jsonl and compare.json are read when
 // present. Errors name the file and what is wrong with it.
 func Load(dir string) (*Run, error) {
+	if err := probe.CheckRunDir(dir); err != nil {
+		return nil, err
+	}
 	r := &Run{Dir: dir}
 	if _, err := os.Stat(filepath.Join(dir, probe.FileManifest)); err == nil {
 		m, err := probe.ReadManifest(dir)

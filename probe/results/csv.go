@@ -108,24 +108,34 @@ func trialFromColumns(rec []string, cols []int) (Trial, error) {
 		case reflect.Int, reflect.Int64:
 			n, err := strconv.ParseInt(s, 10, f.Type().Bits())
 			if err != nil {
-				return t, fmt.Errorf("column %s: %w", c.name, err)
+				return t, fmt.Errorf("column %s: %s", c.name, badValue(s, "a whole number", err))
 			}
 			f.SetInt(n)
 		case reflect.Bool:
 			b, err := strconv.ParseBool(s)
 			if err != nil {
-				return t, fmt.Errorf("column %s: %w", c.name, err)
+				return t, fmt.Errorf("column %s: %s", c.name, badValue(s, "true or false", err))
 			}
 			f.SetBool(b)
 		case reflect.Float64:
 			x, err := strconv.ParseFloat(s, 64)
 			if err != nil {
-				return t, fmt.Errorf("column %s: %w", c.name, err)
+				return t, fmt.Errorf("column %s: %s", c.name, badValue(s, "a number", err))
 			}
 			f.SetFloat(x)
 		}
 	}
 	return t, nil
+}
+
+// badValue words a field that did not parse as what a column holds (want:
+// "a number", "a whole number", "true or false") without Go's parser names:
+// the value quoted, and whether it is no such value or one out of range.
+func badValue(s, want string, err error) string {
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Sprintf("%q is out of range", s)
+	}
+	return fmt.Sprintf("%q is not %s", s, want)
 }
 
 // headerColumns maps a results.csv header to indices of trialColumns. The

@@ -175,3 +175,21 @@ func TestResultsCSVErrorsNameTheLine(t *testing.T) {
 		t.Fatal("empty file accepted")
 	}
 }
+
+// TestResultsCSVBadValuesWorded: a field that is not what its column holds
+// is named by line, column and value, in words, never by Go's parser
+// (strconv.ParseFloat, invalid syntax).
+func TestResultsCSVBadValuesWorded(t *testing.T) {
+	for _, c := range []struct{ column, value, want string }{
+		{"seconds", "abc", `line 2: column seconds: "abc" is not a number`},
+		{"seconds", "1e999", `line 2: column seconds: "1e999" is out of range`},
+		{"instance", "1.5", `line 2: column instance: "1.5" is not a whole number`},
+		{"instance", "99999999999999999999", `line 2: column instance: "99999999999999999999" is out of range`},
+		{"correct", "maybe", `line 2: column correct: "maybe" is not true or false`},
+	} {
+		_, err := ReadCSV(strings.NewReader("item_id," + c.column + "\nm0/A/base/0," + c.value + "\n"))
+		if err == nil || err.Error() != c.want || strings.Contains(err.Error(), "strconv") || strings.Contains(err.Error(), "syntax") {
+			t.Errorf("%s=%s: error %v, want %q", c.column, c.value, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPlanRefusesAsRun: plan sizes the run that run would start with the
+// same flags, so it refuses every value run refuses, with the same exit
+// code (2) and the same one line naming the flag; --n-ctx 0 is the
+// documented default (2048) in both, and plan sizes it as 2048.
+func TestPlanRefusesAsRun(t *testing.T) {
+	model := gemmaLLM(t)
+	env := noModels(t)
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--n-ctx", "-1"}, "--n-ctx must be at least 64"},
+		{[]string{"--n-ctx", "63"}, "--n-ctx must be at least 64"},
+		{[]string{"--max-tokens", "-5"}, "--max-tokens must be at least 1, got -5"},
+		{[]string{"--max-tokens", "0"}, "--max-tokens must be at least 1, got 0"},
+		{[]string{"--batch", "0"}, "--batch must be between 1 and"},
+		{[]string{"--batch", "65"}, "--batch must be between 1 and"},
+		{[]string{"--n-batch", "-1"}, "--n-batch must be positive"},
+		{[]string{"--n-batch", "4", "--batch", "8"}, "--n-batch must be at least --batch (8)"},
+		{[]string{"--threads", "-1"}, "--threads must be between 0"},
+		{[]string{"--threads", "100000"}, "--threads must be between 0"},
+		{[]string{"--threads-batch", "-1"}, "--threads-batch must be between 0"},
+		{[]string{"--instances", "0"}, "--instances must be at least 1, got 0"},
+		{[]string{"--instances", "-3"}, "--instances must be at least 1, got -3"},
+		{[]string{"--shots", "-1"}, "--shots must be between 0 and"},
+		{[]string{"--shots", "999"}, "--shots must be between 0 and"},
+		{[]string{"--gpu-layers", "-2"}, "--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got -2"},
+	} {
+		args := append([]string{"--model", model, "--templates", "builtin"}, c.flags...)
+		plan := fragility(t, env, append([]string{"plan"}, args...)...)
+		run := fragility(t, env, append([]string{"run", "--out", filepath.Join(t.TempDir(), "r")}, args...)...)
+		for _, r := range []struct {
+			cmd string
+			r   result
+		}{{"plan", plan}, {"run", run}} {
+			line := strings.TrimSuffix(r.r.stderr, "\n")
+			if r.r.code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
+				t.Errorf("%s %v: exit %d, stderr %q; want exit %d and one line with %q", r.cmd, c.flags, r.r.code, r.r.stderr, exitUsage, c.want)
+			}
+		}
+		if plan.stderr != run.stderr {
+			t.Errorf("%v: plan says %q, run says %q", c.flags, plan.stderr, run.stderr)
+		}
+	}
+	r := fragility(t, env, "plan", "--model", model, "--templates", "builtin", "--n-ctx", "0", "--batch", "2")
+	if r.code != exitOK || !strings.Contains(r.stdout, "--n-ctx 2048 × --batch 2") {
+		t.Errorf("plan --n-ctx 0: exit %d, stdout %q, stderr %q; want exit 0 and the memory at --n-ctx 2048", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestFileForRunDir: report, verify, merge and plan --from given a run's
+// results.csv instead of its folder say so in one line (exit 1) and name
+// the folder that holds manifest.json, not "not a directory" of a path
+// they built inside the file.
+func TestFileForRunDir(t *testing.T) {
+	root := t.TempDir()
+	demo := filepath.Join(root, "demo")
+	csv := filepath.Join(demo, "results.csv")
+	for name, data := range map[string]string{"manifest.json": "{}\n", "results.csv": "item_id\n"} {
+		if err := os.MkdirAll(demo, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(demo, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := csv + ": not a run directory (give the folder that holds manifest.json: " + demo + ")"
+	for _, args := range [][]string{
+		{"report", csv},
+		{"verify", csv},
+		{"merge", filepath.Join(root, "merged"), csv, csv},
+		{"plan", "--templates", "builtin", "--from", csv},
+	} {
+		r := fragility(t, noModels(t), args...)
+		oneErrorLine(t, strings.Join(args[:1], " "), r, want)
+		if strings.Contains(r.stderr, "not a directory") {
+			t.Errorf("%v: %s", args, r.stderr)
+		}
+	}
+	// A file whose folder holds no manifest: the hint names no folder.
+	other := filepath.Join(root, "notes.txt")
+	os.WriteFile(other, []byte("x"), 0o644)
+	r := fragility(t, noModels(t), "report", other)
+	oneErrorLine(t, "report of a lone file", r, other+": not a run directory (give the folder that holds manifest.json)")
+}
