@@ -107,3 +107,63 @@ func TestJSONFileOwnFormat(t *testing.T) {
 		t.Fatalf("rolls.json: %v", err)
 	}
 }
+
+// TestAnnotatedAnswerFallback: a level-symbolic template whose #answer
+// misses the original's answer imports with answer_annotated's expression
+// when that gives it (AnswerSource records it, and the set header keeps
+// it), and is refused, naming what answer_annotated gives, when it misses
+// too.
+func TestAnnotatedAnswerFallback(t *testing.T) {
+	_, err := ParseFile("rolls.json", rollsJSON(t, "n + k", "k < n", "She has {n} - {k} rolls left.\n#### {n*k}"))
+	want := `answer "n + k" gives 17 at base values, but the stated answer is 7; answer_annotated's #### {n*k} gives 60, not 7 either`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("both wrong: %v, want %q", err, want)
+	}
+	_, err = ParseFile("rolls.json", rollsJSON(t, "n + k", "k < n", "#### {n/(k-5)}"))
+	if err == nil || !strings.Contains(err.Error(), "answer_annotated's #### {n/(k-5)} cannot be evaluated at base values either: division by zero") {
+		t.Errorf("answer_annotated broken: %v", err)
+	}
+	_, err = ParseFile("rolls.json", rollsJSON(t, "n + k", "k < n", ""))
+	if err == nil || strings.Contains(err.Error(), "answer_annotated") {
+		t.Errorf("no answer_annotated: %v", err)
+	}
+
+	ts, err := ParseFile("rolls.json", rollsJSON(t, "n + k", "k < n", "She has {n} - {k} rolls left.\n#### {n-k}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts[0].AnswerSource != AnswerFromAnnotated || ts[0].BaseAnswer() != "7" {
+		t.Fatalf("fallback: answer source %q, base answer %s", ts[0].AnswerSource, ts[0].BaseAnswer())
+	}
+	own, err := ParseFile("rolls.json", rollsJSON(t, "n - k", "k < n", "#### {n-k}"))
+	if err != nil || own[0].AnswerSource != "" {
+		t.Fatalf("own #answer: %v, answer source %q", err, own[0].AnswerSource)
+	}
+	set, err := Generate([]*Template{ts[0], mustBuiltin(t)[0]}, Options{Variants: []Variant{VariantSymbolic}, Instances: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Templates[0].AnswerSource != AnswerFromAnnotated || set.Templates[1].AnswerSource != "" {
+		t.Errorf("set header answer sources %q, %q", set.Templates[0].AnswerSource, set.Templates[1].AnswerSource)
+	}
+	if n := set.Templates[0].Notice(); !strings.Contains(n, "template gsms-rolls: #answer misses the original's answer; answer_annotated") {
+		t.Errorf("notice %q", n)
+	}
+	if n := set.Templates[1].Notice(); n != "" {
+		t.Errorf("notice for an own answer: %q", n)
+	}
+	var b strings.Builder
+	if err := set.WriteJSONL(&b); err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(b.String(), `"answer_source":"answer_annotated"`); c != 1 {
+		t.Errorf("set file holds answer_source %d times, want once", c)
+	}
+	back, err := ReadSet(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Templates[0].AnswerSource != AnswerFromAnnotated || back.Templates[1].AnswerSource != "" {
+		t.Errorf("read back: %+v", back.Templates)
+	}
+}
