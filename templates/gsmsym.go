@@ -180,6 +180,9 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 				return nil, g.errorf(g.answerLine, "%v", err)
 			}
 		}
+		if err := g.checkMeetable(); err != nil {
+			return nil, err
+		}
 	}
 	if t.Title == "" {
 		t.Title = shorten(strings.TrimSpace(t.render(t.question, t.base, nil)), 60)
@@ -355,6 +358,29 @@ func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int)
 	t.Warnings = append(t.Warnings, fmt.Sprintf("#answer %q (line %d) gives %s at base values, but the original's answer is %s; answer_annotated's #### {%s} gives it and is used",
 		old.src, t.answerLine, wrong, numV(expect), m[1]))
 	return true, ""
+}
+
+// checkMeetable refuses a level-symbolic template with a condition that the
+// base values break (which alone is a warning: conditions constrain new
+// draws only) and that no values of its variables can meet (neverMet): the
+// condition is then met only by exemption, in draws that keep all of its
+// variables at their base values, so those would never be re-drawn and the
+// numbers and symbolic variants would silently keep them.
+func (g *gsmsParser) checkMeetable() error {
+	t := g.t
+	for _, c := range t.conds {
+		if !t.baseBroken[c] || !t.neverMet(c) {
+			continue
+		}
+		var base []string
+		for _, n := range c.e.vars {
+			base = append(base, fmt.Sprintf("%s = %s", n, t.base[n]))
+		}
+		names := strings.Join(c.e.vars, ", ")
+		return g.errorf(c.line, "condition %q holds for no values of %s, drawn or base (%s): %s would never be re-drawn",
+			c.e.src, names, strings.Join(base, ", "), names)
+	}
+	return nil
 }
 
 // checkAnswerAnnotated compares the final "#### {expr}" of answer_annotated

@@ -167,3 +167,44 @@ func TestAnnotatedAnswerFallback(t *testing.T) {
 		t.Errorf("read back: %+v", back.Templates)
 	}
 }
+
+// TestConditionNeverMet: a condition the base values break is a warning
+// (conditions constrain new draws only), but one that no values of its
+// variables can meet would be met only by keeping them at their base
+// values, so the template is refused, naming the variables. One that some
+// draws meet still imports, and its variables are re-drawn.
+func TestConditionNeverMet(t *testing.T) {
+	for cond, want := range map[string]string{
+		"k > 100":            `question_annotated line 10: condition "k > 100" holds for no values of k, drawn or base (k = 5): k would never be re-drawn`,
+		"k > n + 30":         `condition "k > n + 30" holds for no values of k, n, drawn or base (k = 5, n = 12): k, n would never be re-drawn`,
+		"k > 9 and k < n":    `condition "k > 9 and k < n" holds for no values of k, n`,
+		"n * k > 40 * 9 + 1": `holds for no values of n, k`,
+	} {
+		_, err := ParseFile("rolls.json", rollsJSON(t, "n - k", cond, "#### {n-k}"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", cond, err, want)
+		}
+	}
+	// Broken at base, met by some draws (k = 6..8): imported with the
+	// warning, and k is re-drawn.
+	ts, err := ParseFile("rolls.json", rollsJSON(t, "n - k", "k > 5", "#### {n-k}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(ts[0].Warnings, "; "); !strings.Contains(w, `base values are outside condition "k > 5"`) {
+		t.Errorf("warnings %q", w)
+	}
+	set, err := Generate(ts, Options{Variants: []Variant{VariantSymbolic}, Instances: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for _, in := range set.Instances {
+		if v := in.Values["k"]; in.Variant == VariantSymbolic && v != "" && v != "5" {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Errorf("k never re-drawn in %d instances", len(set.Instances))
+	}
+}
