@@ -43,6 +43,28 @@ type bounder struct {
 	vals    map[string]value
 	pending map[string]*variable // later variables of this draw, not yet known
 	depth   int
+	// withBase widens each pending variable's interval to hold its base
+	// value too (neverMet: a draw may keep a variable at its base value).
+	withBase bool
+}
+
+// neverMet reports whether condition c holds for no values its variables
+// can take: each variable it reads stands for the interval of its domain
+// (a computed one for that of its formula) widened to hold its base value.
+// The intervals are conservative (see above), so a condition reported
+// cannot hold for any draw, nor for the base values; one not reported may
+// still never hold. Under lenientBase such a condition, broken by the base
+// values, is exempt only in draws that keep every variable it reads at its
+// base value: those variables would never be re-drawn.
+func (t *Template) neverMet(c *condition) bool {
+	pending := map[string]*variable{}
+	for _, x := range t.vars {
+		for _, n := range x.names {
+			pending[n] = x
+		}
+	}
+	b := &bounder{t: t, vals: map[string]value{}, pending: pending, withBase: true}
+	return b.truth(c.e, c.e.tree) == triFalse
 }
 
 // feasible reports whether the conjuncts x leaves open can still be met.
@@ -201,7 +223,16 @@ func (b *bounder) interval(e *expression, n pnode) ival {
 	}
 	switch n := n.(type) {
 	case *pName:
-		return b.varInterval(b.pending[n.name])
+		iv := b.varInterval(b.pending[n.name])
+		if b.withBase && iv.ok {
+			base, ok := b.t.base[n.name]
+			if w := asWorded(base); !ok || w.k != kNum {
+				return ival{}
+			} else {
+				iv = ival{minRat(iv.lo, w.n), maxRat(iv.hi, w.n), true}
+			}
+		}
+		return iv
 	case *pUnary:
 		x := b.interval(e, n.x)
 		switch {

@@ -207,6 +207,18 @@ type TemplateInfo struct {
 	Source   string `json:"source"`
 	Level    string `json:"level,omitempty"`   // GSM-Symbolic difficulty level
 	IDOrig   string `json:"id_orig,omitempty"` // GSM-Symbolic: the original GSM8K question's id
+	// AnswerSource is Template.AnswerSource: AnswerFromAnnotated when the
+	// answer is answer_annotated's expression, not #answer; "" otherwise.
+	AnswerSource string `json:"answer_source,omitempty"`
+}
+
+// Notice is the line that tells the user, when a set is made, that the
+// template's answer is not its own #answer (AnswerSource); "" when it is.
+func (ti TemplateInfo) Notice() string {
+	if ti.AnswerSource != AnswerFromAnnotated {
+		return ""
+	}
+	return fmt.Sprintf("template %s: #answer misses the original's answer; answer_annotated's #### expression gives it and is used (templates check %s shows both)", ti.ID, ti.Source)
 }
 
 // Set is a generated item set: instances in template, index, variant order,
@@ -273,7 +285,7 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 		}
 		seen[t.ID] = t.Source
 		nTemplates, nInstances, nExcluded, nFlagged := len(set.Templates), len(set.Instances), len(set.Excluded), len(set.Flagged)
-		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.Level, t.IDOrig})
+		set.Templates = append(set.Templates, TemplateInfo{t.ID, t.Title, t.Relation, t.Steps, t.Format, t.Source, t.Level, t.IDOrig, t.AnswerSource})
 		set.Flagged = append(set.Flagged, t.flags()...)
 	instances:
 		for idx := 0; idx < opt.Instances; idx++ {

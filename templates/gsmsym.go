@@ -3,6 +3,7 @@ package templates
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"path/filepath"
@@ -168,8 +169,19 @@ func ParseGSMSymbolicLevel(path string, data []byte, level string) (ts []*Templa
 		}
 	} else {
 		nw := len(t.Warnings)
-		if err := t.finish(expect); err != nil && !g.annotatedAnswerAgrees(f.AnswerAnnotated, expect, nw) {
-			return nil, g.errorf(g.answerLine, "%v", err)
+		if err := t.finish(expect); err != nil {
+			ok, miss := g.annotatedAnswerAgrees(f.AnswerAnnotated, expect, nw)
+			var mm *answerMismatch
+			switch {
+			case ok:
+			case miss != "" && errors.As(err, &mm):
+				return nil, g.errorf(g.answerLine, "%v; %s", err, miss)
+			default:
+				return nil, g.errorf(g.answerLine, "%v", err)
+			}
+		}
+		if err := g.checkMeetable(); err != nil {
+			return nil, err
 		}
 	}
 	if t.Title == "" {
@@ -300,42 +312,75 @@ func (t *Template) setAnswerKind(ref *big.Rat) {
 // annotatedAnswerAgrees is the fallback for a level-symbolic template whose
 // #answer does not give the original's answer at the base values (t.finish
 // failed): when answer_annotated's final "#### {expr}" gives the original's
-// answer there, that expression becomes the template's answer, the base is
-// finished again (t.Warnings cut back to its first nw entries, which were
-// there before the first finish), and a warning names both expressions. The original's
-// stated answer decides between the template's two answer expressions; it
-// reports false (the template stays refused) when #answer cannot be
-// evaluated there (division by zero, ...), when there is no such expression,
-// it cannot be read or evaluated, or it disagrees too.
-func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int) bool {
+// answer there, that expression becomes the template's answer
+// (Template.AnswerSource is then AnswerFromAnnotated), the base is finished
+// again (t.Warnings cut back to its first nw entries, which were there
+// before the first finish), and a warning names both expressions. The
+// original's stated answer decides between the template's two answer
+// expressions; it reports false (the template stays refused) when #answer
+// cannot be evaluated there (division by zero, ...), when there is no such
+// expression, it cannot be read or evaluated, or it disagrees too. miss,
+// when the expression was read and misses the original's answer, says what
+// it gives instead, for the refusal ("answer_annotated's #### {n*k} gives
+// 35, not 7 either"); "" otherwise.
+func (g *gsmsParser) annotatedAnswerAgrees(ann *string, expect *big.Rat, nw int) (ok bool, miss string) {
 	t := g.t
 	if ann == nil || expect == nil || t.base == nil {
-		return false
+		return false, ""
 	}
 	m := gsmsFinalRE.FindStringSubmatch(*ann)
 	if m == nil {
-		return false
+		return false, ""
 	}
 	e, err := compileExpr(m[1])
 	if err != nil {
-		return false
+		return false, fmt.Sprintf("answer_annotated's #### {%s} cannot be read either: %v", m[1], err)
 	}
 	got, err := e.eval(&env{vars: t.baseValues()})
-	if err != nil || got.k != kNum || got.n.Cmp(expect) != 0 {
-		return false
+	switch {
+	case err != nil:
+		return false, fmt.Sprintf("answer_annotated's #### {%s} cannot be evaluated at base values either: %v", m[1], err)
+	case got.k != kNum:
+		return false, fmt.Sprintf("answer_annotated's #### {%s} gives %s, not a number", m[1], got)
+	case got.n.Cmp(expect) != 0:
+		return false, fmt.Sprintf("answer_annotated's #### {%s} gives %s, not %s either", m[1], numV(got.n), numV(expect))
 	}
 	old := t.answer
 	wrong, err := old.eval(&env{vars: t.baseValues()})
 	if err != nil || wrong.k != kNum {
-		return false // #answer is broken, not merely different
+		return false, "" // #answer is broken, not merely different
 	}
 	t.answer, t.Warnings = e, t.Warnings[:nw]
 	if t.finish(expect) != nil {
-		return false
+		return false, ""
 	}
+	t.AnswerSource = AnswerFromAnnotated
 	t.Warnings = append(t.Warnings, fmt.Sprintf("#answer %q (line %d) gives %s at base values, but the original's answer is %s; answer_annotated's #### {%s} gives it and is used",
 		old.src, t.answerLine, wrong, numV(expect), m[1]))
-	return true
+	return true, ""
+}
+
+// checkMeetable refuses a level-symbolic template with a condition that the
+// base values break (which alone is a warning: conditions constrain new
+// draws only) and that no values of its variables can meet (neverMet): the
+// condition is then met only by exemption, in draws that keep all of its
+// variables at their base values, so those would never be re-drawn and the
+// numbers and symbolic variants would silently keep them.
+func (g *gsmsParser) checkMeetable() error {
+	t := g.t
+	for _, c := range t.conds {
+		if !t.baseBroken[c] || !t.neverMet(c) {
+			continue
+		}
+		var base []string
+		for _, n := range c.e.vars {
+			base = append(base, fmt.Sprintf("%s = %s", n, t.base[n]))
+		}
+		names := strings.Join(c.e.vars, ", ")
+		return g.errorf(c.line, "condition %q holds for no values of %s, drawn or base (%s): %s would never be re-drawn",
+			c.e.src, names, strings.Join(base, ", "), names)
+	}
+	return nil
 }
 
 // checkAnswerAnnotated compares the final "#### {expr}" of answer_annotated

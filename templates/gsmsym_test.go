@@ -455,8 +455,10 @@ func TestLoadSkipping(t *testing.T) {
 		t.Error("LoadWith accepted a folder with a refused template")
 	}
 	// Generate with SkipFailing leaves out a template that cannot be drawn
-	// (its condition fixes n at 1000, outside its range).
-	hard := strings.Replace(string(src), "- k < n", "- k < n\\n- n == 1000", 1)
+	// (its conditions fix n and k at their base values, which draws must
+	// leave; a condition that the base values break too is refused when
+	// loaded, TestConditionNeverMet).
+	hard := strings.Replace(string(src), "- k < n", "- k < n\\n- n == 12\\n- k == 5", 1)
 	os.WriteFile(filepath.Join(dir, "b.json"), []byte(hard), 0o644)
 	ts, skips, err = LoadSkipping(dir, LoadOptions{})
 	if err != nil || len(ts) != 2 || len(skips) != 0 {

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -75,9 +76,11 @@ func (s Skip) String() string {
 // .json and .jsonl file in it, not recursive, in name order; or, when it has
 // none, those of its level folders symbolic, p1 and p2, as templateFiles
 // describes); or one file. A
-// .yaml/.yml file is in the own format; a .json file is a GSM-Symbolic
-// annotated template when it has a "question_annotated" field and the own
-// format otherwise; a .jsonl file holds GSM8K rows. Every template is checked
+// .yaml/.yml file is in the own format; a .json file must be JSON (an
+// object or a list) and is a GSM-Symbolic annotated template when it is an
+// object with a GSM-Symbolic field (question_annotated, answer_annotated,
+// id_orig, id_shuffled; question_annotated is then required) and the own
+// format otherwise (parseJSONFile); a .jsonl file holds GSM8K rows. Every template is checked
 // at its base values; the first problem is returned as an error naming the
 // file and line. Template IDs must be unique across everything loaded.
 func Load(src string) ([]*Template, error) {
@@ -313,17 +316,70 @@ func ParseFileWith(name string, data []byte, o LoadOptions) ([]*Template, error)
 	case ".yaml", ".yml":
 		return ParseOwn(name, data)
 	case ".json":
-		var probe map[string]json.RawMessage
-		if json.Unmarshal(data, &probe) == nil {
-			if _, ok := probe["question_annotated"]; ok {
-				return ParseGSMSymbolicLevel(name, data, o.Level)
-			}
-		}
-		return ParseOwn(name, data)
+		return parseJSONFile(name, data, o)
 	case ".jsonl":
 		return ParseGSM8K(name, data)
 	}
 	return nil, fmt.Errorf("%s: unknown template file type (want .yaml, .yml, .json or .jsonl)", name)
+}
+
+// gsmsOnlyKeys are the fields of a GSM-Symbolic template file that the own
+// format does not have: an object with one of them is a GSM-Symbolic
+// template, whatever else it lacks.
+var gsmsOnlyKeys = []string{"question_annotated", "answer_annotated", "id_orig", "id_shuffled"}
+
+// parseJSONFile parses a .json template file. The file must be JSON: a
+// syntax error is reported in JSON terms (jsonerr), and the value must be an
+// object or a list. An object with a GSM-Symbolic field (gsmsOnlyKeys) is a
+// GSM-Symbolic annotated template; one of those without question_annotated
+// is refused as such (it is not an own-format template with unknown keys).
+// Anything else is the own format, read as YAML (ParseOwn). A file of white
+// space only is an empty template file, as for YAML.
+func parseJSONFile(name string, data []byte, o LoadOptions) ([]*Template, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return ParseOwn(name, data)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, jsonError(name, data, err)
+	}
+	obj, isObj := v.(map[string]any)
+	if _, isList := v.([]any); !isObj && !isList {
+		return nil, fileError(name, lineAt(data, int64(len(data)-len(bytes.TrimLeft(data, " \t\r\n")))),
+			"a .json template file holds a JSON object (one template) or a list of them, not %s", jsonKind(v))
+	}
+	if !isObj {
+		return ParseOwn(name, data)
+	}
+	var gsms []string
+	for _, k := range gsmsOnlyKeys {
+		if _, ok := obj[k]; ok {
+			gsms = append(gsms, k)
+		}
+	}
+	switch {
+	case len(gsms) == 0:
+		return ParseOwn(name, data)
+	case gsms[0] != "question_annotated":
+		return nil, fileError(name, 1, "this looks like a GSM-Symbolic template (it has %s), and a GSM-Symbolic template needs question_annotated", strings.Join(gsms, ", "))
+	}
+	return ParseGSMSymbolicLevel(name, data, o.Level)
+}
+
+// jsonKind names the JSON kind of a value decoded into any.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	}
+	return "a value"
 }
 
 func uniqueIDs(ts []*Template) error {

@@ -26,6 +26,13 @@ type Template struct {
 	Format     string // "own", "gsm-symbolic" or "gsm8k"
 	AnswerType string // "integer" or "decimal"
 
+	// AnswerSource is where the answer expression comes from: "" for the
+	// template's own (#answer, answer:), AnswerFromAnnotated when a
+	// GSM-Symbolic template's #answer misses the original's answer at the
+	// base values and answer_annotated's final "#### {expr}", which gives
+	// it, is used instead (with a warning in Warnings).
+	AnswerSource string
+
 	// Warnings are deviations recorded at import that do not make the
 	// template wrong (the check command prints them after "warn"): text that
 	// differs from the original question, base values outside a condition,
@@ -62,6 +69,11 @@ type Template struct {
 	baseAnswer value
 	baseDivs   map[divKey]bool // exactness of each division at base values
 }
+
+// AnswerFromAnnotated is Template.AnswerSource (and TemplateInfo's
+// answer_source) for a GSM-Symbolic template whose answer is
+// answer_annotated's final "#### {expr}" instead of its #answer.
+const AnswerFromAnnotated = "answer_annotated"
 
 // factor is what a variant may re-roll for a variable.
 type factor uint8
@@ -575,7 +587,7 @@ func (t *Template) finish(expect *big.Rat) error {
 	t.baseDivs = out.divs
 	t.checkNoopUnits()
 	if expect != nil && out.answer.n.Cmp(expect) != 0 {
-		return fmt.Errorf("answer %q gives %s at base values, but the stated answer is %s", t.answer.src, out.answer, numV(expect))
+		return &answerMismatch{src: t.answer.src, got: out.answer, want: numV(expect)}
 	}
 	if t.lenientBase {
 		en := &env{vars: vals}
@@ -598,6 +610,17 @@ func (t *Template) finish(expect *big.Rat) error {
 		}
 	}
 	return nil
+}
+
+// answerMismatch is finish's error for an answer expression that does not
+// give the stated answer at the base values.
+type answerMismatch struct {
+	src       string
+	got, want value
+}
+
+func (e *answerMismatch) Error() string {
+	return fmt.Sprintf("answer %q gives %s at base values, but the stated answer is %s", e.src, e.got, e.want)
 }
 
 // drawOrder is the order in which variables are drawn and computed.

@@ -140,3 +140,55 @@ func TestTemplatesLevelFolders(t *testing.T) {
 		t.Errorf("--level for level folders: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestGenerateSetAnswerSource: a template whose #answer misses the
+// original's answer, and whose answer_annotated expression is used instead,
+// is named on standard error by generate-set (one line) and marked in the
+// set header (answer_source), not only in templates check.
+func TestGenerateSetAnswerSource(t *testing.T) {
+	dir := t.TempDir()
+	sym := copyFixtures(t, dir, "symbolic")
+	b, _ := os.ReadFile(filepath.Join(sym, "rolls.json"))
+	fixed := strings.Replace(string(b), "#answer: n - k", "#answer: n + k", 1)
+	if fixed == string(b) || !strings.Contains(fixed, "#### {n-k}") {
+		t.Fatal("rolls.json fixture changed: no #answer: n - k or #### {n-k}")
+	}
+	os.WriteFile(filepath.Join(sym, "fallback.json"), []byte(fixed), 0o644)
+	out := filepath.Join(dir, "set.jsonl")
+	r := fragility(t, nil, "generate-set", "--templates", sym, "--variants", "base,symbolic", "--instances", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("generate-set: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Count(r.stderr, "fragility: template gsms-fallback: #answer misses the original's answer; answer_annotated") != 1 || strings.Count(r.stderr, "answer_annotated") != 1 {
+		t.Errorf("the answer source is not told once:\n%s", r.stderr)
+	}
+	set, _ := os.ReadFile(out)
+	header := strings.SplitN(string(set), "\n", 2)[0]
+	if strings.Count(header, `"answer_source":"answer_annotated"`) != 1 || !strings.Contains(header, `"id":"gsms-fallback","title"`) {
+		t.Errorf("set header does not mark the template once:\n%s", header)
+	}
+}
+
+// TestRunAnswerSource: run tells the user about a template whose answer is
+// answer_annotated's expression (one line on standard error), and the run's
+// set.jsonl keeps answer_source in its header.
+func TestRunAnswerSource(t *testing.T) {
+	dir := t.TempDir()
+	sym := copyFixtures(t, dir, "symbolic")
+	b, _ := os.ReadFile(filepath.Join(sym, "rolls.json"))
+	os.WriteFile(filepath.Join(sym, "fallback.json"), []byte(strings.Replace(string(b), "#answer: n - k", "#answer: n + k", 1)), 0o644)
+	out := filepath.Join(t.TempDir(), "run")
+	r := fragility(t, nil, "run", "--model", gemmaName, "--templates", sym, "--template-ids", "gsms-fallback,gsms-rolls", "--variants", "base",
+		"--instances", "1", "--max-tokens", "4", "--no-ddc", "--quiet", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, tail(r.stderr))
+	}
+	if strings.Count(r.stderr, "template gsms-fallback: #answer misses the original's answer; answer_annotated") != 1 || strings.Count(r.stderr, "gsms-rolls: #answer") != 0 {
+		t.Errorf("the answer source is not told once:\n%s", r.stderr)
+	}
+	set, _ := os.ReadFile(filepath.Join(out, "set.jsonl"))
+	header := strings.SplitN(string(set), "\n", 2)[0]
+	if strings.Count(header, `"answer_source":"answer_annotated"`) != 1 {
+		t.Errorf("set.jsonl header does not mark the template once:\n%s", header)
+	}
+}
