@@ -40,6 +40,9 @@ type RunPlan struct {
 	// LeftOut lists the templates (or files) the set leaves out, refused
 	// when loaded or unable to draw, as run leaves them out.
 	LeftOut []templates.Skip `json:"templates_left_out,omitempty"`
+	// Notices are the set's templates' notices (templates.TemplateInfo.
+	// Notice: an answer taken from answer_annotated), as run logs them.
+	Notices []string `json:"template_notices,omitempty"`
 	// PilotCut is what the pilot (RunPlanOptions.From) says of the answers
 	// the planned output budget would cut; nil without a pilot.
 	PilotCut *PilotCut `json:"pilot_cut,omitempty"`
@@ -121,6 +124,11 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		}
 	}
 	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped}
+	for _, ti := range set.Templates {
+		if n := ti.Notice(); n != "" {
+			rp.Notices = append(rp.Notices, n)
+		}
+	}
 	if o.From != "" {
 		if rp.PilotCut, err = PilotCutAt(o.From, cfg.MaxTokens); err != nil {
 			return nil, err

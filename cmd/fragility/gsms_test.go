@@ -167,6 +167,11 @@ func TestGenerateSetAnswerSource(t *testing.T) {
 	if strings.Count(header, `"answer_source":"answer_annotated"`) != 1 || !strings.Contains(header, `"id":"gsms-fallback","title"`) {
 		t.Errorf("set header does not mark the template once:\n%s", header)
 	}
+	// plan says it too, as run will.
+	r = fragility(t, noModels(t), "plan", "--templates", sym, "--variants", "base,symbolic", "--instances", "2")
+	if r.code != 0 || strings.Count(r.stdout, "Note: template gsms-fallback: #answer misses the original's answer") != 1 {
+		t.Errorf("plan: exit %d, the answer source not told once:\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // TestRunAnswerSource: run tells the user about a template whose answer is

@@ -155,6 +155,9 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	printLeftOut(p.LeftOut)
+	for _, n := range p.Notices {
+		fmt.Printf("Note: %s\n", n)
+	}
 	printPilotCut(p.PilotCut)
 	fmt.Println()
 	printPower(p.Power, cfg)

@@ -51,6 +51,11 @@ func TestPlanRefusesAsRun(t *testing.T) {
 			t.Errorf("%v: plan says %q, run says %q", c.flags, plan.stderr, run.stderr)
 		}
 	}
+	// Without --model and with no model in the cache, run too names the bad
+	// flag (wrong usage is checked before the models are looked for).
+	if r := fragility(t, env, "run", "--out", filepath.Join(t.TempDir(), "r"), "--n-ctx", "-1"); r.code != exitUsage || !strings.Contains(r.stderr, "--n-ctx must be at least 64") {
+		t.Errorf("run --n-ctx -1 without a model: exit %d, stderr %q", r.code, r.stderr)
+	}
 	r := fragility(t, env, "plan", "--model", model, "--templates", "builtin", "--n-ctx", "0", "--batch", "2")
 	if r.code != exitOK || !strings.Contains(r.stdout, "--n-ctx 2048 × --batch 2") {
 		t.Errorf("plan --n-ctx 0: exit %d, stdout %q, stderr %q; want exit 0 and the memory at --n-ctx 2048", r.code, r.stdout, r.stderr)

@@ -226,10 +226,6 @@ func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, er
 	if shardSource, err = newRunConfig(c, &cfg); err != nil {
 		return cfg, resume, "", err
 	}
-	// Wrong usage is refused before loadParams prints any GPU notice.
-	if err := checkRunOptions(c, cfg); err != nil {
-		return cfg, resume, "", err
-	}
 	return cfg, resume, shardSource, nil
 }
 
@@ -255,6 +251,11 @@ func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err er
 		fmt.Fprintln(os.Stderr, presetLine(cfg.Preset))
 	}
 	if err := applyProtocol(c, cfg); err != nil {
+		return "", err
+	}
+	// Wrong usage is refused before the models are looked for (as plan
+	// does) and before loadParams prints any GPU notice.
+	if err := checkRunOptions(c, *cfg); err != nil {
 		return "", err
 	}
 	models, sources, err := resolveModelSources(c.StringSlice(flagModels.Name), "llm")
