@@ -608,3 +608,14 @@ func gsmsymDir(t testing.TB) string {
 	}
 	return dir
 }
+
+// gsmsymLevelsDir writes our p1/p2 fixtures (fixtures.GSMSymLevels) into a
+// temporary folder of the running test and returns it.
+func gsmsymLevelsDir(t testing.TB) string {
+	t.Helper()
+	dir, err := fixtures.Write(filepath.Join(t.TempDir(), "gsmsym_levels"), fixtures.GSMSymLevels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

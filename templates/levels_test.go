@@ -12,7 +12,7 @@ import (
 // import (their base assignment is a valid draw) except the two whose
 // annotation is wrong, which are refused with the reason.
 func TestHarderLevelImports(t *testing.T) {
-	dir := filepath.Join("testdata", "gsmsym_levels")
+	dir := gsmsymLevelsDir(t)
 	cases := []struct {
 		file     string
 		refused  string            // "" when it imports
@@ -177,7 +177,7 @@ func TestLevelFolders(t *testing.T) {
 		t.Errorf("check of the level folders: %d results, %v", len(rs), err)
 	}
 	// Only some levels present; refused templates are skipped, not fatal.
-	ok, skips, err := LoadSkipping(filepath.Join("testdata", "gsmsym_levels"), LoadOptions{})
+	ok, skips, err := LoadSkipping(gsmsymLevelsDir(t), LoadOptions{})
 	if err != nil || len(ok) != 7 || len(skips) != 2 {
 		t.Errorf("gsmsym_levels: %d loaded, %d skipped, %v", len(ok), len(skips), err)
 	}
