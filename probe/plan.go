@@ -123,12 +123,7 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
-	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped}
-	for _, ti := range set.Templates {
-		if n := ti.Notice(); n != "" {
-			rp.Notices = append(rp.Notices, n)
-		}
-	}
+	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped, Notices: set.Notices()}
 	if o.From != "" {
 		if rp.PilotCut, err = PilotCutAt(o.From, cfg.MaxTokens); err != nil {
 			return nil, err

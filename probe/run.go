@@ -525,10 +525,8 @@ func (r *runner) prepareSet() error {
 	for _, sk := range set.Skipped {
 		r.logf("%s", sk)
 	}
-	for _, ti := range set.Templates {
-		if n := ti.Notice(); n != "" {
-			r.logf("%s", n)
-		}
+	for _, n := range set.Notices() {
+		r.logf("%s", n)
 	}
 	r.set = set
 	return nil

@@ -221,6 +221,18 @@ func (ti TemplateInfo) Notice() string {
 	return fmt.Sprintf("template %s: #answer misses the original's answer; answer_annotated's #### expression gives it and is used (templates check %s shows both)", ti.ID, ti.Source)
 }
 
+// Notices are the Notice lines of the set's templates that have one, in
+// template order.
+func (s *Set) Notices() []string {
+	var ns []string
+	for _, ti := range s.Templates {
+		if n := ti.Notice(); n != "" {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
 // Set is a generated item set: instances in template, index, variant order,
 // with every exclusion and flag.
 type Set struct {

@@ -33,15 +33,7 @@ func jsonError(path string, data []byte, err error) error {
 }
 
 // lineAt returns the 1-based line of byte offset off.
-func lineAt(data []byte, off int64) int {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	if off < 0 {
-		off = 0
-	}
-	return bytes.Count(data[:off], []byte("\n")) + 1
-}
+func lineAt(data []byte, off int64) int { return jsonerr.Line(data, off) }
 
 var (
 	gsmsPlaceholderRE = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)(?:,([^{}]*))?\}`)

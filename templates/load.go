@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/fragility/fragility/internal/jsonerr"
 )
 
 //go:embed builtin/*.yaml
@@ -347,7 +349,7 @@ func parseJSONFile(name string, data []byte, o LoadOptions) ([]*Template, error)
 	obj, isObj := v.(map[string]any)
 	if _, isList := v.([]any); !isObj && !isList {
 		return nil, fileError(name, lineAt(data, int64(len(data)-len(bytes.TrimLeft(data, " \t\r\n")))),
-			"a .json template file holds a JSON object (one template) or a list of them, not %s", jsonKind(v))
+			"a .json template file holds a JSON object (one template) or a list of them, not %s", jsonerr.KindOf(v))
 	}
 	if !isObj {
 		return ParseOwn(name, data)
@@ -365,21 +367,6 @@ func parseJSONFile(name string, data []byte, o LoadOptions) ([]*Template, error)
 		return nil, fileError(name, 1, "this looks like a GSM-Symbolic template (it has %s), and a GSM-Symbolic template needs question_annotated", strings.Join(gsms, ", "))
 	}
 	return ParseGSMSymbolicLevel(name, data, o.Level)
-}
-
-// jsonKind names the JSON kind of a value decoded into any.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	}
-	return "a value"
 }
 
 func uniqueIDs(ts []*Template) error {

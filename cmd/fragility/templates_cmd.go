@@ -428,10 +428,8 @@ func generateSet(c *cli.Context) error {
 	for _, s := range set.Skipped {
 		fmt.Fprintf(os.Stderr, "fragility: %s\n", s)
 	}
-	for _, ti := range set.Templates {
-		if n := ti.Notice(); n != "" {
-			fmt.Fprintf(os.Stderr, "fragility: %s\n", n)
-		}
+	for _, n := range set.Notices() {
+		fmt.Fprintf(os.Stderr, "fragility: %s\n", n)
 	}
 	if len(set.Instances) == 0 {
 		return fmt.Errorf("templates %s: no instance could be generated", src)

@@ -62,6 +62,26 @@ func Kind(t reflect.Type) string {
 	return "a value"
 }
 
+// KindOf names the JSON kind of a value decoded into any: "null", "a
+// boolean", "a number", "a string", "a list", "an object".
+func KindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value"
+}
+
 // article puts "a" or "an" before a JSON kind as encoding/json names it
 // (string, number, bool, array, object).
 func article(v string) string {

@@ -57,3 +57,16 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("other error: %q", msg)
 	}
 }
+
+// TestKindOf: each JSON value decoded into any is named by its JSON kind.
+func TestKindOf(t *testing.T) {
+	for in, want := range map[string]string{`null`: "null", `true`: "a boolean", `42`: "a number", `"x"`: "a string", `[1]`: "a list", `{}`: "an object"} {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := KindOf(v); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
