@@ -193,6 +193,63 @@ const MaxBatch = 64
 // MinContext is the smallest context, in tokens, a run accepts.
 const MinContext = 64
 
+// CheckBatch refuses, as an OptionError, a number of items decoded together
+// (--batch) outside 1..MaxBatch.
+func CheckBatch(n int) error {
+	if n < 1 || n > MaxBatch {
+		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, n)
+	}
+	return nil
+}
+
+// CheckMaxTokens refuses, as an OptionError, an output budget per item
+// (--max-tokens) below 1.
+func CheckMaxTokens(n int) error {
+	if n < 1 {
+		return optionErrorf("--max-tokens must be at least 1, got %d", n)
+	}
+	return nil
+}
+
+// CheckTemperature refuses, as an OptionError, a sampling temperature
+// (--temperature; 0: greedy) that is negative, NaN or infinite.
+func CheckTemperature(t float64) error {
+	if t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
+		return optionErrorf("--temperature must be a finite number ≥ 0, got %v", t)
+	}
+	return nil
+}
+
+// CheckParams checks decoding parameters as read from the flags of a
+// command that loads a model, each wrong value refused as an OptionError
+// in one line naming its flag: the sequences decoded together (NSeq,
+// --batch; 0 is 1), --gpu-layers (-1: all), --n-ctx (0: the default, else
+// at least MinContext), --threads, --threads-batch and --n-batch (0: the
+// default; CheckNBatch). It is the one check of these flags: run, plan and
+// every other command that takes them refuse the same values with the same
+// messages before any model is looked up or loaded.
+func CheckParams(p llm.Params) error {
+	if p.NSeq < 1 {
+		p.NSeq = 1
+	}
+	if err := CheckBatch(p.NSeq); err != nil {
+		return err
+	}
+	if p.GPULayers < -1 {
+		return optionErrorf("--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got %d", p.GPULayers)
+	}
+	if p.NCtx != 0 && p.NCtx < MinContext {
+		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, p.NCtx)
+	}
+	if p.Threads < 0 || p.ThreadsBatch < 0 || p.NBatch < 0 {
+		return optionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", p.Threads, p.ThreadsBatch, p.NBatch)
+	}
+	if p.Threads > llm.MaxThreads || p.ThreadsBatch > llm.MaxThreads {
+		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, p.Threads, p.ThreadsBatch)
+	}
+	return CheckNBatch(p.NBatch, p.NSeq)
+}
+
 // Validate checks a Config before anything is loaded. An option out of
 // range is an OptionError (wrong usage); a bad model file is an error naming
 // the file.
@@ -248,8 +305,8 @@ func (c *Config) validatePrompt() error {
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
-	if c.MaxTokens < 1 {
-		return optionErrorf("--max-tokens must be at least 1, got %d", c.MaxTokens)
+	if err := CheckMaxTokens(c.MaxTokens); err != nil {
+		return err
 	}
 	if c.Limit < 0 {
 		return optionErrorf("--limit must be at least 1 (0: every template), got %d", c.Limit)
@@ -270,14 +327,11 @@ func (c *Config) validatePrompt() error {
 	if _, err := templates.ParseLevel(c.Level); err != nil {
 		return OptionError{"--level: " + err.Error()}
 	}
-	if c.Temperature < 0 || math.IsNaN(c.Temperature) || math.IsInf(c.Temperature, 0) {
-		return optionErrorf("--temperature must be a finite number ≥ 0, got %v", c.Temperature)
-	}
-	return nil
+	return CheckTemperature(c.Temperature)
 }
 
-// validateParams checks the decoding parameters (batch, GPU layers,
-// context, threads, logical batch, decode procedure), filling the defaults it records.
+// validateParams checks the decode procedure and the decoding parameters
+// (CheckParams), filling the defaults it records.
 func (c *Config) validateParams() error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
@@ -293,25 +347,7 @@ func (c *Config) validateParams() error {
 		// Recorded as llama.cpp will use it, not as 0.
 		c.Params.NUBatch = c.Params.Defaults().NUBatch
 	}
-	if c.Params.NSeq > MaxBatch {
-		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, c.Params.NSeq)
-	}
-	if c.Params.GPULayers < -1 {
-		return optionErrorf("--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got %d", c.Params.GPULayers)
-	}
-	if c.Params.NCtx != 0 && c.Params.NCtx < MinContext {
-		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, c.Params.NCtx)
-	}
-	if c.Params.Threads < 0 || c.Params.ThreadsBatch < 0 || c.Params.NBatch < 0 {
-		return optionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", c.Params.Threads, c.Params.ThreadsBatch, c.Params.NBatch)
-	}
-	if c.Params.Threads > llm.MaxThreads || c.Params.ThreadsBatch > llm.MaxThreads {
-		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, c.Params.Threads, c.Params.ThreadsBatch)
-	}
-	if err := CheckNBatch(c.Params.NBatch, c.Params.NSeq); err != nil {
-		return err
-	}
-	return nil
+	return CheckParams(c.Params)
 }
 
 // validateRun refuses a model file given twice and checks the bootstrap

@@ -69,15 +69,16 @@ func checkBenchFlags(c *cli.Context) error {
 	for _, f := range []struct {
 		name string
 		min  int
-	}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"batch", 1}, {"items", 1}, {"max-tokens", 1}, {"shots", 0}, {flagThreads.Name, 0}, {flagThreadsB.Name, 0}, {flagNBatch.Name, 1}} {
+	}{{"pp", 1}, {"tg", 32}, {"reps", 1}, {"items", 1}, {"shots", 0}} {
 		if v := c.Int(f.name); v < f.min {
 			return usageError{fmt.Sprintf("--%s must be at least %d, got %d", f.name, f.min, v)}
 		}
 	}
-	if v := c.Int("batch"); v > probe.MaxBatch {
-		return usageError{fmt.Sprintf("--batch must be at most %d, got %d", probe.MaxBatch, v)}
+	// The flags run has too, refused as run refuses them.
+	if err := checkModelFlags(c); err != nil {
+		return err
 	}
-	if err := probe.CheckNBatch(c.Int(flagNBatch.Name), c.Int("batch")); err != nil {
+	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name)); err != nil {
 		return err
 	}
 	if v := c.Int("shots"); v > 3 {

@@ -70,6 +70,11 @@ Flags may come before or after the file names.`,
 func compareAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The flags run has too, refused as run refuses them, before any model
+	// is looked for.
+	if err := checkModelFlags(c); err != nil {
+		return err
+	}
 	dir := c.String("from")
 	quiet := c.Bool("quiet")
 	// --reference may name a cached model as well as a file.
@@ -121,8 +126,22 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if err != nil {
 		return "", usageError{err.Error()}
 	}
-	if c.Int("batch") < 1 {
-		return "", usageError{"--batch must be at least 1"}
+	cfg := probe.Config{
+		Templates:    templatesSource(c),
+		Variants:     vs,
+		Instances:    c.Int("instances"),
+		Seed:         int64(c.Uint64(flagSeed.Name)),
+		MaxTokens:    c.Int("max-tokens"),
+		ChatTemplate: c.String(flagTemplate.Name),
+		BootstrapB:   c.Int("bootstrap"),
+		OutDir:       c.String("out"),
+	}
+	if err := promptFlags(c, &cfg); err != nil {
+		return "", err
+	}
+	// What run refuses, refused with run's messages before the files are read.
+	if err := checkRunOptions(c, cfg); err != nil {
+		return "", err
 	}
 	files, sources, err := resolveModelSources(c.Args().Slice(), "llm")
 	if err != nil {
@@ -141,24 +160,9 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if err := probe.CheckVocabularies(files); err != nil {
 		return "", err
 	}
-	p := loadParams(c)
-	p.NSeq = c.Int("batch")
-	cfg := probe.Config{
-		Models:       files,
-		ModelSources: sources,
-		Templates:    templatesSource(c),
-		Variants:     vs,
-		Instances:    c.Int("instances"),
-		Seed:         int64(c.Uint64(flagSeed.Name)),
-		MaxTokens:    c.Int("max-tokens"),
-		ChatTemplate: c.String(flagTemplate.Name),
-		BootstrapB:   c.Int("bootstrap"),
-		Params:       p,
-		OutDir:       c.String("out"),
-	}
-	if err := promptFlags(c, &cfg); err != nil {
-		return "", err
-	}
+	cfg.Models, cfg.ModelSources = files, sources
+	cfg.Params = loadParams(c)
+	cfg.Params.NSeq = c.Int("batch")
 	opt := probe.Options{Force: c.Bool("force"), Log: os.Stderr,
 		ToolInfo: map[string]string{"name": "fragility", "version": version}}
 	if !quiet {

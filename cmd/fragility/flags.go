@@ -142,22 +142,41 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 		}
 	}
 	cfg.CalcCalls = c.Int(flagCalcCalls.Name)
-	if b := c.Int(flagBatch.Name); b < 1 || b > probe.MaxBatch {
-		return usageError{fmt.Sprintf("--batch must be between 1 and %d, got %d", probe.MaxBatch, b)}
-	}
-	return nil
+	return probe.CheckBatch(c.Int(flagBatch.Name))
 }
 
 // checkRunOptions refuses, as wrong usage, options of the run cfg defines
 // that run would refuse (probe.Config.ValidateOptions): the decoding flags
-// (--batch, --n-ctx, --n-batch, --threads, --threads-batch, --gpu-layers)
-// are read here into a copy's Params, so that run and plan refuse the same
-// values with the same message before any backend or model loads. cfg is
-// not changed.
+// are read here into a copy's Params (flagParams), so that run, plan and
+// compare refuse the same values with the same message before any backend
+// or model loads. cfg is not changed.
 func checkRunOptions(c *cli.Context, cfg probe.Config) error {
-	cfg.Params = llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name),
-		NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name), GPULayers: c.Int(flagGPULayers.Name)}
+	cfg.Params = flagParams(c)
 	return cfg.ValidateOptions()
+}
+
+// flagParams reads the decoding flags as given, before loadParams turns
+// --gpu-layers -1 into 0 where no GPU backend is loaded: --threads,
+// --threads-batch, --n-ctx, --n-batch, --gpu-layers and, in a command that
+// has it, --batch (the sequences decoded together; 0, that is 1, in one
+// that has not).
+func flagParams(c *cli.Context) llm.Params {
+	return llm.Params{Threads: c.Int(flagThreads.Name), ThreadsBatch: c.Int(flagThreadsB.Name), NCtx: c.Int(flagNCtx.Name),
+		NBatch: c.Int(flagNBatch.Name), NSeq: c.Int(flagBatch.Name), GPULayers: c.Int(flagGPULayers.Name)}
+}
+
+// checkModelFlags refuses, as wrong usage, the values of the decoding flags
+// (flagParams) that run refuses, with run's messages (probe.CheckBatch,
+// probe.CheckParams), for a command that loads a model without defining a
+// run (bench, generate, inspect, compare --from); call it before any model
+// is looked up. 0 keeps its meaning of the default where run gives it one.
+func checkModelFlags(c *cli.Context) error {
+	if c.IsSet(flagBatch.Name) { // a command without --batch decodes one sequence
+		if err := probe.CheckBatch(c.Int(flagBatch.Name)); err != nil {
+			return err
+		}
+	}
+	return probe.CheckParams(flagParams(c))
 }
 
 // threadsInRange is the flag action of a thread count: 0 (the default) to

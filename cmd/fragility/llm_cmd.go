@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/urfave/cli/v2"
 )
 
@@ -58,6 +59,9 @@ Examples:
 // inspectAction is `fragility inspect`: it loads a model and prints its metadata,
 // backend and build, as a table or JSON.
 func inspectAction(c *cli.Context) error {
+	if err := checkModelFlags(c); err != nil {
+		return err
+	}
 	path, err := modelArg(c)
 	if err != nil {
 		return err
@@ -113,18 +117,22 @@ func inspectAction(c *cli.Context) error {
 // generateAction is `fragility generate`: it renders one chat prompt for a model and
 // generates a reply with per-token entropies.
 func generateAction(c *cli.Context) error {
-	path, err := modelOrDefault(c)
-	if err != nil {
+	// Wrong usage first, as run refuses it, before the model is looked for.
+	if err := checkModelFlags(c); err != nil {
 		return err
 	}
-	if c.Int("max-tokens") <= 0 {
-		return usageError{"--max-tokens must be > 0"}
+	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name)); err != nil {
+		return err
 	}
 	if strings.TrimSpace(c.String("prompt")) == "" {
 		return usageError{"--prompt is empty: give the text the model should answer"}
 	}
-	if t := c.Float64("temperature"); t < 0 || math.IsNaN(t) {
-		return usageError{fmt.Sprintf("--temperature must be ≥ 0 (0: greedy), got %v", t)}
+	if err := probe.CheckTemperature(c.Float64("temperature")); err != nil {
+		return err
+	}
+	path, err := modelOrDefault(c)
+	if err != nil {
+		return err
 	}
 	m, err := llm.Load(path, loadParams(c))
 	if err != nil {

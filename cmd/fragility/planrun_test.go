@@ -97,3 +97,70 @@ func TestFileForRunDir(t *testing.T) {
 	r := fragility(t, noModels(t), "report", other)
 	oneErrorLine(t, "report of a lone file", r, other+": not a run directory (give the folder that holds manifest.json)")
 }
+
+// TestModelFlagsRefuseAsRun: every command that takes run's model and
+// decoding flags (bench, compare, generate, inspect, plan) refuses the
+// values run refuses with run's exit code (2) and run's one line, before
+// any model is looked up: with no model in the cache and files that do
+// not exist, the flag is named, not the missing model. 0 (the default of
+// --n-ctx, --n-batch, --threads) is not refused: those commands go on to
+// look for the model, and fail for want of it (exit 1).
+func TestModelFlagsRefuseAsRun(t *testing.T) {
+	env := noModels(t)
+	missing := filepath.Join(t.TempDir(), "missing")
+	type command struct {
+		args             []string
+		batch, maxTokens bool // the command has --batch, --max-tokens
+	}
+	cmds := []command{
+		{[]string{"plan", "--templates", "builtin"}, true, true},
+		{[]string{"bench", "--no-ddc"}, true, true},
+		{[]string{"compare", "--out", filepath.Join(missing, "c"), filepath.Join(missing, "a.gguf"), filepath.Join(missing, "b.gguf")}, true, true},
+		{[]string{"compare", "--from", missing}, true, false},
+		{[]string{"generate", "--prompt", "hi"}, false, true},
+		{[]string{"inspect"}, false, false},
+	}
+	for _, c := range []struct {
+		flags            []string
+		batch, maxTokens bool // the case needs --batch, --max-tokens
+		want             string
+	}{
+		{[]string{"--gpu-layers", "-5"}, false, false, "--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got -5"},
+		{[]string{"--n-ctx", "-1"}, false, false, "--n-ctx must be at least 64"},
+		{[]string{"--n-ctx", "63"}, false, false, "--n-ctx must be at least 64"},
+		{[]string{"--n-batch", "-3"}, false, false, "--n-batch must be positive"},
+		{[]string{"--threads", "-1"}, false, false, "--threads must be between 0"},
+		{[]string{"--threads-batch", "-1"}, false, false, "--threads-batch must be between 0"},
+		{[]string{"--threads", "100000"}, false, false, "--threads must be between 0"},
+		{[]string{"--batch", "0"}, true, false, "--batch must be between 1 and 64, got 0"},
+		{[]string{"--batch", "65"}, true, false, "--batch must be between 1 and 64, got 65"},
+		{[]string{"--n-batch", "4", "--batch", "8"}, true, false, "--n-batch must be at least --batch (8)"},
+		{[]string{"--max-tokens", "0"}, false, true, "--max-tokens must be at least 1, got 0"},
+	} {
+		run := fragility(t, env, append([]string{"run", "--out", filepath.Join(missing, "r")}, c.flags...)...)
+		if line := strings.TrimSuffix(run.stderr, "\n"); run.code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
+			t.Errorf("run %v: exit %d, stderr %q; want exit %d and one line with %q", c.flags, run.code, run.stderr, exitUsage, c.want)
+			continue
+		}
+		for _, cmd := range cmds {
+			if c.batch && !cmd.batch || c.maxTokens && !cmd.maxTokens {
+				continue
+			}
+			r := fragility(t, env, append(append([]string{}, cmd.args...), c.flags...)...)
+			if r.code != exitUsage || r.stderr != run.stderr {
+				t.Errorf("%v %v: exit %d, stderr %q; want exit %d and run's %q", cmd.args, c.flags, r.code, r.stderr, exitUsage, run.stderr)
+			}
+		}
+	}
+	// 0 is the default, not wrong usage: past the flags, the missing model
+	// is what fails.
+	for _, cmd := range cmds {
+		if cmd.args[0] == "plan" {
+			continue
+		}
+		r := fragility(t, env, append(append([]string{}, cmd.args...), "--n-ctx", "0", "--n-batch", "0", "--threads", "0", "--gpu-layers", "0")...)
+		if r.code != exitFailure {
+			t.Errorf("%v with 0 (the defaults): exit %d, stderr %q; want exit %d for the missing model", cmd.args, r.code, r.stderr, exitFailure)
+		}
+	}
+}
