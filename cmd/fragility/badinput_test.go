@@ -289,6 +289,8 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"generate", "--prompt", " "}, "--prompt is empty"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
+		// llama.cpp takes a negative quantization thread count as "all".
+		{[]string{"quantize", "--type", "Q8_0", "--threads", "-2", "in.gguf", "out.gguf"}, "--threads must be between 0 (the default) and 512, got -2"},
 		// n_batch below the sequences of a batch aborted inside llama_decode
 		// (GGML_ASSERT n_tokens_all <= n_batch); plan panicked in
 		// gguf-parser-go.
