@@ -22,16 +22,29 @@ func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### Answer stability\n\nAnswers changed: among the distinct pairs whose problems have the same answer, those whose extracted answers differ, right or wrong (no answer counts as an answer). A model that reads the problem gives the same answer to the same problem, so each change is the variant's doing even when the accuracies do not move. Original's answer: among the pairs whose variant re-draws the numbers, those where the model answered the base problem's expected answer (the original's) instead of its own. Shares with %s intervals.\n\n| variant | answers changed | original's answer given |\n|---|---|---|\n", conf)
+	fmt.Fprintf(b, "\n### Answer stability\n\nAnswers changed: among the distinct pairs whose problems have the same answer, those whose extracted answers differ, right or wrong, counted over the pairs in which both sides gave an answer (a pair with no answer on a side, cut by the output budget or without a number, is left out: it says nothing about whether the model gives the same answer). A model that reads the problem gives the same answer to the same problem, so each change is the variant's doing even when the accuracies do not move. Original's answer: among the pairs whose variant re-draws the numbers, those where the model answered the base problem's expected answer (the original's) instead of its own. Shares with %s intervals.\n\n| variant | answers changed | original's answer given |\n|---|---|---|\n", conf)
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }
 
-// rateText is "k of n pairs (share% [CI])", or "n/a" for no rate.
+// rateText is "k of n pairs (share% [CI])", with the pairs left out for no
+// answer when there are any, or "n/a" for no rate.
 func rateText(r *summary.Rate) string {
 	if r == nil {
 		return "n/a"
 	}
-	return fmt.Sprintf("%s of %d (%s%% %s)", countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), estCI(r.SharePct, 1))
+	return fmt.Sprintf("%s of %d (%s%% %s)%s", countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), estCI(r.SharePct, 1), leftOutText(r))
+}
+
+// leftOutText is "; N pairs without an answer on a side left out", or ""
+// when none was.
+func leftOutText(r *summary.Rate) string {
+	switch r.LeftOut {
+	case 0:
+		return ""
+	case 1:
+		return "; 1 pair without an answer on a side left out"
+	}
+	return fmt.Sprintf("; %d pairs without an answer on a side left out", r.LeftOut)
 }
 
 // stabilitySentence is the verdict's second line of evidence: the variant
@@ -54,11 +67,11 @@ func stabilitySentence(m *summary.ModelSummary, conf string) string {
 	}
 	r := best.Paired.AnswerChanged
 	if r.SharePct.CI.Lo > 0 {
-		return fmt.Sprintf(" Answers were not stable: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%, %s CI %s), right or wrong.",
-			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1))
+		return fmt.Sprintf(" Answers were not stable: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s), right or wrong.",
+			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(r))
 	}
-	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%, %s CI %s).",
-		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1))
+	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s).",
+		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(r))
 }
 
 // pairName is the variant's name in the paired tables, with the variant it

@@ -36,10 +36,10 @@ func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf st
 	case s.Models > 1:
 		among = fmt.Sprintf(", Bonferroni over the %d models", s.Models)
 	}
-	ev := fmt.Sprintf("on %s the extracted answer changed in %s of %d pairs whose problems have the same answer (%s%%; %s%% CI %s, %s%s), right or wrong",
-		s.Variant, countNum(r.Count), s.Pairs, fnum(s.ChangedPct, 1), confText(s.ConfidencePct), ivText(s.CI, 1), ivMethod(s.CI), among)
+	ev := fmt.Sprintf("on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%; %s%% CI %s, %s%s%s), right or wrong",
+		s.Variant, countNum(r.Count), s.Pairs, fnum(s.ChangedPct, 1), confText(s.ConfidencePct), ivText(s.CI, 1), ivMethod(s.CI), among, leftOutText(r))
 	margin := fnum(s.MarginPct, 1) + "%"
-	why := fmt.Sprintf(" (the negligible drop margin: the paired drop can be no larger than the share of changed answers; under greedy decoding the same prompt asked again keeps its answer, a rate of %s%%)", fnum(s.NullPct, 0))
+	why := fmt.Sprintf(" (the negligible drop margin: over the pairs answered on both sides the paired drop can be no larger than the share of changed answers; under greedy decoding the same prompt asked again keeps its answer, a rate of %s%%)", fnum(s.NullPct, 0))
 	switch s.Verdict {
 	case summary.StabilityUnstable:
 		return fmt.Sprintf(" **Answers unstable:** %s; the interval lies above %s%s.", ev, margin, why)
@@ -142,7 +142,7 @@ func stratumText(x *summary.Stratum) string {
 // writeStabilityRule writes the rules of the stability verdict and of the
 // adjustments for picking a variant and for several models.
 func writeStabilityRule(b *strings.Builder, p summary.Params) {
-	fmt.Fprintf(b, "- *%s* / *%s*: the share of pairs whose problems keep their answer and whose extracted answer changed has, for some variant, an interval above %s%% / for every variant an interval below it; anything between is *%s*. The margin is the negligible drop margin, because the paired drop can be no larger than the share of changed answers; the null is that the same prompt asked again keeps its answer, as it does under greedy decoding (under sampling it is not assessed). The intervals are Korn–Graubard intervals (Clopper–Pearson on the share's effective sample size from its cluster-robust variance, with a t degrees-of-freedom factor; when the share does not vary between templates, each template counted as one unit), at 1 − α/(k·M) for the k variants the verdict may name and the M models (Bonferroni), so that the stability verdicts hold together at α whichever variant they name.\n",
+	fmt.Fprintf(b, "- *%s* / *%s*: the share of pairs whose problems keep their answer, answered on both sides (a pair with no answer on a side is left out), and whose extracted answer changed has, for some variant, an interval above %s%% / for every variant an interval below it; anything between is *%s*. The margin is the negligible drop margin, because over those pairs the paired drop can be no larger than the share of changed answers; the null is that the same prompt asked again keeps its answer, as it does under greedy decoding (under sampling it is not assessed). The intervals are Korn–Graubard intervals (Clopper–Pearson on the share's effective sample size from its cluster-robust variance, with a t degrees-of-freedom factor; when the share does not vary between templates, each template counted as one unit), at 1 − α/(k·M) for the k variants the verdict may name and the M models (Bonferroni), so that the stability verdicts hold together at α whichever variant they name.\n",
 		summary.StabilityUnstable, summary.StabilityStable, fnum(p.UnstableAnswerPct, 1), summary.StabilityInconclusive)
 	b.WriteString("- The verdict line gives the stability verdict first when it says something (answers unstable or stable), then the drop's verdict. When the verdict variant was picked as the most severe of k variants, its paired drop also gets a cluster-t interval at 1 − α/k (Bonferroni), printed beside the verdict. With several models each model's verdict test is Holm-adjusted again across the models, and the differences between models are Holm-adjusted across every model pair together.\n")
 }

@@ -55,11 +55,12 @@ type pairUnit struct {
 	level, relation, key string
 	bkey, vkey           string // the base and the variant prompt (template-qualified)
 	steps                int
-	// sameAnswer: base and variant expect the same answer. changed counts
-	// the copies whose extracted answers differ, recalled those whose
-	// variant answer is the base's expected answer and not its own.
-	sameAnswer        bool
-	changed, recalled float64
+	// sameAnswer: base and variant expect the same answer. answered counts
+	// the copies in which both sides have an extracted answer, changed
+	// those of them whose extracted answers differ, recalled the copies
+	// whose variant answer is the base's expected answer and not its own.
+	sameAnswer                  bool
+	answered, changed, recalled float64
 }
 
 func (q *pairUnit) d() float64 { return (q.b - q.v) / float64(q.copies) }
@@ -295,8 +296,11 @@ func (c *cell) addPair(b, t *results.Trial, ti int) {
 	if t.Correct {
 		q.v++
 	}
-	if !sameExtracted(b.Extracted, t.Extracted) {
-		q.changed++
+	if b.Extracted != "" && t.Extracted != "" {
+		q.answered++
+		if !sameExtracted(b.Extracted, t.Extracted) {
+			q.changed++
+		}
 	}
 	if t.Extracted != "" && answer.AnswerMatches(t.Extracted, b.Expected) && !answer.AnswerMatches(t.Extracted, t.Expected) {
 		q.recalled++

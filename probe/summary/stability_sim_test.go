@@ -52,7 +52,7 @@ func drawChanged(rng *rand.Rand, c stabilityCell, beta *distuv.Beta) []*pairUnit
 			p = b2f(rng.Float64() < c.mu)
 		}
 		for range c.m {
-			pairs = append(pairs, &pairUnit{tmpl: g, copies: 1, sameAnswer: true, changed: b2f(rng.Float64() < p)})
+			pairs = append(pairs, &pairUnit{tmpl: g, copies: 1, sameAnswer: true, answered: 1, changed: b2f(rng.Float64() < p)})
 		}
 	}
 	return pairs
@@ -214,7 +214,7 @@ func TestChangedIntervalHandCases(t *testing.T) {
 	var pairs []*pairUnit
 	for g := range 20 {
 		for range 5 {
-			pairs = append(pairs, &pairUnit{tmpl: g, copies: 1, sameAnswer: true})
+			pairs = append(pairs, &pairUnit{tmpl: g, copies: 1, sameAnswer: true, answered: 1})
 		}
 	}
 	r := sm.answerChanged(pairs)

@@ -165,3 +165,42 @@ func TestStabilityAcrossModels(t *testing.T) {
 		t.Errorf("15 of 20 changed: %+v", s.Models[0].Stability)
 	}
 }
+
+// TestStabilityLeavesOutUnanswered: pairs with no answer on a side (cut by
+// the budget) are left out of answer stability, so a model that answers
+// nothing is never called stable (a new user's run with --max-tokens 3
+// printed "changed in 0 of 30 pairs"); the pairs answered on both sides
+// keep their share.
+func TestStabilityLeavesOutUnanswered(t *testing.T) {
+	cut := func(x *results.Trial) {
+		x.Extracted, x.Correct, x.Rule, x.StopReason = "", false, "none", "max_tokens"
+	}
+	// Every answer cut: no stability at all, whatever the templates.
+	ts := stabilityTrials(130, 2, 0)
+	for i := range ts {
+		cut(&ts[i])
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Models[0]
+	if v := m.Variant("noop"); v.Paired.AnswerChanged != nil || m.Stability != nil {
+		t.Errorf("every answer cut: answer changed %+v, stability %+v", v.Paired.AnswerChanged, m.Stability)
+	}
+	// 20 templates, 15 changed; on 5 more the base answer is cut and on 5
+	// the noop answer: 20 pairs counted, 10 left out.
+	ts = stabilityTrials(30, 1, 15)
+	for i := range ts {
+		if tpl := ts[i].TemplateID; (tpl >= "t20" && tpl < "t25" && ts[i].Variant == "base") || (tpl >= "t25" && ts[i].Variant == "noop") {
+			cut(&ts[i])
+		}
+	}
+	if s, err = summary.Summarize(ts, summary.Params{BootstrapResamples: 50}); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Models[0].Variant("noop").Paired.AnswerChanged
+	if r == nil || r.Pairs != 20 || r.LeftOut != 10 || !near(r.Count, 15) || !near(r.SharePct.Value, 75) {
+		t.Errorf("answer changed %+v, want 15 of 20 with 10 left out", r)
+	}
+}

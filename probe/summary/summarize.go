@@ -275,7 +275,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
 	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
 	pr.AnswerChanged = sm.answerChanged(pairs)
-	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled })
+	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
 	var sf, skew *Interval
@@ -291,10 +291,16 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 // copies) and its share of the pairs in percent, with the cluster-robust,
 // bootstrap and Wilson intervals (the reported one as every estimate's).
 func (sm *summarizer) share(pairs []*pairUnit, count func(*pairUnit) float64) Cell {
+	return sm.shareOf(pairs, func(q *pairUnit) float64 { return count(q) / float64(q.copies) })
+}
+
+// shareOf is share with each pair's own share in [0, 1] given by frac: the
+// pair counts frac(q) of one pair.
+func (sm *summarizer) shareOf(pairs []*pairUnit, frac func(*pairUnit) float64) Cell {
 	var c Cell
 	r := stats.NewRatio(sm.G)
 	for _, q := range pairs {
-		share := count(q) / float64(q.copies)
+		share := frac(q)
 		r.Add(q.tmpl, share)
 		c.Count += share
 	}
@@ -307,23 +313,33 @@ func (sm *summarizer) share(pairs []*pairUnit, count func(*pairUnit) float64) Ce
 
 // answerChanged is answer stability (Paired.AnswerChanged) of a variant
 // whose every pair keeps its answer (noop, noop-seeming, names, paraphrase,
-// a document item's rewordings): the share of its pairs whose extracted
-// answers differ. nil when some pair of the variant changes its answer: a
-// variant that re-draws values (symbolic, numbers) asks a different problem
-// even where a draw happens to keep the answer, so a changed answer there
-// says nothing about stability (its pairs have OriginalRecalled instead).
+// a document item's rewordings): over the pairs in which both sides gave an
+// answer (an extracted number or text) in some copy, the share of those
+// copies whose extracted answers differ. A pair with no answer on a side
+// (cut by the output budget, or a response without a number) says nothing
+// about whether the model gives the same answer to the same problem, and
+// counting it as unchanged would call a model that answers nothing stable:
+// such pairs are left out and counted in Rate.LeftOut. nil when some pair
+// of the variant changes its answer (a variant that re-draws values,
+// symbolic or numbers, asks a different problem even where a draw happens
+// to keep the answer: its pairs have OriginalRecalled instead) or when no
+// pair has an answer on both sides.
 func (sm *summarizer) answerChanged(pairs []*pairUnit) *Rate {
 	for _, q := range pairs {
 		if !q.sameAnswer {
 			return nil
 		}
 	}
-	return sm.rate(pairs, func(q *pairUnit) bool { return q.sameAnswer }, func(q *pairUnit) float64 { return q.changed })
+	r := sm.rate(pairs, func(q *pairUnit) bool { return q.answered > 0 }, func(q *pairUnit) float64 { return q.changed / q.answered })
+	if r != nil {
+		r.LeftOut = len(pairs) - r.Pairs
+	}
+	return r
 }
 
-// rate is share over the pairs of one kind (those for which of is true);
-// nil when no pair is of that kind.
-func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count func(*pairUnit) float64) *Rate {
+// rate is shareOf over the pairs of one kind (those for which of is true),
+// frac each pair's share; nil when no pair is of that kind.
+func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, frac func(*pairUnit) float64) *Rate {
 	var some []*pairUnit
 	for _, q := range pairs {
 		if of(q) {
@@ -337,9 +353,9 @@ func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, count fun
 	r := stats.NewRatio(sm.G)
 	for _, q := range some {
 		perTemplate[q.tmpl]++
-		r.Add(q.tmpl, count(q)/float64(q.copies))
+		r.Add(q.tmpl, frac(q))
 	}
-	rt := &Rate{Pairs: len(some), Cell: sm.share(some, count), KishTemplates: stats.KishN(perTemplate)}
+	rt := &Rate{Pairs: len(some), Cell: sm.shareOf(some, frac), KishTemplates: stats.KishN(perTemplate)}
 	if inf, ok := r.Influence(); ok {
 		rt.VarianceDF = varianceDF(inf)
 	}

@@ -836,7 +836,8 @@ func TestAllPairsAgreeNeverZeroWidth(t *testing.T) {
 }
 
 // TestAnswerStabilityByHand: answer changes count over the pairs whose
-// problems keep their answer (noop), right or wrong, and the original's
+// problems keep their answer (noop) and that were answered on both sides,
+// right or wrong (a pair with no answer on a side is left out), and the original's
 // answer over the pairs whose answer changes (numbers), each against
 // counts made by hand.
 func TestAnswerStabilityByHand(t *testing.T) {
@@ -846,7 +847,7 @@ func TestAnswerStabilityByHand(t *testing.T) {
 		b := tr(tpl, "base", 0, true)
 		b.Expected, b.Extracted = "10", "10"
 		// noop: same answer 10; template 0 answers 11 (changed, wrong),
-		// template 1 answers nothing (changed), the others 10.
+		// template 1 answers nothing (left out), the others 10.
 		n := tr(tpl, "noop", 0, true)
 		n.Expected, n.Extracted = "10", "10"
 		switch ti {
@@ -868,14 +869,14 @@ func TestAnswerStabilityByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	noop, numbers := s.Models[0].Variant("noop").Paired, s.Models[0].Variant("numbers").Paired
-	if c := noop.AnswerChanged; c == nil || c.Pairs != 4 || c.Count != 2 || c.SharePct.Value != 50 || noop.OriginalRecalled != nil {
+	if c := noop.AnswerChanged; c == nil || c.Pairs != 3 || c.LeftOut != 1 || c.Count != 1 || math.Abs(c.SharePct.Value-100.0/3) > 1e-9 || noop.OriginalRecalled != nil {
 		t.Errorf("noop: changed %+v, recalled %+v", c, noop.OriginalRecalled)
 	}
 	if r := numbers.OriginalRecalled; r == nil || r.Pairs != 4 || r.Count != 2 || r.SharePct.Value != 50 || numbers.AnswerChanged != nil {
 		t.Errorf("numbers: recalled %+v, changed %+v", r, numbers.AnswerChanged)
 	}
 	md := report.Narrative(s)
-	if !strings.Contains(md, "### Answer stability") || !strings.Contains(md, "| noop | 2 of 4 (50.0%") || !strings.Contains(md, "| numbers | n/a | 2 of 4 (50.0%") {
+	if !strings.Contains(md, "### Answer stability") || !strings.Contains(md, "| noop | 1 of 3 (33.3%") || !strings.Contains(md, "; 1 pair without an answer on a side left out |") || !strings.Contains(md, "| numbers | n/a | 2 of 4 (50.0%") {
 		t.Errorf("narrative:\n%s", md)
 	}
 }

@@ -387,9 +387,10 @@ type Paired struct {
 
 	// AnswerChanged is answer stability: among the pairs whose expected
 	// answers are equal (the variant leaves the problem's answer as it is,
-	// as names, paraphrase, noop and noop-seeming do), the pairs whose
-	// extracted answers differ, right or wrong; no answer is an answer of
-	// its own. A model that reads the problem gives the same answer to the
+	// as names, paraphrase, noop and noop-seeming do) and in which both
+	// sides gave an answer, the pairs whose extracted answers differ, right
+	// or wrong; pairs with no answer on a side (cut by the budget, or no
+	// number in the response) are left out (Rate.LeftOut). A model that reads the problem gives the same answer to the
 	// same problem, so every change is the variant's doing, whether or not
 	// the accuracies move. nil unless every pair of the variant keeps its
 	// answer: a re-drawn problem (symbolic, numbers) whose draw happens to
@@ -422,6 +423,10 @@ type Rate struct {
 	// contribute evenly, near 1 when one template holds the changes; 0 when
 	// the variance is 0.
 	VarianceDF float64 `json:"variance_df"`
+	// LeftOut is the number of distinct pairs of the variant not counted
+	// in Pairs because a side gave no answer in every copy (answer
+	// stability only; 0 elsewhere).
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Cell is one cell of the paired 2×2 table: a count of distinct pairs and
