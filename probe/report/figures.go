@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
@@ -580,10 +581,14 @@ func sortedKeys(m map[string]bool) []string {
 // answerSpan returns the token index range [from, to) of a trial's answer
 // tokens, the way probe defines them (the generated tokens that overlap the
 // extracted number; every token when no rule fired), found by running the
-// answer extraction on the recorded response. ok is false when the recorded
+// answer extraction on the recorded response as the run did (a response the
+// output budget cut read by answer.Truncated). ok is false when the recorded
 // extraction differs from today's rules, so the span is not known.
 func answerSpan(t *results.Trial, toks []Token) (from, to int, ok bool) {
 	ex := answer.Extract(t.Response)
+	if t.StopReason == llm.StopMaxTokens {
+		ex = answer.Truncated(ex)
+	}
 	if ex.Value != t.Extracted || ex.Rule != t.Rule {
 		return 0, 0, false
 	}

@@ -421,8 +421,8 @@ func TestCommonPrefix(t *testing.T) {
 }
 
 // TestAnswerSpan: the answer tokens are those overlapping the extracted
-// number, all tokens without a rule, unknown when the recorded extraction is
-// not today's.
+// number, all tokens without a rule (a response the budget cut included),
+// unknown when the recorded extraction is not today's.
 func TestAnswerSpan(t *testing.T) {
 	toks := []Token{{Piece: "So "}, {Piece: "Final"}, {Piece: " answer: 1"}, {Piece: "2"}, {Piece: "."}}
 	tr := &results.Trial{Response: "So Final answer: 12.", Extracted: "12", Rule: "final_answer"}
@@ -436,6 +436,19 @@ func TestAnswerSpan(t *testing.T) {
 	tr = &results.Trial{Response: "So Final answer: 12.", Extracted: "13", Rule: "final_answer"}
 	if _, _, ok := answerSpan(tr, toks); ok {
 		t.Error("a recorded answer that today's rules do not give was accepted")
+	}
+	// Cut by the budget before a final answer: the run read it as no answer
+	// (answer.Truncated), so every token is the answer's, as the run took
+	// them; the demo's plot left out all 66 such trials as "differing from
+	// this version's rules".
+	cut := []Token{{Piece: "3 + 4"}, {Piece: " = 7, then"}}
+	tr = &results.Trial{Response: "3 + 4 = 7, then", Rule: "none", StopReason: "max_tokens"}
+	if f, to, ok := answerSpan(tr, cut); !ok || f != 0 || to != 2 {
+		t.Errorf("cut by the budget: %d..%d %v, want 0..2", f, to, ok)
+	}
+	tr.StopReason = "eos"
+	if _, _, ok := answerSpan(tr, cut); ok {
+		t.Error("an uncut response recorded as no answer where today's rules read 7 was accepted")
 	}
 }
 
