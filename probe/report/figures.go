@@ -291,8 +291,8 @@ func percentTicks() []plot.Tick {
 	return t
 }
 
-// flipColors are the four cells of the paired table: both right, base right
-// and variant wrong, base wrong and variant right, both wrong.
+// flipColors are the four cells of the paired table: both right, reference
+// right and variant wrong, reference wrong and variant right, both wrong.
 var flipColors = []color.Color{
 	color.RGBA{0x00, 0x9E, 0x73, 0xff},
 	color.RGBA{0xD5, 0x5E, 0x00, 0xff},
@@ -300,7 +300,7 @@ var flipColors = []color.Color{
 	color.Gray{0xbb},
 }
 
-var flipNames = []string{"both right", "base right → variant wrong", "base wrong → variant right", "both wrong"}
+var flipNames = []string{"both right", "reference right → variant wrong", "reference wrong → variant right", "both wrong"}
 
 // panelGrid lays n panels out in rows of at most cols.
 func panelGrid(ps []*plot.Plot, cols int) [][]*plot.Plot {

@@ -201,6 +201,17 @@ func estCI(e *summary.Estimate, prec int) string {
 	return t
 }
 
+// methodCI is estCI with the interval's method named whatever it is
+// (cluster-t and bootstrap too), for a table whose cells may differ in
+// method.
+func methodCI(e *summary.Estimate, prec int) string {
+	t := estCI(e, prec)
+	if e != nil && e.CI != nil && (e.CI.Method == summary.MethodClusterT || e.CI.Method == summary.MethodBootstrap) {
+		t += " " + e.CI.Method
+	}
+	return t
+}
+
 func ivText(iv *summary.Interval, prec int) string {
 	if iv == nil {
 		return "[n/a]"

@@ -58,12 +58,12 @@ func Narrative(s *summary.Summary) string {
 			copies += s.Models[i].Variants[j].Copies
 		}
 	}
-	fmt.Fprintf(&b, "- Unit of analysis: a distinct prompt. Trials of one model and variant with the same question (for example the base instances of a template, which all use its base values) are one prompt, scored by the share of its copies answered right, so copies add no weight; %d copies were collapsed in this run. The cluster is the template: G = %d templates. Variants: %s.\n",
-		copies, s.Clusters, strings.Join(s.Variants, ", "))
+	fmt.Fprintf(&b, "- Unit of analysis: a distinct prompt. Trials of one model and variant with the same question (for example the base instances of a template, which all use its base values) are one prompt, scored by the share of its copies answered right, so copies add no weight; %d copies were collapsed in this run. %s Variants: %s.\n",
+		copies, clusterSentence(s), strings.Join(s.Variants, ", "))
 	fmt.Fprintf(&b, "- Drops are the reference's accuracy minus the variant's in percentage points (pp; positive = worse than the reference: base, or the variant a row names after \"vs\", such as the drawn symbolic problem); the relative drop is that drop as a percentage of the reference's accuracy. Verdicts rest on the paired drop (the same templates and instances in both variants). Intervals are %s; how each is computed, the tests, multiplicity and power: **Methods**, at the end.\n", conf)
 	if s.FewTemplates && s.Clusters > 0 {
-		fmt.Fprintf(&b, "\n**Few templates: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so accuracies and shifts are reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom (lower limit at most the inverted sign-flip test's). Neither is exact with few templates: %s. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many templates a drop of D pp needs.\n",
-			s.Clusters, p.FewTemplates, conf, p.PairedDropCoverage, minPSentence(s))
+		fmt.Fprintf(&b, "\n**Few %s: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so accuracies and shifts are reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom (lower limit at most the inverted sign-flip test's). Neither is exact with few %s: %s. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many %s a drop of D pp needs.\n",
+			clusterNoun(s)+"s", s.Clusters, p.FewTemplates, conf, clusterNoun(s)+"s", p.PairedDropCoverage, minPSentence(s), clusterNoun(s)+"s")
 	}
 
 	if len(s.Models) == 0 {
@@ -104,6 +104,30 @@ func writeMethods(b *strings.Builder, p summary.Params, conf string) {
 	fmt.Fprintf(b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
 }
 
+// pairedRule states, in brief, the rule by which every paired drop's
+// interval is built (stats.PairedDropInterval, as summary.Params.
+// ReportedInterval states it in full).
+func pairedRule(p summary.Params) string {
+	return fmt.Sprintf("from %d templates the inverted sign-flip test on the template means, its upper limit raised to the skew-corrected t's where higher; below %d, MOVER-Wilson, its lower limit lowered to the sign-flip inversion's where lower; the difference of Wilson intervals with a single template", p.FewTemplates, p.FewTemplates)
+}
+
+// clusterNoun is what a cluster of the run is: an item of the document
+// file for a document run, else a template.
+func clusterNoun(s *summary.Summary) string {
+	if s.Documents != nil {
+		return "item"
+	}
+	return "template"
+}
+
+// clusterSentence names the run's cluster and their number G.
+func clusterSentence(s *summary.Summary) string {
+	if s.Documents != nil {
+		return fmt.Sprintf("The cluster is the item of the document file (a \"template\" in the tables below): G = %d items.", s.Clusters)
+	}
+	return fmt.Sprintf("The cluster is the template: G = %d templates.", s.Clusters)
+}
+
 // minPSentence states the smallest attainable p of the sign-flip tests of
 // the run's paired drops, and whether the adjusted tests can reach α.
 func minPSentence(s *summary.Summary) string {
@@ -124,7 +148,7 @@ func minPSentence(s *summary.Summary) string {
 	if t == nil {
 		return ""
 	}
-	out := fmt.Sprintf("The sign-flip test's smallest attainable p-value with %d templates is %s.", t.Templates, pText(t.MinP))
+	out := fmt.Sprintf("The sign-flip test's smallest attainable p-value with %d %ss is %s.", t.Templates, clusterNoun(s), pText(t.MinP))
 	if unreachable {
 		out += fmt.Sprintf(" Some tests here cannot reach α = %s whatever the data (their smallest attainable p, times the number of tests they are adjusted over, exceeds α): more templates, or a single pre-specified primary variant (`run --primary VARIANT`), lift this.", alphaText(s.Params.Alpha))
 	}
@@ -142,7 +166,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeAccuracy(b, m, p, conf)
 	writeCuts(b, m)
 	if base == nil || len(m.Variants) < 2 {
-		writeDifficulty(b, m)
+		writeDifficulty(b, m, p, conf)
 		return
 	}
 	writeFlips(b, m, p, conf)
@@ -150,7 +174,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeErrors(b, m)
 	writeShifts(b, m, p, conf)
 	writeAnswerProb(b, m, conf)
-	writeDifficulty(b, m)
+	writeDifficulty(b, m, p, conf)
 }
 
 // writeVerdict writes a model's verdict paragraph: the verdict with the
@@ -193,8 +217,8 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 
 // writeAccuracy writes a model's table of accuracy and drops by variant.
 func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error.\n\n", conf, p.FewTemplates, p.FewTemplates)
-	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | drop, pp [%s CI] | relative drop, %% of reference [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
+	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error. The accuracy drop is the reference's accuracy minus the variant's over all the distinct prompts of each, matched or not, every prompt weighted equally, with an interval by the same rule (cluster-t or bootstrap), as is the relative drop. It is not the drop the verdict reads: the verdict reads the **paired drop** (matched pairs only, every template weighted equally) with its own interval (%s), in the verdict and under **Robustness** below. The two can agree in value and still differ in interval: they are built differently.\n\n", conf, p.FewTemplates, p.FewTemplates, pairedRule(p))
+	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | accuracy drop (all prompts, not the verdict's), pp [%s CI] | relative drop, %% of reference [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		drop, rel := "—", "—"
@@ -214,8 +238,8 @@ func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params
 // writeFlips writes a model's table of paired flips against the reference by
 // variant, then which pairs were left out.
 func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Robustness: paired flips against the reference\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share base right → variant wrong minus the reverse; its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
-	b.WriteString("| variant | pairs | both right | base right → variant wrong | base wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "\n### Robustness: paired flips against the reference\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share reference right → variant wrong minus the reverse, each template weighted equally, with the interval the verdict reads (%s); its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, pairedRule(p), fnum(100*p.Power, 0)+"%")
+	b.WriteString("| variant | pairs | both right | reference right → variant wrong | reference wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
 		v := &m.Variants[i]
 		if v.Paired == nil {
@@ -284,7 +308,7 @@ func writeShifts(b *strings.Builder, m *summary.ModelSummary, p summary.Params, 
 // writeDifficulty writes accuracy by level, steps and relation where the
 // data has more than one group (or a level at all), the flips within each
 // group, and the format-versus-computation table.
-func writeDifficulty(b *strings.Builder, m *summary.ModelSummary) {
+func writeDifficulty(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
 	for _, axis := range summary.DifficultyAxes {
 		var groups []string
 		cell := map[[2]string]*summary.GroupAccuracy{}
@@ -336,11 +360,11 @@ func writeDifficulty(b *strings.Builder, m *summary.ModelSummary) {
 					continue
 				}
 				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s %s |", cmpOr(g, "(none)"), v.Variant, x.Pairs,
-					countNum(x.BaseOnly), countNum(x.VariantOnly), fopt(x.PairedDropPP, 1), estCI(x.PairedDropPP, 1)))
+					countNum(x.BaseOnly), countNum(x.VariantOnly), fopt(x.PairedDropPP, 1), methodCI(x.PairedDropPP, 1)))
 			}
 		}
 		if len(rows) > 0 {
-			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs):\n\n| %s | variant | pairs | base right → variant wrong | base wrong → variant right | paired drop, pp [CI] |\n|---|---|---|---|---|---|\n%s\n", axis, axis, strings.Join(rows, "\n"))
+			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs against each variant's reference). The paired drop's interval follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from %d templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell. These intervals are not adjusted for the number of groups.\n\n| %s | variant | pairs | reference right → variant wrong | reference wrong → variant right | paired drop, pp [%s CI] |\n|---|---|---|---|---|---|\n%s\n", axis, p.FewTemplates, axis, conf, strings.Join(rows, "\n"))
 		}
 	}
 	writeLevels(b, m)
@@ -352,7 +376,7 @@ func writeDifficulty(b *strings.Builder, m *summary.ModelSummary) {
 
 func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 	b.WriteString("\n## Cross-model comparison\n\nModels ordered from the least to the most severe verdict, then by the paired drop on the variant the verdict comes from. Whether two models differ is tested below, on the prompts both were given.\n\n")
-	fmt.Fprintf(b, "| model | base accuracy (k/n) | verdict variant | paired drop, pp [%s CI] | base right → variant wrong | base wrong → variant right | verdict |\n|---|---|---|---|---|---|---|\n", conf)
+	fmt.Fprintf(b, "| model | base accuracy (k/n) | verdict variant | paired drop, pp [%s CI] | reference right → variant wrong | reference wrong → variant right | verdict |\n|---|---|---|---|---|---|---|\n", conf)
 	order := make([]*summary.ModelSummary, len(s.Models))
 	for i := range s.Models {
 		order[i] = &s.Models[i]

@@ -118,32 +118,33 @@ func accuracyCells(s *summary.Summary) []accuracyCell {
 }
 
 // methodText describes an interval method (probe.Interval.Method) for a
-// caption; g names the number of templates the intervals rest on ("6",
-// "2–6").
+// caption; g names the number of clusters the intervals rest on ("6",
+// "2–6"): templates, or the items of a document run (clusterNoun).
 func methodText(s *summary.Summary, method, g string) string {
+	n := clusterNoun(s)
 	switch method {
 	case summary.MethodClusterT:
-		t := fmt.Sprintf("cluster-t on G − 1 degrees of freedom with the CR1 cluster-robust standard error over the G = %s templates of the estimate (Miller 2024)", g)
+		t := fmt.Sprintf("cluster-t on G − 1 degrees of freedom with the CR1 cluster-robust standard error over the G = %s %s of the estimate (Miller 2024)", g, n+"s")
 		if s.FewTemplates {
-			t += fmt.Sprintf(", reported instead of the bootstrap as the run has fewer than %d templates, where the percentile bootstrap under-covers", s.Params.FewTemplates)
+			t += fmt.Sprintf(", reported instead of the bootstrap as the run has fewer than %d %ss, where the percentile bootstrap under-covers", s.Params.FewTemplates, n)
 		}
 		return t
 	case summary.MethodBootstrap:
-		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s templates", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g)
+		return fmt.Sprintf("%s, B = %d resamples, seed %d, over G = %s %s", s.Params.Bootstrap, s.Params.BootstrapResamples, s.Params.Seed, g, n+"s")
 	case summary.MethodWilson:
-		return "Wilson score interval over the distinct prompts, treated as independent, where every template gave the same outcome and no clustered interval can say anything"
+		return "Wilson score interval over the distinct prompts, treated as independent, where every " + n + " gave the same outcome and no clustered interval can say anything"
 	case summary.MethodMOVERWilson:
-		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008) over G = %s templates", g)
+		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008) over G = %s %s", g, n+"s")
 	case summary.MethodMOVERWilsonSignFlip:
-		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is lower, over G = %s templates", g)
+		return fmt.Sprintf("MOVER-Wilson for a paired drop (Wilson limits of base and variant accuracy on their Korn–Graubard effective sample sizes with t on G − 1 degrees of freedom, combined with their cluster-robust correlation; Newcombe 1998, Zou & Donner 2008), its lower limit lowered to the inverted sign-flip test's where that is lower, over G = %s %s", g, n+"s")
 	case summary.MethodSignFlip:
-		return fmt.Sprintf("the inverted sign-flip test on the G = %s template means of a paired drop (the drops the test does not reject; Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects", g)
+		return fmt.Sprintf("the inverted sign-flip test on the G = %s %s means of a paired drop (the drops the test does not reject; Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects", g, n)
 	case summary.MethodSignFlipSkew:
-		return fmt.Sprintf("the inverted sign-flip test on the G = %s template means of a paired drop (Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects, its upper limit raised to the skew-corrected t interval's where higher (Johnson 1978, Hall 1992)", g)
+		return fmt.Sprintf("the inverted sign-flip test on the G = %s %s means of a paired drop (Fisher 1935, Pitman 1937), which excludes 0 exactly when the drop's test rejects, its upper limit raised to the skew-corrected t interval's where higher (Johnson 1978, Hall 1992)", g, n)
 	case summary.MethodSkewT:
-		return fmt.Sprintf("skew-corrected t on the G = %s template means of a paired drop (Johnson 1978, Hall 1992)", g)
+		return fmt.Sprintf("skew-corrected t on the G = %s %s means of a paired drop (Johnson 1978, Hall 1992)", g, n)
 	case summary.MethodWilsonDifference:
-		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every template gave the same difference"
+		return "difference of Wilson intervals (Bonferroni) over the distinct pairs, treated as independent, where every " + n + " gave the same difference"
 	}
 	return method
 }
@@ -245,11 +246,13 @@ func dropThresholds(s *summary.Summary) (negligible, strong float64) {
 	return s.Params.NegligibleDropPP, s.Params.StrongDropPP
 }
 
-// verdictOf returns a model's overall verdict and the variant it rests on.
+// verdictOf returns a model's overall verdict, in the headline's words
+// (verdictHead: with the stability verdict where there is one), and the
+// variant its drop rests on.
 func verdictOf(s *summary.Summary, label string) (verdict, variant string) {
 	for _, m := range s.Models {
 		if m.Label == label {
-			return m.Verdict, m.VerdictVariant
+			return verdictHead(&m), m.VerdictVariant
 		}
 	}
 	return "", ""

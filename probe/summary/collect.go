@@ -109,10 +109,11 @@ type summarizer struct {
 	G        int            // clusters (templates with a scored trial)
 	cells    [][]*cell      // [model][variant]
 
-	es    *estimates
-	ts    *tests
-	tsStr *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
-	mdata []modelData
+	es      *estimates
+	ts      *tests
+	tsStr   *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
+	tsGroup *tests // the difficulty groups' paired-drop tests' own Monte Carlo stream (GroupStream)
+	mdata   []modelData
 }
 
 // index finds the models (in order of first appearance), variants and

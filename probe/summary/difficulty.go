@@ -14,10 +14,12 @@ import (
 var DifficultyAxes = []string{"level", "steps", "relation"}
 
 // difficulty returns accuracy by level, steps and relation for one model,
-// with the paired flips within each group for the other variants.
+// with the paired flips within each group for the other variants and their
+// paired drop (pairedDrop: summarizer.groupDrop, whose interval follows the
+// rule of every paired drop).
 func difficulty(cells []*cell, variants []string,
 	accuracy func([]*unit) (*Estimate, stats.Ratio, float64, int),
-	pairedDrop func([]*pairUnit) (*Estimate, stats.Ratio, float64, float64)) []GroupAccuracy {
+	pairedDrop func([]*pairUnit) (*Estimate, float64, float64)) []GroupAccuracy {
 	var out []GroupAccuracy
 	for _, axis := range DifficultyAxes {
 		for vi, c := range cells {
@@ -53,7 +55,7 @@ func difficulty(cells []*cell, variants []string,
 				if variants[vi] != BaseVariant {
 					if ps := pairsBy[g]; len(ps) > 0 {
 						ga.Pairs = len(ps)
-						ga.PairedDropPP, _, ga.BaseOnly, ga.VariantOnly = pairedDrop(ps)
+						ga.PairedDropPP, ga.BaseOnly, ga.VariantOnly = pairedDrop(ps)
 					}
 				}
 				out = append(out, ga)

@@ -116,9 +116,9 @@ func (es *estimates) finish(g int) {
 // pairedDropCI returns the reported interval of a paired drop e: the one
 // stats.PairedDropInterval picks from e's MOVER-Wilson, inverted sign-flip
 // and skew-corrected t intervals (the coverage simulation of probe/stats,
-// TestCoveragePowerGrid, measures that same function), named by
-// dropMethods; cluster-t from fewT templates where the drop has no test
-// and so no sign-flip interval (a paired drop within a difficulty group).
+// TestCoveragePowerGrid, measures that same function), named by its
+// Method; cluster-t from fewT templates where the sign-flip
+// inversion is undefined although the template means vary.
 // Where the rule reports one of the two intervals unchanged, the result is
 // that Interval itself.
 func pairedDropCI(e *Estimate, degenerate bool, fewT int) *Interval {
@@ -296,6 +296,41 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 	e := sm.es.add(v, sm.influence(r, 100), scaled(r, 100), 0, 100, w)
 	e.Wilson = w
 	return e, r, k, n
+}
+
+// testedDrop is pairedDrop with the sign-flip test of the drop's template
+// means (from ts) and the two intervals that pairedDropCI chooses between
+// besides MOVER-Wilson: the test's inversion (Estimate.SignFlip) and the
+// skew-corrected t interval (Estimate.SkewT), both from tests.signFlipCI.
+// Every paired drop whose reported interval follows the paired-drop rule
+// (stats.PairedDropInterval) is built here: a variant's (paired) and the
+// one within each difficulty group (groupDrop).
+func (sm *summarizer) testedDrop(pairs []*pairUnit, ts *tests) (*Estimate, stats.Ratio, *Test, float64, float64) {
+	e, dr, bo, vo := sm.pairedDrop(pairs)
+	t, sf, skew := ts.signFlipCI(dr)
+	if e != nil {
+		e.SignFlip, e.SkewT = sf, skew
+	}
+	return e, dr, t, bo, vo
+}
+
+// GroupStream is the PCG stream of the Monte Carlo sign flips of the paired
+// drops within difficulty groups ("grup" in ASCII): their own stream, so
+// that adding them left every other test's draws as they were.
+const GroupStream uint64 = 0x67727570
+
+// groupDrop is the paired drop of the pairs of one difficulty group
+// (testedDrop, its sign flips from GroupStream), with the pairs base (or
+// reference) right → variant wrong and the reverse: its reported interval
+// follows the rule of the variant's own paired drop (pairedDropCI), on the
+// group's templates; its test is not recorded (the interval excludes 0
+// exactly where it rejects, unadjusted for the number of groups).
+func (sm *summarizer) groupDrop(pairs []*pairUnit) (*Estimate, float64, float64) {
+	if sm.tsGroup == nil {
+		sm.tsGroup = &tests{p: &sm.p, rng: rand.New(rand.NewPCG(uint64(sm.p.Seed), GroupStream))}
+	}
+	e, _, _, bo, vo := sm.testedDrop(pairs, sm.tsGroup)
+	return e, bo, vo
 }
 
 // pairedDrop returns the paired drop of a set of pairs (pp), its

@@ -83,7 +83,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	sm.errorAnatomies()
 	// Difficulty: registered before the bootstrap runs.
 	for mi, m := range sm.models {
-		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.pairedDrop)
+		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.groupDrop)
 	}
 	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
@@ -277,12 +277,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.AnswerChanged = sm.answerChanged(pairs)
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
-	pr.PairedDropPP, dr, _, _ = sm.pairedDrop(pairs)
-	var sf, skew *Interval
-	pr.Test, sf, skew = sm.ts.signFlipCI(dr)
-	if pr.PairedDropPP != nil {
-		pr.PairedDropPP.SignFlip, pr.PairedDropPP.SkewT = sf, skew
-	}
+	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts)
 	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
 	return dr
 }

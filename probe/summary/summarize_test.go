@@ -1069,3 +1069,73 @@ func TestModelDropDifferenceEqualWeights(t *testing.T) {
 		t.Errorf("drop difference %v and M's paired drop %v, want 44.444444 (equal template weights)", d.Value, s.Models[0].Variants[1].Paired.PairedDropPP.Value)
 	}
 }
+
+// TestGroupDropFollowsPairedDropRule: the paired drop within a difficulty
+// group gets its reported interval by the rule of the variant's own paired
+// drop (stats.PairedDropInterval on its MOVER-Wilson, sign-flip inversion
+// and skew-corrected t intervals, the same FewTemplates threshold), never
+// cluster-t: a group that holds every template gets the variant's interval
+// and method (the same limits where the sign flips are exact, up to Monte
+// Carlo error above stats.ExactMaxClusters templates, as the groups draw
+// from their own stream), and a group of half the templates its own
+// interval by the same rule.
+func TestGroupDropFollowsPairedDropRule(t *testing.T) {
+	right := func(ti, inst int) bool { return (ti+inst)%3 != 0 }
+	noop := func(ti, inst int) bool { return right(ti, inst) && inst != 1 }
+	for _, c := range []struct {
+		templates, few int
+		whole, half    string // the method of the whole set's interval, of a half's
+	}{
+		{12, 6, summary.MethodSignFlipSkew, summary.MethodSignFlipSkew},
+		{12, 8, summary.MethodSignFlipSkew, summary.MethodMOVERWilsonSignFlip},
+		{12, 20, summary.MethodMOVERWilsonSignFlip, summary.MethodMOVERWilsonSignFlip},
+		{24, 20, summary.MethodSignFlipSkew, summary.MethodMOVERWilsonSignFlip},
+	} {
+		ts := promptTrials(c.templates, 3, right, noop)
+		for i := range ts {
+			var ti int
+			fmt.Sscanf(ts[i].TemplateID, "t%d", &ti)
+			ts[i].Steps = 2 + ti%2 // two steps groups of half the templates each; one relation group of all
+		}
+		s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50, Seed: 2, FewTemplates: c.few})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := s.Models[0].Variants[1].Paired.PairedDropPP
+		if want.CI == nil || want.CI.Method != c.whole {
+			t.Fatalf("%d templates, few %d: variant's drop interval %+v, want method %q", c.templates, c.few, want.CI, c.whole)
+		}
+		groups := 0
+		for _, g := range s.Models[0].Difficulty {
+			if g.Variant != "noop" || g.Axis == "level" {
+				continue
+			}
+			groups++
+			e := g.PairedDropPP
+			name := fmt.Sprintf("%d templates, few %d, %s %s (%d templates)", c.templates, c.few, g.Axis, g.Group, g.Templates)
+			if e == nil || e.CI == nil || e.SE == nil || e.SignFlip == nil || e.SkewT == nil {
+				t.Errorf("%s: drop %+v without the intervals of the paired-drop rule", name, e)
+				continue
+			}
+			l, _ := stats.PairedDropInterval(e.Clusters, c.few, *e.SE,
+				stats.Limits{Lo: e.MOVERWilson.Lo, Hi: e.MOVERWilson.Hi, OK: true},
+				stats.Limits{Lo: e.SignFlip.Lo, Hi: e.SignFlip.Hi, OK: true},
+				stats.Limits{Lo: e.SkewT.Lo, Hi: e.SkewT.Hi, OK: true})
+			if e.CI.Lo != l.Lo || e.CI.Hi != l.Hi {
+				t.Errorf("%s: interval %+v, the paired-drop rule gives [%v, %v]", name, e.CI, l.Lo, l.Hi)
+			}
+			whole := g.Axis == "relation"
+			switch {
+			case whole && e.CI.Method != c.whole, !whole && e.CI.Method != c.half:
+				t.Errorf("%s: method %q", name, e.CI.Method)
+			case whole && c.templates <= stats.ExactMaxClusters && (e.CI.Lo != want.CI.Lo || e.CI.Hi != want.CI.Hi):
+				t.Errorf("%s: interval %+v, the variant's %+v", name, e.CI, want.CI)
+			case whole && (math.Abs(e.CI.Lo-want.CI.Lo) > 1 || math.Abs(e.CI.Hi-want.CI.Hi) > 1):
+				t.Errorf("%s: interval %+v, the variant's %+v (Monte Carlo)", name, e.CI, want.CI)
+			}
+		}
+		if groups != 3 {
+			t.Errorf("%d templates: %d groups, want 3", c.templates, groups)
+		}
+	}
+}

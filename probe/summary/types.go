@@ -478,7 +478,11 @@ type GroupAccuracy struct {
 	K         float64   `json:"k"`            // distinct prompts answered right
 	Accuracy  *Estimate `json:"accuracy_pct"` // 100·K/N with intervals; nil when N = 0
 	// For a variant other than base, the paired flips within the group
-	// (distinct pairs): robustness at this difficulty.
+	// (distinct pairs) against the variant's reference (base, or the
+	// variant it was drawn on): robustness at this difficulty. The paired
+	// drop's CI follows the rule of the variant's own paired drop
+	// (stats.PairedDropInterval on the group's templates, with its
+	// SignFlip and SkewT), unadjusted for the number of groups.
 	Pairs        int       `json:"pairs"`
 	BaseOnly     float64   `json:"base_right_variant_wrong"`
 	VariantOnly  float64   `json:"base_wrong_variant_right"`
