@@ -25,7 +25,8 @@ func Order(n int, seed int64) []int {
 // Run does. A folder may hold templates that are refused or cannot be drawn
 // (a downloaded GSM-Symbolic folder): they are left out, each with a
 // one-line reason, and listed in set.Skipped (then in the set file and the
-// manifest).
+// manifest). A requested variant that no document item can be built in is
+// an OptionError (docqa.CheckCovers).
 func generateSet(cfg Config) (*templates.Set, error) {
 	if cfg.Items != "" {
 		items, err := docqa.Load(cfg.Items)
