@@ -25,14 +25,22 @@ func Order(n int, seed int64) []int {
 // Run does. A folder may hold templates that are refused or cannot be drawn
 // (a downloaded GSM-Symbolic folder): they are left out, each with a
 // one-line reason, and listed in set.Skipped (then in the set file and the
-// manifest).
+// manifest). A requested variant that no document item can be built in is
+// an OptionError (docqa.CheckCovers).
 func generateSet(cfg Config) (*templates.Set, error) {
 	if cfg.Items != "" {
 		items, err := docqa.Load(cfg.Items)
 		if err != nil {
 			return nil, err
 		}
-		return docqa.Generate(items, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+		set, err := docqa.Generate(items, templates.Options{Variants: cfg.Variants, Instances: cfg.Instances, Seed: cfg.Seed})
+		if err != nil {
+			return nil, err
+		}
+		if err := docqa.CheckCovers(items, cfg.Items, set); err != nil {
+			return nil, OptionError{Msg: err.Error()}
+		}
+		return set, nil
 	}
 	ts, skipped, err := templates.LoadSkipping(cfg.Templates, cfg.loadOptions())
 	if err != nil {
@@ -83,9 +91,10 @@ func checkLeftOut(cfg Config, set *templates.Set) error {
 
 // checkSetCovers refuses an item set that leaves a requested variant
 // without a single instance (noop-seeming on templates with no reviewed
-// clause, paraphrase on templates with no paraphrase) or a split without a
-// template, naming the variant or split and the template source; document
-// items, whose variants expand, are not checked.
+// clause, paraphrase on templates with no paraphrase; an OptionError, wrong
+// usage) or a split without a template, naming the variant or split and the
+// template source; document items are checked by generateSet
+// (docqa.CheckCovers).
 func checkSetCovers(cfg Config, set *templates.Set) error {
 	if cfg.Items != "" {
 		return nil
@@ -109,7 +118,7 @@ func checkSetCovers(cfg Config, set *templates.Set) error {
 	}
 	for _, v := range cfg.Variants {
 		if !have[v] && len(set.Instances) > 0 {
-			return fmt.Errorf("--variants %s: no template in %s has a %s instance (see `fragility templates check %s` for why)", v, cfg.Templates, v, cfg.Templates)
+			return OptionError{Msg: fmt.Sprintf("--variants %s: no template in %s has a %s instance (see `fragility templates check %s` for why)", v, cfg.Templates, v, cfg.Templates)}
 		}
 	}
 	return nil

@@ -303,12 +303,124 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--model", gemmaName, "--temperature", "inf", "--out", out}, "--temperature must be a finite number"},
 		{[]string{"run", "--model", "", "--out", out}, "--model: an empty model name or path"},
 		{[]string{"plan", "--templates", "../../templates/builtin", "--templates", "../../templates/builtin/"}, "--templates: ../../templates/builtin/ is given twice"},
+		// The help page went to stdout before the line (cli's Required).
+		{[]string{"generate"}, "--prompt is required"},
+		// A variant no item has was dropped: exit 0, base alone.
+		{[]string{"plan", "--items", "../../examples/docqa.jsonl", "--variants", "paraphrase-9"}, "--variants paraphrase-9: no item in ../../examples/docqa.jsonl has a paraphrase-9 instance (the items have 2 paraphrases at most: paraphrase-1..2)"},
+		{[]string{"plan", "--items", "../../examples/docqa.jsonl", "--variants", "base,paraphrase,paraphrase-3"}, "--variants paraphrase-3: no item in"},
+		{[]string{"run", "--model", gemmaName, "--items", "../../examples/docqa.jsonl", "--variants", "paraphrase-9", "--no-ddc", "--out", out}, "--variants paraphrase-9: no item in ../../examples/docqa.jsonl has a paraphrase-9 instance (the items have 2 paraphrases at most: paraphrase-1..2)"},
 	} {
 		r := fragility(t, nil, c.args...)
+		line := strings.TrimSuffix(r.stderr, "\n")
+		if r.code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, %d bytes on stdout; want exit 2, one line with %q and nothing on stdout", c.args, r.code, r.stderr, len(r.stdout), c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused run made %s", out)
+	}
+}
+
+// TestVariantsCovered: a variant that no item or template of the set has is
+// refused, before a model loads; one some lack and others have runs, with
+// the draws it cannot make excluded.
+func TestVariantsCovered(t *testing.T) {
+	dir := t.TempDir()
+	items := filepath.Join(dir, "items.jsonl")
+	os.WriteFile(items, []byte(`{"id":"one","passages":[{"id":"p","text":"The bell weighs 40 kg."}],"question":"How heavy is the bell?","paraphrases":["What does the bell weigh?"],"answer":40}
+{"id":"two","passages":[{"id":"p","text":"The mill is 12 m tall."}],"question":"How tall is the mill?","paraphrases":["What is the mill's height?","How high is the mill?"],"answer":12}
+`), 0o644)
+	if r := fragility(t, nil, "plan", "--items", items, "--variants", "base,paraphrase-2"); r.code != 0 || !strings.Contains(r.stdout, "1 draw excluded") {
+		t.Errorf("paraphrase-2, which one item has: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	shelfFile := filepath.Join(dir, "shelf.yaml")
+	os.WriteFile(shelfFile, []byte(shelf), 0o644)
+	two := filepath.Join(dir, "two")
+	os.Mkdir(two, 0o755)
+	os.WriteFile(filepath.Join(two, "shelf.yaml"), []byte(shelf), 0o644)
+	b, err := os.ReadFile("../../templates/builtin/allowance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(two, "allowance.yaml"), b, 0o644)
+	if r := fragility(t, nil, "plan", "--templates", two, "--variants", "noop-seeming"); r.code != 0 || !strings.Contains(r.stdout, "draws excluded") {
+		t.Errorf("noop-seeming, which one template has: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	out := filepath.Join(dir, "run")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--items", items, "--variants", "paraphrase-3"}, "--variants paraphrase-3: no item in " + items + " has a paraphrase-3 instance (the items have 2 paraphrases at most: paraphrase-1..2)"},
+		{[]string{"run", "--no-ddc", "--items", items, "--variants", "paraphrase-3", "--out", out}, "--variants paraphrase-3: no item in " + items + " has a paraphrase-3 instance (the items have 2 paraphrases at most: paraphrase-1..2)"},
+		{[]string{"run", "--no-ddc", "--items", items, "--variants", "shuffle", "--out", out}, "--variants shuffle: no item in " + items + " has a shuffle instance (item one: the item has one passage: nothing to shuffle)"},
+		{[]string{"plan", "--templates", shelfFile, "--variants", "noop-seeming"}, "--variants noop-seeming: no template in " + shelfFile + " has a noop-seeming instance"},
+		{[]string{"run", "--no-ddc", "--templates", shelfFile, "--variants", "noop-seeming", "--out", out}, "--variants noop-seeming: no template in " + shelfFile + " has a noop-seeming instance"},
+	} {
+		r := fragility(t, logLLM, append(c.args, cpu...)...)
 		line := strings.TrimSuffix(r.stderr, "\n")
 		if r.code != exitUsage || strings.Contains(line, "\n") || !strings.Contains(line, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line with %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused run made %s", out)
+	}
+}
+
+// TestBadInputLines: bad input a new user gave, each refused with a short
+// message naming the file and exit 1, writing and deleting nothing.
+func TestBadInputLines(t *testing.T) {
+	dir := t.TempDir()
+	// An existing directory as an output file, with and without --force.
+	outDir := filepath.Join(dir, "outdir")
+	os.Mkdir(outDir, 0o755)
+	keep := filepath.Join(outDir, "keep.txt")
+	os.WriteFile(keep, []byte("precious\n"), 0o644)
+	for _, force := range [][]string{nil, {"--force"}} {
+		for _, args := range [][]string{
+			append([]string{"generate-set", "--out", outDir}, force...),
+			append([]string{"protocol", "freeze", "--out", outDir}, force...),
+			append(append([]string{"tiny-model"}, force...), outDir),
+		} {
+			oneErrorLine(t, strings.Join(args, " "), fragility(t, nil, args...), outDir+" is a directory (give a file path)")
+		}
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "precious\n" {
+		t.Errorf("%s changed to %q", keep, b)
+	}
+
+	// A file that is not JSONL as --items: a bounded message, not a line
+	// per line of the file.
+	readme := filepath.Join("..", "..", "README.md")
+	out := filepath.Join(dir, "run")
+	for _, args := range [][]string{
+		{"plan", "--items", readme},
+		{"run", "--no-ddc", "--items", readme, "--out", out},
+	} {
+		r := fragility(t, logLLM, append(args, cpu...)...)
+		lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+		if r.code != exitFailure || len(lines) > 7 || !strings.HasPrefix(lines[0], "fragility: "+readme+": ") ||
+			!strings.Contains(lines[len(lines)-1], "more bad item(s) not shown") {
+			t.Errorf("%v: exit %d, %d stderr lines:\n%s", args, r.code, len(lines), tail(r.stderr))
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("run on a README made %s", out)
+	}
+
+	// An empty --file for classify is bad input, not wrong usage.
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, nil, 0o644)
+	oneErrorLine(t, "classify an empty file", fragility(t, nil, "classify", "--file", empty), empty+" has no text")
+
+	// --limit above the templates there are: the real count, not the limit.
+	r := fragility(t, nil, "plan", "--limit", "100000")
+	if r.code != 0 || strings.Contains(r.stdout, "100000") || !strings.Contains(r.stdout, "68 templates (builtin)") {
+		t.Errorf("plan --limit 100000: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
+	}
+	if r := fragility(t, nil, "plan", "--limit", "3"); r.code != 0 || !strings.Contains(r.stdout, "3 templates (builtin (the first 3))") {
+		t.Errorf("plan --limit 3: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 }
 

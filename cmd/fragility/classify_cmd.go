@@ -122,7 +122,8 @@ func classifyAction(c *cli.Context) error {
 }
 
 // readTextLines returns the non-blank lines of path ("-": standard input),
-// without line endings.
+// without line endings. A file with none is bad input (exit 1), not wrong
+// usage.
 func readTextLines(path string) ([]string, error) {
 	var r io.Reader = os.Stdin
 	if path != "-" {
@@ -145,7 +146,7 @@ func readTextLines(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(out) == 0 {
-		return nil, usageError{fmt.Sprintf("classify: %s has no text", path)}
+		return nil, fmt.Errorf("classify: %s has no text (empty, or only blank lines)", path) // bad input, not usage
 	}
 	return out, nil
 }

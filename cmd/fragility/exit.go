@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/fragility/fragility/probe"
@@ -37,6 +38,19 @@ func exitCode(err error) int {
 func outNotStdout(c interface{ String(string) string }, what string) error {
 	if c.String("out") == "-" {
 		return usageError{fmt.Sprintf("--out -: %s, not standard output", what)}
+	}
+	return nil
+}
+
+// outFileNotDir refuses an output file path that is an existing directory
+// (bad input, exit 1, as quantize refuses one), whatever --force says:
+// nothing is written or deleted. what names the flag or argument.
+func outFileNotDir(what, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s is a directory (give a file path)", what, path)
 	}
 	return nil
 }

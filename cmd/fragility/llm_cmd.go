@@ -46,7 +46,7 @@ Examples:
    fragility generate --prompt "..." --temperature 0.8 --seed 7`,
 		Flags: append(modelFlags(), flagJSON, flagTemplate,
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: modelUsage},
-			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Required: true, Usage: "the user message"},
+			&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Usage: "the user message (required)"},
 			&cli.StringFlag{Name: "system", Usage: "an optional system message"},
 			&cli.IntFlag{Name: "max-tokens", Value: 128, Usage: "output budget in tokens"},
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling from softmax(logits/T)"},
@@ -123,6 +123,11 @@ func generateAction(c *cli.Context) error {
 	}
 	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name)); err != nil {
 		return err
+	}
+	// Checked here, not with Required: cli then printed the whole help
+	// page to stdout before its error line.
+	if !c.IsSet("prompt") {
+		return usageError{"--prompt is required: give the text the model should answer"}
 	}
 	if strings.TrimSpace(c.String("prompt")) == "" {
 		return usageError{"--prompt is empty: give the text the model should answer"}

@@ -306,7 +306,12 @@ func planSource(cfg probe.Config) string {
 		s += " (templates " + strings.Join(cfg.TemplateIDs, ",") + ")"
 	}
 	if cfg.Limit > 0 {
-		s += fmt.Sprintf(" (the first %d)", cfg.Limit)
+		// The templates the limit keeps, as run loads them: a --limit
+		// above the source's count keeps them all and is not printed.
+		ts, _, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level, IDs: cfg.TemplateIDs, Limit: cfg.Limit})
+		if err != nil || len(ts) >= cfg.Limit {
+			s += fmt.Sprintf(" (the first %d)", cfg.Limit)
+		}
 	}
 	return s
 }

@@ -61,6 +61,9 @@ func protocolFreeze(c *cli.Context) error {
 	if err := outNotStdout(c, "protocol freeze writes the protocol to a file (--json prints it too)"); err != nil {
 		return err
 	}
+	if err := outFileNotDir("--out", out); err != nil {
+		return err
+	}
 	if _, err := os.Stat(out); err == nil && !c.Bool("force") {
 		return fmt.Errorf("%s already exists: use --force to overwrite it", out)
 	}

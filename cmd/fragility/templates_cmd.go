@@ -394,6 +394,9 @@ func generateSet(c *cli.Context) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := outFileNotDir("--out", c.String("out")); err != nil {
+		return err
+	}
 	if c.Int("instances") < 1 {
 		return usageError{"--instances must be at least 1"}
 	}

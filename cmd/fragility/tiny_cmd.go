@@ -40,6 +40,9 @@ Examples:
 			if c.NArg() != 1 {
 				return usageError{"expected one OUT.gguf argument"}
 			}
+			if err := outFileNotDir("OUT", c.Args().First()); err != nil {
+				return err
+			}
 			if _, err := os.Stat(c.Args().First()); err == nil && !c.Bool("force") {
 				return fmt.Errorf("%s already exists: use --force to overwrite it", c.Args().First())
 			}

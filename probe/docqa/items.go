@@ -73,10 +73,21 @@ type Errors struct {
 	Lines []string
 }
 
+// MaxErrorLines is how many of the bad items' lines Errors.Error shows: a
+// file that is not JSONL at all (a README given as --items) would
+// otherwise print one line per line of the file.
+const MaxErrorLines = 5
+
 // Error is a first line naming the file and the count, then the lines, one
-// per bad item.
+// per bad item, at most MaxErrorLines of them and a last line counting the
+// rest.
 func (e *Errors) Error() string {
-	return fmt.Sprintf("%s: %d bad item(s), nothing was run:\n%s", e.File, len(e.Lines), strings.Join(e.Lines, "\n"))
+	shown := e.Lines[:min(len(e.Lines), MaxErrorLines)]
+	msg := fmt.Sprintf("%s: %d bad item(s), nothing was run:\n%s", e.File, len(e.Lines), strings.Join(shown, "\n"))
+	if rest := len(e.Lines) - len(shown); rest > 0 {
+		msg += fmt.Sprintf("\n%s: … and %d more bad item(s) not shown", e.File, rest)
+	}
+	return msg
 }
 
 // fieldError is the first problem found in one item.

@@ -291,3 +291,51 @@ func PassageList(in *templates.Instance) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// UncoveredError is the error of CheckCovers: a requested variant that no
+// item of the file can be asked in.
+type UncoveredError struct{ msg string }
+
+func (e UncoveredError) Error() string { return e.msg }
+
+// CheckCovers refuses a set, made by Generate from items (read from file),
+// in which a variant of opt.Variants has no instance at all: paraphrase-9
+// of items with two paraphrases each, shuffle of items with one passage
+// each. The error (an UncoveredError) names the variant and the file and
+// says what exists (paraphrase-1..N) or why the first item could not be
+// asked in it. A variant some items lack and others have passes: those
+// items are in Set.Excluded.
+func CheckCovers(items []Item, file string, set *templates.Set) error {
+	have := map[templates.Variant]bool{}
+	for i := range set.Instances {
+		have[set.Instances[i].Variant] = true
+	}
+	most := 0
+	for i := range items {
+		most = max(most, len(items[i].Paraphrases))
+	}
+	for _, v := range set.Options.Variants {
+		kind, k, _ := parseVariant(string(v))
+		if have[v] || (kind == Paraphrase && k == 0 && most > 0) {
+			continue
+		}
+		var why string
+		switch {
+		case kind == Paraphrase && most == 0:
+			why = "no item has a paraphrase"
+		case kind == Paraphrase && most == 1:
+			why = "the items have one paraphrase at most: paraphrase-1"
+		case kind == Paraphrase:
+			why = fmt.Sprintf("the items have %d paraphrases at most: paraphrase-1..%d", most, most)
+		default:
+			for _, e := range set.Excluded {
+				if e.Variant == v {
+					why = fmt.Sprintf("item %s: %s", e.Template, e.Reason)
+					break
+				}
+			}
+		}
+		return UncoveredError{fmt.Sprintf("--variants %s: no item in %s has a %s instance (%s)", v, file, v, why)}
+	}
+	return nil
+}
