@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -105,8 +106,12 @@ func (m *Model) RenderChatWith(msgs []Message, tmpl string) (Rendered, error) {
 	}
 }
 
+// PlainStops are the stop strings of the plain fallback rendering
+// (FallbackTemplate): the start of a new "User:" or "System:" turn.
+var PlainStops = []string{"\nUser:", "\nSystem:"}
+
 func plainRendered(msgs []Message, reason string) Rendered {
-	return Rendered{Text: plainChat(msgs), Template: "fallback-plain", Reason: reason, Stop: []string{"\nUser:", "\nSystem:"}}
+	return Rendered{Text: plainChat(msgs), Template: "fallback-plain", Reason: reason, Stop: slices.Clone(PlainStops)}
 }
 
 func plainChat(msgs []Message) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,9 +18,9 @@ import (
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
 // last line, whose results.csv lost a row or a column, whose correct column
-// was set by hand, or whose manifest lost its plan sha256 is refused by
-// report (Recompute), verify and merge's summary, naming the file and the
-// item; the untouched run passes.
+// or a response was set by hand, or whose manifest lost its plan sha256 is
+// refused by report (Recompute), verify and merge's summary, naming the
+// file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the fast model")
@@ -84,6 +85,32 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
 		if err == nil || !strings.Contains(err.Error(), FileResults+": line 3 (item "+trials[1].ItemID+"): template is") {
 			t.Errorf("%s with an edited template column: %v", name, err)
+		}
+	}
+	undo()
+	// A response edited by hand ("the" to "teh" in the user's report): its
+	// trace's tokens give another text.
+	undo = restore(FileResults)
+	trials[1].TemplateID = strings.TrimPrefix(trials[1].TemplateID, "not-")
+	k, at := -1, -1
+	for i := range trials {
+		if at = strings.IndexAny(trials[i].Response, "abcdefghijklmnopqrstuvwxyz"); at >= 0 {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		t.Fatal("no response with a letter to edit")
+	}
+	r := []byte(trials[k].Response)
+	r[at] -= 'a' - 'A' // one letter's case
+	trials[k].Response = string(r)
+	writeTrials(t, filepath.Join(dir, FileResults), trials)
+	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
+		path := filepath.Join(dir, FileResults)
+		want := fmt.Sprintf("%s: %s (item %s): its response differs from its trace in %s at byte %d", path, rowRef(path, k), trials[k].ItemID, FileTraces, at)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s with an edited response: %v, want %q", name, err, want)
 		}
 	}
 	undo()

@@ -374,8 +374,9 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 }
 
 // checkShardFiles cross-checks a shard's results.csv against its
-// traces.jsonl and its plan as verify does (CheckScores, CheckRecords), so
-// that an edited row is refused naming the shard's own file and row.
+// traces.jsonl and its plan as verify does (CheckScores, checkResponses,
+// CheckRecords), so that an edited row is refused naming the shard's own
+// file and row.
 func checkShardFiles(s shardRun) error {
 	path := filepath.Join(s.dir, FileResults)
 	f, err := os.Open(path)
@@ -392,6 +393,9 @@ func checkShardFiles(s shardRun) error {
 	}
 	traces, err := ReadTraces(s.dir)
 	if err != nil {
+		return fmt.Errorf("%s: %w", s.name(), err)
+	}
+	if err := checkResponses(path, s.man, trials, traces); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	ids := make([]string, len(traces))

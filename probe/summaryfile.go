@@ -100,11 +100,12 @@ func Recompute(dir string) (*summary.Summary, error) {
 // checkRunFiles refuses a run directory whose files were edited or lost
 // lines: a results.csv row whose correct column contradicts its recorded
 // extraction (CheckScores); a row whose variant or model name is not its
-// item's (checkRowsKnown); for a complete run, a missing set.jsonl or
-// traces.jsonl when the other is there, and a planned item without its row
-// or its trace, a repeated item and one not in the plan (CheckRecords). A
-// directory with neither file (results.csv and manifest.json put together
-// by hand) is not checked against a plan.
+// item's (checkRowsKnown); a row whose response is not the text its
+// trace's tokens give (checkResponses); for a complete run, a missing
+// set.jsonl or traces.jsonl when the other is there, and a planned item
+// without its row or its trace, a repeated item and one not in the plan
+// (CheckRecords). A directory with neither file (results.csv and
+// manifest.json put together by hand) is not checked against a plan.
 func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 	if err := CheckScores(filepath.Join(dir, FileResults), man.ErrorRules, trials); err != nil {
 		return err
@@ -131,6 +132,9 @@ func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 	}
 	traces, err := ReadTraces(dir)
 	if err != nil {
+		return err
+	}
+	if err := checkResponses(filepath.Join(dir, FileResults), man, trials, traces); err != nil {
 		return err
 	}
 	traceIDs := make([]string, len(traces))

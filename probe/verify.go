@@ -74,6 +74,9 @@ const (
 	DivEntropy      = "entropy_bits"     // same token, entropy not bit-identical
 	DivLogProb      = "logprob"          // same token and entropy, log-probability not bit-identical
 	DivLength       = "length"           // one generation is longer than the other
+	// DivResponse: the tokens reproduce, but the response results.csv
+	// records is not the replay's text (Position = its first differing byte).
+	DivResponse = "response"
 )
 
 // Divergence is one difference between a recorded trace and its replay.
@@ -98,6 +101,8 @@ func (d Divergence) String() string {
 		where = fmt.Sprintf("prompt token %d", d.Position)
 	case DivAnswerScore:
 		where = fmt.Sprintf("forced answer %d", d.Position)
+	case DivResponse:
+		where = fmt.Sprintf("%s response byte %d", FileResults, d.Position)
 	}
 	return fmt.Sprintf("item %s (%s), %s: %s recorded %s, replayed %s", d.Item, filepath.Base(d.Model), where, d.Field, d.Recorded, d.Replayed)
 }
@@ -184,7 +189,10 @@ func RecordedEntropyKernel(man *Manifest) string {
 // the float64 bits (math.Float64bits) of every per-token entropy and
 // log-probability. The entropies are computed with the kernel the run
 // recorded (RecordedEntropyKernel). It also re-renders and re-tokenizes each prompt and
-// compares them with the recorded ones.
+// compares them with the recorded ones, and compares the text of each
+// replay whose tokens reproduce with the response its results.csv row
+// records (DivResponse). Before any replay, the files are checked against
+// each other (verifyRecords): an edited row is an error, not a divergence.
 //
 // Divergences are counted, not returned as an error: see VerifyResult. Errors
 // are for what prevents a replay: a missing or corrupt run file, a trace
@@ -209,14 +217,15 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
 	}
-	if err := verifyRecords(dir, man, traces); err != nil {
+	responses, err := verifyRecords(dir, man, traces)
+	if err != nil {
 		return nil, err
 	}
 	groups, err := batchGroups(traces, len(man.Models), questions)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)
 	}
-	if err := replayGroups(ctx, man, groups, questions, opt, res); err != nil {
+	if err := replayGroups(ctx, man, groups, questions, responses, opt, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -277,7 +286,7 @@ func readQuestions(dir string, man *Manifest) (map[string]string, error) {
 // replayGroups decodes every batch of the run again (loading each model
 // when its first batch comes) and compares it with its traces (replayGroup);
 // skipped items are counted in res.Skipped.
-func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, questions map[string]string, opt VerifyOptions, res *VerifyResult) error {
+func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, questions, responses map[string]string, opt VerifyOptions, res *VerifyResult) error {
 	total := 0
 	for _, g := range groups {
 		if g.skipped {
@@ -314,7 +323,7 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 			}
 			loaded, keeps = g.model, nil
 		}
-		if err := replayGroup(ctx, m, g, cfg, kernel, questions, &keeps, res); err != nil {
+		if err := replayGroup(ctx, m, g, cfg, kernel, questions, responses, &keeps, res); err != nil {
 			return err
 		}
 		done += len(g.traces)
@@ -394,8 +403,9 @@ func SplitItemID(id string, nModels int) (int, string, error) {
 	return mi, inst, nil
 }
 
-// replayGroup replays one batch and adds its divergences to res.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, kernel string, questions map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
+// replayGroup replays one batch and adds its divergences to res; responses
+// are the results.csv responses by item ID.
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, kernel string, questions, responses map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
@@ -438,7 +448,11 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, ke
 		if promptDiv[i] != nil {
 			res.diverge(*promptDiv[i])
 		}
+		before := res.Divergences
 		compareTokens(t, gens[i], md.Path, res)
+		if resp, ok := responses[t.ItemID]; ok && res.Divergences == before {
+			compareResponse(t.ItemID, resp, gens[i].Text, md.Path, res)
+		}
 	}
 	preset, err := ParsePrompt(cfg.Prompt)
 	if err != nil {
@@ -473,6 +487,23 @@ func compareTokens(t Trace, g *llm.Generation, model string, res *VerifyResult) 
 		}
 		res.diverge(d)
 	}
+}
+
+// compareResponse compares the response results.csv records for an item
+// with the text of its replay whose tokens reproduced (as results.csv gives
+// it back: csvText), and counts a difference as one divergence at its
+// first differing byte.
+func compareResponse(item, recorded, replayed, model string, res *VerifyResult) {
+	replayed = csvText(replayed)
+	if recorded == replayed {
+		return
+	}
+	j := 0
+	for j < len(recorded) && j < len(replayed) && recorded[j] == replayed[j] {
+		j++
+	}
+	res.diverge(Divergence{Item: item, Model: model, Position: j, Field: DivResponse,
+		Recorded: excerpt(recorded, j), Replayed: excerpt(replayed, j)})
 }
 
 // diverge counts d and keeps it when it is the first.
@@ -513,26 +544,37 @@ func tokenAt(ts []llm.Token, i int) string {
 }
 
 // verifyRecords refuses a complete run whose results.csv or traces.jsonl
-// lost or gained items (CheckRecords) or whose correct column was edited
-// (CheckScores): verify replays the traces it has, so a trace that is gone
-// would otherwise go unnoticed.
-func verifyRecords(dir string, man *Manifest, traces []Trace) error {
+// lost or gained items (CheckRecords), whose correct column was edited
+// (CheckScores) or a response (checkResponses): verify replays the traces
+// it has, so a trace that is gone would otherwise go unnoticed. It returns
+// the responses of results.csv by item ID.
+func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string, error) {
 	path := filepath.Join(dir, FileResults)
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := CheckScores(path, man.ErrorRules, trials); err != nil {
-		return err
+		return nil, err
+	}
+	if err := checkResponses(path, man, trials, traces); err != nil {
+		return nil, err
 	}
 	ids := make([]string, len(traces))
 	for i := range traces {
 		ids[i] = traces[i].ItemID
 	}
-	return CheckRecords(dir, man, trials, ids)
+	if err := CheckRecords(dir, man, trials, ids); err != nil {
+		return nil, err
+	}
+	responses := make(map[string]string, len(trials))
+	for i := range trials {
+		responses[trials[i].ItemID] = trials[i].Response
+	}
+	return responses, nil
 }

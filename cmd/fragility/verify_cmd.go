@@ -26,11 +26,15 @@ func init() {
 		Description: `Replays the run in RUN_DIR from its manifest, set and traces: the same models (checked by
 sha256), the same parameters, the recorded prompt token ids, and the same items decoded
 together in each batch (llama.cpp is not batch-invariant). Every generated token id and the
-float64 bits of every per-token entropy and log-probability must match the recorded ones.
+float64 bits of every per-token entropy and log-probability must match the recorded ones,
+and each response in results.csv must be the text of its replayed tokens.
 
 Before anything runs it compares the environment with the manifest: each model's sha256, the
 llama.cpp commit, the build flags, llama.cpp's CPU feature line, the backend. A difference
-refuses the replay unless --force, which lists the differences and goes on.
+refuses the replay unless --force, which lists the differences and goes on. It also checks
+the run's files against each other, as report does: a results.csv row edited by hand (its
+correct column, its response against the tokens of its trace, ...) is an error, named by
+line and item, and nothing is replayed.
 
 Exit status: 0 when the run reproduces bit for bit, 1 on any divergence (the first one is
 printed: item, token position, both values with their bits, and a count of all) or error.
