@@ -71,8 +71,11 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 	if t := v.Paired.Test; t != nil {
 		r.P = pText(t.PAdjusted)
 	}
-	if a := v.Paired.AnswerChanged; a != nil {
+	switch a := v.Paired.AnswerChanged; {
+	case a != nil:
 		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 0), estCI(a.SharePct, 0))
+	case v.Paired.AnswerLeftOut > 0:
+		r.Stability = fmt.Sprintf("n/a: no pair answered on both sides (%d left out)", v.Paired.AnswerLeftOut)
 	}
 	return r
 }

@@ -14,10 +14,10 @@ func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
 	var rows []string
 	for i := range m.Variants {
 		v := &m.Variants[i]
-		if v.Paired == nil || (v.Paired.AnswerChanged == nil && v.Paired.OriginalRecalled == nil) {
+		if v.Paired == nil || (v.Paired.AnswerChanged == nil && v.Paired.AnswerLeftOut == 0 && v.Paired.OriginalRecalled == nil) {
 			continue
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", v.Variant, rateText(v.Paired.AnswerChanged), rateText(v.Paired.OriginalRecalled)))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", v.Variant, changedText(v.Paired), rateText(v.Paired.OriginalRecalled)))
 	}
 	if len(rows) == 0 {
 		return
@@ -26,25 +26,34 @@ func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }
 
-// rateText is "k of n pairs (share% [CI])", with the pairs left out for no
-// answer when there are any, or "n/a" for no rate.
+// rateText is "k of n (share% [CI])", or "n/a" for no rate.
 func rateText(r *summary.Rate) string {
 	if r == nil {
 		return "n/a"
 	}
-	return fmt.Sprintf("%s of %d (%s%% %s)%s", countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), estCI(r.SharePct, 1), leftOutText(r))
+	return fmt.Sprintf("%s of %d (%s%% %s)", countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), estCI(r.SharePct, 1))
+}
+
+// changedText is answer stability's cell: rateText of pr.AnswerChanged
+// with the pairs left out for no answer, or why there is no share when
+// every pair was left out.
+func changedText(pr *summary.Paired) string {
+	if pr.AnswerChanged == nil && pr.AnswerLeftOut > 0 {
+		return "n/a: no pair answered on both sides" + leftOutText(pr.AnswerLeftOut)
+	}
+	return rateText(pr.AnswerChanged) + leftOutText(pr.AnswerLeftOut)
 }
 
 // leftOutText is "; N pairs without an answer on a side left out", or ""
 // when none was.
-func leftOutText(r *summary.Rate) string {
-	switch r.LeftOut {
+func leftOutText(n int) string {
+	switch n {
 	case 0:
 		return ""
 	case 1:
 		return "; 1 pair without an answer on a side left out"
 	}
-	return fmt.Sprintf("; %d pairs without an answer on a side left out", r.LeftOut)
+	return fmt.Sprintf("; %d pairs without an answer on a side left out", n)
 }
 
 // stabilitySentence is the verdict's second line of evidence: the variant
@@ -68,10 +77,10 @@ func stabilitySentence(m *summary.ModelSummary, conf string) string {
 	r := best.Paired.AnswerChanged
 	if r.SharePct.CI.Lo > 0 {
 		return fmt.Sprintf(" Answers were not stable: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s), right or wrong.",
-			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(r))
+			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(best.Paired.AnswerLeftOut))
 	}
 	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s).",
-		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(r))
+		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(best.Paired.AnswerLeftOut))
 }
 
 // pairName is the variant's name in the paired tables, with the variant it

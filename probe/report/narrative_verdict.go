@@ -37,7 +37,7 @@ func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf st
 		among = fmt.Sprintf(", Bonferroni over the %d models", s.Models)
 	}
 	ev := fmt.Sprintf("on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%; %s%% CI %s, %s%s%s), right or wrong",
-		s.Variant, countNum(r.Count), s.Pairs, fnum(s.ChangedPct, 1), confText(s.ConfidencePct), ivText(s.CI, 1), ivMethod(s.CI), among, leftOutText(r))
+		s.Variant, countNum(r.Count), s.Pairs, fnum(s.ChangedPct, 1), confText(s.ConfidencePct), ivText(s.CI, 1), ivMethod(s.CI), among, leftOutText(v.Paired.AnswerLeftOut))
 	margin := fnum(s.MarginPct, 1) + "%"
 	why := fmt.Sprintf(" (the negligible drop margin: over the pairs answered on both sides the paired drop can be no larger than the share of changed answers; under greedy decoding the same prompt asked again keeps its answer, a rate of %s%%)", fnum(s.NullPct, 0))
 	switch s.Verdict {

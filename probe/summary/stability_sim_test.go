@@ -85,7 +85,7 @@ func simulateStability(c stabilityCell, runs int, seed uint64) stabilityResult {
 		res.oneSidedBonf = sm.alpha / float64(2*k*M)
 		m := &ModelSummary{}
 		for v := range k {
-			r := sm.answerChanged(drawChanged(rng, c, beta))
+			r, _ := sm.answerChanged(drawChanged(rng, c, beta))
 			m.Variants = append(m.Variants, VariantSummary{Variant: fmt.Sprintf("v%d", v), Paired: &Paired{Pairs: r.Pairs, AnswerChanged: r}})
 			if v > 0 {
 				continue
@@ -217,7 +217,7 @@ func TestChangedIntervalHandCases(t *testing.T) {
 			pairs = append(pairs, &pairUnit{tmpl: g, copies: 1, sameAnswer: true, answered: 1})
 		}
 	}
-	r := sm.answerChanged(pairs)
+	r, _ := sm.answerChanged(pairs)
 	iv := changedInterval(r, 0.95)
 	if r.KishTemplates != 20 || iv == nil || iv.Lo != 0 || math.Abs(iv.Hi-100*(1-math.Pow(0.025, 1.0/20))) > 1e-9 || iv.Method != MethodKornGraubard {
 		t.Errorf("no change: Kish %v, interval %+v", r.KishTemplates, iv)

@@ -3,8 +3,10 @@ package summary_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 )
@@ -185,8 +187,12 @@ func TestStabilityLeavesOutUnanswered(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := s.Models[0]
-	if v := m.Variant("noop"); v.Paired.AnswerChanged != nil || m.Stability != nil {
-		t.Errorf("every answer cut: answer changed %+v, stability %+v", v.Paired.AnswerChanged, m.Stability)
+	if v := m.Variant("noop"); v.Paired.AnswerChanged != nil || v.Paired.AnswerLeftOut != 260 || m.Stability != nil {
+		t.Errorf("every answer cut: answer changed %+v (%d left out), stability %+v", v.Paired.AnswerChanged, v.Paired.AnswerLeftOut, m.Stability)
+	}
+	md := report.Narrative(s)
+	if !strings.Contains(md, "| noop | n/a: no pair answered on both sides; 260 pairs without an answer on a side left out | n/a |") {
+		t.Errorf("the stability table does not say why noop has no share:\n%s", md)
 	}
 	// 20 templates, 15 changed; on 5 more the base answer is cut and on 5
 	// the noop answer: 20 pairs counted, 10 left out.
@@ -199,8 +205,9 @@ func TestStabilityLeavesOutUnanswered(t *testing.T) {
 	if s, err = summary.Summarize(ts, summary.Params{BootstrapResamples: 50}); err != nil {
 		t.Fatal(err)
 	}
-	r := s.Models[0].Variant("noop").Paired.AnswerChanged
-	if r == nil || r.Pairs != 20 || r.LeftOut != 10 || !near(r.Count, 15) || !near(r.SharePct.Value, 75) {
+	pr := s.Models[0].Variant("noop").Paired
+	r := pr.AnswerChanged
+	if r == nil || r.Pairs != 20 || pr.AnswerLeftOut != 10 || !near(r.Count, 15) || !near(r.SharePct.Value, 75) {
 		t.Errorf("answer changed %+v, want 15 of 20 with 10 left out", r)
 	}
 }

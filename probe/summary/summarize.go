@@ -274,7 +274,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.BaseOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.bo })
 	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
 	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
-	pr.AnswerChanged = sm.answerChanged(pairs)
+	pr.AnswerChanged, pr.AnswerLeftOut = sm.answerChanged(pairs)
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts)
@@ -310,26 +310,30 @@ func (sm *summarizer) shareOf(pairs []*pairUnit, frac func(*pairUnit) float64) C
 // whose every pair keeps its answer (noop, noop-seeming, names, paraphrase,
 // a document item's rewordings): over the pairs in which both sides gave an
 // answer (an extracted number or text) in some copy, the share of those
-// copies whose extracted answers differ. A pair with no answer on a side
-// (cut by the output budget, or a response without a number) says nothing
-// about whether the model gives the same answer to the same problem, and
-// counting it as unchanged would call a model that answers nothing stable:
-// such pairs are left out and counted in Rate.LeftOut. nil when some pair
-// of the variant changes its answer (a variant that re-draws values,
-// symbolic or numbers, asks a different problem even where a draw happens
-// to keep the answer: its pairs have OriginalRecalled instead) or when no
-// pair has an answer on both sides.
-func (sm *summarizer) answerChanged(pairs []*pairUnit) *Rate {
+// copies whose extracted answers differ, and the number of pairs left out
+// (Paired.AnswerLeftOut). A pair with no answer on a side (cut by the
+// output budget, or a response without a number) says nothing about
+// whether the model gives the same answer to the same problem, and
+// counting it as unchanged would call a model that answers nothing stable.
+// The rate is nil when some pair of the variant changes its answer (a
+// variant that re-draws values, symbolic or numbers, asks a different
+// problem even where a draw happens to keep the answer: its pairs have
+// OriginalRecalled instead; left out 0) or when no pair has an answer on
+// both sides.
+func (sm *summarizer) answerChanged(pairs []*pairUnit) (*Rate, int) {
 	for _, q := range pairs {
 		if !q.sameAnswer {
-			return nil
+			return nil, 0
 		}
 	}
-	r := sm.rate(pairs, func(q *pairUnit) bool { return q.answered > 0 }, func(q *pairUnit) float64 { return q.changed / q.answered })
-	if r != nil {
-		r.LeftOut = len(pairs) - r.Pairs
+	answered := func(q *pairUnit) bool { return q.answered > 0 }
+	left := 0
+	for _, q := range pairs {
+		if !answered(q) {
+			left++
+		}
 	}
-	return r
+	return sm.rate(pairs, answered, func(q *pairUnit) float64 { return q.changed / q.answered }), left
 }
 
 // rate is shareOf over the pairs of one kind (those for which of is true),

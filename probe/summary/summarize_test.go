@@ -869,7 +869,7 @@ func TestAnswerStabilityByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	noop, numbers := s.Models[0].Variant("noop").Paired, s.Models[0].Variant("numbers").Paired
-	if c := noop.AnswerChanged; c == nil || c.Pairs != 3 || c.LeftOut != 1 || c.Count != 1 || math.Abs(c.SharePct.Value-100.0/3) > 1e-9 || noop.OriginalRecalled != nil {
+	if c := noop.AnswerChanged; c == nil || c.Pairs != 3 || noop.AnswerLeftOut != 1 || c.Count != 1 || math.Abs(c.SharePct.Value-100.0/3) > 1e-9 || noop.OriginalRecalled != nil {
 		t.Errorf("noop: changed %+v, recalled %+v", c, noop.OriginalRecalled)
 	}
 	if r := numbers.OriginalRecalled; r == nil || r.Pairs != 4 || r.Count != 2 || r.SharePct.Value != 50 || numbers.AnswerChanged != nil {

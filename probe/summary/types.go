@@ -390,12 +390,17 @@ type Paired struct {
 	// as names, paraphrase, noop and noop-seeming do) and in which both
 	// sides gave an answer, the pairs whose extracted answers differ, right
 	// or wrong; pairs with no answer on a side (cut by the budget, or no
-	// number in the response) are left out (Rate.LeftOut). A model that reads the problem gives the same answer to the
+	// number in the response) are left out (AnswerLeftOut). A model that reads the problem gives the same answer to the
 	// same problem, so every change is the variant's doing, whether or not
 	// the accuracies move. nil unless every pair of the variant keeps its
 	// answer: a re-drawn problem (symbolic, numbers) whose draw happens to
 	// keep the answer is still another problem.
 	AnswerChanged *Rate `json:"answer_changed,omitempty"`
+	// AnswerLeftOut is the number of distinct pairs of a variant whose
+	// every pair keeps its answer that AnswerChanged leaves out because a
+	// side gave no answer in every copy; when it is every pair,
+	// AnswerChanged is nil. 0 for a variant that re-draws the answer.
+	AnswerLeftOut int `json:"answer_left_out,omitempty"`
 	// OriginalRecalled is a recall signal: among the pairs whose expected
 	// answers differ (the variant re-draws the numbers), the pairs whose
 	// variant answer equals the base's expected answer (the published
@@ -423,10 +428,6 @@ type Rate struct {
 	// contribute evenly, near 1 when one template holds the changes; 0 when
 	// the variance is 0.
 	VarianceDF float64 `json:"variance_df"`
-	// LeftOut is the number of distinct pairs of the variant not counted
-	// in Pairs because a side gave no answer in every copy (answer
-	// stability only; 0 elsewhere).
-	LeftOut int `json:"left_out,omitempty"`
 }
 
 // Cell is one cell of the paired 2×2 table: a count of distinct pairs and
