@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"regexp"
@@ -237,9 +238,20 @@ func parseOwnTemplate(path string, n *yaml.Node) (*Template, error) {
 		expect = r
 	}
 	if err := t.finish(expect); err != nil {
-		return nil, p.errorf(n, "%v", err)
+		return nil, p.errorf(fieldNode(err, f, n), "%v", err)
 	}
 	return t, nil
+}
+
+// fieldNode returns the node of the template field err is about (an error
+// with a Field method, such as finish's), so that its line is the field's,
+// or n when err names none or the field is absent.
+func fieldNode(err error, f map[string]*yaml.Node, n *yaml.Node) *yaml.Node {
+	var fe interface{ Field() string }
+	if errors.As(err, &fe) && f[fe.Field()] != nil {
+		return f[fe.Field()]
+	}
+	return n
 }
 
 // header reads id, title, relation, steps, answer_type, answer_sign and

@@ -417,6 +417,7 @@ type outcome struct {
 	answer value
 	divs   map[divKey]bool
 	reason string // empty when valid
+	field  string // the template field the reason is about ("answer"), or ""
 }
 
 // evaluate computes derived values (in place) and the answer, and applies
@@ -440,19 +441,23 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 	ans, err := t.answer.eval(en)
 	if err != nil {
 		out.reason = fmt.Sprintf("answer: %v", err)
+		out.field = "answer"
 		return out
 	}
 	if ans.k != kNum {
 		out.reason = fmt.Sprintf("answer %q is a %s, not a number", t.answer.src, ans.kindName())
+		out.field = "answer"
 		return out
 	}
 	out.answer = ans
 	if t.AnswerType == "integer" && !ans.n.IsInt() {
 		out.reason = fmt.Sprintf("answer %s is not an integer (answer type is integer)", ans)
+		out.field = "answer"
 		return out
 	}
 	if _, ok := formatRat(ans.n); !ok {
 		out.reason = fmt.Sprintf("answer %s has no exact decimal form", ans.n.RatString())
+		out.field = "answer"
 		return out
 	}
 	if r := t.checkNumber("answer", ans.n, t.answerSign); r != "" {
@@ -580,7 +585,7 @@ func (t *Template) finish(expect *big.Rat) error {
 	vals := t.baseValues()
 	out := t.evaluate(vals, true)
 	if out.reason != "" {
-		return fmt.Errorf("at base values: %s", out.reason)
+		return &baseError{reason: out.reason, field: out.field}
 	}
 	t.base = vals
 	t.baseAnswer = out.answer
@@ -612,12 +617,27 @@ func (t *Template) finish(expect *big.Rat) error {
 	return nil
 }
 
+// baseError is finish's error for base values that break a rule; field is
+// the template field it is about ("answer"), or "" (a loader then names
+// the template).
+type baseError struct {
+	reason, field string
+}
+
+func (e *baseError) Error() string { return "at base values: " + e.reason }
+
+// Field is the template field the error is about, or "".
+func (e *baseError) Field() string { return e.field }
+
 // answerMismatch is finish's error for an answer expression that does not
 // give the stated answer at the base values.
 type answerMismatch struct {
 	src       string
 	got, want value
 }
+
+// Field is "expect": the stated answer the expression does not give.
+func (e *answerMismatch) Field() string { return "expect" }
 
 func (e *answerMismatch) Error() string {
 	return fmt.Sprintf("answer %q gives %s at base values, but the stated answer is %s", e.src, e.got, e.want)

@@ -47,8 +47,11 @@ func TestValidityRules(t *testing.T) {
 		{"base breaks condition", "  - b < a", "  - b > a", `t.yaml:1: template t: at base values: condition "b > a" (line 10) is false`},
 		{"negative answer", "answer: rest * 2", "answer: b - a", "answer is -6; it must be positive"},
 		{"zero quantity", "rest: {expr: a - b}", "rest: {expr: a - 10}", "derived value rest is 0; it must be positive"},
-		{"non-integer answer", "answer: rest * 2", "answer: rest / 4", "answer 1.5 is not an integer"},
-		{"division by zero", "answer: rest * 2", "answer: a / (b - 4)", "division by zero"},
+		{"non-integer answer", "answer: rest * 2", "answer: rest / 4", "t.yaml:11: template t: at base values: answer 1.5 is not an integer"},
+		// An error at the base values that is the answer's is named at the
+		// answer's line, a stated answer it misses at expect's line (both
+		// were named at the template's first line).
+		{"division by zero", "answer: rest * 2", "answer: a / (b - 4)", `t.yaml:11: template t: at base values: answer: division by zero in "a / (b - 4)"`},
 		{"base outside range", "base: 10}", "base: 51}", "t.yaml:6: template t: variable a: base 51 is outside its domain 2..50 step 1"},
 		{"base off step", "a: {min: 2, max: 50, base: 10}", "a: {min: 2, max: 50, step: 4, base: 12}", "outside its domain"},
 		{"answer reads noop", "answer: rest * 2", "answer: rest * age", "answer reads age, a variable of the no-op clause"},
@@ -68,7 +71,7 @@ func TestValidityRules(t *testing.T) {
 		{"yaml indentation after a list", "answer: rest * 2", "  answer: rest * 2", "t.yaml:11: syntax error"},
 		{"unknown key", "steps: 2", "steps: 2\nanswr: 3", `unknown key "answr"`},
 		{"paraphrase drops a fact", "gives {b} of her {a} cards away", "gives some of her {a} cards away", "it lacks {b}"},
-		{"expect mismatch", "answer: rest * 2", "answer: rest * 2\nexpect: 13", "the stated answer is 13"},
+		{"expect mismatch", "answer: rest * 2", "answer: rest * 2\nexpect: 13", "t.yaml:12: template t: answer \"rest * 2\" gives 12 at base values, but the stated answer is 13"},
 		{"too large", "answer: rest * 2", "answer: rest * 2000000", "larger than the template's limit"},
 		{"unknown placeholder", "How many cards", "How many {cardz}", "unknown variable {cardz}"},
 		{"bad brace", "How many cards", "How many {cards", "bad placeholder"},
