@@ -80,10 +80,7 @@ func matchResponse(resp, pieces string, cut bool, stops []string) (ok bool, at, 
 	}
 	if !strings.ContainsAny(pieces, "\r\uFFFD") {
 		// Nothing that a file changes: the bytes are the generation's.
-		n := 0
-		for n < len(resp) && n < len(pieces) && resp[n] == pieces[n] {
-			n++
-		}
+		n := commonPrefix(resp, pieces)
 		if n == len(resp) && end(n) {
 			return true, 0, 0
 		}
@@ -171,6 +168,15 @@ func checkResponses(path string, man *Manifest, trials []results.Trial, traces [
 		}
 	}
 	return nil
+}
+
+// commonPrefix returns the number of leading bytes a and b share.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
 
 // excerpt quotes s around byte at: up to 24 bytes either side, widened to

@@ -498,10 +498,7 @@ func compareResponse(item, recorded, replayed, model string, res *VerifyResult) 
 	if recorded == replayed {
 		return
 	}
-	j := 0
-	for j < len(recorded) && j < len(replayed) && recorded[j] == replayed[j] {
-		j++
-	}
+	j := commonPrefix(recorded, replayed)
 	res.diverge(Divergence{Item: item, Model: model, Position: j, Field: DivResponse,
 		Recorded: excerpt(recorded, j), Replayed: excerpt(replayed, j)})
 }
