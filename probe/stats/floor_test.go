@@ -119,12 +119,6 @@ func TestOrbitRejectCeiling(t *testing.T) {
 // its lower end (93%), the a of orbitRejectCeiling in coverageFloor.
 const floorA = 0.07
 
-// floorSlack is how far above coverageFloor the reported interval's
-// coverage may be with no true drop (TestCoveragePowerGrid): the sign-flip
-// test on the sum of the template means excludes 0 on tails of the orbit,
-// not on the largest union of classes.
-const floorSlack = 0.03
-
 // coverageFloor returns, for one run's template means d drawn with no true
 // drop, 1 − orbitRejectCeiling(d, floorA): averaged over runs of a cell in
 // which every template's mean is symmetric about 0 (drawGrid without het at

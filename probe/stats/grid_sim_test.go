@@ -118,11 +118,26 @@ type gridResult struct {
 // (summary's estimates.finish): PairedDropInterval on MOVER-Wilson, the
 // inverted sign-flip test and the skew-corrected t interval of the template
 // means d, with FewTemplates = fewT.
-func reportedInterval(se float64, g int, mw MOVERWilson, mwOK bool, sf SignFlipCI, sfOK bool, d []float64, fewT int) (lo, hi float64, ok bool) {
+func reportedInterval(se float64, g int, mw MOVERWilson, mwOK bool, sf SignFlipCI, sfOK bool, d []float64, fewT int) Limits {
 	var skew Limits
 	skew.Lo, skew.Hi, skew.OK = SkewCorrectedT(d, 0.95)
-	l, _ := PairedDropInterval(g, fewT, se, Limits{mw.Lo, mw.Hi, mwOK}, Limits{sf.Lo, sf.Hi, sfOK}, skew)
-	return l.Lo, l.Hi, l.OK
+	l, _ := PairedDropInterval(g, fewT, se, Limits{Lo: mw.Lo, Hi: mw.Hi, OK: mwOK},
+		Limits{Lo: sf.Lo, Hi: sf.Hi, OK: sfOK, LoOpen: sf.LoOpen, HiOpen: sf.HiOpen}, skew)
+	return l
+}
+
+// gridFew is the summary's FewTemplates: from 20 templates the sign-flip
+// inversion is reported, its ties broken at random.
+const gridFew = 20
+
+// tieU returns the summary's tie-breaking uniform for g templates: 1 − a
+// draw from rng (in (0, 1]) from few templates, else 1 (the
+// non-randomized test), as summary's signFlipCI.
+func tieU(rng *rand.Rand, g, few int) float64 {
+	if g < few {
+		return 1
+	}
+	return 1 - rng.Float64()
 }
 
 // simulateCell runs cell c runs times from a fixed seed, with draws Monte
@@ -145,9 +160,9 @@ func simulateCell(c gridCell, runs, draws int, seed uint64) gridResult {
 			res.degenerate++
 		}
 		mw, mwOK := PairedMOVERWilson(run.base.EqualWeights(), run.vari.EqualWeights(), n, n, run.phi, 0.95)
-		sf, sfOK := SignFlipInterval(run.dbar, 0.95, ExactMaxClusters, draws, rng)
-		lo, hi, ok := reportedInterval(se, g, mw, mwOK, sf, sfOK, run.dbar, 20)
-		res.cover += b2f(ok && lo <= c.delta+1e-12 && c.delta <= hi+1e-12)
+		sf, sfOK := SignFlipInterval(run.dbar, 0.95, ExactMaxClusters, draws, tieU(rng, c.G, gridFew), rng)
+		rep := reportedInterval(se, g, mw, mwOK, sf, sfOK, run.dbar, gridFew)
+		res.cover += b2f(rep.Contains(c.delta))
 		if c.delta == 0 {
 			f, k3 := coverageFloor(run.dbar)
 			res.floor += f
@@ -160,10 +175,10 @@ func simulateCell(c gridCell, runs, draws int, seed uint64) gridResult {
 		res.coverSF += b2f(sfOK && se > 0 && sf.Lo <= c.delta && c.delta <= sf.Hi)
 		rejected := est > 0 && sf.Test.P <= 0.05
 		res.reject += b2f(rejected)
-		res.signal += b2f(ok && lo > 0 && rejected)
+		res.signal += b2f(rep.Above(0) && rejected)
 		if comp, gi, ok := informativeComponents(run.groups, run.right); ok {
-			pred += PairedDropPowerInformed(c.G, gi, float64(c.m), comp, c.delta, 0.05)
-			mdes = append(mdes, 100*PairedDropMDEInformed(c.G, gi, float64(c.m), comp, 0.05, 0.8))
+			pred += PairedDropPowerInformed(c.G, gi, float64(c.m), comp, c.delta, 0.05, gridFew)
+			mdes = append(mdes, 100*PairedDropMDEInformed(c.G, gi, float64(c.m), comp, 0.05, 0.8, gridFew))
 		}
 	}
 	f := float64(runs)
@@ -183,33 +198,21 @@ func simulateCell(c gridCell, runs, draws int, seed uint64) gridResult {
 // cell c (measured r) must fall in, before the Monte Carlo tolerance:
 // 93–97% where the interval holds, and above 97% only where stated:
 //
-//   - below 20 templates no upper bound: MOVER-Wilson (with the sign-flip
-//     lower limit) is reported there and is conservative;
-//   - with no true drop and every template's mean symmetric about 0 (no
-//     het), up to max(97%, floor + floorSlack), floor the mean coverage
-//     floor of its runs (coverageFloor): what no interval that reads the
-//     template means, ignores their order, is not randomized and holds 93%
-//     under every null the sign-flip test assumes can go below, because
-//     with few non-zero template means, or many tied ones, its orbit has
-//     too few classes to exclude 0 on 7% of it;
-//   - with no true drop and a drop that differs between templates (their
-//     means not each symmetric, so the orbit argument gives only the floor
-//     of runs with at most 3 non-zero means, floorK3), no upper bound;
-//   - one pair per template, or runs where every template mean is equal
-//     (SE 0: MOVER-Wilson reported, in more than 2% of runs), no upper
+//   - below 20 templates no upper bound: MOVER-Wilson (with the
+//     non-randomized sign-flip lower limit) is reported there and is
+//     conservative;
+//   - where every template mean is equal in more than 2% of runs (SE 0:
+//     MOVER-Wilson reported; with every mean 0 no interval of positive
+//     width can leave 0 out without excluding it by a coin), no upper
 //     bound;
 //   - up to 99% where the skew-corrected upper limit binds (base 20%, ρ ≥
 //     0.5 and a drop: see TestCoveragePowerGrid).
 func coverageBounds(c gridCell, r gridResult) (lo, hi float64) {
 	lo, hi = 0.93, 0.97
 	switch {
-	case c.G < 20:
+	case c.G < gridFew, r.degenerate > 0.02:
 		hi = 1
-	case c.delta == 0 && !c.het:
-		hi = max(hi, r.floor+floorSlack)
-	case c.delta == 0 || c.m == 1 || r.degenerate > 0.02:
-		hi = 1
-	case c.mu == 0.2 && c.rho >= 0.5:
+	case c.delta > 0 && c.mu == 0.2 && c.rho >= 0.5:
 		hi = 0.99
 	}
 	return lo, hi
@@ -218,122 +221,92 @@ func coverageBounds(c gridCell, r gridResult) (lo, hi float64) {
 // TestCoveragePowerGrid is the coverage and power simulation of the paired
 // drop as the summary reports it (the equal-weight mean of the template
 // means; its interval PairedDropInterval: from 20 templates the inverted
-// sign-flip test on those means (SignFlipInterval) with its upper limit
-// raised to the skew-corrected t's (SkewCorrectedT) where that is higher,
-// below 20 or when every template mean is equal MOVER-Wilson, its lower
-// limit lowered to the sign-flip inversion's where that is defined; the
-// verdict's signal = interval above 0 AND the sign-flip test at α = 0.05,
-// as stats.ClassifyDrop reads them with a single variant): drawn-reference pairs (drawGrid), 6, 20 and 68 templates × 1, 5
-// and 10 pairs, base accuracy 20, 60 and 80%, intra-template correlation ρ
-// of 0.1, 0.5 and 0.9, true drop 0 and 10 pp, with and without a drop that
-// differs between templates: 324 cells of 400 runs each, fixed seeds, 999
-// Monte Carlo sign vectors above 16 templates; 40–60 s on a shared 2-core
-// machine.
+// sign-flip test on those means (SignFlipInterval), randomized at ties with
+// a uniform u from the run's stream (tieU), with its upper limit raised to
+// the skew-corrected t's (SkewCorrectedT) where that is higher; below 20
+// or when every template mean is equal MOVER-Wilson, its lower limit
+// lowered to the non-randomized sign-flip inversion's where that is
+// defined; the verdict's signal = interval above 0 (an open limit at 0
+// counts) AND the sign-flip test at α = 0.05, as stats.ClassifyDrop reads
+// them with a single variant): drawn-reference pairs (drawGrid), 6, 20 and
+// 68 templates × 1, 5 and 10 pairs, base accuracy 20, 60 and 80%,
+// intra-template correlation ρ of 0.1, 0.5 and 0.9, true drop 0 and 10 pp,
+// with and without a drop that differs between templates: 324 cells of
+// 400 runs each, fixed seeds, 999 Monte Carlo sign vectors above 16
+// templates; 40–60 s on a shared 2-core machine.
 //
 // The Monte Carlo SE of a coverage near 95% over 400 runs is 1.1 points,
 // so every band is widened by tol = 2 SE = 2.2 points. Measured at these
 // seeds, and asserted:
 //
-//   - coverage within coverageBounds ± tol: 93–97%, or above it where
-//     stated (conservative). From 20 templates 93.2–100% (median
-//     97.3%): 93.2–99.5% with a 10 pp drop (median 96.5%), 93.2–100% with
-//     none, 94.0–100% with one pair per template. With no drop the
-//     coverage is 1 minus the sign-flip test's rejection rate, and the data bound
-//     how far below 100% any exact interval can go: with few non-zero
-//     template means, or many tied ones (means of 0/1 outcomes are
-//     multiples of 1/m), the sign-flip orbit has too few classes
-//     (coverageFloor, orbitRejectCeiling). Of the 54 such cells from 20
-//     templates with the same drop of 0 in every template, the floor that
-//     no interval reading the template means, ignoring their order, not
-//     randomized and holding 93% under every null the test assumes can go
-//     below is 97% or more in 25; the reported interval covers more than
-//     97% + tol in 29, and in the 4 of those whose floor is below 97%
-//     (94.6–96.8%) it covers 3.2–4.7 points more than the floor
-//     (asserted: at most floorSlack + tol, 5.2), as the test excludes 0 on
-//     tails of the orbit by the sum, not on its largest union of classes.
-//     In the other 25 the floor itself is 97% or more: no such interval
-//     covers less there, only a randomized one could. Where the drop
-//     differs between templates with a mean of 0, 93.2–100% (no bound
-//     asserted: the template
-//     means are not each symmetric, and the only floor that holds there is
-//     the share of runs with at most 3 non-zero means, up to 99.5%). A
-//     mid-p sign-flip test and its inversion (Lancaster 1961, "Significance
-//     tests in discrete distributions", JASA 56:223–234), measured on the
-//     cells from 20 templates, lowered the coverage with no drop by up to
-//     3.8 points and raised the power by up to 20.5 points, but gave false
-//     signals in up to 4.0% of runs (the exact test 1.8–3.0% in the same
-//     cells) and is not exact: with 5 equal non-zero template means it
-//     rejects on both all-equal-sign points of the 32, 6.25% of the orbit
-//     at α = 5%. It is not used. Breaking the sum's ties by the count
-//     of template means of each sign (|Σ s_g sign(d_g)|, still exact)
-//     raised the test's rejection rate with no drop by at most 2.8 points
-//     and its power by at most 4.3 (median 0) on those cells; not used
-//     either. At base 20% with ρ ≥ 0.5 and a 10 pp drop
+//   - coverage within coverageBounds ± tol. From 20 templates 92.2–99.8%
+//     (median 95.5%) over the 216 cells: 92.2–98.0% (median 95.3%) in the
+//     149 cells where every template mean is equal in at most 2% of runs
+//     and the skew-corrected limit does not bind, the band 93–97% within
+//     the Monte Carlo error; 94.3–99.8% in the 48 cells where every
+//     template mean is equal in more than 2% of runs (one pair per
+//     template or ρ = 0.9: MOVER-Wilson is reported there, and with every
+//     mean 0 no interval of positive width leaves 0 out without a coin
+//     excluding it); 93.5–99.3% at base 20% with ρ ≥ 0.5 and a 10 pp drop
 //     (the drop sits in the few templates whose base is near 100%: the
 //     template means are right-skewed, and a run with fewer of those
 //     templates than the population puts the sign-flip inversion wholly
-//     below the drop) the reported interval covers 94.0–99.5% (median
-//     97.5%); the sign-flip inversion alone, reported before, 85.8–96.3%
-//     (86.3–94.5% at 20 templates with 5–10 pairs, 91.0–96.3% at 68), and
-//     cluster-t 84.8–91.7% at 20: the skew-corrected upper limit
-//     (SkewCorrectedT, PairedDropInterval) closes the gap from above, at
-//     the price of 97.5–99.5% in some of those cells. Below 20 templates
-//     the reported interval (PairedDropInterval: MOVER-Wilson with its
-//     lower limit lowered to the sign-flip inversion's) is conservative
-//     with one pair per template (99.8–100%; cluster-t 4.5–79.5% and the
-//     exact sign-flip inversion 4.5–65.5%, both often of zero width) and
-//     covers 94.0–100% with 5–10
-//     (median 99.4%; MOVER-Wilson alone 87.3–100%, cluster-t 20.5–97.5%,
-//     sign-flip inversion 20.5–100%). Before the effective sample size of
-//     a proportion of 0 or 1 took the clusters into account
+//     below the drop, 85.8–96.5% alone; cluster-t 84.8–91.7% at 20: the
+//     skew-corrected upper limit closes the gap from above).
+//     The non-randomized test (u = 1, every tie counted against the drop)
+//     covered 93.2–100% (median 97.3%) from 20 templates, above 97% + tol
+//     in 29 of the 54 cells with the same drop of 0 in every template;
+//     there, with few non-zero template means or many tied ones (means of
+//     0/1 outcomes are multiples of 1/m), its orbit has too few classes
+//     for any non-randomized interval that reads the template means and
+//     ignores their order to cover less (coverageFloor, logged: 97% or
+//     more in 25 of those cells), which is why the test is randomized. A
+//     mid-p test (Lancaster 1961, "Significance tests in discrete
+//     distributions", JASA 56:223–234) also covered less but is not exact
+//     (with 5 equal non-zero template means it rejects 6.25% of the orbit
+//     at α = 5%; false signals up to 4.0%); breaking the ties by the count
+//     of means of each sign raised the power by at most 4.3 points. Below
+//     20 templates the reported interval (MOVER-Wilson with its lower limit
+//     lowered to the sign-flip inversion's) is conservative with one pair
+//     per template (99.8–100%; cluster-t 4.5–79.5% and the exact sign-flip
+//     inversion 4.5–65.5%, both often of zero width) and covers 94.0–100%
+//     with 5–10 (median 99.4%; MOVER-Wilson alone 87.3–100%, cluster-t
+//     20.5–97.5%, sign-flip inversion 20.5–100%). Before the effective
+//     sample size of a proportion of 0 or 1 took the clusters into account
 //     (pairedEffectiveN) and before the sign-flip lower limit, MOVER-Wilson
-//     covered 70.8–93.2% at base 20%, ρ = 0.9 and a 10 pp drop (a model
-//     right on no pair of 6 templates had the 60 pairs counted as
-//     independent; 99.8–100% now) and 88.2% at 6 templates × 5 pairs
-//     there (its lower limit above drops the template means could not rule
-//     out; 100% now). The verdict's signal below 20 templates is the same
-//     as with MOVER-Wilson alone (the sign-flip lower limit is above 0
-//     exactly when the test rejects), in every cell.
+//     covered 70.8–93.2% at base 20%, ρ = 0.9 and a 10 pp drop and 88.2%
+//     at 6 templates × 5 pairs there.
 //   - the verdict agrees with the test from 20 templates: the share of runs
 //     with a signal is within half a point of the share where the sign-flip
 //     test rejects with the estimate above 0 (measured: equal in every
-//     cell, as the interval inverts that test on the same sign vectors).
+//     cell, as the interval inverts that test on the same sign vectors and
+//     u, an open limit at 0 where only the tie at 0 is rejected).
 //   - false signals: with no true drop at most 2.5% + tol of runs give a
-//     signal (measured 0–3.7%).
+//     signal (measured 0–4.5%, median 1.8%; 0.3–4.5% from 20 templates).
 //   - power against the printed MDE, from 20 templates: the prediction is
 //     the mean over runs of PairedDropPowerInformed at the true drop from
 //     each run's informative templates (those solved in some pair on either
 //     side) and the variance components of their pairs
 //     (informativeComponents), as the summary passes them (the function
 //     whose inverse, PairedDropMDEInformed, the summary prints; 80% where
-//     the printed MDE equals the true drop). In every cell with one pair
-//     per template, and with 5 or 10 pairs where the prediction is 50% or
-//     more, the verdict's power is within 7 points below and 9 above it
-//     (measured −6.8 to +2.8 points with one pair: 31–70% against 32–70% at
-//     68 templates, 1.5–3.7% against 0.1–3.4% at 20, where the median
-//     printed MDE is 35–42 pp, +Inf at base 20% with ρ ≤ 0.5, where most
-//     runs have fewer than 6 informative templates; −2.5 to +8.1 with 5–10 pairs over 61 cells, the largest
-//     at 20 × 5, base 80%, ρ = 0.9, 81.0% against 72.9%; 75.0–89.2%,
-//     median 81.0%, in the cells whose median printed MDE is 9–11 pp). The
-//     400 runs give a Monte Carlo SE of 2.5 points at 50%. Before the
-//     prediction rested on the informative templates' own components and
-//     counted the sign-flip lattice's continuity correction (latticeShift)
-//     it was −11.5 to +12.6 points off: 11.5 and 10.5 points too high at 20
-//     × 5 with a drop that differs between templates (39.5% against 51.0%,
-//     50.0% against 60.5%; now 46.2%, below the 50% checked, and 52.2%):
-//     the sign-flip p-value counts the whole atom of its lattice at the
-//     observed sum, which a t-test on the same means does not (the t-test
-//     rejected in 56% of runs where the sign-flip test did in 44%, 1000
-//     runs); and 12.6 points too low at 68 × 5, base 20%, ρ = 0.9 (99.8%
-//     against 87.2%, now 98.4%): the components of all templates include
-//     the spread between the never-solved templates' zeros and the others'
-//     mean, which the sign-flip test, blind to zeros, does not see. Where
-//     fewer templates are informative than the test needs to reach α at
-//     all (SignFlipMinClusters) the power is 0 and the printed MDE +Inf;
-//     the central t on so few templates had predicted up to 73% where the
-//     verdict's power was 29% (20 × 10, base 20%, ρ = 0.9). Below 20
-//     templates it is not checked: the printed MDE is far above the 10 pp
-//     drop there.
+//     the printed MDE equals the true drop); from 20 templates it is that
+//     of the randomized test (no continuity correction; the randomized sign
+//     test with one pair per template). In every cell with one pair per
+//     template, and with 5 or 10 pairs where the prediction is 50% or
+//     more, the verdict's power is within 7 points below and 11 above it
+//     (measured −6.1 to +5.3 points with one pair; −5.1 to +10.2 with 5–10
+//     pairs, the largest at 20 × 10, base 20%, ρ = 0.5 with a drop that
+//     differs between templates, 77.7% against 67.5%, and at 20 × 5, base
+//     80%, ρ = 0.9, 90.0% against 80.6%; 71.0–90.0%, median 82.2%, in the
+//     cells whose median printed MDE is 9–11 pp). The 400 runs give a Monte
+//     Carlo SE of 2.5 points at 50%. With the non-randomized test the
+//     prediction counted the lattice's continuity correction (latticeShift)
+//     and was −2.5 to +8.1 points off; before it rested on the informative
+//     templates' own components it was −11.5 to +12.6 points off. Where
+//     fewer templates are informative than the non-randomized test needs to
+//     reach α at all (SignFlipMinClusters) the power is taken as 0 and the
+//     printed MDE +Inf. Below 20 templates it is not checked: the printed
+//     MDE is far above the 10 pp drop there.
 func TestCoveragePowerGrid(t *testing.T) {
 	const runs = 400
 	tol := 2 * math.Sqrt(0.95*0.05/runs)
@@ -364,14 +337,11 @@ func checkCell(t *testing.T, c gridCell, r gridResult, tol float64) {
 	t.Logf("%-44s cover %.3f (cluster-t %.3f, MOVER-Wilson %.3f, sign-flip %.3f, SE 0 in %.2f) signal %.3f test %.3f predicted %.3f MDE %.1f pp",
 		c, r.cover, r.coverT, r.coverMW, r.coverSF, r.degenerate, r.signal, r.reject, r.predicted, r.mde)
 	if c.delta == 0 {
-		t.Logf("%-44s coverage floor %.3f (at most 3 non-zero template means in %.3f of runs)", c, r.floor, r.floorK3)
+		t.Logf("%-44s coverage floor of a non-randomized interval %.3f (at most 3 non-zero template means in %.3f of runs)", c, r.floor, r.floorK3)
 	}
 	lo, hi := coverageBounds(c, r)
 	if r.cover < lo-tol || r.cover > hi+tol {
 		t.Errorf("%s: coverage %.3f outside [%.3f, %.3f]", c, r.cover, lo-tol, hi+tol)
-	}
-	if c.G >= 20 && c.delta == 0 && !c.het && r.cover < r.floor-tol {
-		t.Errorf("%s: coverage %.3f below the floor %.3f that no exact order-invariant interval can go under: the floor is wrong", c, r.cover, r.floor)
 	}
 	if c.G >= 20 && math.Abs(r.signal-r.reject) > 0.005 {
 		t.Errorf("%s: signal %.3f but the test rejects in %.3f: the interval and the test disagree", c, r.signal, r.reject)
@@ -380,7 +350,7 @@ func checkCell(t *testing.T, c gridCell, r gridResult, tol float64) {
 		t.Errorf("%s: false signals in %.3f of runs", c, r.signal)
 	}
 	if c.delta > 0 && c.G >= 20 && (r.predicted >= 0.5 || c.m == 1) {
-		const short, over = 0.07, 0.09
+		const short, over = 0.07, 0.11
 		if r.signal < r.predicted-short || r.signal > r.predicted+over {
 			t.Errorf("%s: verdict power %.3f against %.3f predicted by the printed components", c, r.signal, r.predicted)
 		}
@@ -416,8 +386,8 @@ func TestIntervalAgreesWithTestClustered(t *testing.T) {
 			se = 0
 		}
 		mw, mwOK := PairedMOVERWilson(run.base.EqualWeights(), run.vari.EqualWeights(), n, n, run.phi, 0.95)
-		sf, sfOK := SignFlipInterval(run.dbar, 0.95, ExactMaxClusters, 999, rng)
-		if lo, _, ok := reportedInterval(se, g, mw, mwOK, sf, sfOK, run.dbar, 20); ok && lo > 0 {
+		sf, sfOK := SignFlipInterval(run.dbar, 0.95, ExactMaxClusters, 999, tieU(rng, c.G, gridFew), rng)
+		if reportedInterval(se, g, mw, mwOK, sf, sfOK, run.dbar, gridFew).Above(0) {
 			rep++
 		}
 		if lo, _, ok := ClusterT(est, se, g, 0.95); ok && se > 0 && lo > 0 {

@@ -33,6 +33,13 @@ type SignFlipResult struct {
 	MinP float64
 	// Clusters is G, the number of cluster sums tested.
 	Clusters int
+	// U is the uniform in (0, 1] that breaks the ties at the observed
+	// statistic (SignFlipInterval); 1 for the non-randomized test, whose
+	// p counts every tie.
+	U float64
+	// PNonRandomized is the p-value with U = 1 (equal to P when U = 1):
+	// the conservative p of the same sign vectors.
+	PNonRandomized float64
 }
 
 // SignFlip tests whether the paired differences summed per cluster, d[g],
@@ -83,8 +90,9 @@ func SignFlip(d []float64, maxExact, draws int, rng *rand.Rand) SignFlipResult {
 				count++
 			}
 		}
-		return SignFlipResult{P: float64(count) / float64(total), Exact: true, Draws: total,
-			MinP: math.Min(1, 2/float64(total)), Clusters: g}
+		p := float64(count) / float64(total)
+		return SignFlipResult{P: p, Exact: true, Draws: total,
+			MinP: math.Min(1, 2/float64(total)), Clusters: g, U: 1, PNonRandomized: p}
 	}
 	count := 0
 	for range draws {
@@ -105,8 +113,8 @@ func SignFlip(d []float64, maxExact, draws int, rng *rand.Rand) SignFlipResult {
 			count++
 		}
 	}
-	return SignFlipResult{P: float64(count+1) / float64(draws+1), Draws: draws,
-		MinP: 1 / float64(draws+1), Clusters: g}
+	p := float64(count+1) / float64(draws+1)
+	return SignFlipResult{P: p, Draws: draws, MinP: 1 / float64(draws+1), Clusters: g, U: 1, PNonRandomized: p}
 }
 
 // SignFlipMinClusters returns the smallest G at which an exact two-sided

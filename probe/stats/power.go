@@ -163,7 +163,8 @@ func Power(g int, m float64, c Components, delta, alpha float64) float64 {
 
 // RequiredClusters returns the smallest number of clusters g ≥ minG (and ≥
 // 2) at which a paired drop delta of 0/1 outcomes is detected with the
-// given power, PairedDropPower(g, m, c, delta, alpha) ≥ power (with m ≠ 1
+// given power, PairedDropPower(g, m, c, delta, alpha, randomFrom) ≥ power
+// (the randomized test from randomFrom clusters; with m ≠ 1
 // the same as MDE(g, m, c, alpha, power) ≤ delta, since MDE inverts Power;
 // with m = 1 the exact sign test's power, as PairedDropMDE), searching up
 // to maxG; ok is false when even maxG is not enough (or delta ≤ 0). minG
@@ -172,7 +173,7 @@ func Power(g int, m float64, c Components, delta, alpha float64) float64 {
 // the sign test's power rises with g in small saw-teeth (its critical count
 // is an integer), so a g a little below the one returned can reach the
 // power too.
-func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG, maxG int) (int, bool) {
+func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG, maxG, randomFrom int) (int, bool) {
 	if !(delta > 0) {
 		return 0, false
 	}
@@ -180,7 +181,7 @@ func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG
 	if lo > maxG {
 		return 0, false
 	}
-	enough := func(g int) bool { return PairedDropPower(g, m, c, delta, alpha) >= power }
+	enough := func(g int) bool { return PairedDropPower(g, m, c, delta, alpha, randomFrom) >= power }
 	if !enough(maxG) {
 		return 0, false
 	}
@@ -223,7 +224,19 @@ func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG
 // was 6–16 points below Power's prediction. The Monte Carlo version of the
 // test (above ExactMaxClusters) rejects slightly less often still ((hits +
 // 1)/(draws + 1)). It returns 0 when g < 2.
-func SignTestPower(g int, c Components, delta, alpha float64) float64 {
+//
+// With randomized, the test breaks its ties at random (SignFlipInterval
+// with a uniform u): given N it also rejects on K = k* − 1, the count
+// just short of the critical one, with probability
+//
+//	γ = min(1, (α − 2·P₀(K ≥ k*)) / (2·P₀(K = k* − 1))),
+//
+// the share of u that puts its randomized p at or below α (the two tails
+// tie at |2K − N|; P₀ under Bin(N, ½); k* = N + 1 where no count
+// reaches α), which makes the level exactly α (Lehmann & Romano 2005,
+// Testing Statistical Hypotheses, 3rd ed., §3.4, the randomized UMP test
+// of a binomial proportion).
+func SignTestPower(g int, c Components, delta, alpha float64, randomized bool) float64 {
 	if g < 2 {
 		return 0
 	}
@@ -240,6 +253,16 @@ func SignTestPower(g int, c Components, delta, alpha float64) float64 {
 			continue
 		}
 		k := signCritical(n, alpha)
+		if randomized {
+			if k < 0 {
+				k = n + 1
+			}
+			if 2*(k-1) > n {
+				tail := 2 * binomUpper(n, k, 0.5)
+				gamma := min(1, max(0, alpha-tail)/(2*binomPMF(n, k-1, 0.5)))
+				pw += pn * gamma * binomPMF(n, k-1, pi)
+			}
+		}
 		if k < 0 {
 			continue
 		}
@@ -249,17 +272,17 @@ func SignTestPower(g int, c Components, delta, alpha float64) float64 {
 }
 
 // SignTestMDE returns the smallest drop delta at which SignTestPower(g, c,
-// delta, alpha) reaches power (bisection on [0, 1] to 1e-6; the power
+// delta, alpha, randomized) reaches power (bisection on [0, 1] to 1e-6; the power
 // rises with the drop), or +Inf when even a drop of 1 does not reach it
 // (too few clusters for the test to reject) or g < 2.
-func SignTestMDE(g int, c Components, alpha, power float64) float64 {
-	if g < 2 || SignTestPower(g, c, 1, alpha) < power {
+func SignTestMDE(g int, c Components, alpha, power float64, randomized bool) float64 {
+	if g < 2 || SignTestPower(g, c, 1, alpha, randomized) < power {
 		return math.Inf(1)
 	}
 	lo, hi := 0.0, 1.0
 	for hi-lo > 1e-6 {
 		mid := (lo + hi) / 2
-		if SignTestPower(g, c, mid, alpha) >= power {
+		if SignTestPower(g, c, mid, alpha, randomized) >= power {
 			hi = mid
 		} else {
 			lo = mid
@@ -363,13 +386,20 @@ func latticeShift(g int, m float64) float64 {
 // informative: the test cannot reject on so few, whatever the drop (at 20
 // templates × 10 pairs, base 20%, ρ = 0.9, a finite MDE there put the
 // median printed MDE at 9.7 pp where the verdict's power at 10 pp was 29%).
-func PairedDropMDEInformed(g, informative int, m float64, c Components, alpha, power float64) float64 {
+//
+// From randomFrom clusters (g ≥ randomFrom; pass 0 for always, a number
+// above g for never) the test is the randomized one, which breaks its ties
+// at random and has level exactly α (SignFlipInterval with a uniform u):
+// its lattice costs it nothing, so there is no continuity correction, and
+// with m = 1 the sign test is the randomized one (SignTestPower).
+func PairedDropMDEInformed(g, informative int, m float64, c Components, alpha, power float64, randomFrom int) float64 {
 	gi, share := informedFrame(g, informative)
 	if share < 1 && gi < SignFlipMinClusters(alpha) {
 		return math.Inf(1)
 	}
+	randomized := g >= randomFrom
 	if m == 1 {
-		if d := SignTestMDE(gi, c, alpha, power); !math.IsInf(d, 1) {
+		if d := SignTestMDE(gi, c, alpha, power, randomized); !math.IsInf(d, 1) {
 			return share * d
 		}
 		return share * mdeDF(gi, float64(max(1, gi-1)), m, c, alpha, power)
@@ -377,7 +407,16 @@ func PairedDropMDEInformed(g, informative int, m float64, c Components, alpha, p
 	if gi < 2 {
 		return math.Inf(1)
 	}
-	return share * (mdeDF(gi, float64(gi-1), m, c, alpha, power) + latticeShift(gi, m))
+	return share * (mdeDF(gi, float64(gi-1), m, c, alpha, power) + lattice(gi, m, randomized))
+}
+
+// lattice is latticeShift(g, m) for the non-randomized test, 0 for the
+// randomized one.
+func lattice(g int, m float64, randomized bool) float64 {
+	if randomized {
+		return 0
+	}
+	return latticeShift(g, m)
 }
 
 // PairedDropPowerInformed is the power that PairedDropMDEInformed inverts
@@ -390,17 +429,20 @@ func PairedDropMDEInformed(g, informative int, m float64, c Components, alpha, p
 // SignFlipMinClusters(alpha), where the test cannot reject at all (the
 // central t gave up to 44 points too much there in TestCoveragePowerGrid);
 // the MDE there is +Inf when fewer than g clusters are informative and
-// stays finite and large, as SignTestMDE's fallback, when all g are.
-func PairedDropPowerInformed(g, informative int, m float64, c Components, delta, alpha float64) float64 {
+// stays finite and large, as SignTestMDE's fallback, when all g are. From
+// randomFrom clusters the test is the randomized one, as in
+// PairedDropMDEInformed (no continuity correction).
+func PairedDropPowerInformed(g, informative int, m float64, c Components, delta, alpha float64, randomFrom int) float64 {
 	gi, share := informedFrame(g, informative)
 	d := math.Abs(delta) / share
+	randomized := g >= randomFrom
 	if m == 1 {
-		return SignTestPower(gi, c, d, alpha)
+		return SignTestPower(gi, c, d, alpha, randomized)
 	}
 	if gi < SignFlipMinClusters(alpha) {
 		return 0
 	}
-	return powerDF(gi, float64(gi-1), m, c, max(0, d-latticeShift(gi, m)), alpha)
+	return powerDF(gi, float64(gi-1), m, c, max(0, d-lattice(gi, m, randomized)), alpha)
 }
 
 // PairedDropMDE returns the minimum detectable paired drop of 0/1 outcomes
@@ -411,17 +453,19 @@ func PairedDropPowerInformed(g, informative int, m float64, c Components, delta,
 // plus the continuity correction of the sign-flip test's lattice
 // (latticeShift, 1/(m·g)) otherwise, and MDE also where SignTestMDE is
 // infinite (too few clusters for the test to reach alpha at all, which
-// callers report apart: the number stays finite and large).
-func PairedDropMDE(g int, m float64, c Components, alpha, power float64) float64 {
-	return PairedDropMDEInformed(g, 0, m, c, alpha, power)
+// callers report apart: the number stays finite and large); both for the
+// randomized test from randomFrom clusters (see PairedDropMDEInformed).
+func PairedDropMDE(g int, m float64, c Components, alpha, power float64, randomFrom int) float64 {
+	return PairedDropMDEInformed(g, 0, m, c, alpha, power, randomFrom)
 }
 
 // PairedDropPower returns the power to detect a paired drop delta of 0/1
 // outcomes with g clusters of m pairs at two-sided level alpha, the power
 // PairedDropMDE inverts: SignTestPower with one pair per cluster, else
-// Power at the drop less latticeShift(g, m).
-func PairedDropPower(g int, m float64, c Components, delta, alpha float64) float64 {
-	return PairedDropPowerInformed(g, 0, m, c, delta, alpha)
+// Power at the drop less latticeShift(g, m); both for the randomized test
+// from randomFrom clusters (see PairedDropMDEInformed).
+func PairedDropPower(g int, m float64, c Components, delta, alpha float64, randomFrom int) float64 {
+	return PairedDropPowerInformed(g, 0, m, c, delta, alpha, randomFrom)
 }
 
 // signCritical returns the smallest k > n/2 with 2·P(K ≥ k) ≤ alpha for K ~

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -13,17 +14,17 @@ import (
 // interval of {1, …, 6} is [1, 6]. With 5 clusters the smallest p is 2/32
 // = 0.0625 and no δ is rejected: no interval.
 func TestSignFlipIntervalByHand(t *testing.T) {
-	ci, ok := SignFlipInterval([]float64{3, 1, 6, 2, 5, 4}, 0.95, ExactMaxClusters, 0, nil)
+	ci, ok := SignFlipInterval([]float64{3, 1, 6, 2, 5, 4}, 0.95, ExactMaxClusters, 0, 1, nil)
 	if !ok || ci.Lo != 1 || ci.Hi != 6 { // limits at a value are snapped to it
 		t.Errorf("interval %+v ok %v, want [1, 6]", ci, ok)
 	}
 	if !ci.Test.Exact || ci.Test.P != 2.0/64 || ci.Test.MinP != 2.0/64 {
 		t.Errorf("test %+v, want exact p = 2/64 (all six above 0)", ci.Test)
 	}
-	if _, ok := SignFlipInterval([]float64{1, 2, 3, 4, 5}, 0.95, ExactMaxClusters, 0, nil); ok {
+	if _, ok := SignFlipInterval([]float64{1, 2, 3, 4, 5}, 0.95, ExactMaxClusters, 0, 1, nil); ok {
 		t.Error("5 clusters: an interval although no δ can be rejected at 0.05")
 	}
-	if _, ok := SignFlipInterval([]float64{2, 2, 2, 2, 2, 2, 2}, 0.95, ExactMaxClusters, 0, nil); ok {
+	if _, ok := SignFlipInterval([]float64{2, 2, 2, 2, 2, 2, 2}, 0.95, ExactMaxClusters, 0, 1, nil); ok {
 		t.Error("all values equal: a zero-width interval was returned")
 	}
 }
@@ -42,7 +43,7 @@ func TestSignFlipIntervalMatchesTest(t *testing.T) {
 			for j := range d {
 				d[j] = data.NormFloat64() + shift
 			}
-			ci, ok := SignFlipInterval(d, 0.95, ExactMaxClusters, 999, rand.New(rand.NewPCG(9, 9)))
+			ci, ok := SignFlipInterval(d, 0.95, ExactMaxClusters, 999, 1, rand.New(rand.NewPCG(9, 9)))
 			want := SignFlip(d, ExactMaxClusters, 999, rand.New(rand.NewPCG(9, 9)))
 			if !ok || ci.Test != want {
 				t.Fatalf("G = %d: interval test %+v, SignFlip %+v (ok %v)", g, ci.Test, want, ok)
@@ -57,5 +58,81 @@ func TestSignFlipIntervalMatchesTest(t *testing.T) {
 		if disagree > 0 {
 			t.Errorf("G = %d: the interval and the test disagree on 0 in %d of 300 data sets", g, disagree)
 		}
+	}
+}
+
+// TestRandomizedSignFlipExactLevel: over the whole sign-flip orbit of
+// template means with many ties (G = 8, values on the lattice of 0/1
+// means of 5 pairs, three of them 0), the randomized test (u uniform)
+// rejects 0 with probability exactly α = 0.05 (its p is linear in u:
+// p(u) = A + u·B, so P(reject) = clamp((α − A)/B, 0, 1)), where the
+// non-randomized one (u = 1) rejects on less; and on every point of the
+// orbit the randomized interval leaves 0 out exactly when the test of 0
+// rejects at that u (Limits.Above / Below with the open limits), at nine
+// values of u.
+func TestRandomizedSignFlipExactLevel(t *testing.T) {
+	base := []float64{0.2, 0.4, 0, 0.2, 0, 0.6, 0, 0.2}
+	g := len(base)
+	var rand1, nonRand float64
+	for k := range 1 << g {
+		d := make([]float64, g)
+		for j, x := range base {
+			d[j] = x
+			if k&(1<<j) != 0 {
+				d[j] = -x
+			}
+		}
+		at := func(u float64) float64 {
+			ci, _ := SignFlipInterval(d, 0.95, ExactMaxClusters, 0, u, nil)
+			return ci.Test.P
+		}
+		a := at(1e-300)
+		b := at(1) - a
+		if b > 0 {
+			rand1 += min(1, max(0, (0.05-a)/b))
+		} else if a <= 0.05 {
+			rand1++
+		}
+		nonRand += b2f(at(1) <= 0.05)
+		for _, u := range []float64{0.05, 0.15, 0.25, 0.35, 0.5, 0.6, 0.75, 0.9, 1} {
+			ci, ok := SignFlipInterval(d, 0.95, ExactMaxClusters, 0, u, nil)
+			l := Limits{Lo: ci.Lo, Hi: ci.Hi, OK: ok, LoOpen: ci.LoOpen, HiOpen: ci.HiOpen}
+			if ok && (l.Above(0) || l.Below(0)) != (ci.Test.P <= 0.05) {
+				t.Fatalf("signs %08b, u %v: interval %+v excludes 0: %v, test p %v", k, u, l, l.Above(0) || l.Below(0), ci.Test.P)
+			}
+			if ok && u == 1 && (ci.LoOpen || ci.HiOpen) {
+				t.Fatalf("signs %08b: an open limit without randomization: %+v", k, ci)
+			}
+		}
+	}
+	n := float64(int(1) << g)
+	if math.Abs(rand1/n-0.05) > 1e-12 {
+		t.Errorf("randomized test rejects on %.6f of the orbit, want exactly 0.05", rand1/n)
+	}
+	if nonRand/n >= 0.05 {
+		t.Errorf("non-randomized test rejects on %.6f of the orbit, want below 0.05 (ties)", nonRand/n)
+	}
+	t.Logf("orbit of %d: randomized %.4f, non-randomized %.4f", int(n), rand1/n, nonRand/n)
+}
+
+// TestRandomizedSignTestLevel: with no drop, SignTestPower (the chance of
+// rejecting in one given direction) is exactly α/2 for the randomized sign
+// test at every number of clusters, less the runs in which every cluster
+// difference is 0 (probability (1 − 0.3)^G here: a drop estimated at
+// exactly 0 is never rejected), and at most α/2 for the non-randomized one
+// (strictly less at 20 clusters).
+func TestRandomizedSignTestLevel(t *testing.T) {
+	c := Components{Between: 0.3}
+	for _, g := range []int{3, 6, 20, 68} {
+		want := 0.025 * (1 - math.Pow(0.7, float64(g)))
+		if p := SignTestPower(g, c, 0, 0.05, true); math.Abs(p-want) > 1e-9 {
+			t.Errorf("G = %d: randomized sign test rejects with %v at no drop, want %v", g, p, want)
+		}
+		if p := SignTestPower(g, c, 0, 0.05, false); p > 0.025+1e-12 || (g == 20 && p >= 0.025) {
+			t.Errorf("G = %d: non-randomized sign test rejects with %v at no drop", g, p)
+		}
+	}
+	if SignTestPower(20, c, 0.1, 0.05, true) <= SignTestPower(20, c, 0.1, 0.05, false) {
+		t.Error("the randomized sign test is not more powerful than the non-randomized one")
 	}
 }

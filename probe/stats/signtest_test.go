@@ -26,25 +26,29 @@ func TestSignTestPower(t *testing.T) {
 		if c.between30 {
 			comp = Components{Between: 0.3 * c.v, Within: 0.7 * c.v}
 		}
-		if p := SignTestPower(c.g, comp, c.d, c.a); !near(p, c.want, 1e-9) {
+		if p := SignTestPower(c.g, comp, c.d, c.a, false); !near(p, c.want, 1e-9) {
 			t.Errorf("SignTestPower(%d, v %v, %v, %v) = %v, want %v", c.g, c.v, c.d, c.a, p, c.want)
 		}
-		if p := SignTestPower(c.g, comp, -c.d, c.a); !near(p, c.want, 1e-9) {
+		if p := SignTestPower(c.g, comp, -c.d, c.a, false); !near(p, c.want, 1e-9) {
 			t.Errorf("a negative drop %v: %v, want %v", -c.d, p, c.want)
 		}
 	}
-	if d := SignTestMDE(20, Components{Between: 0.2}, 0.05, 0.8); !near(d, 0.36645936965942383, 2e-6) {
+	if d := SignTestMDE(20, Components{Between: 0.2}, 0.05, 0.8, false); !near(d, 0.36645936965942383, 2e-6) {
 		t.Errorf("SignTestMDE = %v, want 0.36646", d)
 	}
-	if d := SignTestMDE(5, Components{Between: 0.2}, 0.05, 0.8); !math.IsInf(d, 1) {
+	if d := SignTestMDE(5, Components{Between: 0.2}, 0.05, 0.8, false); !math.IsInf(d, 1) {
 		t.Errorf("5 clusters (the sign test cannot reach 0.05): MDE %v, want +Inf", d)
 	}
 	c := Components{Between: 0.2}
-	if PairedDropMDE(20, 1, c, 0.05, 0.8) != SignTestMDE(20, c, 0.05, 0.8) || !near(PairedDropMDE(20, 2, c, 0.05, 0.8), MDE(20, 2, c, 0.05, 0.8)+1.0/40, 1e-12) ||
-		PairedDropMDE(5, 1, c, 0.05, 0.8) != MDE(5, 1, c, 0.05, 0.8) || PairedDropPower(20, 5, c, 0.1, 0.05) != Power(20, 5, c, 0.1-1.0/100, 0.05) {
+	if PairedDropMDE(20, 1, c, 0.05, 0.8, never) != SignTestMDE(20, c, 0.05, 0.8, false) || !near(PairedDropMDE(20, 2, c, 0.05, 0.8, never), MDE(20, 2, c, 0.05, 0.8)+1.0/40, 1e-12) ||
+		PairedDropMDE(5, 1, c, 0.05, 0.8, never) != MDE(5, 1, c, 0.05, 0.8) || PairedDropPower(20, 5, c, 0.1, 0.05, never) != Power(20, 5, c, 0.1-1.0/100, 0.05) {
 		t.Error("PairedDropMDE/PairedDropPower do not dispatch on one pair per cluster")
 	}
 	if k := signCritical(20, 0.05); k != 15 {
 		t.Errorf("signCritical(20, 0.05) = %d, want 15 (2·P(K ≥ 15) = 0.0414, 2·P(K ≥ 14) = 0.1153)", k)
 	}
 }
+
+// never is a randomFrom above any number of clusters: the non-randomized
+// sign-flip test.
+const never = math.MaxInt

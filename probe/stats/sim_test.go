@@ -183,8 +183,8 @@ func TestMultiplicityFalseSignals(t *testing.T) {
 		adj := Holm(p)
 		var vu, vh []string
 		for v := range k {
-			vu = append(vu, ClassifyDrop(lo[v], hi[v], has[v], p[v], rule))
-			vh = append(vh, ClassifyDrop(lo[v], hi[v], has[v], adj[v], rule))
+			vu = append(vu, ClassifyDrop(Limits{Lo: lo[v], Hi: hi[v], OK: has[v]}, p[v], rule))
+			vh = append(vh, ClassifyDrop(Limits{Lo: lo[v], Hi: hi[v], OK: has[v]}, adj[v], rule))
 		}
 		count(&unadj, vu)
 		count(&holm, vh)

@@ -263,17 +263,17 @@ func TestMDE(t *testing.T) {
 	}
 	// RequiredClusters inverts PairedDropMDE, MDE plus the sign-flip
 	// lattice's continuity correction 1/(5G): 0.198 + 0.010 at G = 20.
-	g, ok := RequiredClusters(0.20, 5, c, 0.05, 0.8, 0, 100000)
-	if !ok || g != 22 || PairedDropMDE(22, 5, c, 0.05, 0.8) > 0.20 {
+	g, ok := RequiredClusters(0.20, 5, c, 0.05, 0.8, 0, 100000, never)
+	if !ok || g != 22 || PairedDropMDE(22, 5, c, 0.05, 0.8, never) > 0.20 {
 		t.Errorf("required clusters for 20 pp: %d %v", g, ok)
 	}
-	if PairedDropMDE(21, 5, c, 0.05, 0.8) <= 0.20 {
+	if PairedDropMDE(21, 5, c, 0.05, 0.8, never) <= 0.20 {
 		t.Error("PairedDropMDE(21) already below 0.20: the check above proves nothing")
 	}
-	if _, ok := RequiredClusters(0.001, 5, c, 0.05, 0.8, 0, 1000); ok {
+	if _, ok := RequiredClusters(0.001, 5, c, 0.05, 0.8, 0, 1000, never); ok {
 		t.Error("a 0.1 pp drop found detectable with 1000 clusters")
 	}
-	if g, _ := RequiredClusters(0.9, 5, c, 0.05, 0.8, SignFlipMinClusters(0.05), 1000); g != 6 {
+	if g, _ := RequiredClusters(0.9, 5, c, 0.05, 0.8, SignFlipMinClusters(0.05), 1000, never); g != 6 {
 		t.Errorf("the sign-flip floor is not applied: %d", g)
 	}
 }
@@ -281,27 +281,32 @@ func TestMDE(t *testing.T) {
 func TestClassifyDrop(t *testing.T) {
 	r := DropRule{Negligible: 3, Strong: 10, Alpha: 0.05}
 	cases := []struct {
-		lo, hi, p float64
-		has       bool
-		want      string
+		lo, hi, p      float64
+		has            bool
+		want           string
+		loOpen, hiOpen bool
 	}{
-		{-66.7, 66.7, 1, true, VerdictInconclusive},       // the flipped-pairs case
-		{-66.7, 33.3, 0.6, true, VerdictInconclusive},     // a 0.5B model's −16.7 pp
-		{0.5, 25, 0.01, true, VerdictUnclearSize},         // 12 pp [0.5, 25]: no longer "strong"
-		{-1, 2.5, 0.4, true, VerdictNoDrop},               // upper bound below the margin
-		{-20, -4, 0.01, true, VerdictNoDrop},              // the variant did better
-		{-1, 9, 0.3, true, VerdictInconclusive},           // a small drop not ruled out
-		{1, 9, 0.01, true, VerdictModerate},               // shown, strong ruled out
-		{1, 9, 0.06, true, VerdictInconclusive},           // interval excludes 0, adjusted test does not reach alpha
-		{10, 40, 0.01, true, VerdictStrong},               // lower bound clears the strong threshold
-		{12, 40, 0.2, true, VerdictInconclusive},          // Holm keeps it back
-		{0, 0, 0, false, VerdictInconclusive},             // no interval
-		{0.5, 2.5, 0.01, true, VerdictNoDrop},             // a real but negligible drop
-		{math.Inf(-1), 5, 0.5, true, VerdictInconclusive}, // open interval
+		{-66.7, 66.7, 1, true, VerdictInconclusive, false, false},       // the flipped-pairs case
+		{-66.7, 33.3, 0.6, true, VerdictInconclusive, false, false},     // a 0.5B model's −16.7 pp
+		{0.5, 25, 0.01, true, VerdictUnclearSize, false, false},         // 12 pp [0.5, 25]: no longer "strong"
+		{-1, 2.5, 0.4, true, VerdictNoDrop, false, false},               // upper bound below the margin
+		{-20, -4, 0.01, true, VerdictNoDrop, false, false},              // the variant did better
+		{-1, 9, 0.3, true, VerdictInconclusive, false, false},           // a small drop not ruled out
+		{1, 9, 0.01, true, VerdictModerate, false, false},               // shown, strong ruled out
+		{1, 9, 0.06, true, VerdictInconclusive, false, false},           // interval excludes 0, adjusted test does not reach alpha
+		{10, 40, 0.01, true, VerdictStrong, false, false},               // lower bound clears the strong threshold
+		{12, 40, 0.2, true, VerdictInconclusive, false, false},          // Holm keeps it back
+		{0, 0, 0, false, VerdictInconclusive, false, false},             // no interval
+		{0.5, 2.5, 0.01, true, VerdictNoDrop, false, false},             // a real but negligible drop
+		{math.Inf(-1), 5, 0.5, true, VerdictInconclusive, false, false}, // open interval
+		{0, 9, 0.01, true, VerdictInconclusive, false, false},           // [0, 9]: 0 not excluded
+		{0, 9, 0.01, true, VerdictModerate, true, false},                // (0, 9]: randomized test rejects 0
+		{-1, 3, 0.4, true, VerdictInconclusive, false, false},           // [−1, 3]: reaches the margin
+		{-1, 3, 0.4, true, VerdictNoDrop, false, true},                  // [−1, 3): below the margin
 	}
 	for _, c := range cases {
-		if got := ClassifyDrop(c.lo, c.hi, c.has, c.p, r); got != c.want {
-			t.Errorf("ClassifyDrop([%v, %v], p %v) = %q, want %q", c.lo, c.hi, c.p, got, c.want)
+		if got := ClassifyDrop(Limits{Lo: c.lo, Hi: c.hi, OK: c.has, LoOpen: c.loOpen, HiOpen: c.hiOpen}, c.p, r); got != c.want {
+			t.Errorf("ClassifyDrop([%v, %v] open %v %v, p %v) = %q, want %q", c.lo, c.hi, c.loOpen, c.hiOpen, c.p, got, c.want)
 		}
 	}
 	if !(Severity(VerdictNoDrop) < Severity(VerdictInconclusive) && Severity(VerdictInconclusive) < Severity(VerdictModerate) &&

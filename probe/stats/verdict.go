@@ -26,9 +26,11 @@ type DropRule struct {
 	Alpha float64
 }
 
-// ClassifyDrop returns the verdict on a drop from its interval [lo, hi]
-// (hasInterval false: none could be computed) and the multiplicity-adjusted
-// p-value of its paired test, never from the point estimate alone:
+// ClassifyDrop returns the verdict on a drop from its interval ci = [lo,
+// hi] (not OK: none could be computed; an open limit, LoOpen or HiOpen,
+// is outside it, so that "lo > 0" below includes (0, hi] and "hi < x"
+// includes [lo, x)) and the multiplicity-adjusted p-value of its paired
+// test, never from the point estimate alone:
 //
 //   - VerdictNoDrop: hi < r.Negligible (the interval rules out any drop of
 //     the negligible margin or more; a variant that did better falls here).
@@ -44,17 +46,17 @@ type DropRule struct {
 // Requiring both the interval and the adjusted test keeps the family-wise
 // rate of false signals at r.Alpha when the test is adjusted across the
 // variants a verdict may pick from (Holm).
-func ClassifyDrop(lo, hi float64, hasInterval bool, pAdjusted float64, r DropRule) string {
+func ClassifyDrop(ci Limits, pAdjusted float64, r DropRule) string {
 	switch {
-	case !hasInterval:
+	case !ci.OK:
 		return VerdictInconclusive
-	case hi < r.Negligible:
+	case ci.Below(r.Negligible):
 		return VerdictNoDrop
-	case !(lo > 0 && pAdjusted <= r.Alpha):
+	case !(ci.Above(0) && pAdjusted <= r.Alpha):
 		return VerdictInconclusive
-	case lo >= r.Strong:
+	case ci.Lo >= r.Strong:
 		return VerdictStrong
-	case hi < r.Strong:
+	case ci.Hi < r.Strong:
 		return VerdictModerate
 	default:
 		return VerdictUnclearSize
