@@ -371,15 +371,15 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	row := func(m int) PlanRow {
 		r := PlanRow{Instances: m}
 		if o.Templates >= 2 {
-			mde := 100 * stats.PairedDropMDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power)
+			mde := 100 * stats.PairedDropMDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
 			r.MDEPP = &mde
 		}
 		if o.DropPP > 0 {
-			g, ok := stats.RequiredClusters(o.DropPP/100, float64(m), c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG)
+			g, ok := stats.RequiredClusters(o.DropPP/100, float64(m), c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG, summary.DefaultFewTemplates)
 			if !ok {
 				g = 0
 			} else {
-				r.MDEAtNeededPP = 100 * stats.PairedDropMDE(g, float64(m), c, pl.TestAlpha, o.Power)
+				r.MDEAtNeededPP = 100 * stats.PairedDropMDE(g, float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
 			}
 			r.TemplatesNeeded = &g
 		}
@@ -400,7 +400,7 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	if pl.MDEPP != nil && o.DropPP > 0 {
 		pw := 0.0 // below the sign-flip floor the test cannot reject at all
 		if o.Templates >= pl.SignFlipMinTemplates {
-			pw = 100 * stats.PairedDropPower(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha)
+			pw = 100 * stats.PairedDropPower(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha, summary.DefaultFewTemplates)
 		}
 		pl.PowerAtDropPct = &pw
 	}

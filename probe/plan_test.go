@@ -33,10 +33,10 @@ func TestMakePlan(t *testing.T) {
 	}
 	g := *pl.NeededTemplates
 	if pl.Tests != 2 || pl.TestAlpha != 0.025 || g < 3 ||
-		stats.PairedDropMDE(g, 5, c, 0.025, 0.8) > 0.10 || stats.PairedDropMDE(g-1, 5, c, 0.025, 0.8) <= 0.10 {
+		stats.PairedDropMDE(g, 5, c, 0.025, 0.8, summary.DefaultFewTemplates) > 0.10 || stats.PairedDropMDE(g-1, 5, c, 0.025, 0.8, summary.DefaultFewTemplates) <= 0.10 {
 		t.Errorf("needed %d templates (tests %d, α %v)", g, pl.Tests, pl.TestAlpha)
 	}
-	if pl.MDEPP == nil || !near(*pl.MDEPP, 100*stats.PairedDropMDE(6, 5, c, 0.025, 0.8)) || pl.PowerAtDropPct == nil || *pl.PowerAtDropPct != 0 || pl.SignFlipMinTemplates != 7 {
+	if pl.MDEPP == nil || !near(*pl.MDEPP, 100*stats.PairedDropMDE(6, 5, c, 0.025, 0.8, summary.DefaultFewTemplates)) || pl.PowerAtDropPct == nil || *pl.PowerAtDropPct != 0 || pl.SignFlipMinTemplates != 7 {
 		t.Errorf("at 6 templates: MDE %v, power %v (sign-flip floor %d)", pl.MDEPP, pl.PowerAtDropPct, pl.SignFlipMinTemplates)
 	}
 	// More instances never need more templates nor detect less; the row
@@ -71,7 +71,7 @@ func TestMakePlan(t *testing.T) {
 	// Without a drop: the minimum detectable drop only.
 	o.DropPP, o.Templates = 0, 68
 	nd, err := MakePlan(o)
-	if err != nil || nd.NeededTemplates != nil || nd.PowerAtDropPct != nil || nd.MDEPP == nil || !near(*nd.MDEPP, 100*stats.PairedDropMDE(68, 5, c, 0.025, 0.8)) {
+	if err != nil || nd.NeededTemplates != nil || nd.PowerAtDropPct != nil || nd.MDEPP == nil || !near(*nd.MDEPP, 100*stats.PairedDropMDE(68, 5, c, 0.025, 0.8, summary.DefaultFewTemplates)) {
 		t.Fatalf("no drop: %+v, %v", nd, err)
 	}
 	for _, r := range nd.ByInstances {

@@ -43,10 +43,11 @@ Power, for one variant's paired drop (base right − variant right): G is the nu
 first step does, or whole for a --primary variant); with --drop D, the power to detect D and the
 templates D needs; and a table of both by instances (1, 2, 5, 10, 20). The sizes use
 
-   MDE = (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m) / G) + 1/(m·G)
+   MDE = (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m) / G) + c
 
-(Bloom 1995; Donner & Klar 2000; the last term is the continuity correction of the sign-flip
-test's lattice, Cox 1970), never below the templates the sign-flip test needs to reach α
+(Bloom 1995; Donner & Klar 2000; c = 1/(m·G), the continuity correction of the sign-flip test's
+lattice, Cox 1970, below 20 templates, and 0 from 20, where the test is randomized at ties and
+its level is exactly α), never below the templates the sign-flip test needs to reach α
 at all, with σ²_b and σ²_w the between- and within-template variance of the per-pair difference:
 estimated from a previous run with --from RUN_DIR (pooled over its models and variants), given
 with --between/--within, or the planning defaults of the run's design (printed with the plan): with
@@ -385,7 +386,7 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	} else {
 		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
 	}
-	fmt.Println("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) + 1/(m·G) (Bloom 1995; Donner & Klar 2000; the last term is the continuity correction of the sign-flip test's lattice of span 2/m, Cox 1970); with 1 instance per template, the drop at which the exact sign test on the discordant templates reaches the power (as the summary prints it).")
+	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) + c (Bloom 1995; Donner & Klar 2000; c = 1/(m·G), the continuity correction of the sign-flip test's lattice of span 2/m, Cox 1970, below %d templates, 0 from %d, where the test is randomized at ties); with 1 instance per template, the drop at which the exact sign test on the discordant templates (randomized from %d templates) reaches the power (as the summary prints it).\n", summary.DefaultFewTemplates, summary.DefaultFewTemplates, summary.DefaultFewTemplates)
 }
 
 // ppText formats an optional value in percentage points.

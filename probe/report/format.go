@@ -212,11 +212,21 @@ func methodCI(e *summary.Estimate, prec int) string {
 	return t
 }
 
+// ivText formats an interval as "[lo, hi]", with "(" or ")" for a limit
+// that is itself outside it (Interval.LoOpen, HiOpen: "(0.0, 12.3]" where
+// the randomized sign-flip test rejects a drop of 0).
 func ivText(iv *summary.Interval, prec int) string {
 	if iv == nil {
 		return "[n/a]"
 	}
-	return "[" + fnum(iv.Lo, prec) + ", " + fnum(iv.Hi, prec) + "]"
+	open, close := "[", "]"
+	if iv.LoOpen {
+		open = "("
+	}
+	if iv.HiOpen {
+		close = ")"
+	}
+	return open + fnum(iv.Lo, prec) + ", " + fnum(iv.Hi, prec) + close
 }
 
 // fnum formats x with prec decimals.

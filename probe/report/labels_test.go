@@ -80,7 +80,7 @@ func TestGroupDropTableLabelled(t *testing.T) {
 	for _, want := range []string{
 		"| reference right → variant wrong | reference wrong → variant right | paired drop, pp [95% CI] |",
 		"follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from 8 templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell.",
-		"with the interval the verdict reads (from 8 templates the inverted sign-flip test on the template means, its upper limit raised to the skew-corrected t's where higher; below 8, MOVER-Wilson",
+		"with the interval the verdict reads (from 8 templates the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher; below 8, MOVER-Wilson",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("narrative lacks %q", want)
@@ -151,5 +151,28 @@ func TestDocumentClustersNamed(t *testing.T) {
 		if strings.Contains(text, bad) {
 			t.Errorf("document narrative says %q", bad)
 		}
+	}
+}
+
+// TestOpenLimitPrintedAndRead: a paired drop whose randomized sign-flip
+// interval is open at 0 prints "(0.0, …]", and an inconclusive verdict on
+// it (adjusted test short of α) says the interval lies above 0, not that
+// it includes 0.
+func TestOpenLimitPrintedAndRead(t *testing.T) {
+	iv := &summary.Interval{Lo: 0, Hi: 12.34, LoOpen: true, Method: summary.MethodSignFlipSkew}
+	if got := ivText(iv, 1); got != "(0.0, 12.3]" {
+		t.Errorf("open lower limit printed %q", got)
+	}
+	if got := ivText(&summary.Interval{Lo: -1, Hi: 3, HiOpen: true}, 1); got != "[-1.0, 3.0)" {
+		t.Errorf("open upper limit printed %q", got)
+	}
+	if !iv.Excludes0() || (&summary.Interval{Lo: 0, Hi: 12.34}).Excludes0() {
+		t.Error("Excludes0 does not read the open limit")
+	}
+	pr := &summary.Paired{PairedDropPP: &summary.Estimate{Value: 6, CI: iv},
+		Test: &summary.Test{P: 0.04, PAdjusted: 0.08, Reachable: true, Family: 2}}
+	got := verdictReason(pr, summary.VerdictInconclusive, summary.Params{Alpha: 0.05, NegligibleDropPP: 3, StrongDropPP: 10})
+	if !strings.Contains(got, "lies above 0") || strings.Contains(got, "includes 0") {
+		t.Errorf("reading of (0, 12.3] with adjusted p 0.08: %q", got)
 	}
 }

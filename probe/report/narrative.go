@@ -108,7 +108,7 @@ func writeMethods(b *strings.Builder, p summary.Params, conf string) {
 // interval is built (stats.PairedDropInterval, as summary.Params.
 // ReportedInterval states it in full).
 func pairedRule(p summary.Params) string {
-	return fmt.Sprintf("from %d templates the inverted sign-flip test on the template means, its upper limit raised to the skew-corrected t's where higher; below %d, MOVER-Wilson, its lower limit lowered to the sign-flip inversion's where lower; the difference of Wilson intervals with a single template", p.FewTemplates, p.FewTemplates)
+	return fmt.Sprintf("from %d templates the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher; below %d, MOVER-Wilson, its lower limit lowered to the sign-flip inversion's where lower; the difference of Wilson intervals with a single template", p.FewTemplates, p.FewTemplates)
 }
 
 // clusterNoun is what a cluster of the run is: an item of the document
@@ -513,7 +513,7 @@ func writeThresholds(b *strings.Builder, p summary.Params, conf string) {
 	fmt.Fprintf(b, "- A shift is meaningful when its whole interval lies beyond ±margin and its test, Holm-adjusted across the three measures and the variants, reaches α. The margin is %s between-template standard deviations of the measure on the reference side (a small standardized effect, Cohen 1988), at least %s bits for an entropy and %s for the DDC margin; the same margin applies within pairs both right and both wrong.\n",
 		fnum(p.ShiftMarginSD, 1), fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
 	writeStabilityRule(b, p)
-	fmt.Fprintf(b, "- A paired drop's interval is, from %d templates, the inverted sign-flip test on the template means, so that it excludes 0 exactly when that test rejects, with its upper limit raised to the skew-corrected t interval's where that is higher (a drop carried by a few templates skews the template means); below %d templates, and when every template mean is equal, it is MOVER-Wilson: asymmetric near 0%% and 100%% accuracy and never [0, 0], even when every pair agrees; its lower limit is lowered to the inverted sign-flip test's where that is lower, which changes no verdict. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n", p.FewTemplates, p.FewTemplates)
+	fmt.Fprintf(b, "- A paired drop's interval is, from %d templates, the inverted sign-flip test on the template means, randomized at ties so that its level is exactly α (a limit in round brackets is itself excluded: the test rejects it but not the drops beside it), so that it excludes 0 exactly when that test rejects, with its upper limit raised to the skew-corrected t interval's where that is higher (a drop carried by a few templates skews the template means); below %d templates, and when every template mean is equal, it is MOVER-Wilson: asymmetric near 0%% and 100%% accuracy and never [0, 0], even when every pair agrees; its lower limit is lowered to the inverted sign-flip test's where that is lower, which changes no verdict. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n", p.FewTemplates, p.FewTemplates)
 }
 
 // verdictReason says which rule of stats.ClassifyDrop gave the verdict, with
@@ -537,10 +537,10 @@ func verdictReason(pr *summary.Paired, verdict string, p summary.Params) string 
 		switch {
 		case ci == nil || pr.Test == nil:
 			return "No interval could be computed, so nothing can be said either way."
-		case ci.Lo > 0 && !pr.Test.Reachable:
+		case ci.Excludes0() && ci.Lo >= 0 && !pr.Test.Reachable:
 			return fmt.Sprintf("The interval lies above 0, but the adjusted sign-flip test cannot reach α = %s with %d templates: its smallest attainable p, %s, times the %d tests it is adjusted over, exceeds α. More templates or a pre-specified primary variant (`run --primary`) are needed to call it a signal.",
 				alphaText(p.Alpha), pr.Test.Templates, pText(pr.Test.MinP), pr.Test.Family)
-		case ci.Lo > 0:
+		case ci.Excludes0() && ci.Lo >= 0: // (0, hi] too
 			return "The interval lies above 0, but the adjusted sign-flip test does not reach α = " + a + ": the drop is not shown."
 		default:
 			return "The interval includes 0 and its upper bound, " + fnum(ci.Hi, 1) + " pp, reaches the negligible margin of " + neg + " pp: a drop is neither shown nor ruled out."

@@ -136,9 +136,9 @@ func pairedDropCI(e *Estimate, degenerate bool, fewT int) *Interval {
 	case stats.DropSignFlip:
 		return e.SignFlip
 	case stats.DropSignFlipSkew:
-		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodSignFlipSkew}
+		return &Interval{Lo: l.Lo, Hi: l.Hi, LoOpen: l.LoOpen, HiOpen: l.HiOpen, Method: MethodSignFlipSkew}
 	case stats.DropMOVERWilsonSignFlip:
-		return &Interval{Lo: l.Lo, Hi: l.Hi, Method: MethodMOVERWilsonSignFlip}
+		return &Interval{Lo: l.Lo, Hi: l.Hi, LoOpen: l.LoOpen, HiOpen: l.HiOpen, Method: MethodMOVERWilsonSignFlip}
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func limits(iv *Interval) stats.Limits {
 	if iv == nil {
 		return stats.Limits{}
 	}
-	return stats.Limits{Lo: iv.Lo, Hi: iv.Hi, OK: true}
+	return stats.Limits{Lo: iv.Lo, Hi: iv.Hi, OK: true, LoOpen: iv.LoOpen, HiOpen: iv.HiOpen}
 }
 
 // tests collects sign-flip tests for their multiplicity adjustment.
@@ -206,17 +206,25 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval, *Interval) {
 	if lo, hi, ok := stats.SkewCorrectedT(d, 1-ts.p.alpha()); ok {
 		skew = &Interval{Lo: max(-100, lo), Hi: min(100, hi), Method: MethodSkewT}
 	}
-	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, ts.rng)
+	u := 1.0
+	if len(d) >= ts.p.FewTemplates {
+		u = 1 - ts.rng.Float64()
+	}
+	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, u, ts.rng)
 	res := ci.Test
 	t := &Test{Method: "sign-flip, exact", P: res.P, PAdjusted: res.P, Adjustment: "none", Family: 1,
 		Draws: res.Draws, MinP: res.MinP, Templates: res.Clusters}
 	if !res.Exact {
 		t.Method = "sign-flip, Monte Carlo"
 	}
+	if u < 1 {
+		t.Method += ", randomized at ties"
+		t.TieU, t.PNonRandomized = u, res.PNonRandomized
+	}
 	if !ok {
 		return t, nil, skew
 	}
-	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), Method: MethodSignFlip}, skew
+	return t, &Interval{Lo: max(-100, ci.Lo), Hi: min(100, ci.Hi), LoOpen: ci.LoOpen, HiOpen: ci.HiOpen, Method: MethodSignFlip}, skew
 }
 
 // adjust applies Holm across the tests (nil entries skipped) and records

@@ -673,7 +673,7 @@ func TestReportedIntervalBySize(t *testing.T) {
 		warn                   bool
 		test                   string
 	}{{6, summary.MethodClusterT, summary.MethodMOVERWilsonSignFlip, summary.CoverageApproximate, true, "sign-flip, exact"},
-		{24, summary.MethodBootstrap, summary.MethodSignFlipSkew, summary.CoverageNominal, false, "sign-flip, Monte Carlo"}} {
+		{24, summary.MethodBootstrap, summary.MethodSignFlipSkew, summary.CoverageNominal, false, "sign-flip, Monte Carlo, randomized at ties"}} {
 		s, err := summary.Summarize(promptTrials(c.templates, 3, right, func(ti, inst int) bool { return right(ti, inst) && inst != 1 }), summary.Params{BootstrapResamples: 300, Seed: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -726,7 +726,7 @@ func TestPowerInSummary(t *testing.T) {
 	if pw.InformativeTemplates != informative {
 		t.Errorf("informative templates %d, want %d", pw.InformativeTemplates, informative)
 	}
-	want := 100 * stats.PairedDropMDEInformed(10, informative, 4, stats.Components{Between: pw.Between, Within: pw.Within}, pw.Alpha, 0.8)
+	want := 100 * stats.PairedDropMDEInformed(10, informative, 4, stats.Components{Between: pw.Between, Within: pw.Within}, pw.Alpha, 0.8, summary.DefaultFewTemplates)
 	if !near(*pw.MDEPP, want) || *pw.MDEPP <= 0 {
 		t.Errorf("MDE %v, want %v", *pw.MDEPP, want)
 	}
@@ -1119,16 +1119,18 @@ func TestGroupDropFollowsPairedDropRule(t *testing.T) {
 			}
 			l, _ := stats.PairedDropInterval(e.Clusters, c.few, *e.SE,
 				stats.Limits{Lo: e.MOVERWilson.Lo, Hi: e.MOVERWilson.Hi, OK: true},
-				stats.Limits{Lo: e.SignFlip.Lo, Hi: e.SignFlip.Hi, OK: true},
+				stats.Limits{Lo: e.SignFlip.Lo, Hi: e.SignFlip.Hi, OK: true, LoOpen: e.SignFlip.LoOpen, HiOpen: e.SignFlip.HiOpen},
 				stats.Limits{Lo: e.SkewT.Lo, Hi: e.SkewT.Hi, OK: true})
-			if e.CI.Lo != l.Lo || e.CI.Hi != l.Hi {
+			if e.CI.Lo != l.Lo || e.CI.Hi != l.Hi || e.CI.LoOpen != l.LoOpen || e.CI.HiOpen != l.HiOpen {
 				t.Errorf("%s: interval %+v, the paired-drop rule gives [%v, %v]", name, e.CI, l.Lo, l.Hi)
 			}
 			whole := g.Axis == "relation"
 			switch {
 			case whole && e.CI.Method != c.whole, !whole && e.CI.Method != c.half:
 				t.Errorf("%s: method %q", name, e.CI.Method)
-			case whole && c.templates <= stats.ExactMaxClusters && (e.CI.Lo != want.CI.Lo || e.CI.Hi != want.CI.Hi):
+			case whole && c.templates <= stats.ExactMaxClusters && (math.Abs(e.CI.Lo-want.CI.Lo) > 1e-6 || math.Abs(e.CI.Hi-want.CI.Hi) > 1e-6):
+				// the same sign vectors; the tie-breaking uniform is the
+				// group stream's, so an open limit may differ
 				t.Errorf("%s: interval %+v, the variant's %+v", name, e.CI, want.CI)
 			case whole && (math.Abs(e.CI.Lo-want.CI.Lo) > 1 || math.Abs(e.CI.Hi-want.CI.Hi) > 1):
 				t.Errorf("%s: interval %+v, the variant's %+v (Monte Carlo)", name, e.CI, want.CI)

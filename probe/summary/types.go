@@ -5,6 +5,13 @@ package summary
 type Interval struct {
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
+	// LoOpen and HiOpen say that the limit itself is outside the interval:
+	// (Lo, Hi] or [Lo, Hi). Only a paired drop's sign-flip interval from
+	// Params.FewTemplates templates has one, where its test, randomized at
+	// ties, rejects the limit (0 among them) but not the drops beside it
+	// (stats.SignFlipInterval).
+	LoOpen bool `json:"lo_open,omitempty"`
+	HiOpen bool `json:"hi_open,omitempty"`
 	// Method is how it was computed: MethodClusterT, MethodBootstrap,
 	// MethodWilson or MethodWilsonDifference.
 	Method string `json:"method"`
@@ -13,8 +20,12 @@ type Interval struct {
 	Replicates int `json:"replicates,omitempty"`
 }
 
-// Excludes0 reports whether the interval lies entirely above or below zero.
-func (iv *Interval) Excludes0() bool { return iv != nil && (iv.Lo > 0 || iv.Hi < 0) }
+// Excludes0 reports whether the interval lies entirely above or below zero
+// (an open limit at 0 excludes it).
+func (iv *Interval) Excludes0() bool {
+	l := limits(iv)
+	return l.Above(0) || l.Below(0)
+}
 
 // Estimate is a point estimate from all the data with its intervals, in the
 // unit of the statistic (percent, percentage points, bits, cosine units).
@@ -23,8 +34,9 @@ type Estimate struct {
 	// CI is the reported interval: for a paired drop, the one
 	// stats.PairedDropInterval picks (see estimates.pairedDropCI): SignFlip
 	// from Params.FewTemplates templates (the inverted sign-flip test on
-	// the template means, which excludes 0 exactly when the drop's test
-	// rejects; ClusterT where it is undefined) with its upper limit raised
+	// the template means, randomized at ties, which excludes 0 exactly
+	// when the drop's test rejects, with an open limit at 0 where only the
+	// tie at 0 is rejected; ClusterT where it is undefined) with its upper limit raised
 	// to SkewT's where that is higher (MethodSignFlipSkew), and below, or
 	// when the
 	// clustered intervals are degenerate, MOVERWilson with its lower limit
@@ -78,8 +90,16 @@ type Estimate struct {
 // (stats.SignFlip) with its multiplicity adjustment.
 type Test struct {
 	// Method is "sign-flip, exact" (all 2^G sign vectors) or "sign-flip,
-	// Monte Carlo" (Draws random ones).
+	// Monte Carlo" (Draws random ones), with ", randomized at ties" for a
+	// paired drop from Params.FewTemplates templates (TieU).
 	Method string `json:"method"`
+	// TieU is the uniform in (0, 1] that breaks the ties at the observed
+	// statistic of a randomized test (stats.SignFlipInterval; drawn from
+	// the run's sign-flip stream before its sign vectors), 0 when the test
+	// is not randomized; PNonRandomized is then the p-value that counts
+	// every tie (TieU = 1), the conservative one, which P never exceeds.
+	TieU           float64 `json:"tie_u,omitempty"`
+	PNonRandomized float64 `json:"p_non_randomized,omitempty"`
 	// P is the two-sided p-value, PAdjusted the p-value after the
 	// adjustment (equal to P when the test stands alone).
 	P         float64 `json:"p"`
@@ -111,8 +131,10 @@ type Power struct {
 	// (stats.PairedDropMDEInformed on the G' = InformativeTemplates
 	// templates, G when that is 0 or G: (G'/G)·((t_{1−α/2,G'−1} +
 	// t_{power,G'−1})·√((σ²_b + σ²_w/m)/G') + 1/(m·G')), the last term the
-	// continuity correction of the sign-flip test's lattice; with one pair
-	// per template the exact power of the sign-flip test, stats.SignTestMDE).
+	// continuity correction of the sign-flip test's lattice, dropped from
+	// Params.FewTemplates templates where the test is randomized at ties;
+	// with one pair per template the exact power of the sign-flip test,
+	// randomized from Params.FewTemplates, stats.SignTestMDE).
 	// Nil when Templates < 2, or when G' is below the fewest templates at
 	// which the sign-flip test can reach Alpha (Attainable is then false).
 	MDEPP *float64 `json:"mde_pp"`
