@@ -117,10 +117,7 @@ func PairedDropInterval(clusters, fewClusters int, se float64, mw, sf, skew Limi
 	case !mw.OK:
 		return Limits{}, DropNone
 	case sf.OK && se > 0:
-		if sf.Lo < mw.Lo {
-			return Limits{Lo: sf.Lo, Hi: mw.Hi, OK: true, LoOpen: sf.LoOpen}, DropMOVERWilsonSignFlip
-		}
-		return Limits{Lo: mw.Lo, Hi: mw.Hi, OK: true, LoOpen: mw.LoOpen && (sf.Lo > mw.Lo || sf.LoOpen)}, DropMOVERWilsonSignFlip
+		return Limits{Lo: min(mw.Lo, sf.Lo), Hi: mw.Hi, OK: true, LoOpen: sf.Lo < mw.Lo && sf.LoOpen}, DropMOVERWilsonSignFlip
 	}
 	return mw, DropMOVERWilson
 }

@@ -206,21 +206,27 @@ func SignFlipInterval(d []float64, conf float64, maxExact, draws int, u float64,
 		return out, false
 	}
 	out.Lo, out.Hi = snap(lower, d, far), snap(upper, d, far)
-	// Only a limit snapped to a value can be open: elsewhere it is the
-	// bisection's, within rounding of the boundary, and the test of it
+	// Only a limit snapped to a value or to 0 can be open: elsewhere it is
+	// the bisection's, within rounding of the boundary, and the test of it
 	// says nothing (at u = 1 every limit is closed).
 	open := func(x float64) bool {
-		return u < 1 && slices.Contains(d, x) && sv.p(x, u) <= alpha*(1+1e-12)
+		return u < 1 && (x == 0 || slices.Contains(d, x)) && sv.p(x, u) <= alpha*(1+1e-12)
 	}
 	out.LoOpen, out.HiOpen = open(out.Lo), open(out.Hi)
 	return out, true
 }
 
-// snap returns the value of d within 1e-7·scale of x, or x: where values
-// tie (template means of 0/1 outcomes often do), p jumps at δ equal to a
-// value, as a sign test's limits are order statistics, and the bisection
-// lands a rounding error beside it (printed as −0.0 for 0).
+// snap returns the value of d, or 0, within 1e-7·scale of x, else x:
+// where values tie (template means of 0/1 outcomes often do), p jumps at δ
+// equal to a value, as a sign test's limits are order statistics, and the
+// bisection lands a rounding error beside it (printed as −0.0 for 0); and
+// 0, the drop the verdict asks about, is where ties between sums of values
+// of opposite sign ({1, −1, 1, …}: flipping a 1 and a −1 keeps the sum)
+// make the randomized test reject while the drops beside it are not.
 func snap(x float64, d []float64, scale float64) float64 {
+	if math.Abs(x) <= 1e-7*scale {
+		return 0
+	}
 	for _, v := range d {
 		if math.Abs(x-v) <= 1e-7*scale {
 			return v

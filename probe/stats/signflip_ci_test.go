@@ -63,7 +63,10 @@ func TestSignFlipIntervalMatchesTest(t *testing.T) {
 
 // TestRandomizedSignFlipExactLevel: over the whole sign-flip orbit of
 // template means with many ties (G = 8, values on the lattice of 0/1
-// means of 5 pairs, three of them 0), the randomized test (u uniform)
+// means of 5 pairs: three of them 0, or none 0, where signs cancel in
+// pairs of equal values so that the ties at 0 come from sums; and the 11
+// means of one pair per template, ±1), the
+// randomized test (u uniform)
 // rejects 0 with probability exactly α = 0.05 (its p is linear in u:
 // p(u) = A + u·B, so P(reject) = clamp((α − A)/B, 0, 1)), where the
 // non-randomized one (u = 1) rejects on less; and on every point of the
@@ -71,7 +74,27 @@ func TestSignFlipIntervalMatchesTest(t *testing.T) {
 // rejects at that u (Limits.Above / Below with the open limits), at nine
 // values of u.
 func TestRandomizedSignFlipExactLevel(t *testing.T) {
-	base := []float64{0.2, 0.4, 0, 0.2, 0, 0.6, 0, 0.2}
+	for _, base := range [][]float64{{0.2, 0.4, 0, 0.2, 0, 0.6, 0, 0.2}, {0.2, 0.4, 0.2, 0.2, 0.6, 0.4, 0.8, 0.2}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}} {
+		checkRandomizedOrbit(t, base)
+	}
+	// One pair per template, no template mean 0: 9 of 11 discordant pairs
+	// one way. The randomized test rejects 0 (p = 0.012 at u = 0.01) where
+	// the drops just above 0 are not rejected (flipping a 1 and a −1 keeps
+	// the sum only at 0): the interval is (0, 1], Lo exactly 0 and open.
+	d := []float64{1, 1, -1, 1, 1, 1, 1, 1, -1, 1, 1}
+	ci, ok := SignFlipInterval(d, 0.95, ExactMaxClusters, 0, 0.01, nil)
+	if !ok || ci.Lo != 0 || !ci.LoOpen || ci.Test.P > 0.05 {
+		t.Errorf("sign-test data at u = 0.01: %+v, want (0, 1] with the test rejecting", ci)
+	}
+	if ci, _ := SignFlipInterval(d, 0.95, ExactMaxClusters, 0, 1, nil); ci.Lo != 0 || ci.LoOpen || ci.Test.P <= 0.05 {
+		t.Errorf("sign-test data at u = 1: %+v, want [0, 1] with the test not rejecting", ci)
+	}
+}
+
+// checkRandomizedOrbit runs TestRandomizedSignFlipExactLevel's checks on
+// the orbit of base.
+func checkRandomizedOrbit(t *testing.T, base []float64) {
+	t.Helper()
 	g := len(base)
 	var rand1, nonRand float64
 	for k := range 1 << g {
@@ -98,10 +121,10 @@ func TestRandomizedSignFlipExactLevel(t *testing.T) {
 			ci, ok := SignFlipInterval(d, 0.95, ExactMaxClusters, 0, u, nil)
 			l := Limits{Lo: ci.Lo, Hi: ci.Hi, OK: ok, LoOpen: ci.LoOpen, HiOpen: ci.HiOpen}
 			if ok && (l.Above(0) || l.Below(0)) != (ci.Test.P <= 0.05) {
-				t.Fatalf("signs %08b, u %v: interval %+v excludes 0: %v, test p %v", k, u, l, l.Above(0) || l.Below(0), ci.Test.P)
+				t.Fatalf("signs %b, u %v: interval %+v excludes 0: %v, test p %v", k, u, l, l.Above(0) || l.Below(0), ci.Test.P)
 			}
 			if ok && u == 1 && (ci.LoOpen || ci.HiOpen) {
-				t.Fatalf("signs %08b: an open limit without randomization: %+v", k, ci)
+				t.Fatalf("signs %b: an open limit without randomization: %+v", k, ci)
 			}
 		}
 	}
@@ -112,7 +135,7 @@ func TestRandomizedSignFlipExactLevel(t *testing.T) {
 	if nonRand/n >= 0.05 {
 		t.Errorf("non-randomized test rejects on %.6f of the orbit, want below 0.05 (ties)", nonRand/n)
 	}
-	t.Logf("orbit of %d: randomized %.4f, non-randomized %.4f", int(n), rand1/n, nonRand/n)
+	t.Logf("orbit of %v (%d points): randomized %.4f, non-randomized %.4f", base, int(n), rand1/n, nonRand/n)
 }
 
 // TestRandomizedSignTestLevel: with no drop, SignTestPower (the chance of
