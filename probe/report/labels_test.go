@@ -51,7 +51,10 @@ func TestGroupDropTableLabelled(t *testing.T) {
 				t.Fatalf("%s %s/%s %s: no paired-drop interval", m.Label, g.Axis, g.Group, g.Variant)
 			}
 			want := "| " + g.Group + " | " + g.Variant + " | "
-			cell := fnum(e.Value, 1) + " " + ivText(e.CI, 1) + " " + e.CI.Method + " |"
+			if g.Test == nil {
+				t.Fatalf("%s %s/%s %s: no test of the group's drop", m.Label, g.Axis, g.Group, g.Variant)
+			}
+			cell := fnum(e.Value, 1) + " " + ivText(e.CI, 1) + " " + e.CI.Method + " | " + pText(g.Test.P) + " |"
 			found := false
 			for _, line := range strings.Split(sec, "\n") {
 				if strings.HasPrefix(line, want) && strings.HasSuffix(line, cell) {
@@ -79,7 +82,7 @@ func TestGroupDropTableLabelled(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| reference right → variant wrong | reference wrong → variant right | paired drop, pp [95% CI] |",
-		"follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from 8 templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell.",
+		"follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from 8 templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell; p is the sign-flip test of the group's drop on the same sign vectors, so that from 8 templates the interval leaves 0 out exactly when p ≤ α.",
 		"with the interval the verdict reads (from 8 templates the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher; below 8, MOVER-Wilson",
 	} {
 		if !strings.Contains(text, want) {

@@ -359,12 +359,16 @@ func writeDifficulty(b *strings.Builder, m *summary.ModelSummary, p summary.Para
 				if x == nil || v.Variant == summary.BaseVariant || x.Pairs == 0 {
 					continue
 				}
-				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s %s |", cmpOr(g, "(none)"), v.Variant, x.Pairs,
-					countNum(x.BaseOnly), countNum(x.VariantOnly), fopt(x.PairedDropPP, 1), methodCI(x.PairedDropPP, 1)))
+				p := "—"
+				if x.Test != nil {
+					p = pText(x.Test.P)
+				}
+				rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s | %s | %s %s | %s |", cmpOr(g, "(none)"), v.Variant, x.Pairs,
+					countNum(x.BaseOnly), countNum(x.VariantOnly), fopt(x.PairedDropPP, 1), methodCI(x.PairedDropPP, 1), p))
 			}
 		}
 		if len(rows) > 0 {
-			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs against each variant's reference). The paired drop's interval follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from %d templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell. These intervals are not adjusted for the number of groups.\n\n| %s | variant | pairs | reference right → variant wrong | reference wrong → variant right | paired drop, pp [%s CI] |\n|---|---|---|---|---|---|\n%s\n", axis, p.FewTemplates, axis, conf, strings.Join(rows, "\n"))
+			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs against each variant's reference). The paired drop's interval follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from %d templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell; p is the sign-flip test of the group's drop on the same sign vectors, so that from %d templates the interval leaves 0 out exactly when p ≤ α. These intervals and p-values are not adjusted for the number of groups.\n\n| %s | variant | pairs | reference right → variant wrong | reference wrong → variant right | paired drop, pp [%s CI] | sign-flip p (unadjusted) |\n|---|---|---|---|---|---|---|\n%s\n", axis, p.FewTemplates, p.FewTemplates, axis, conf, strings.Join(rows, "\n"))
 		}
 	}
 	writeLevels(b, m)

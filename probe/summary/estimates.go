@@ -333,12 +333,15 @@ const GroupStream uint64 = 0x67727570
 // follows the rule of the variant's own paired drop (pairedDropCI), on the
 // group's templates; its test is not recorded (the interval excludes 0
 // exactly where it rejects, unadjusted for the number of groups).
-func (sm *summarizer) groupDrop(pairs []*pairUnit) (*Estimate, float64, float64) {
+func (sm *summarizer) groupDrop(pairs []*pairUnit) (*Estimate, *Test, float64, float64) {
 	if sm.tsGroup == nil {
 		sm.tsGroup = &tests{p: &sm.p, rng: rand.New(rand.NewPCG(uint64(sm.p.Seed), GroupStream))}
 	}
-	e, _, _, bo, vo := sm.testedDrop(pairs, sm.tsGroup)
-	return e, bo, vo
+	e, _, t, bo, vo := sm.testedDrop(pairs, sm.tsGroup)
+	if t != nil {
+		t.Adjustment = "none (one of the difficulty groups, not adjusted for their number)"
+	}
+	return e, t, bo, vo
 }
 
 // pairedDrop returns the paired drop of a set of pairs (pp), its

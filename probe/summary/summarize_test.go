@@ -1121,6 +1121,11 @@ func TestGroupDropFollowsPairedDropRule(t *testing.T) {
 				stats.Limits{Lo: e.MOVERWilson.Lo, Hi: e.MOVERWilson.Hi, OK: true},
 				stats.Limits{Lo: e.SignFlip.Lo, Hi: e.SignFlip.Hi, OK: true, LoOpen: e.SignFlip.LoOpen, HiOpen: e.SignFlip.HiOpen},
 				stats.Limits{Lo: e.SkewT.Lo, Hi: e.SkewT.Hi, OK: true})
+			if g.Test == nil || g.Test.Templates != e.Clusters {
+				t.Errorf("%s: group test %+v", name, g.Test)
+			} else if e.Clusters >= c.few && e.CI.Excludes0() != (g.Test.P <= 0.05) {
+				t.Errorf("%s: interval %+v excludes 0: %v, but the group's test p %v", name, e.CI, e.CI.Excludes0(), g.Test.P)
+			}
 			if e.CI.Lo != l.Lo || e.CI.Hi != l.Hi || e.CI.LoOpen != l.LoOpen || e.CI.HiOpen != l.HiOpen {
 				t.Errorf("%s: interval %+v, the paired-drop rule gives [%v, %v]", name, e.CI, l.Lo, l.Hi)
 			}

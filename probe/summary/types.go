@@ -510,6 +510,12 @@ type GroupAccuracy struct {
 	BaseOnly     float64   `json:"base_right_variant_wrong"`
 	VariantOnly  float64   `json:"base_wrong_variant_right"`
 	PairedDropPP *Estimate `json:"paired_drop_pp,omitempty"`
+	// Test is the sign-flip test of PairedDropPP against 0 on the sign
+	// vectors (and tie-breaking uniform) its interval inverts, from the
+	// groups' own stream (GroupStream), so that the interval leaves 0 out
+	// exactly when it rejects; not adjusted for the number of groups; nil
+	// without pairs.
+	Test *Test `json:"test,omitempty"`
 }
 
 // ModelPair is the paired comparison of two models on the prompts both were
