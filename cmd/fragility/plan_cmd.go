@@ -58,10 +58,10 @@ With --reference original, templates, not instances, buy power. A template's bas
 collapse) shared by all of the template's pairs, so its own right/wrong variance stays in σ²_b
 whatever --instances is; instances divide only σ²_w, and only for variants that re-draw values
 (names, numbers, symbolic, noop, noop-seeming). Under the planning defaults, with Holm over
-symbolic and noop (the default variants), a 10 pp drop needs about 340 templates at 2 instances
-and 260 at 10 (250 at 20), a 5 pp drop about 1,330 and 1,030. The 68 built-in templates detect
-drops of about 22.5 pp at 2 instances, 19.8 pp at 10 and 19.4 pp at 20; with the 99 importable
-GSM-Symbolic templates (167 in all), 14.2, 12.5 and 12.3 pp; a --primary variant lowers these by
+symbolic and noop (the default variants), a 10 pp drop needs about 336 templates at 2 instances
+and 260 at 10 (250 at 20), a 5 pp drop about 1,334 and 1,029. The 68 built-in templates detect
+drops of about 22.5 pp at 2 instances, 19.8 pp at 10 and 19.4 pp at 20; with the 100
+GSM-Symbolic templates (168 in all), 14.2, 12.4 and 12.2 pp; a --primary variant lowers these by
 about a tenth. No library here reaches 10 pp. The defaults are assumptions, not measurements: a
 pilot run and --from replace them.
 

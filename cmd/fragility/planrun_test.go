@@ -96,6 +96,19 @@ func TestFileForRunDir(t *testing.T) {
 	os.WriteFile(other, []byte("x"), 0o644)
 	r := fragility(t, noModels(t), "report", other)
 	oneErrorLine(t, "report of a lone file", r, other+": not a run directory (give the folder that holds manifest.json)")
+
+	// An empty folder is refused before the run lock is taken: nothing is
+	// left in it. An empty argument is wrong usage.
+	empty := filepath.Join(root, "empty")
+	os.Mkdir(empty, 0o755)
+	r = fragility(t, noModels(t), "report", empty)
+	oneErrorLine(t, "report of an empty folder", r, empty+": no manifest: not a run directory")
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Errorf("report of an empty folder left %d files in it (%s)", len(left), left[0].Name())
+	}
+	if r = fragility(t, noModels(t), "report", ""); r.code != exitUsage {
+		t.Errorf("report '': exit %d, want %d (%s)", r.code, exitUsage, r.stderr)
+	}
 }
 
 // TestModelFlagsRefuseAsRun: every command that takes run's model and

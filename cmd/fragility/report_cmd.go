@@ -33,10 +33,14 @@ Examples:
 		Flags: []cli.Flag{flagJSON, &cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
 			&cli.BoolFlag{Name: "html", Usage: "also write report.html (narrative, plots, trial table) into RUN_DIR"}},
 		Action: func(c *cli.Context) error {
-			if c.NArg() != 1 {
+			if c.NArg() != 1 || c.Args().First() == "" {
 				return usageError{"expected one RUN_DIR argument"}
 			}
 			dir := c.Args().First()
+			// Read before the lock: a folder that is no run gets no lock file.
+			if _, err := probe.ReadManifest(dir); err != nil {
+				return err
+			}
 			lock, err := lockRunDir(dir)
 			if err != nil {
 				return err

@@ -19,7 +19,7 @@ var DifficultyAxes = []string{"level", "steps", "relation"}
 // rule of every paired drop).
 func difficulty(cells []*cell, variants []string,
 	accuracy func([]*unit) (*Estimate, stats.Ratio, float64, int),
-	pairedDrop func([]*pairUnit) (*Estimate, *Test, float64, float64)) []GroupAccuracy {
+	pairedDrop func(pairs []*pairUnit, variant string) (*Estimate, *Test, float64, float64)) []GroupAccuracy {
 	var out []GroupAccuracy
 	for _, axis := range DifficultyAxes {
 		for vi, c := range cells {
@@ -55,7 +55,7 @@ func difficulty(cells []*cell, variants []string,
 				if variants[vi] != BaseVariant {
 					if ps := pairsBy[g]; len(ps) > 0 {
 						ga.Pairs = len(ps)
-						ga.PairedDropPP, ga.Test, ga.BaseOnly, ga.VariantOnly = pairedDrop(ps)
+						ga.PairedDropPP, ga.Test, ga.BaseOnly, ga.VariantOnly = pairedDrop(ps, variants[vi])
 					}
 				}
 				out = append(out, ga)

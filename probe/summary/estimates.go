@@ -188,8 +188,10 @@ func (ts *tests) signFlip(r stats.Ratio) *Test {
 // clipped to [−100, 100], and the skew-corrected t interval of the same
 // means (stats.SkewCorrectedT, MethodSkewT), clipped likewise; each
 // interval is nil where undefined (every template mean equal, or fewer
-// templates than the test needs to reject; fewer than 3 templates).
-func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval, *Interval) {
+// templates than the test needs to reject; fewer than 3 templates). From
+// Params.FewTemplates templates the test is randomized at ties with fixedU
+// when that is in (0, 1], else with a uniform drawn from ts's stream.
+func (ts *tests) signFlipCI(r stats.Ratio, fixedU float64) (*Test, *Interval, *Interval) {
 	var d []float64
 	for g := range r.Num {
 		if r.Den[g] > 0 {
@@ -207,7 +209,11 @@ func (ts *tests) signFlipCI(r stats.Ratio) (*Test, *Interval, *Interval) {
 		skew = &Interval{Lo: max(-100, lo), Hi: min(100, hi), Method: MethodSkewT}
 	}
 	u := 1.0
-	if len(d) >= ts.p.FewTemplates {
+	switch {
+	case len(d) < ts.p.FewTemplates:
+	case fixedU > 0 && fixedU <= 1:
+		u = fixedU
+	default:
 		u = 1 - ts.rng.Float64()
 	}
 	ci, ok := stats.SignFlipInterval(d, 1-ts.p.alpha(), ts.p.PermutationExact, ts.p.PermutationDraws, u, ts.rng)
@@ -313,9 +319,9 @@ func (sm *summarizer) accuracy(units []*unit) (*Estimate, stats.Ratio, float64, 
 // Every paired drop whose reported interval follows the paired-drop rule
 // (stats.PairedDropInterval) is built here: a variant's (paired) and the
 // one within each difficulty group (groupDrop).
-func (sm *summarizer) testedDrop(pairs []*pairUnit, ts *tests) (*Estimate, stats.Ratio, *Test, float64, float64) {
+func (sm *summarizer) testedDrop(pairs []*pairUnit, ts *tests, u float64) (*Estimate, stats.Ratio, *Test, float64, float64) {
 	e, dr, bo, vo := sm.pairedDrop(pairs)
-	t, sf, skew := ts.signFlipCI(dr)
+	t, sf, skew := ts.signFlipCI(dr, u)
 	if e != nil {
 		e.SignFlip, e.SkewT = sf, skew
 	}
@@ -331,13 +337,19 @@ const GroupStream uint64 = 0x67727570
 // (testedDrop, its sign flips from GroupStream), with the pairs base (or
 // reference) right → variant wrong and the reverse: its reported interval
 // follows the rule of the variant's own paired drop (pairedDropCI), on the
-// group's templates; its test is not recorded (the interval excludes 0
-// exactly where it rejects, unadjusted for the number of groups).
-func (sm *summarizer) groupDrop(pairs []*pairUnit) (*Estimate, *Test, float64, float64) {
+// group's templates; its test is returned with it (the interval excludes
+// 0 exactly where it rejects), unadjusted for the number of groups.
+//
+// u is the tie-breaking uniform of the variant's own paired drop (its
+// Test.TieU; 0 to draw one): a group's test breaks ties with the same u, so
+// that a group holding every template of the variant gets the variant's p
+// (up to the Monte Carlo draws above Params.PermutationExact templates)
+// instead of a second coin on the same data.
+func (sm *summarizer) groupDrop(pairs []*pairUnit, u float64) (*Estimate, *Test, float64, float64) {
 	if sm.tsGroup == nil {
 		sm.tsGroup = &tests{p: &sm.p, rng: rand.New(rand.NewPCG(uint64(sm.p.Seed), GroupStream))}
 	}
-	e, _, t, bo, vo := sm.testedDrop(pairs, sm.tsGroup)
+	e, _, t, bo, vo := sm.testedDrop(pairs, sm.tsGroup, u)
 	if t != nil {
 		t.Adjustment = "none (one of the difficulty groups, not adjusted for their number)"
 	}
@@ -380,4 +392,17 @@ func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, flo
 	e := sm.es.add(100*v, sm.influence(r, 100), scaled(r, 100), -100, 100, sm.wilsonDiff(bo, n, vo, n))
 	e.MOVERWilson = moverWilson(pairs, sm.G, sm.p.Confidence)
 	return e, r, bo, vo
+}
+
+// tieU returns the tie-breaking uniform of model mi's paired drop on
+// variant (its Test.TieU), 0 when that test is not randomized or absent.
+func (sm *summarizer) tieU(mi int, variant string) float64 {
+	vi, ok := sm.vIdx[variant]
+	if !ok || sm.cells[mi][vi] == nil {
+		return 0
+	}
+	if pr := sm.cells[mi][vi].vs.Paired; pr != nil && pr.Test != nil {
+		return pr.Test.TieU
+	}
+	return 0
 }

@@ -83,7 +83,9 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	sm.errorAnatomies()
 	// Difficulty: registered before the bootstrap runs.
 	for mi, m := range sm.models {
-		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, sm.groupDrop)
+		m.Difficulty = difficulty(sm.cells[mi], sm.s.Variants, sm.accuracy, func(ps []*pairUnit, variant string) (*Estimate, *Test, float64, float64) {
+			return sm.groupDrop(ps, sm.tieU(mi, variant))
+		})
 	}
 	sm.answerLogProbShifts()
 	sm.es.finish(sm.G)
@@ -277,7 +279,7 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.AnswerChanged, pr.AnswerLeftOut = sm.answerChanged(pairs)
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
-	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts)
+	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts, 0)
 	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
 	return dr
 }
