@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
@@ -72,6 +74,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 	}
 	p.Primary = man.Config.Primary
 	p.Temperature = man.Config.Temperature
+	runOrder(trials, man.Config)
 	sum, err := summary.Summarize(trials, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
@@ -178,4 +181,25 @@ func readRun(dir string) (*Manifest, []results.Trial, error) {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return man, trials, nil
+}
+
+// runOrder sorts trials in place, stably, by their model's place in the
+// run's Config (Models, then Conditions), so that the summary lists the
+// models in the order the run named them whatever the order of
+// results.csv's rows (summary.Summarize orders the rest). A model or
+// condition the Config does not name comes after the others, by path or
+// name.
+func runOrder(trials []results.Trial, cfg Config) {
+	place := func(names []string, name string) int {
+		if i := slices.Index(names, name); i >= 0 {
+			return i
+		}
+		return len(names)
+	}
+	slices.SortStableFunc(trials, func(a, b results.Trial) int {
+		ca, cb := results.ConditionName(a.Condition), results.ConditionName(b.Condition)
+		return cmp.Or(cmp.Compare(place(cfg.Models, a.ModelPath), place(cfg.Models, b.ModelPath)),
+			cmp.Compare(a.ModelPath, b.ModelPath), cmp.Compare(a.ModelName, b.ModelName),
+			cmp.Compare(place(cfg.Conditions, ca), place(cfg.Conditions, cb)), cmp.Compare(ca, cb))
+	})
 }

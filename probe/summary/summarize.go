@@ -58,8 +58,12 @@ import (
 // (Power) uses the observed variance components of the per-pair differences
 // (stats.VarianceComponents, stats.MDE).
 //
-// The result is a deterministic function of trials and p. Zero fields of p
-// take the defaults of DefaultParams. It returns an error for invalid
+// The result is a deterministic function of trials and p, and of the set
+// of trials, not their order, except for the order of the models (that of
+// their first trial): trials are summed, and the Monte Carlo draws taken,
+// in canonicalOrder, so that a results.csv whose rows were reordered
+// (merged shards, a resumed run, a sorted file) gives the same summary to
+// the last bit. Zero fields of p take the defaults of DefaultParams. It returns an error for invalid
 // params, a primary variant that is base or not in the trials, or when two
 // trials share model, template, variant and instance.
 func Summarize(trials []results.Trial, p Params) (*Summary, error) {
@@ -68,6 +72,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 		return nil, err
 	}
 	describeMethods(&p)
+	trials = canonicalOrder(trials)
 	sm := &summarizer{p: p, alpha: p.Alpha, trials: trials, s: &Summary{Params: p, Trials: len(trials)}}
 	if err := sm.index(); err != nil {
 		return nil, err
@@ -99,6 +104,38 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	s.Effort = effortSummaries(trials, s)
 	s.Paper = paperViews(trials, s)
 	return s, nil
+}
+
+// canonicalOrder returns a copy of trials sorted by model (in the order of
+// each model's first trial), then template, variant and instance (the key
+// Summarize requires unique), so that floating-point sums and random
+// draws do not depend on the order of the rows.
+func canonicalOrder(trials []results.Trial) []results.Trial {
+	rank := map[string]int{}
+	mr := make([]int, len(trials))
+	for i := range trials {
+		k := modelKey(&trials[i])
+		r, ok := rank[k]
+		if !ok {
+			r = len(rank)
+			rank[k] = r
+		}
+		mr[i] = r
+	}
+	idx := make([]int, len(trials))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		a, b := &trials[i], &trials[j]
+		return cmp.Or(cmp.Compare(mr[i], mr[j]), strings.Compare(a.TemplateID, b.TemplateID),
+			strings.Compare(a.Variant, b.Variant), cmp.Compare(a.Instance, b.Instance))
+	})
+	out := make([]results.Trial, len(trials))
+	for k, i := range idx {
+		out[k] = trials[i]
+	}
+	return out
 }
 
 // checkParams fills the zero fields of p from DefaultParams and checks the

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -1144,5 +1147,48 @@ func TestGroupDropFollowsPairedDropRule(t *testing.T) {
 		if groups != 3 {
 			t.Errorf("%d templates: %d groups, want 3", c.templates, groups)
 		}
+	}
+}
+
+// TestSummarizeRowOrder: the rows of a run (two models, two conditions,
+// entropies and effort) in another order, each model's first row still
+// first among the models, give the same summary to the last bit: sums and
+// Monte Carlo draws follow the canonical order, not the rows'. Before,
+// shuffled rows changed the last digits of the effort means.
+func TestSummarizeRowOrder(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "report", "testdata", "runs", "arith", "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := results.ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := summary.Params{BootstrapResamples: 200, Seed: 3}
+	want, err := summary.Summarize(in, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{}
+	for _, x := range in {
+		k := x.ModelPath + "#" + x.Condition
+		if _, ok := rank[k]; !ok {
+			rank[k] = len(rank)
+		}
+	}
+	shuffled := slices.Clone(in)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	slices.SortStableFunc(shuffled, func(a, b results.Trial) int {
+		return rank[a.ModelPath+"#"+a.Condition] - rank[b.ModelPath+"#"+b.Condition]
+	})
+	got, err := summary.Summarize(shuffled, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jw, _ := json.Marshal(want)
+	jg, _ := json.Marshal(got)
+	if len(rank) < 2 || string(jw) != string(jg) {
+		t.Fatalf("%d models: the summary of the shuffled rows differs", len(rank))
 	}
 }
