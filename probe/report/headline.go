@@ -73,7 +73,7 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 	}
 	switch a := v.Paired.AnswerChanged; {
 	case a != nil:
-		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 0), estCI(a.SharePct, 0))
+		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 1), estCI(a.SharePct, 1))
 	case v.Paired.AnswerLeftOut > 0:
 		r.Stability = fmt.Sprintf("n/a: no pair answered on both sides (%d left out)", v.Paired.AnswerLeftOut)
 	}

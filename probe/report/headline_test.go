@@ -57,6 +57,18 @@ func TestHeadlineFirst(t *testing.T) {
 			t.Errorf("headline box lacks %q", want)
 		}
 	}
+	// Every answers-changed share in the box is one of the narrative's
+	// table, to its decimal ("85.0% [70.2, 94.3]", not "85% [70, 94]").
+	narr, _ := os.ReadFile(filepath.Join(dir, probe.FileNarrative))
+	shares := regexp.MustCompile(`changed \((\d+\.\d% \[-?\d+\.\d, -?\d+\.\d\])`).FindAllStringSubmatch(box, -1)
+	if len(shares) == 0 {
+		t.Error("headline box: no answers-changed share with one decimal")
+	}
+	for _, m := range shares {
+		if !strings.Contains(string(narr), "("+m[1]+" korn-graubard)") {
+			t.Errorf("headline box's answers-changed share %q is not in the narrative's table", m[1])
+		}
+	}
 	// The synthetic run's wrong answers of instance 1 are cut: 2 of 8 scored
 	// base trials of each model (4 templates × 2 instances, 1 in 4 wrong).
 	if !regexp.MustCompile(`\d+/8 \(\d+%\) → \d+/8 \(\d+%\)`).MatchString(box) {
