@@ -1,10 +1,14 @@
 package stats
 
 import (
+	"cmp"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // floorMaxK is the most non-zero template means whose sign-flip orbit
@@ -140,4 +144,140 @@ func coverageFloor(d []float64) (floor float64, k3 bool) {
 		}
 	}
 	return 1 - orbitRejectCeiling(d, floorA, floorMaxK), k <= 3
+}
+
+// onePairFloor returns, for G templates of one pair each whose template
+// means (the pairs' differences, −1, 0 or +1) are independent with P(+1) =
+// pPlus and P(−1) = pMinus (true drop δ = pPlus − pMinus), the lowest
+// coverage of δ that an interval can have there while it (1) reads the
+// template means alone, (2) does not depend on their order, (3) is not
+// randomized and (4) covers δ with probability at least 1 − a under every
+// such distribution with drop δ (the trinomials with πb − πc = δ; pMinus
+// the nuisance, searched on a grid of steps+1 points from max(0, −δ) to
+// (1 − δ)/2). By (1) and (2) the interval is a function of the counts (b,
+// c) of +1 and −1, by (3) it excludes δ on a set R of them; the floor is 1
+// − max P(R) over the sets R with P_θ(R) ≤ a at every grid point θ (an
+// integer programme over the outcomes, solved by depth-first search over
+// those whose own probability stays within a everywhere; a finer grid can
+// only shrink the feasible sets, so the floor is a lower bound). ok is false
+// when more than maxCand outcomes qualify (the search is skipped).
+func onePairFloor(G int, pPlus, pMinus, a float64, steps, maxCand int) (floor float64, ok bool) {
+	delta := pPlus - pMinus
+	lo, hi := max(0, -delta), (1-delta)/2
+	type outcome struct {
+		pF   float64
+		pNul []float64
+	}
+	lgG, _ := math.Lgamma(float64(G + 1))
+	logP := func(b, c int, pb, pc float64) float64 {
+		p0 := 1 - pb - pc
+		lb, _ := math.Lgamma(float64(b + 1))
+		lc, _ := math.Lgamma(float64(c + 1))
+		l0, _ := math.Lgamma(float64(G - b - c + 1))
+		term := func(n int, p float64) float64 {
+			if n == 0 {
+				return 0
+			}
+			if p <= 0 {
+				return math.Inf(-1)
+			}
+			return float64(n) * math.Log(p)
+		}
+		return lgG - lb - lc - l0 + term(b, pb) + term(c, pc) + term(G-b-c, p0)
+	}
+	var cands []outcome
+	for b := 0; b <= G; b++ {
+		for c := 0; b+c <= G; c++ {
+			o := outcome{pF: math.Exp(logP(b, c, pPlus, pMinus)), pNul: make([]float64, steps+1)}
+			worst := 0.0
+			for i := range o.pNul {
+				pc := lo + (hi-lo)*float64(i)/float64(steps)
+				o.pNul[i] = math.Exp(logP(b, c, pc+delta, pc))
+				worst = max(worst, o.pNul[i])
+			}
+			if worst <= a {
+				cands = append(cands, o)
+			}
+		}
+	}
+	if len(cands) > maxCand {
+		return 0, false
+	}
+	slices.SortFunc(cands, func(x, y outcome) int { return cmp.Compare(y.pF, x.pF) })
+	rest := make([]float64, len(cands)+1) // rest[i]: P_F of cands[i:]
+	for i := len(cands) - 1; i >= 0; i-- {
+		rest[i] = rest[i+1] + cands[i].pF
+	}
+	best := 0.0
+	var search func(i int, got float64, load []float64)
+	search = func(i int, got float64, load []float64) {
+		best = max(best, got)
+		if i == len(cands) || got+rest[i] <= best {
+			return
+		}
+		next := make([]float64, len(load))
+		fits := true
+		for j := range load {
+			next[j] = load[j] + cands[i].pNul[j]
+			fits = fits && next[j] <= a
+		}
+		if fits {
+			search(i+1, got+cands[i].pF, next)
+		}
+		search(i+1, got, load)
+	}
+	search(0, 0, make([]float64, steps+1))
+	return 1 - best, true
+}
+
+// onePairProbs returns P(+1) and P(−1) of a template's paired difference in
+// drawGrid's cell c with one pair per template: with p ~ Beta (mean μ,
+// Var p = ρμ(1−μ)), loss share r and gain share s independent of p with
+// means A and B (drawGrid), and the variant's uniform the base's own with
+// probability 0.7, P(+1) = 0.7·μA + 0.3·(μ − E[p²](1−A) − (μ − E[p²])B)
+// and P(−1) = 0.7·(1−μ)B + 0.3·((μ − E[p²])(1−A) + (1 − 2μ + E[p²])B);
+// their difference is δ = μA − (1−μ)B.
+func onePairProbs(c gridCell) (pPlus, pMinus float64) {
+	A, B := c.delta/c.mu, 0.0
+	if c.het {
+		B = max(0, min(0.05, (c.mu/2-c.delta)/(1-c.mu)))
+		A = (c.delta + (1-c.mu)*B) / c.mu
+	}
+	ep2 := c.mu*c.mu + c.rho*c.mu*(1-c.mu)
+	pPlus = 0.7*c.mu*A + 0.3*(c.mu-ep2*(1-A)-(c.mu-ep2)*B)
+	pMinus = 0.7*(1-c.mu)*B + 0.3*((c.mu-ep2)*(1-A)+(1-2*c.mu+ep2)*B)
+	return pPlus, pMinus
+}
+
+// TestOnePairFloor checks onePairFloor on a case worked by hand and
+// onePairProbs against drawGrid's draws.
+func TestOnePairFloor(t *testing.T) {
+	// G = 1, δ = 0: the nulls are πb = πc ∈ [0, ½]; the outcome +1 has
+	// probability up to ½ > a, so no set qualifies and the floor is 1.
+	if f, ok := onePairFloor(1, 0.1, 0.1, 0.07, 100, 20); !ok || f != 1 {
+		t.Errorf("G = 1: floor %v (ok %v), want 1", f, ok)
+	}
+	// G = 4, δ = 0, nulls πb = πc = t ∈ [0, ½]: the outcomes whose own
+	// null probability stays within 0.07 are (b, c) = (4, 0) and (0, 4)
+	// (t⁴ ≤ 1/16) and (3, 0) and (0, 3) (4t³(1 − 2t) ≤ 0.0527 at t = 3/8);
+	// any two exceed 0.07 at some t (2t⁴ = 0.125 at ½; t³(4 − 7t) = 0.0787
+	// at 3/7; 8t³(1 − 2t) = 0.105 at 3/8), so R is one outcome, the likeliest
+	// under F = (¼, ¼, ½): (3, 0) or (0, 3), 4·(¼)³·½ = 1/32.
+	if f, ok := onePairFloor(4, 0.25, 0.25, 0.07, 400, 30); !ok || math.Abs(f-(1-1.0/32)) > 1e-12 {
+		t.Errorf("G = 4: floor %v (ok %v), want %v", f, ok, 1-1.0/32)
+	}
+	c := gridCell{G: 1, m: 1, mu: 0.6, rho: 0.5, delta: 0.1, het: true}
+	pp, pm := onePairProbs(c)
+	rng := rand.New(rand.NewPCG(4, 4))
+	beta := &distuv.Beta{Alpha: c.mu * (1 - c.rho) / c.rho, Beta: (1 - c.mu) * (1 - c.rho) / c.rho, Src: rng}
+	const n = 200000
+	var plus, minus float64
+	for range n {
+		d := drawGrid(rng, c, beta).dbar[0]
+		plus += b2f(d > 0)
+		minus += b2f(d < 0)
+	}
+	if se := math.Sqrt(pp * (1 - pp) / n); math.Abs(plus/n-pp) > 4*se || math.Abs(minus/n-pm) > 4*se || math.Abs(pp-pm-c.delta) > 1e-12 {
+		t.Errorf("onePairProbs %v %v, drawn %v %v", pp, pm, plus/n, minus/n)
+	}
 }
