@@ -150,6 +150,7 @@ type Event struct {
 	Model       string  // path of the model being run
 	Done, Total int     // trials finished (resumed ones included) and planned, all models
 	Tokens      int     // tokens generated in this process so far
+	DoneTokens  int     // of Tokens, those of the trials finished (the rest are in flight)
 	Seconds     float64 // generation wall time in this process so far
 }
 
@@ -449,6 +450,7 @@ type runner struct {
 	lock     *DirLock  // the run directory's, from prepareSet on
 	finished int       // trials finished (resumed ones included)
 	genTok   int       // tokens generated in this process
+	doneTok  int       // of genTok, those of finished items
 	genSec   float64   // generation seconds in this process
 	start    time.Time // when generation started in this process
 }
@@ -752,8 +754,12 @@ func (r *runner) runModels() error {
 			r.finished += n
 			r.genTok += tok
 			r.genSec += sec
+			if n > 0 {
+				// A batch's items finish together: every token so far is theirs.
+				r.doneTok = r.genTok
+			}
 			if r.opt.Progress != nil {
-				r.opt.Progress(Event{Model: path, Done: r.finished, Total: r.total, Tokens: r.genTok, Seconds: time.Since(r.start).Seconds()})
+				r.opt.Progress(Event{Model: path, Done: r.finished, Total: r.total, Tokens: r.genTok, DoneTokens: r.doneTok, Seconds: time.Since(r.start).Seconds()})
 			}
 		})
 		m.Close()

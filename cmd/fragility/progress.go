@@ -17,7 +17,9 @@ import (
 // batch finish together, so an item rate says little until the end):
 // remaining ≈ (items left × tokens per item − tokens of items under way) /
 // tokens per second, with tokens per item the mean of the items finished
-// in this process, or maxTokens (the budget, an upper bound) before any
+// in this process (Event.DoneTokens over their number: the tokens of a
+// batch under way counted against the few items done made the early
+// estimates jump), or maxTokens (the budget, an upper bound) before any
 // has. label names the model of a path (the store's name when it came
 // from one).
 func newProgress(maxTokens int, label func(path string) string, w *os.File) func(probe.Event) {
@@ -95,13 +97,14 @@ func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
 	tps := pe.tps(ev)
 	done := ev.Done - pe.firstDone
 	perItem := float64(maxTokens)
-	if done > 0 {
-		perItem = float64(ev.Tokens) / float64(done)
+	if done > 0 && ev.DoneTokens > 0 {
+		perItem = float64(ev.DoneTokens) / float64(done)
 	}
 	if tps <= 0 || perItem <= 0 || (done == 0 && ev.Seconds < estimateAfter) {
 		return "time left: estimating"
 	}
-	remaining := float64(ev.Total-pe.firstDone)*perItem - float64(ev.Tokens)
+	inFlight := max(0, ev.Tokens-ev.DoneTokens)
+	remaining := float64(ev.Total-ev.Done)*perItem - float64(inFlight)
 	if ev.Done >= ev.Total || remaining < 0 {
 		remaining = 0
 	}

@@ -23,13 +23,20 @@ func TestProgressEstimate(t *testing.T) {
 	if got := pe.left(ev, 144); got != "about 3m40s left" {
 		t.Errorf("before any item: %q", got)
 	}
-	ev = probe.Event{Done: 8, Total: 16, Tokens: 800, Seconds: 80}
+	ev = probe.Event{Done: 8, Total: 16, Tokens: 800, DoneTokens: 800, Seconds: 80}
 	if got := pe.left(ev, 144); got != "about 1m20s left" {
 		t.Errorf("8 items of 100 tokens done: %q", got)
 	}
+	// 1 item of 100 tokens done and a batch of 8 under way with 700 tokens
+	// so far: 15 items × 100 − 700 = 800 tokens at 10 tokens/s. Counting
+	// the batch's tokens against the one item done said 800 per item: 3h.
+	ev = probe.Event{Done: 1, Total: 16, Tokens: 800, DoneTokens: 100, Seconds: 80}
+	if got := pe.left(ev, 144); got != "about 1m20s left" {
+		t.Errorf("1 item done, a batch under way: %q", got)
+	}
 	var resumed progressEstimate
 	resumed.update(probe.Event{Done: 10, Total: 16})
-	if got := resumed.left(probe.Event{Done: 13, Total: 16, Tokens: 300, Seconds: 30}, 0); got != "about 30s left" {
+	if got := resumed.left(probe.Event{Done: 13, Total: 16, Tokens: 300, DoneTokens: 300, Seconds: 30}, 0); got != "about 30s left" {
 		t.Errorf("resumed run: %q", got)
 	}
 	if got := resumed.left(probe.Event{Done: 10, Total: 16}, 0); got != "time left: estimating" {
