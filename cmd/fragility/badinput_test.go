@@ -289,6 +289,10 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"generate", "--prompt", " "}, "--prompt is empty"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
+		// 0 is not "no limit": the flag's default is the limit.
+		{[]string{"plan", "--max-templates", "0"}, "--max-templates must be between 2 and 1000000, got 0"},
+		{[]string{"plan", "--max-templates", "-5"}, "--max-templates must be between 2 and 1000000, got -5"},
+		{[]string{"plan", "--max-templates", "2147483647", "--drop", "0.5"}, "--max-templates must be between 2 and 1000000, got 2147483647"},
 		// llama.cpp takes a negative quantization thread count as "all".
 		{[]string{"quantize", "--type", "Q8_0", "--threads", "-2", "in.gguf", "out.gguf"}, "--threads must be between 0 (the default) and 512, got -2"},
 		// n_batch below the sequences of a batch aborted inside llama_decode
