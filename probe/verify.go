@@ -547,14 +547,9 @@ func tokenAt(ts []llm.Token, i int) string {
 // the responses of results.csv by item ID.
 func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string, error) {
 	path := filepath.Join(dir, FileResults)
-	f, err := os.Open(path)
+	trials, err := ReadResults(path)
 	if err != nil {
 		return nil, err
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := CheckScores(path, man.ErrorRules, trials); err != nil {
 		return nil, err

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -438,5 +441,109 @@ func TestUnknownChatTemplate(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the run directory was created")
+	}
+}
+
+// TestBadRunFiles: report on a copy of a checked-in run directory whose
+// results.csv or summary.json a new user damaged. Each is refused with one
+// short line naming the file and what is wrong (the line, column and value
+// of a bad number; the missing column; a directory in a file's place; a
+// missing file named once), exit 1, and summary.json is left as it was.
+func TestBadRunFiles(t *testing.T) {
+	src := filepath.Join("..", "..", "probe", "report", "testdata", "runs", "arith")
+	good, err := os.ReadFile(filepath.Join(src, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(good)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edited returns results.csv with the first row's column set to value,
+	// or without the column when drop.
+	edited := func(column, value string, drop bool) []byte {
+		i := slices.Index(recs[0], column)
+		if i < 0 {
+			t.Fatalf("no column %s", column)
+		}
+		var b bytes.Buffer
+		w := csv.NewWriter(&b)
+		for k, r := range recs {
+			r = slices.Clone(r)
+			if drop {
+				r = slices.Delete(r, i, i+1)
+			} else if k == 1 {
+				r[i] = value
+			}
+			w.Write(r)
+		}
+		w.Flush()
+		return b.Bytes()
+	}
+	// Random bytes without a comma, quote or line break: one header
+	// field of 3000 bytes.
+	random := make([]byte, 3000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		if random[i] = byte(rng.IntN(256)); strings.IndexByte(",\"\r\n", random[i]) >= 0 {
+			random[i] = 'x'
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		results []byte // nil: removed
+		summary bool   // summary.json is a directory
+		want    string // after "fragility: DIR/"
+	}{
+		{"ddc-nan", edited("ddc_margin", "NaN", false), false, "results.csv: line 2 (item m0/t00/base/0): ddc_margin is NaN, not a finite number: the file was edited"},
+		{"seconds-negative", edited("seconds", "-1", false), false, "results.csv: line 2 (item m0/t00/base/0): seconds is -1, not a duration (at least 0): the file was edited"},
+		{"entropy-inf", edited("entropy_mean_bits", "Inf", false), false, "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is +Inf, not a finite number: the file was edited"},
+		{"no-correct", edited("correct", "", true), false, "results.csv: lacks the column(s) correct, which every results.csv has: the file was edited"},
+		{"random", random, false, `results.csv: line 1: column 1 is "`},
+		{"summary-dir", good, true, "summary.json: is a directory, not a file"},
+		{"no-results", nil, false, "results.csv: no such file or directory"},
+	} {
+		dir := filepath.Join(t.TempDir(), c.name)
+		copyFlat(t, src, dir)
+		res, sum := filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json")
+		if c.results == nil {
+			os.Remove(res)
+		} else {
+			os.WriteFile(res, c.results, 0o644)
+		}
+		if c.summary {
+			os.Remove(sum)
+			os.Mkdir(sum, 0o755)
+		}
+		before, _ := os.ReadFile(sum)
+		r := fragility(t, nil, "report", dir)
+		oneErrorLine(t, c.name, r, "fragility: "+dir+"/"+c.want)
+		if len(r.stderr) > 300 || strings.Count(r.stderr, dir) != 1 || strings.ContainsRune(r.stderr, '\uFFFD') {
+			t.Errorf("%s: %d characters, the folder named %d times (bytes not UTF-8 are quoted as \\xNN): %s", c.name, len(r.stderr), strings.Count(r.stderr, dir), r.stderr)
+		}
+		if after, _ := os.ReadFile(sum); !bytes.Equal(before, after) {
+			t.Errorf("%s: summary.json changed", c.name)
+		}
+	}
+}
+
+// copyFlat copies the files of the directory src into a new directory dst.
+func copyFlat(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
