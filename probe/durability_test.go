@@ -52,9 +52,13 @@ func TestWriteAtomic(t *testing.T) {
 }
 
 // TestReadResultsErrors: a missing results.csv, a directory in its place
-// and a bad row are each named with the path once.
+// and a bad row are each named with the path once; so is a missing
+// traces.jsonl (ReadTraces).
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
+	if _, err := ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, FileTraces)+": no such file or directory" {
+		t.Errorf("missing traces: %v", err)
+	}
 	p := filepath.Join(dir, FileResults)
 	if _, err := ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
 		t.Errorf("missing: %v", err)

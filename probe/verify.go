@@ -212,7 +212,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	}
 	traces, err := ReadTraces(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, err
 	}
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
@@ -269,7 +269,7 @@ func readQuestions(dir string, man *Manifest) (map[string]string, error) {
 	}
 	sf, err := os.Open(setPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", setPath, templates.BarePathError(err))
 	}
 	set, err := templates.ReadSet(sf)
 	sf.Close()

@@ -449,6 +449,7 @@ func TestUnknownChatTemplate(t *testing.T) {
 // short line naming the file and what is wrong (the line, column and value
 // of a bad number; the missing column; a directory in a file's place; a
 // missing file named once), exit 1, and summary.json is left as it was.
+// verify of a directory without set.jsonl names that file once.
 func TestBadRunFiles(t *testing.T) {
 	src := filepath.Join("..", "..", "probe", "report", "testdata", "runs", "arith")
 	good, err := os.ReadFile(filepath.Join(src, "results.csv"))
@@ -524,6 +525,14 @@ func TestBadRunFiles(t *testing.T) {
 		if after, _ := os.ReadFile(sum); !bytes.Equal(before, after) {
 			t.Errorf("%s: summary.json changed", c.name)
 		}
+	}
+	// verify of a directory without its set.jsonl names the file once.
+	dir := filepath.Join(t.TempDir(), "no-set")
+	copyFlat(t, src, dir)
+	r := fragility(t, nil, "verify", "--force", dir)
+	oneErrorLine(t, "verify without set.jsonl", r, "fragility: "+dir+"/set.jsonl: no such file or directory")
+	if strings.Count(r.stderr, dir) != 1 {
+		t.Errorf("verify without set.jsonl: the folder named %d times: %s", strings.Count(r.stderr, dir), r.stderr)
 	}
 }
 
