@@ -41,14 +41,39 @@ func TestWriteAtomic(t *testing.T) {
 	os.Mkdir(blocked, 0o755)
 	os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644)
 	err := WriteFileAtomic(blocked, []byte("{}"))
-	if err == nil || !strings.HasPrefix(err.Error(), blocked+": ") {
-		t.Errorf("rename onto a directory: error %v", err)
+	if err == nil || err.Error() != blocked+": is a directory, not a file" {
+		t.Errorf("rename onto a directory: error %v, want it to say the path is a directory (not rename's \"file exists\")", err)
 	}
 	// No directory to write in at all.
 	if err := WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
 		t.Error("missing directory: no error")
 	}
 	tempLeft(t, dir)
+}
+
+// TestReadResultsErrors: a missing results.csv, a directory in its place
+// and a bad row are each named with the path once; so is a missing
+// traces.jsonl (ReadTraces).
+func TestReadResultsErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, FileTraces)+": no such file or directory" {
+		t.Errorf("missing traces: %v", err)
+	}
+	p := filepath.Join(dir, FileResults)
+	if _, err := ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
+		t.Errorf("missing: %v", err)
+	}
+	os.Mkdir(p, 0o755)
+	if _, err := ReadResults(p); err == nil || err.Error() != p+": is a directory, not a file" {
+		t.Errorf("directory: %v", err)
+	}
+	os.Remove(p)
+	var b bytes.Buffer
+	results.WriteCSV(&b, []results.Trial{{ItemID: "m0/a/base/0"}})
+	os.WriteFile(p, []byte(strings.Replace(b.String(), "m0/a/base/0,", "m0/a/base/0,,,,,,,", 1)), 0o644)
+	if _, err := ReadResults(p); err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Count(err.Error(), FileResults) != 1 {
+		t.Errorf("bad row: %v", err)
+	}
 }
 
 func TestPrepareDir(t *testing.T) {

@@ -32,12 +32,12 @@ func checkRowsKnown(dir string, man *Manifest, set *templates.Set, trials []resu
 			continue
 		}
 		if v, ok := variantOf[inst]; ok && string(v) != t.Variant {
-			return fmt.Errorf("%s: %s (item %s): variant %q is not a variant of this run (set.jsonl has the item as %s): the file was edited",
-				path, rowRef(path, i), t.ItemID, t.Variant, v)
+			return fmt.Errorf("%s: %s (item %s): variant %s is not a variant of this run (set.jsonl has the item as %s): the file was edited",
+				path, rowRef(path, i), t.ItemID, results.Quote(t.Variant), v)
 		}
 		if want := man.Models[mi].Identity.Name; want != "" && t.ModelName != want {
-			return fmt.Errorf("%s: %s (item %s): model %q is not a model of this run (manifest.json has model %d as %q): the file was edited",
-				path, rowRef(path, i), t.ItemID, t.ModelName, mi, want)
+			return fmt.Errorf("%s: %s (item %s): model %s is not a model of this run (manifest.json has model %d as %q): the file was edited",
+				path, rowRef(path, i), t.ItemID, results.Quote(t.ModelName), mi, want)
 		}
 	}
 	return nil

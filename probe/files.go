@@ -6,13 +6,37 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
+
+// ReadResults reads the results.csv at path (results.ReadCSV). Errors name
+// the path once: a missing file ("no such file or directory"), a directory
+// in the file's place, a header or row that does not parse.
+func ReadResults(path string) ([]results.Trial, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, templates.BarePathError(err))
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a file", path)
+	}
+	trials, err := results.ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return trials, nil
+}
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory, fsyncs it and renames it into place, so a reader never sees a
 // half-written file.
 func WriteFileAtomic(path string, data []byte) error {
+	if st, err := os.Lstat(path); err == nil && st.IsDir() {
+		// rename(2) would say "file exists" (or "is a directory").
+		return fmt.Errorf("%s: is a directory, not a file", path)
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,8 +155,8 @@ func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instanc
 		default:
 			continue
 		}
-		return fmt.Errorf("%s: %s (item %s): %s is %q, but the instance %s in %s (line %d) has %q: a file was edited after the run",
-			path, rowRef(path, i), t.ItemID, field, got, in.ID, FileSet, lines[in], want)
+		return fmt.Errorf("%s: %s (item %s): %s is %s, but the instance %s in %s (line %d) has %s: a file was edited after the run",
+			path, rowRef(path, i), t.ItemID, field, results.Quote(got), in.ID, FileSet, lines[in], results.Quote(want))
 	}
 	return nil
 }
@@ -227,32 +226,58 @@ func CheckScores(path, errorRules string, trials []results.Trial) error {
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)
 		if want != t.Correct {
-			return fmt.Errorf("%s: %s (item %s): correct is %v, but its extraction (rule %s, answer %q) against the expected %q gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
-				path, rowRef(path, i), t.ItemID, t.Correct, t.Rule, t.Extracted, t.Expected, want)
+			return fmt.Errorf("%s: %s (item %s): correct is %v, but its extraction (rule %s, answer %s) against the expected %s gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
+				path, rowRef(path, i), t.ItemID, t.Correct, t.Rule, results.Quote(t.Extracted), results.Quote(t.Expected), want)
 		}
 		if errorRules == anatomy.Version {
 			if k := errorKind(t); k != t.ErrorKind {
-				return fmt.Errorf("%s: %s (item %s): error_kind is %q, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
-					path, rowRef(path, i), t.ItemID, t.ErrorKind, anatomy.Version, k)
+				return fmt.Errorf("%s: %s (item %s): error_kind is %s, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
+					path, rowRef(path, i), t.ItemID, results.Quote(t.ErrorKind), anatomy.Version, k)
 			}
 		}
 	}
 	return nil
 }
 
-// checkMeasures refuses a trial's recorded measure that no run can write: a
-// negative or non-finite entropy, a negative token count, an unknown stop
-// reason, or a scored answer's log-probability that is positive or not
-// finite (a log-probability is at most 0).
+// checkMeasures refuses a trial's recorded measure that no run can write:
+// a number column that is not finite (results.Trial.NonFinite: NaN or ±Inf
+// in any of them, as ddc_margin=NaN or seconds=Inf), a negative entropy,
+// branching factor or generation time, a negative count of tokens or
+// calculator calls, an F1 outside [0, 1], or a scored answer's
+// log-probability that is positive (a log-probability is at most 0). The
+// error names the column and its value.
 func checkMeasures(t *results.Trial) error {
+	if col, x := t.NonFinite(); col != "" {
+		return fmt.Errorf("%s is %v, not a finite number", col, x)
+	}
+	for _, c := range []struct {
+		col string
+		n   int
+	}{{"tokens", t.Tokens}, {"prompt_tokens", t.PromptTokens}, {"calc_calls", t.CalcCalls}, {"effort_tokens", t.EffortTokens},
+		{"think_tokens", t.ThinkTokens}, {"reply_tokens", t.ReplyTokens}, {"answer_logprob_tokens", t.AnswerLogProbTokens},
+		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens}} {
+		if c.n < 0 {
+			return fmt.Errorf("%s is %d, not a count (at least 0)", c.col, c.n)
+		}
+	}
+	for _, c := range []struct {
+		col, what string
+		x         float64
+	}{{"seconds", "a duration", t.Seconds},
+		{"entropy_mean_bits", "an entropy", t.EntropyMean}, {"entropy_p95_bits", "an entropy", t.EntropyP95},
+		{"branching_median", "a branching factor", t.BranchingMedian}, {"answer_entropy_mean_bits", "an entropy", t.AnswerEntropyMean},
+		{"answer_entropy_p95_bits", "an entropy", t.AnswerEntropyP95}, {"answer_branching_median", "a branching factor", t.AnswerBranching},
+		{"think_entropy_mean_bits", "an entropy", t.ThinkEntropyMean}, {"reply_entropy_mean_bits", "an entropy", t.ReplyEntropyMean}} {
+		if c.x < 0 {
+			return fmt.Errorf("%s is %v, not %s (at least 0)", c.col, c.x, c.what)
+		}
+	}
 	switch {
-	case t.Tokens < 0:
-		return fmt.Errorf("tokens is %d", t.Tokens)
-	case !(t.EntropyMean >= 0) || math.IsInf(t.EntropyMean, 0):
-		return fmt.Errorf("entropy_mean_bits is %v", t.EntropyMean)
-	case t.AnswerScored && (!(t.AnswerLogProb <= 0) || math.IsInf(t.AnswerLogProb, 0)):
+	case t.F1 < 0 || t.F1 > 1:
+		return fmt.Errorf("f1 is %v, not in [0, 1]", t.F1)
+	case t.AnswerScored && t.AnswerLogProb > 0:
 		return fmt.Errorf("answer_logprob is %v, not a log-probability (finite, at most 0)", t.AnswerLogProb)
-	case t.AnswerScored && (!(t.OwnAnswerLogProb <= 0) || math.IsInf(t.OwnAnswerLogProb, 0)):
+	case t.AnswerScored && t.OwnAnswerLogProb > 0:
 		return fmt.Errorf("own_answer_logprob is %v, not a log-probability (finite, at most 0)", t.OwnAnswerLogProb)
 	}
 	return nil

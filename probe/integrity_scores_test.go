@@ -14,7 +14,9 @@ import (
 // the run recorded this binary's error rules (and read as recorded under
 // older rules), and so are measures no run can write: a positive or
 // non-finite answer log-probability, a non-finite or negative entropy, a
-// negative token count. Each message names the file, the row and the item.
+// negative token count, a non-finite value in any number column (a NaN DDC
+// margin, an infinite time), a negative time, an F1 outside [0, 1]. Each
+// message names the file, the row, the item, the column and the value.
 func TestCheckScoresEditedMeasures(t *testing.T) {
 	row := func() results.Trial {
 		tr := results.Trial{ItemID: "m/baker/base/0", Response: "6 × 8 = 46. Final answer: 46", Extracted: "46", Rule: answer.RuleFinalAnswer,
@@ -45,6 +47,13 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 		{func(tr *results.Trial) { tr.EntropyMean = math.NaN() }, "entropy_mean_bits is NaN"},
 		{func(tr *results.Trial) { tr.EntropyMean = -3 }, "entropy_mean_bits is -3"},
 		{func(tr *results.Trial) { tr.Tokens = -5 }, "tokens is -5"},
+		{func(tr *results.Trial) { tr.DDCMargin = math.NaN() }, "ddc_margin is NaN, not a finite number"},
+		{func(tr *results.Trial) { tr.Seconds = -1 }, "seconds is -1, not a duration (at least 0)"},
+		{func(tr *results.Trial) { tr.Seconds = math.Inf(1) }, "seconds is +Inf, not a finite number"},
+		{func(tr *results.Trial) { tr.AnswerBranching = -2 }, "answer_branching_median is -2, not a branching factor"},
+		{func(tr *results.Trial) { tr.ReplyTokens = -1 }, "reply_tokens is -1, not a count"},
+		{func(tr *results.Trial) { tr.F1 = 1.5 }, "f1 is 1.5, not in [0, 1]"},
+		{func(tr *results.Trial) { tr.AnswerLogProbMargin = math.NaN() }, "answer_logprob_margin is NaN"},
 	} {
 		tr := row()
 		c.edit(&tr)

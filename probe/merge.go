@@ -17,7 +17,6 @@ import (
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
@@ -379,14 +378,9 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 // file and row.
 func checkShardFiles(s shardRun) error {
 	path := filepath.Join(s.dir, FileResults)
-	f, err := os.Open(path)
+	trials, err := ReadResults(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("%s: %s: %w", s.name(), path, err)
 	}
 	if err := CheckScores(path, s.man.ErrorRules, trials); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)

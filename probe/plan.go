@@ -13,6 +13,23 @@ import (
 // DefaultMaxTemplates is the largest number of templates a plan searches.
 const DefaultMaxTemplates = 100000
 
+// MaxTemplatesLimit is the largest PlanOptions.MaxTemplates (plan
+// --max-templates) a plan searches up to: the power at a bound is computed
+// once per instance count, and with one instance per template (the exact
+// sign test) its cost grows with the bound: about 1 s at 10⁶, several
+// minutes at 2³¹ (measured with plan --drop 0.5).
+const MaxTemplatesLimit = 1000000
+
+// CheckMaxTemplates refuses a bound of the templates a plan searches (plan
+// --max-templates) outside [2, MaxTemplatesLimit], as an OptionError
+// naming the flag: fewer than 2 templates have no paired-drop test.
+func CheckMaxTemplates(n int) error {
+	if n < 2 || n > MaxTemplatesLimit {
+		return optionErrorf("--max-templates must be between 2 and %d, got %d", MaxTemplatesLimit, n)
+	}
+	return nil
+}
+
 // RunPlanOptions are the inputs of PlanRun besides the run's Config.
 type RunPlanOptions struct {
 	// Sizing sizes the run and its shards (see PlanShards).
@@ -242,7 +259,8 @@ type PlanOptions struct {
 	// one instance per template: Within is then an assumption, not an
 	// estimate (see RunPlanOptions.From).
 	WithinNotIdentified bool
-	// MaxTemplates bounds the search (DefaultMaxTemplates when 0).
+	// MaxTemplates bounds the search: 0 (DefaultMaxTemplates) or 2 to
+	// MaxTemplatesLimit (CheckMaxTemplates).
 	MaxTemplates int
 }
 
@@ -319,8 +337,8 @@ func (o PlanOptions) check() error {
 		return optionErrorf("--power must be in (0, 1), got %v", o.Power)
 	case !(o.Between >= 0 && o.Within >= 0) || math.IsInf(o.Between, 0) || math.IsInf(o.Within, 0) || o.Between+o.Within == 0:
 		return OptionError{"--between and --within must be ≥ 0 and not both 0"}
-	case o.MaxTemplates < 0 || o.MaxTemplates == 1:
-		return optionErrorf("--max-templates must be at least 2, got %d", o.MaxTemplates)
+	case o.MaxTemplates != 0 && CheckMaxTemplates(o.MaxTemplates) != nil:
+		return CheckMaxTemplates(o.MaxTemplates)
 	}
 	if o.Primary != "" && (o.Primary == summary.BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
 		return optionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)

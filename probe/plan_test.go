@@ -93,6 +93,8 @@ func TestMakePlan(t *testing.T) {
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 1, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: 1},
+		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: -3},
+		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: MaxTemplatesLimit + 1},
 	} {
 		var oe OptionError
 		if _, err := MakePlan(bad); !errors.As(err, &oe) || !strings.Contains(err.Error(), "--") {

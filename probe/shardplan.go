@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/internal/jsonerr"
-	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
@@ -293,14 +292,9 @@ func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem fl
 	if err != nil {
 		return Throughput{}, 0, 0, err
 	}
-	f, err := os.Open(filepath.Join(dir, FileResults))
+	trials, err := ReadResults(filepath.Join(dir, FileResults))
 	if err != nil {
 		return Throughput{}, 0, 0, err
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return Throughput{}, 0, 0, fmt.Errorf("%s: %w", filepath.Join(dir, FileResults), err)
 	}
 	var tok, prompt, n int
 	for i := range trials {

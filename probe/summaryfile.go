@@ -170,15 +170,9 @@ func readRun(dir string) (*Manifest, []results.Trial, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, FileResults)
-	f, err := os.Open(path)
+	trials, err := ReadResults(filepath.Join(dir, FileResults))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, err
 	}
 	return man, trials, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/stats"
+	"github.com/fragility/fragility/templates"
 )
 
 // Trace is one line of traces.jsonl: the exact rendered prompt, its token
@@ -32,12 +33,13 @@ type Trace struct {
 	AnswerScore *AnswerScoreTrace `json:"answer_score,omitempty"`
 }
 
-// ReadTraces reads traces.jsonl of a run directory.
+// ReadTraces reads traces.jsonl of a run directory. Errors name the file
+// once (a caller adds no directory).
 func ReadTraces(dir string) ([]Trace, error) {
 	path := filepath.Join(dir, FileTraces)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, templates.BarePathError(err))
 	}
 	var out []Trace
 	for i, line := range strings.Split(string(data), "\n") {

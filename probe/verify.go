@@ -212,7 +212,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	}
 	traces, err := ReadTraces(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, err
 	}
 	if len(traces) == 0 {
 		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
@@ -269,7 +269,7 @@ func readQuestions(dir string, man *Manifest) (map[string]string, error) {
 	}
 	sf, err := os.Open(setPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", setPath, templates.BarePathError(err))
 	}
 	set, err := templates.ReadSet(sf)
 	sf.Close()
@@ -547,14 +547,9 @@ func tokenAt(ts []llm.Token, i int) string {
 // the responses of results.csv by item ID.
 func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string, error) {
 	path := filepath.Join(dir, FileResults)
-	f, err := os.Open(path)
+	trials, err := ReadResults(path)
 	if err != nil {
 		return nil, err
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := CheckScores(path, man.ErrorRules, trials); err != nil {
 		return nil, err

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/csv"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,6 +292,10 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"generate", "--prompt", " "}, "--prompt is empty"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
+		// 0 is not "no limit": the flag's default is the limit.
+		{[]string{"plan", "--max-templates", "0"}, "--max-templates must be between 2 and 1000000, got 0"},
+		{[]string{"plan", "--max-templates", "-5"}, "--max-templates must be between 2 and 1000000, got -5"},
+		{[]string{"plan", "--max-templates", "2147483647", "--drop", "0.5"}, "--max-templates must be between 2 and 1000000, got 2147483647"},
 		// llama.cpp takes a negative quantization thread count as "all".
 		{[]string{"quantize", "--type", "Q8_0", "--threads", "-2", "in.gguf", "out.gguf"}, "--threads must be between 0 (the default) and 512, got -2"},
 		// n_batch below the sequences of a batch aborted inside llama_decode
@@ -434,5 +441,118 @@ func TestUnknownChatTemplate(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the run directory was created")
+	}
+}
+
+// TestBadRunFiles: report on a copy of a checked-in run directory whose
+// results.csv or summary.json a new user damaged. Each is refused with one
+// short line naming the file and what is wrong (the line, column and value
+// of a bad number; the missing column; a directory in a file's place; a
+// missing file named once), exit 1, and summary.json is left as it was.
+// verify of a directory without set.jsonl names that file once.
+func TestBadRunFiles(t *testing.T) {
+	src := filepath.Join("..", "..", "probe", "report", "testdata", "runs", "arith")
+	good, err := os.ReadFile(filepath.Join(src, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(good)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// edited returns results.csv with the first row's column set to value,
+	// or without the column when drop.
+	edited := func(column, value string, drop bool) []byte {
+		i := slices.Index(recs[0], column)
+		if i < 0 {
+			t.Fatalf("no column %s", column)
+		}
+		var b bytes.Buffer
+		w := csv.NewWriter(&b)
+		for k, r := range recs {
+			r = slices.Clone(r)
+			if drop {
+				r = slices.Delete(r, i, i+1)
+			} else if k == 1 {
+				r[i] = value
+			}
+			w.Write(r)
+		}
+		w.Flush()
+		return b.Bytes()
+	}
+	// Random bytes without a comma, quote or line break: one header
+	// field of 3000 bytes.
+	random := make([]byte, 3000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		if random[i] = byte(rng.IntN(256)); strings.IndexByte(",\"\r\n", random[i]) >= 0 {
+			random[i] = 'x'
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		results []byte // nil: removed
+		summary bool   // summary.json is a directory
+		want    string // after "fragility: DIR/"
+	}{
+		{"ddc-nan", edited("ddc_margin", "NaN", false), false, "results.csv: line 2 (item m0/t00/base/0): ddc_margin is NaN, not a finite number: the file was edited"},
+		{"seconds-negative", edited("seconds", "-1", false), false, "results.csv: line 2 (item m0/t00/base/0): seconds is -1, not a duration (at least 0): the file was edited"},
+		{"entropy-inf", edited("entropy_mean_bits", "Inf", false), false, "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is +Inf, not a finite number: the file was edited"},
+		{"no-correct", edited("correct", "", true), false, "results.csv: lacks the column(s) correct, which every results.csv has: the file was edited"},
+		{"random", random, false, `results.csv: line 1: column 1 is "`},
+		{"summary-dir", good, true, "summary.json: is a directory, not a file"},
+		{"no-results", nil, false, "results.csv: no such file or directory"},
+	} {
+		dir := filepath.Join(t.TempDir(), c.name)
+		copyFlat(t, src, dir)
+		res, sum := filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json")
+		if c.results == nil {
+			os.Remove(res)
+		} else {
+			os.WriteFile(res, c.results, 0o644)
+		}
+		if c.summary {
+			os.Remove(sum)
+			os.Mkdir(sum, 0o755)
+		}
+		before, _ := os.ReadFile(sum)
+		r := fragility(t, nil, "report", dir)
+		oneErrorLine(t, c.name, r, "fragility: "+dir+"/"+c.want)
+		if len(r.stderr) > 300 || strings.Count(r.stderr, dir) != 1 || strings.ContainsRune(r.stderr, '\uFFFD') {
+			t.Errorf("%s: %d characters, the folder named %d times (bytes not UTF-8 are quoted as \\xNN): %s", c.name, len(r.stderr), strings.Count(r.stderr, dir), r.stderr)
+		}
+		if after, _ := os.ReadFile(sum); !bytes.Equal(before, after) {
+			t.Errorf("%s: summary.json changed", c.name)
+		}
+	}
+	// verify of a directory without its set.jsonl names the file once.
+	dir := filepath.Join(t.TempDir(), "no-set")
+	copyFlat(t, src, dir)
+	r := fragility(t, nil, "verify", "--force", dir)
+	oneErrorLine(t, "verify without set.jsonl", r, "fragility: "+dir+"/set.jsonl: no such file or directory")
+	if strings.Count(r.stderr, dir) != 1 {
+		t.Errorf("verify without set.jsonl: the folder named %d times: %s", strings.Count(r.stderr, dir), r.stderr)
+	}
+}
+
+// copyFlat copies the files of the directory src into a new directory dst.
+func copyFlat(t *testing.T, src, dst string) {
+	t.Helper()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -85,7 +85,7 @@ Examples:
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
 			&cli.Float64Flag{Name: "between", Usage: "between-template variance σ²_b of the per-pair 0/1 difference (default: the planning default of the run's design, see the output)"},
 			&cli.Float64Flag{Name: "within", Usage: "within-template variance σ²_w of the per-pair 0/1 difference (default: the planning default of the run's design)"},
-			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: "largest number of templates to consider"},
+			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: fmt.Sprintf("largest number of templates to consider, 2 to %d (a drop that needs more is reported as needing more than this)", probe.MaxTemplatesLimit)},
 		},
 		Action: planAction,
 	})
@@ -177,6 +177,11 @@ func planOptions(c *cli.Context, cfg *probe.Config) (probe.RunPlanOptions, error
 	}
 	if c.Float64("tokens-per-second") < 0 {
 		return probe.RunPlanOptions{}, usageError{"--tokens-per-second must be positive"}
+	}
+	// 0 is no limit and no default here (the flag's default is spelled
+	// out): it is refused with the allowed range, as 1 and negatives are.
+	if err := probe.CheckMaxTemplates(c.Int("max-templates")); err != nil {
+		return probe.RunPlanOptions{}, usageError{err.Error()}
 	}
 	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
 		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},

@@ -259,7 +259,7 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	}
 	traces, err := probe.ReadTraces(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, err
 	}
 	ref, rule, err := pickReference(man, opt.Reference)
 	if err != nil {

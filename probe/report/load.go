@@ -62,18 +62,13 @@ func Load(dir string) (*Run, error) {
 		}
 		r.Manifest = m
 	}
-	resPath := filepath.Join(dir, probe.FileResults)
-	f, err := os.Open(resPath)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s: not a run directory", dir, probe.FileResults)
-		}
-		return nil, err
+	var err error
+	r.Trials, err = probe.ReadResults(filepath.Join(dir, probe.FileResults))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no %s: not a run directory", dir, probe.FileResults)
 	}
-	r.Trials, err = results.ReadCSV(f)
-	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", resPath, err)
+		return nil, err
 	}
 	sumPath := filepath.Join(dir, probe.FileSummary)
 	data, err := os.ReadFile(sumPath)

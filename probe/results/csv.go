@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // trialColumns lists, in field order, the json tag and field index of every
@@ -130,18 +133,58 @@ func trialFromColumns(rec []string, cols []int) (Trial, error) {
 
 // badValue words a field that did not parse as what a column holds (want:
 // "a number", "a whole number", "true or false") without Go's parser names:
-// the value quoted, and whether it is no such value or one out of range.
+// the value quoted (Quote), and whether it is no such value or one out of
+// range.
 func badValue(s, want string, err error) string {
 	if errors.Is(err, strconv.ErrRange) {
-		return fmt.Sprintf("%q is out of range", s)
+		return fmt.Sprintf("%s is out of range", Quote(s))
 	}
-	return fmt.Sprintf("%q is not %s", s, want)
+	return fmt.Sprintf("%s is not %s", Quote(s), want)
 }
+
+// QuoteLimit is the most characters, between its quotes and escapes
+// included, of a value read from a file that an error message quotes
+// (Quote).
+const QuoteLimit = 60
+
+// Quote returns s as a Go-quoted string (strconv.Quote: bytes that are not
+// UTF-8 and control characters as escapes), cut after the longest prefix
+// whose quoted text is at most QuoteLimit characters, with "…" after the
+// closing quote when s is longer: a field of a damaged file (a line of
+// random bytes) is named without flooding the message.
+func Quote(s string) string {
+	q := strconv.Quote(s)
+	if utf8.RuneCountInString(q)-2 <= QuoteLimit {
+		return q
+	}
+	cut, width := 0, 0
+	for cut < len(s) {
+		_, size := utf8.DecodeRuneInString(s[cut:]) // an invalid byte is one step, quoted as \xNN
+		w := utf8.RuneCountInString(strconv.Quote(s[cut:cut+size])) - 2
+		if width+w > QuoteLimit {
+			break
+		}
+		cut += size
+		width += w
+	}
+	return strconv.Quote(s[:cut]) + "…"
+}
+
+// requiredColumns are the columns of the first results.csv format. Every
+// version since writes them, so a file that lacks one was edited: it is
+// refused rather than read with the column's zero values (a missing
+// correct column would read as every answer wrong).
+var requiredColumns = []string{"item_id", "model_path", "model_name", "model_family", "quantization",
+	"template", "relation", "steps", "variant", "instance", "seed", "question", "expected", "response",
+	"extracted", "correct", "rule", "expected_anywhere", "tokens", "stop_reason", "skip_reason", "prompt_tokens",
+	"entropy_mean_bits", "entropy_p95_bits", "branching_median", "answer_entropy_mean_bits", "answer_entropy_p95_bits",
+	"answer_branching_median", "ddc_top", "ddc_runner_up", "ddc_margin", "seconds"}
 
 // headerColumns maps a results.csv header to indices of trialColumns. The
 // header may lack columns that later versions added (they read as zero
 // values: an older run directory can be re-rendered), in any order, but an
-// unknown or repeated column is an error.
+// unknown or repeated column is an error, named with line 1. Its columns
+// are not checked against requiredColumns (missingColumns).
 func headerColumns(header []string) ([]int, error) {
 	byName := make(map[string]int, len(trialColumns))
 	for i, c := range trialColumns {
@@ -152,15 +195,30 @@ func headerColumns(header []string) ([]int, error) {
 	for i, h := range header {
 		ci, ok := byName[h]
 		if !ok {
-			return nil, fmt.Errorf("column %d is %q, which this version does not know (file from another version?)", i+1, h)
+			return nil, fmt.Errorf("column %d is %s, which this version does not know (file from another version?)", i+1, Quote(h))
 		}
 		if seen[h] {
-			return nil, fmt.Errorf("column %q appears twice", h)
+			return nil, fmt.Errorf("column %s appears twice", Quote(h))
 		}
 		seen[h] = true
 		cols[i] = ci
 	}
 	return cols, nil
+}
+
+// missingColumns refuses a header (known columns only, headerColumns) that
+// lacks one of requiredColumns, naming those it lacks.
+func missingColumns(header []string) error {
+	var missing []string
+	for _, c := range requiredColumns {
+		if !slices.Contains(header, c) {
+			missing = append(missing, c)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("lacks the column(s) %s, which every results.csv has: the file was edited", strings.Join(missing, ", "))
 }
 
 // WriteCSV writes trials as results.csv: a header row of the json tags
@@ -186,7 +244,9 @@ func WriteCSV(w io.Writer, trials []Trial) error {
 // its trials in file order; writing a current-version file again gives the
 // same bytes. Columns are matched by name: a file from an older version that
 // lacks columns added since reads them as zero values, but a column this
-// version does not know is refused rather than half read. Errors name the line
+// version does not know is refused rather than half read, and so is a file
+// without one of the columns every version writes (requiredColumns; the
+// error names them, not a line). Errors name the line
 // of the file (lines count from 1 and include newlines inside quoted fields)
 // and the column, not the file (the caller names it). A UTF-8 byte-order
 // mark before the header is ignored.
@@ -210,6 +270,9 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("line 1: %w", err)
 	}
+	if err := missingColumns(header); err != nil {
+		return nil, err
+	}
 	var trials []Trial
 	for {
 		rec, err := cr.Read()
@@ -226,4 +289,20 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 		}
 		trials = append(trials, t)
 	}
+}
+
+// NonFinite returns the first column of t, in header order, that holds a
+// float that is NaN or ±Inf, and its value; "" when every float column is
+// finite. No run writes one (a measure that could not be taken is recorded
+// as 0 with its count 0, a DDC margin without an embedder as 0 with ddc_top
+// empty), so a reader refuses it as an edit.
+func (t *Trial) NonFinite() (column string, value float64) {
+	v := reflect.ValueOf(t).Elem()
+	for _, c := range trialColumns {
+		f := v.Field(c.index)
+		if f.Kind() == reflect.Float64 && (math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0)) {
+			return c.name, f.Float()
+		}
+	}
+	return "", 0
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,9 +188,112 @@ func TestResultsCSVBadValuesWorded(t *testing.T) {
 		{"instance", "99999999999999999999", `line 2: column instance: "99999999999999999999" is out of range`},
 		{"correct", "maybe", `line 2: column correct: "maybe" is not true or false`},
 	} {
-		_, err := ReadCSV(strings.NewReader("item_id," + c.column + "\nm0/A/base/0," + c.value + "\n"))
+		_, err := ReadCSV(strings.NewReader(withField(t, c.column, c.value)))
 		if err == nil || err.Error() != c.want || strings.Contains(err.Error(), "strconv") || strings.Contains(err.Error(), "syntax") {
 			t.Errorf("%s=%s: error %v, want %q", c.column, c.value, err, c.want)
 		}
+	}
+}
+
+// withField returns a results.csv of one trial (csvTrials' first) whose
+// column holds value.
+func withField(t *testing.T, column, value string) string {
+	t.Helper()
+	tr := csvTrials()[0]
+	rec := tr.Record()
+	i := slices.Index(Header(), column)
+	if i < 0 {
+		t.Fatalf("no column %s", column)
+	}
+	rec[i] = value
+	var b bytes.Buffer
+	cw := csv.NewWriter(&b)
+	cw.Write(Header())
+	cw.Write(rec)
+	cw.Flush()
+	return b.String()
+}
+
+// TestResultsCSVMissingColumn: a file without a column every version writes
+// (correct, say) is refused naming the column, not read with the zero value
+// (every answer wrong); one without a column added later (level) reads.
+// Every required column is a column of this version.
+func TestResultsCSVMissingColumn(t *testing.T) {
+	for _, c := range requiredColumns {
+		if !slices.Contains(Header(), c) {
+			t.Errorf("required column %s is not in the header", c)
+		}
+	}
+	drop := func(names ...string) string {
+		tr := csvTrials()[0]
+		h, rec := Header(), tr.Record()
+		var b bytes.Buffer
+		cw := csv.NewWriter(&b)
+		var hh, rr []string
+		for i := range h {
+			if !slices.Contains(names, h[i]) {
+				hh, rr = append(hh, h[i]), append(rr, rec[i])
+			}
+		}
+		cw.Write(hh)
+		cw.Write(rr)
+		cw.Flush()
+		return b.String()
+	}
+	_, err := ReadCSV(strings.NewReader(drop("correct")))
+	if want := "lacks the column(s) correct, which every results.csv has: the file was edited"; err == nil || err.Error() != want {
+		t.Errorf("without correct: %v, want %q", err, want)
+	}
+	_, err = ReadCSV(strings.NewReader(drop("seconds", "item_id")))
+	if err == nil || !strings.Contains(err.Error(), "lacks the column(s) item_id, seconds,") {
+		t.Errorf("without item_id and seconds: %v", err)
+	}
+	if got, err := ReadCSV(strings.NewReader(drop("level", "error_kind"))); err != nil || len(got) != 1 {
+		t.Errorf("without level and error_kind (added later): %v", err)
+	}
+}
+
+// TestResultsCSVQuoteCapped: a long value or header name from the file is
+// quoted to its first QuoteLimit characters, then "…", so a file of random
+// bytes gives a short message.
+func TestResultsCSVQuoteCapped(t *testing.T) {
+	long := strings.Repeat("é", 500)
+	if q := Quote(long); q != strconv.Quote(strings.Repeat("é", QuoteLimit))+"…" {
+		t.Errorf("Quote of 500 runes: %s", q)
+	}
+	if q := Quote("abc"); q != `"abc"` {
+		t.Errorf("Quote(abc) = %s", q)
+	}
+	// Bytes that are not UTF-8 are quoted as \xNN, not replaced.
+	if q := Quote(strings.Repeat("\xff", 100)); q != strconv.Quote(strings.Repeat("\xff", QuoteLimit/4))+"…" || !strings.Contains(q, `\xff`) {
+		t.Errorf("Quote of 100 bytes 0xff: %s", q)
+	}
+	if q := Quote(strings.Repeat("x", QuoteLimit)); q != strconv.Quote(strings.Repeat("x", QuoteLimit)) {
+		t.Errorf("Quote of %d characters is cut: %s", QuoteLimit, q)
+	}
+	_, err := ReadCSV(strings.NewReader(withField(t, "seconds", strings.Repeat("x", 700))))
+	if err == nil || len(err.Error()) > 150 || !strings.Contains(err.Error(), `"…`) {
+		t.Errorf("a 700-character value: %d characters: %v", len(err.Error()), err)
+	}
+	_, err = ReadCSV(strings.NewReader(strings.Repeat("junk ", 200) + "\n"))
+	if err == nil || len(err.Error()) > 150 || !strings.Contains(err.Error(), "line 1: column 1 is") {
+		t.Errorf("a 1000-character header: %d characters: %v", len(err.Error()), err)
+	}
+}
+
+// TestTrialNonFinite: the first float column holding NaN or ±Inf is named
+// with its value; a trial of finite values has none.
+func TestTrialNonFinite(t *testing.T) {
+	tr := csvTrials()[0]
+	if c, _ := tr.NonFinite(); c != "" {
+		t.Errorf("a finite trial: %s", c)
+	}
+	tr.DDCMargin, tr.Seconds = math.NaN(), math.Inf(-1)
+	if c, x := tr.NonFinite(); c != "ddc_margin" || !math.IsNaN(x) {
+		t.Errorf("NaN margin: %s %v", c, x)
+	}
+	tr.DDCMargin = 0
+	if c, x := tr.NonFinite(); c != "seconds" || !math.IsInf(x, -1) {
+		t.Errorf("-Inf seconds: %s %v", c, x)
 	}
 }
