@@ -33,9 +33,9 @@ func ReadResults(path string) ([]results.Trial, error) {
 // directory, fsyncs it and renames it into place, so a reader never sees a
 // half-written file.
 func WriteFileAtomic(path string, data []byte) error {
-	if st, err := os.Lstat(path); err == nil && st.IsDir() {
-		// rename(2) would say "file exists" (or "is a directory").
-		return fmt.Errorf("%s: is a directory, not a file", path)
+	// rename(2) would say "file exists" (or "is a directory").
+	if err := CheckNotDirs(path); err != nil {
+		return err
 	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
@@ -58,6 +58,19 @@ func WriteFileAtomic(path string, data []byte) error {
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
+	}
+	return nil
+}
+
+// CheckNotDirs refuses the first of paths that is a directory, as
+// WriteFileAtomic would ("PATH: is a directory, not a file"), before
+// anything is written: a command that writes several files checks them
+// all first, so that one it cannot write leaves the others as they were.
+func CheckNotDirs(paths ...string) error {
+	for _, p := range paths {
+		if st, err := os.Lstat(p); err == nil && st.IsDir() {
+			return fmt.Errorf("%s: is a directory, not a file", p)
+		}
 	}
 	return nil
 }

@@ -447,8 +447,10 @@ func TestUnknownChatTemplate(t *testing.T) {
 // TestBadRunFiles: report on a copy of a checked-in run directory whose
 // results.csv or summary.json a new user damaged. Each is refused with one
 // short line naming the file and what is wrong (the line, column and value
-// of a bad number; the missing column; a directory in a file's place; a
-// missing file named once), exit 1, and summary.json is left as it was.
+// of a bad number; the missing column; a directory in the place of a file
+// report writes, summary.json, narrative.md or report.html; a missing file
+// named once), exit 1, and summary.json and narrative.md are left as they
+// were.
 // verify of a directory without set.jsonl names that file once.
 func TestBadRunFiles(t *testing.T) {
 	src := filepath.Join("..", "..", "probe", "report", "testdata", "runs", "arith")
@@ -493,16 +495,18 @@ func TestBadRunFiles(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		results []byte // nil: removed
-		summary bool   // summary.json is a directory
+		asDir   string // a file report writes, made a directory
 		want    string // after "fragility: DIR/"
 	}{
-		{"ddc-nan", edited("ddc_margin", "NaN", false), false, "results.csv: line 2 (item m0/t00/base/0): ddc_margin is NaN, not a finite number: the file was edited"},
-		{"seconds-negative", edited("seconds", "-1", false), false, "results.csv: line 2 (item m0/t00/base/0): seconds is -1, not a duration (at least 0): the file was edited"},
-		{"entropy-inf", edited("entropy_mean_bits", "Inf", false), false, "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is +Inf, not a finite number: the file was edited"},
-		{"no-correct", edited("correct", "", true), false, "results.csv: lacks the column(s) correct, which every results.csv has: the file was edited"},
-		{"random", random, false, `results.csv: line 1: column 1 is "`},
-		{"summary-dir", good, true, "summary.json: is a directory, not a file"},
-		{"no-results", nil, false, "results.csv: no such file or directory"},
+		{"ddc-nan", edited("ddc_margin", "NaN", false), "", "results.csv: line 2 (item m0/t00/base/0): ddc_margin is NaN, not a finite number: the file was edited"},
+		{"seconds-negative", edited("seconds", "-1", false), "", "results.csv: line 2 (item m0/t00/base/0): seconds is -1, not a duration (at least 0): the file was edited"},
+		{"entropy-inf", edited("entropy_mean_bits", "Inf", false), "", "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is +Inf, not a finite number: the file was edited"},
+		{"no-correct", edited("correct", "", true), "", "results.csv: lacks the column(s) correct, which every results.csv has: the file was edited"},
+		{"random", random, "", `results.csv: line 1: column 1 is "`},
+		{"summary-dir", good, "summary.json", "summary.json: is a directory, not a file"},
+		{"narrative-dir", good, "narrative.md", "narrative.md: is a directory, not a file"},
+		{"html-dir", good, "report.html", "report.html: is a directory, not a file"},
+		{"no-results", nil, "", "results.csv: no such file or directory"},
 	} {
 		dir := filepath.Join(t.TempDir(), c.name)
 		copyFlat(t, src, dir)
@@ -512,11 +516,19 @@ func TestBadRunFiles(t *testing.T) {
 		} else {
 			os.WriteFile(res, c.results, 0o644)
 		}
-		if c.summary {
-			os.Remove(sum)
-			os.Mkdir(sum, 0o755)
+		if c.asDir != "" {
+			os.Remove(filepath.Join(dir, c.asDir))
+			os.Mkdir(filepath.Join(dir, c.asDir), 0o755)
+		}
+		narr := filepath.Join(dir, "narrative.md")
+		// Stale files, so that a rewrite would show.
+		for _, f := range []string{sum, narr} {
+			if st, err := os.Stat(f); err == nil && !st.IsDir() {
+				os.WriteFile(f, []byte("stale\n"), 0o644)
+			}
 		}
 		before, _ := os.ReadFile(sum)
+		narrBefore, _ := os.ReadFile(narr)
 		r := fragility(t, nil, "report", dir)
 		oneErrorLine(t, c.name, r, "fragility: "+dir+"/"+c.want)
 		if len(r.stderr) > 300 || strings.Count(r.stderr, dir) != 1 || strings.ContainsRune(r.stderr, '\uFFFD') {
@@ -524,6 +536,9 @@ func TestBadRunFiles(t *testing.T) {
 		}
 		if after, _ := os.ReadFile(sum); !bytes.Equal(before, after) {
 			t.Errorf("%s: summary.json changed", c.name)
+		}
+		if after, _ := os.ReadFile(narr); !bytes.Equal(narrBefore, after) {
+			t.Errorf("%s: narrative.md changed", c.name)
 		}
 	}
 	// verify of a directory without its set.jsonl names the file once.

@@ -46,6 +46,11 @@ Examples:
 				return err
 			}
 			defer lock.Unlock()
+			// report.html is re-rendered below: a directory in its place
+			// is refused before summary.json and narrative.md change.
+			if err := probe.CheckNotDirs(filepath.Join(dir, report.FileHTML)); err != nil {
+				return err
+			}
 			sum, err := report.Rewrite(dir)
 			if err != nil {
 				return err

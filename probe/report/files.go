@@ -22,8 +22,12 @@ func WriteNarrative(dir string, s *summary.Summary) error {
 // Rewrite recomputes summary.json of the run directory dir from its
 // results.csv and manifest.json (probe.WriteSummary) and writes narrative.md
 // from it: what `fragility report DIR` does. Errors name the directory or
-// file.
+// file; a directory in the place of either file is refused before either
+// is written.
 func Rewrite(dir string) (*summary.Summary, error) {
+	if err := probe.CheckNotDirs(filepath.Join(dir, probe.FileSummary), filepath.Join(dir, probe.FileNarrative)); err != nil {
+		return nil, err
+	}
 	s, err := probe.WriteSummary(dir)
 	if err != nil {
 		return nil, err
