@@ -2,7 +2,6 @@ package probe
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/fragility/fragility/probe/stats"
@@ -335,8 +334,10 @@ func (o PlanOptions) check() error {
 		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
 	case !(o.Power > 0 && o.Power < 1):
 		return optionErrorf("--power must be in (0, 1), got %v", o.Power)
-	case !(o.Between >= 0 && o.Within >= 0) || math.IsInf(o.Between, 0) || math.IsInf(o.Within, 0) || o.Between+o.Within == 0:
-		return OptionError{"--between and --within must be ≥ 0 and not both 0"}
+	case !(o.Between >= 0 && o.Between <= 1) || !(o.Within >= 0 && o.Within <= 1):
+		return optionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
+	case o.Between+o.Within == 0:
+		return OptionError{"--between and --within must not both be 0"}
 	case o.MaxTemplates != 0 && CheckMaxTemplates(o.MaxTemplates) != nil:
 		return CheckMaxTemplates(o.MaxTemplates)
 	}

@@ -296,6 +296,11 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"plan", "--max-templates", "0"}, "--max-templates must be between 2 and 1000000, got 0"},
 		{[]string{"plan", "--max-templates", "-5"}, "--max-templates must be between 2 and 1000000, got -5"},
 		{[]string{"plan", "--max-templates", "2147483647", "--drop", "0.5"}, "--max-templates must be between 2 and 1000000, got 2147483647"},
+		// A rate and variances no machine or 0/1 answers give.
+		{[]string{"plan", "--tokens-per-second", "NaN"}, "--tokens-per-second must be between 0.001 and 10000000, got NaN"},
+		{[]string{"plan", "--tokens-per-second", "1e-300"}, "--tokens-per-second must be between 0.001 and 10000000, got 1e-300"},
+		{[]string{"plan", "--between", "1e300"}, "each must be in [0, 1], got 1e+300 and"},
+		{[]string{"plan", "--within", "Inf"}, "each must be in [0, 1], got"},
 		// llama.cpp takes a negative quantization thread count as "all".
 		{[]string{"quantize", "--type", "Q8_0", "--threads", "-2", "in.gguf", "out.gguf"}, "--threads must be between 0 (the default) and 512, got -2"},
 		// n_batch below the sequences of a batch aborted inside llama_decode

@@ -175,8 +175,8 @@ func planOptions(c *cli.Context, cfg *probe.Config) (probe.RunPlanOptions, error
 	if c.Int("shards") < 1 {
 		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
 	}
-	if c.Float64("tokens-per-second") < 0 {
-		return probe.RunPlanOptions{}, usageError{"--tokens-per-second must be positive"}
+	if r := c.Float64("tokens-per-second"); c.IsSet("tokens-per-second") && !(r >= 1e-3 && r <= 1e7) {
+		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--tokens-per-second must be between 0.001 and 10000000, got %v", r)}
 	}
 	// 0 is no limit and no default here (the flag's default is spelled
 	// out): it is refused with the allowed range, as 1 and negatives are.

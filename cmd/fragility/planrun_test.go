@@ -106,6 +106,11 @@ func TestFileForRunDir(t *testing.T) {
 	if left, _ := os.ReadDir(empty); len(left) != 0 {
 		t.Errorf("report of an empty folder left %d files in it (%s)", len(left), left[0].Name())
 	}
+	r = fragility(t, noModels(t), "verify", empty)
+	oneErrorLine(t, "verify of an empty folder", r, empty+": no manifest: not a run directory")
+	if left, _ := os.ReadDir(empty); len(left) != 0 {
+		t.Errorf("verify of an empty folder left %d files in it (%s)", len(left), left[0].Name())
+	}
 	if r = fragility(t, noModels(t), "report", ""); r.code != exitUsage {
 		t.Errorf("report '': exit %d, want %d (%s)", r.code, exitUsage, r.stderr)
 	}

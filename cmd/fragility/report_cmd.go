@@ -37,11 +37,7 @@ Examples:
 				return usageError{"expected one RUN_DIR argument"}
 			}
 			dir := c.Args().First()
-			// Read before the lock: a folder that is no run gets no lock file.
-			if _, err := probe.ReadManifest(dir); err != nil {
-				return err
-			}
-			lock, err := lockRunDir(dir)
+			lock, err := lockExistingRun(dir)
 			if err != nil {
 				return err
 			}

@@ -61,6 +61,11 @@ func verifyAction(c *cli.Context) error {
 	// A run still writing its directory would be read half-written. verify
 	// only reads: a directory it cannot write (a read-only copy) is
 	// verified without the lock.
+	// A folder without a manifest is refused before the lock: it gets no
+	// lock file.
+	if _, err := probe.ReadManifest(dir); err != nil {
+		return err
+	}
 	lock, err := lockRunDir(dir)
 	if errors.Is(err, probe.ErrInUse) {
 		return err
