@@ -338,8 +338,11 @@ func (o PlanOptions) check() error {
 		return optionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
 	case o.Between+o.Within == 0:
 		return OptionError{"--between and --within must not both be 0"}
-	case o.MaxTemplates != 0 && CheckMaxTemplates(o.MaxTemplates) != nil:
-		return CheckMaxTemplates(o.MaxTemplates)
+	}
+	if o.MaxTemplates != 0 {
+		if err := CheckMaxTemplates(o.MaxTemplates); err != nil {
+			return err
+		}
 	}
 	if o.Primary != "" && (o.Primary == summary.BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
 		return optionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)

@@ -37,7 +37,12 @@ Examples:
 				return usageError{"expected one RUN_DIR argument"}
 			}
 			dir := c.Args().First()
-			lock, err := lockExistingRun(dir)
+			// A folder without a manifest is refused before the lock: it
+			// gets no lock file.
+			if _, err := probe.ReadManifest(dir); err != nil {
+				return err
+			}
+			lock, err := lockRunDir(dir)
 			if err != nil {
 				return err
 			}

@@ -166,16 +166,6 @@ func finishComplete(c *cli.Context, dir string) error {
 	return finishRun(context.Background(), c, dir, sum)
 }
 
-// lockExistingRun is lockRunDir for report, which rewrites a finished
-// run's files: a folder without a readable manifest.json is refused
-// first (probe.ReadManifest's error), so that it is left without a lock file.
-func lockExistingRun(dir string) (*probe.DirLock, error) {
-	if _, err := probe.ReadManifest(dir); err != nil {
-		return nil, err
-	}
-	return lockRunDir(dir)
-}
-
 // lockRunDir takes the lock of the run directory dir (probe.LockDir) when
 // dir is a directory; otherwise it returns a nil lock and leaves the error
 // to the command's own reading of dir.
