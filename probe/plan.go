@@ -107,6 +107,9 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	// power analysis.
 	onlyBase := !slices.ContainsFunc(po.Variants, func(v string) bool { return v != summary.BaseVariant })
 	if !onlyBase {
+		if err := po.checkGiven(); err != nil {
+			return nil, err
+		}
 		if err := po.check(); err != nil {
 			return nil, err
 		}
@@ -178,9 +181,14 @@ func pilotComponents(po *PlanOptions, from string, drawn bool) error {
 	if err != nil {
 		return err
 	}
-	if b, w, n, ok := PooledComponents(sum); ok && withinIdentified(sum) {
+	pc, ok := PooledComponents(sum)
+	b, w, n := pc.Between, pc.Within, pc.Cells
+	if ok {
+		po.InformativeShare = pc.InformativeShare
+	}
+	if ok && withinIdentified(sum) {
 		po.Between, po.Within = b, w
-		po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)", from, n, sum.Clusters)
+		po.ComponentsSource = fmt.Sprintf("estimated from %s (%d model × variant cells, %d templates)%s", from, n, sum.Clusters, shareNote(pc.InformativeShare))
 	} else if ok {
 		// One pair per template everywhere: the run measures only
 		// the total σ²_b + σ²_w (b here). Its split is not
@@ -196,12 +204,22 @@ func pilotComponents(po *PlanOptions, from string, drawn bool) error {
 		po.Within = (b + w) * w0 / (b0 + w0)
 		po.Between = b + w - po.Within
 		po.WithinNotIdentified = true
-		po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split",
-			b+w, from, n, sum.Clusters, from, po.Within, 100*w0/(b0+w0), po.Between)
+		po.ComponentsSource = fmt.Sprintf("total variance σ²_b + σ²_w = %.4g estimated from %s (%d model × variant cells, %d templates); %s has one instance per template, so σ²_w, the within-template variance, is NOT identified: the total is split as the planning defaults split theirs (an assumption: σ²_w = %.4g, %.0f%% of it; σ²_b = %.4g); a pilot with 2 or more instances per template measures the split%s",
+			b+w, from, n, sum.Clusters, from, po.Within, 100*w0/(b0+w0), po.Between, shareNote(pc.InformativeShare))
 	} else {
 		po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", from)
 	}
 	return nil
+}
+
+// shareNote says, for a ComponentsSource, that the components are those of
+// the informative templates and what share of the templates the plan
+// counts as informative ("" when all are).
+func shareNote(share float64) string {
+	if !(share > 0 && share < 1) {
+		return ""
+	}
+	return fmt.Sprintf("; they are the components of the templates solved in some pair on either side (%.1f%% of the pilot's templates: a template never solved cannot show a drop), and the plan, as the summary does, tests on that share of its templates (G' = %.1f%% of G, rounded), assuming the same share at any number of templates and instances", 100*share, 100*share)
 }
 
 // withinIdentified reports whether any model × variant cell of s with
@@ -258,6 +276,14 @@ type PlanOptions struct {
 	// one instance per template: Within is then an assumption, not an
 	// estimate (see RunPlanOptions.From).
 	WithinNotIdentified bool
+	// InformativeShare is the share of the templates expected to be
+	// informative (solved in some pair on either side), in [0, 1]: a
+	// pilot's (PilotComponents.InformativeShare), whose Between and Within
+	// are those of its informative templates' pairs. The sizes then rest on
+	// G' = stats.InformativeOf(G, share) of G templates, as the summary's
+	// MDE does (stats.PairedDropMDEInformed). 0 or 1: every template
+	// (components of all templates, as the planning defaults are).
+	InformativeShare float64
 	// MaxTemplates bounds the search: 0 (DefaultMaxTemplates) or 2 to
 	// MaxTemplatesLimit (CheckMaxTemplates).
 	MaxTemplates int
@@ -303,6 +329,9 @@ type Plan struct {
 	// of the measured total the planning defaults give σ²_w, an
 	// assumption.
 	WithinNotIdentified bool `json:"within_not_identified,omitempty"`
+	// InformativeShare is PlanOptions.InformativeShare (omitted when every
+	// template counts).
+	InformativeShare float64 `json:"informative_share,omitempty"`
 	// SignFlipMinTemplates is the smallest number of templates at which the
 	// exact sign-flip test can reach TestAlpha at all
 	// (stats.SignFlipMinClusters).
@@ -323,7 +352,25 @@ type Plan struct {
 	ByInstances []PlanRow `json:"by_instances"`
 }
 
+// maxComponent bounds a variance component MakePlan takes. A variance of a
+// −1/0/1 difference is at most 1, and so is a given one (checkGiven), but
+// the ANOVA estimates a pilot gives (PooledComponents) are unbiased, not
+// bounded by 1: G′ template differences of ±1 with mean 0 give a σ²_b of
+// G′/(G′ − 1), up to 2 at G′ = 2.
+const maxComponent = 2
+
+// checkGiven refuses given variance components (plan --between and
+// --within, or the planning defaults) outside [0, 1], where a variance of
+// a −1/0/1 difference lies, as an OptionError naming the flags.
+func (o PlanOptions) checkGiven() error {
+	if !(o.Between >= 0 && o.Between <= 1) || !(o.Within >= 0 && o.Within <= 1) {
+		return optionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
+	}
+	return nil
+}
+
 // check validates the options; errors are OptionErrors naming the flag.
+// The variance components may be estimates up to maxComponent.
 func (o PlanOptions) check() error {
 	switch {
 	case !(o.DropPP >= 0 && o.DropPP <= 100):
@@ -334,10 +381,12 @@ func (o PlanOptions) check() error {
 		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
 	case !(o.Power > 0 && o.Power < 1):
 		return optionErrorf("--power must be in (0, 1), got %v", o.Power)
-	case !(o.Between >= 0 && o.Between <= 1) || !(o.Within >= 0 && o.Within <= 1):
-		return optionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
+	case !(o.Between >= 0 && o.Between <= maxComponent) || !(o.Within >= 0 && o.Within <= maxComponent):
+		return optionErrorf("the variance components σ²_b (--between) and σ²_w (--within) must be in [0, %d] (estimates of variances of a −1/0/1 difference), got %v and %v", maxComponent, o.Between, o.Within)
 	case o.Between+o.Within == 0:
 		return OptionError{"--between and --within must not both be 0"}
+	case !(o.InformativeShare >= 0 && o.InformativeShare <= 1):
+		return optionErrorf("the informative share must be in [0, 1], got %v", o.InformativeShare)
 	}
 	if o.MaxTemplates != 0 {
 		if err := CheckMaxTemplates(o.MaxTemplates); err != nil {
@@ -363,8 +412,12 @@ func (o PlanOptions) check() error {
 // (stats.SignTestMDE), at the level of Holm's first step, and never fall
 // below the number of templates at which the sign-flip test can reach that
 // level. In this probe σ²_b holds the fixed base prompt's own variance
-// (stats.FixedBaseComponents): more instances divide only σ²_w. Errors are
-// OptionErrors naming the option that is out of range.
+// (stats.FixedBaseComponents): more instances divide only σ²_w. With an
+// o.InformativeShare in (0, 1) (a pilot's) the sizes rest on G' =
+// stats.InformativeOf(G, share) of G templates (stats.
+// PairedDropMDEInformed, PairedDropPowerInformed, RequiredClustersInformed),
+// as the summary's MDE does. Errors are OptionErrors naming the option
+// that is out of range.
 func MakePlan(o PlanOptions) (*Plan, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -389,19 +442,25 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	pl := &Plan{DropPP: o.DropPP, Templates: o.Templates, Instances: o.Instances, Variants: o.Variants, Primary: o.Primary, Tests: tests,
 		Alpha: o.Alpha, TestAlpha: o.Alpha / float64(tests), Power: o.Power,
 		Between: o.Between, Within: o.Within, ICC: c.ICC(), ComponentsSource: o.ComponentsSource, WithinNotIdentified: o.WithinNotIdentified, MaxTemplates: maxG}
+	if o.InformativeShare > 0 && o.InformativeShare < 1 {
+		pl.InformativeShare = o.InformativeShare
+	}
 	pl.SignFlipMinTemplates = stats.SignFlipMinClusters(pl.TestAlpha)
+	mdeAt := func(g, m int) float64 {
+		return 100 * stats.PairedDropMDEInformed(g, stats.InformativeOf(g, o.InformativeShare), float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
+	}
 	row := func(m int) PlanRow {
 		r := PlanRow{Instances: m}
 		if o.Templates >= 2 {
-			mde := 100 * stats.PairedDropMDE(o.Templates, float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
+			mde := mdeAt(o.Templates, m)
 			r.MDEPP = &mde
 		}
 		if o.DropPP > 0 {
-			g, ok := stats.RequiredClusters(o.DropPP/100, float64(m), c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG, summary.DefaultFewTemplates)
+			g, ok := stats.RequiredClustersInformed(o.DropPP/100, float64(m), o.InformativeShare, c, pl.TestAlpha, o.Power, pl.SignFlipMinTemplates, maxG, summary.DefaultFewTemplates)
 			if !ok {
 				g = 0
 			} else {
-				r.MDEAtNeededPP = 100 * stats.PairedDropMDE(g, float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
+				r.MDEAtNeededPP = mdeAt(g, m)
 			}
 			r.TemplatesNeeded = &g
 		}
@@ -422,23 +481,41 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 	if pl.MDEPP != nil && o.DropPP > 0 {
 		pw := 0.0 // below the sign-flip floor the test cannot reject at all
 		if o.Templates >= pl.SignFlipMinTemplates {
-			pw = 100 * stats.PairedDropPower(o.Templates, float64(o.Instances), c, o.DropPP/100, pl.TestAlpha, summary.DefaultFewTemplates)
+			pw = 100 * stats.PairedDropPowerInformed(o.Templates, stats.InformativeOf(o.Templates, o.InformativeShare), float64(o.Instances), c, o.DropPP/100, pl.TestAlpha, summary.DefaultFewTemplates)
 		}
 		pl.PowerAtDropPct = &pw
 	}
 	return pl, nil
 }
 
+// PilotComponents are the variance components of a run's per-pair
+// differences pooled for planning (PooledComponents).
+type PilotComponents struct {
+	// Between and Within are σ²_b and σ²_w (squared fractions): the means
+	// over the cells of summary.Power's Between and Within, which are those
+	// of the informative templates' pairs.
+	Between, Within float64
+	// InformativeShare is the mean over the cells of G'/G
+	// (summary.Power.InformativeTemplates of Templates; 1 for a cell
+	// where that is 0 or G), in (0, 1].
+	InformativeShare float64
+	// Cells is the number of model × variant cells pooled.
+	Cells int
+}
+
 // PooledComponents returns the variance components of a run's per-pair
-// differences for planning: the means of Between and Within over the model
-// × variant cells whose Power was estimated from the run ("observed"), and
-// how many there were; ok is false when none was. Cells whose σ²_w is not
-// identified (one pair per template: a variant that re-draws nothing, such
-// as paraphrase, where Between holds the whole variance) are left out when
-// any cell identifies it. The components already hold the fixed base
-// prompt's own variance in Between (stats.FixedBaseComponents): the
-// estimators see it shared by every pair of a template.
-func PooledComponents(s *summary.Summary) (between, within float64, n int, ok bool) {
+// differences for planning: the means of Between, Within and the
+// informative share over the model × variant cells whose Power was
+// estimated from the run ("observed"), and how many there were; ok is
+// false when none was. Cells whose σ²_w is not identified (one pair per
+// template: a variant that re-draws nothing, such as paraphrase, where
+// Between holds the whole variance) are left out when any cell identifies
+// it. The components already hold the fixed base prompt's own variance in
+// Between (stats.FixedBaseComponents): the estimators see it shared by
+// every pair of a template. They are those of the informative templates
+// only (summary.Power.InformativeTemplates), so a plan must use them with
+// the share (PlanOptions.InformativeShare), as the summary's MDE does.
+func PooledComponents(s *summary.Summary) (PilotComponents, bool) {
 	var cells []*summary.Power
 	identified := false
 	for i := range s.Models {
@@ -451,18 +528,26 @@ func PooledComponents(s *summary.Summary) (between, within float64, n int, ok bo
 			identified = identified || pr.Power.WithinIdentified
 		}
 	}
+	var pc PilotComponents
 	for _, c := range cells {
 		if identified && !c.WithinIdentified {
 			continue
 		}
-		between += c.Between
-		within += c.Within
-		n++
+		pc.Between += c.Between
+		pc.Within += c.Within
+		share := 1.0
+		if c.InformativeTemplates > 0 && c.InformativeTemplates < c.Templates {
+			share = float64(c.InformativeTemplates) / float64(c.Templates)
+		}
+		pc.InformativeShare += share
+		pc.Cells++
 	}
-	if n == 0 {
-		return 0, 0, 0, false
+	if pc.Cells == 0 {
+		return PilotComponents{}, false
 	}
-	return between / float64(n), within / float64(n), n, true
+	n := float64(pc.Cells)
+	pc.Between, pc.Within, pc.InformativeShare = pc.Between/n, pc.Within/n, pc.InformativeShare/n
+	return pc, true
 }
 
 // DrawnDesign reports whether the run pairs some variant with a drawn

@@ -152,20 +152,93 @@ func TestPooledComponents(t *testing.T) {
 	if sym == nil || para == nil || sym.Source != "observed" || para.Source != "observed" || !sym.WithinIdentified || para.WithinIdentified {
 		t.Fatalf("powers: symbolic %+v, paraphrase %+v", sym, para)
 	}
-	if b, w, n, ok := PooledComponents(s); !ok || n != 1 || b != sym.Between || w != sym.Within {
-		t.Errorf("pooled %v %v over %d, want symbolic's %v %v", b, w, n, sym.Between, sym.Within)
+	if pc, ok := PooledComponents(s); !ok || pc.Cells != 1 || pc.Between != sym.Between || pc.Within != sym.Within || pc.InformativeShare != 1 {
+		t.Errorf("pooled %+v, want symbolic's %v %v, share 1", pc, sym.Between, sym.Within)
 	}
 	only := &summary.Summary{Models: []summary.ModelSummary{{Variants: []summary.VariantSummary{{Variant: "paraphrase", Paired: &summary.Paired{Power: para}}}}}}
-	if b, w, n, ok := PooledComponents(only); !ok || n != 1 || b != para.Between || w != 0 {
-		t.Errorf("paraphrase only: %v %v over %d", b, w, n)
+	if pc, ok := PooledComponents(only); !ok || pc.Cells != 1 || pc.Between != para.Between || pc.Within != 0 {
+		t.Errorf("paraphrase only: %+v", pc)
 	}
 	two := &summary.Summary{Models: []summary.ModelSummary{{Variants: []summary.VariantSummary{{Variant: "a", Paired: &summary.Paired{Power: sym}},
-		{Variant: "b", Paired: &summary.Paired{Power: &summary.Power{Source: "observed", Between: sym.Between + 0.1, Within: sym.Within + 0.2, WithinIdentified: true}}}}}}}
-	if b, w, n, ok := PooledComponents(two); !ok || n != 2 || !near(b, sym.Between+0.05) || !near(w, sym.Within+0.1) {
-		t.Errorf("two cells: %v %v over %d", b, w, n)
+		{Variant: "b", Paired: &summary.Paired{Power: &summary.Power{Source: "observed", Between: sym.Between + 0.1, Within: sym.Within + 0.2, WithinIdentified: true,
+			Templates: 8, InformativeTemplates: 2}}}}}}}
+	// The share is the cells' mean G'/G: (1 + 2/8)/2.
+	if pc, ok := PooledComponents(two); !ok || pc.Cells != 2 || !near(pc.Between, sym.Between+0.05) || !near(pc.Within, sym.Within+0.1) || !near(pc.InformativeShare, 0.625) {
+		t.Errorf("two cells: %+v", pc)
 	}
-	if _, _, _, ok := PooledComponents(&summary.Summary{}); ok {
+	if _, ok := PooledComponents(&summary.Summary{}); ok {
 		t.Error("an empty summary gave components")
+	}
+}
+
+// neverSolvedTrials are one model's trials on 20 templates × m instances in
+// base (one fixed prompt per template) and symbolic (a prompt per
+// instance), where templates 0–11 are wrong on both sides in every pair
+// (never solved: not informative) and the others right or wrong by a
+// fixed pattern.
+func neverSolvedTrials(m int) []results.Trial {
+	var ts []results.Trial
+	for ti := range 20 {
+		tpl := fmt.Sprintf("t%02d", ti)
+		for inst := range m {
+			for _, v := range []string{"base", "symbolic"} {
+				q := v + " question of " + tpl
+				right := ti >= 12 && ti%2 == 0
+				if v == "symbolic" {
+					q = fmt.Sprintf("%s %d", q, inst)
+					right = ti >= 12 && (ti+inst)%2 == 1
+				}
+				extracted := "7"
+				if !right {
+					extracted = "8"
+				}
+				ts = append(ts, results.Trial{ItemID: fmt.Sprintf("m0/%s/%s/%d", tpl, v, inst), ModelPath: "m.gguf", ModelName: "M",
+					TemplateID: tpl, Variant: v, Instance: inst, Question: q, Correct: right, Tokens: 10, PromptTokens: 30, Rule: "final_answer",
+					Expected: "7", Extracted: extracted})
+			}
+		}
+	}
+	return ts
+}
+
+// TestPlanFromMatchesSummary: a plan made with a run's pooled components
+// at the run's size prints the MDE its summary printed, also when most
+// templates are never solved (the components are then those of the
+// informative templates, and the plan must rest on their share as the
+// summary does: without the share, the demo's plan said 33.4 pp where its
+// summary said 16.5 and 14.2).
+func TestPlanFromMatchesSummary(t *testing.T) {
+	for _, m := range []int{1, 3} {
+		s, err := summary.Summarize(neverSolvedTrials(m), summary.Params{BootstrapResamples: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pw *summary.Power
+		for _, v := range s.Models[0].Variants {
+			if v.Variant == "symbolic" && v.Paired != nil {
+				pw = v.Paired.Power
+			}
+		}
+		if pw == nil || pw.MDEPP == nil || pw.Templates != 20 || pw.InformativeTemplates != 8 {
+			t.Fatalf("m = %d: the summary's power %+v: want an MDE on 8 informative templates of 20", m, pw)
+		}
+		pc, ok := PooledComponents(s)
+		if !ok || !near(pc.InformativeShare, 0.4) {
+			t.Fatalf("m = %d: pooled %+v", m, pc)
+		}
+		o := PlanOptions{Templates: 20, Instances: m, Variants: []string{"base", "symbolic"}, Alpha: 0.05, Power: 0.8,
+			Between: pc.Between, Within: pc.Within, InformativeShare: pc.InformativeShare}
+		pl, err := MakePlan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(*pl.MDEPP, *pw.MDEPP) {
+			t.Errorf("m = %d: plan MDE %.4f pp, summary %.4f pp", m, *pl.MDEPP, *pw.MDEPP)
+		}
+		o.InformativeShare = 0
+		if all, _ := MakePlan(o); near(*all.MDEPP, *pw.MDEPP) {
+			t.Errorf("m = %d: the plan without the share also matches (%.4f): the check above proves nothing", m, *all.MDEPP)
+		}
 	}
 }
 
@@ -234,7 +307,8 @@ func TestPlanRun(t *testing.T) {
 	}
 	rate, tok, _, _ := RunThroughput(dir)
 	sum, _ := Recompute(dir)
-	b, w, _, _ := PooledComponents(sum)
+	pc, _ := PooledComponents(sum)
+	b, w := pc.Between, pc.Within
 	if p.Sizing.Rate == nil || p.Sizing.Rate.TokensPerSecond != rate.TokensPerSecond || p.Sizing.TokensPerItem != tok ||
 		p.Power.Between != b || p.Power.Within != w || !strings.Contains(p.Power.ComponentsSource, dir) {
 		t.Errorf("--from: sizing %+v, power %+v; want rate %v, %v tokens per item, components %v %v", p.Sizing, p.Power, rate, tok, b, w)
@@ -267,7 +341,8 @@ func TestPlanRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum1, _ := Recompute(one)
-	b1, w1, _, ok1 := PooledComponents(sum1)
+	pc1, ok1 := PooledComponents(sum1)
+	b1, w1 := pc1.Between, pc1.Within
 	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || !near(p1.Power.Within, b1*summary.PlanningWithin/(summary.PlanningBetween+summary.PlanningWithin)) ||
 		!near(p1.Power.Between+p1.Power.Within, b1) || !strings.Contains(p1.Power.ComponentsSource, "NOT identified") {
 		t.Errorf("one instance per template: power %+v; pooled total %v", p1.Power, b1+w1)

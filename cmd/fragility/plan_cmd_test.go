@@ -184,8 +184,12 @@ func TestPlanCommand(t *testing.T) {
 	var fromRun probe.RunPlan
 	json.Unmarshal([]byte(r.stdout), &fromRun)
 	sum, _ := probe.Recompute(dir)
-	b, w, _, _ := probe.PooledComponents(sum)
-	if fromRun.Power.Between != b || fromRun.Power.Within != w || !strings.Contains(fromRun.Power.ComponentsSource, dir) ||
+	pc, _ := probe.PooledComponents(sum)
+	b, w, share := pc.Between, pc.Within, pc.InformativeShare
+	if share == 1 {
+		share = 0 // every template informative: the plan omits it
+	}
+	if fromRun.Power.Between != b || fromRun.Power.Within != w || fromRun.Power.InformativeShare != share || !strings.Contains(fromRun.Power.ComponentsSource, dir) ||
 		fromRun.Sizing.Rate == nil || fromRun.Sizing.Rate.TokensPerSecond != 8*3*3*20/12.0 || fromRun.Sizing.TokensPerItem != 20 {
 		t.Errorf("--from: power %+v, sizing %+v; want components %v %v, 120 tokens/s, 20 tokens per item", fromRun.Power, fromRun.Sizing, b, w)
 	}

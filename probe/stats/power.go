@@ -174,6 +174,16 @@ func Power(g int, m float64, c Components, delta, alpha float64) float64 {
 // is an integer), so a g a little below the one returned can reach the
 // power too.
 func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG, maxG, randomFrom int) (int, bool) {
+	return RequiredClustersInformed(delta, m, 1, c, alpha, power, minG, maxG, randomFrom)
+}
+
+// RequiredClustersInformed is RequiredClusters when only a share of the
+// clusters is expected to be informative (InformativeOf(g, share) of g;
+// c the components of those clusters' pairs, as PairedDropPowerInformed
+// takes them): the smallest g with PairedDropPowerInformed(g,
+// InformativeOf(g, share), m, c, delta, alpha, randomFrom) ≥ power. A
+// share of 1 (or outside (0, 1)) is RequiredClusters.
+func RequiredClustersInformed(delta, m, share float64, c Components, alpha, power float64, minG, maxG, randomFrom int) (int, bool) {
 	if !(delta > 0) {
 		return 0, false
 	}
@@ -181,7 +191,9 @@ func RequiredClusters(delta, m float64, c Components, alpha, power float64, minG
 	if lo > maxG {
 		return 0, false
 	}
-	enough := func(g int) bool { return PairedDropPower(g, m, c, delta, alpha, randomFrom) >= power }
+	enough := func(g int) bool {
+		return PairedDropPowerInformed(g, InformativeOf(g, share), m, c, delta, alpha, randomFrom) >= power
+	}
 	if !enough(maxG) {
 		return 0, false
 	}
@@ -330,6 +342,16 @@ func powerDF(g int, df, m float64, c Components, delta, alpha float64) float64 {
 		return alpha / 2
 	}
 	return 1 - TCDF(TQuantile(1-alpha/2, df)-math.Abs(delta)/se, df)
+}
+
+// InformativeOf returns G', the informative clusters expected among g when
+// a share of them is informative: share·g rounded to the nearest integer,
+// at least 1; g when share is not in (0, 1) (every cluster counted).
+func InformativeOf(g int, share float64) int {
+	if !(share > 0 && share < 1) {
+		return g
+	}
+	return max(1, int(math.Round(share*float64(g))))
 }
 
 // informedFrame returns the clusters the sign-flip test of a paired drop

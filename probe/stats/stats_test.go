@@ -276,6 +276,26 @@ func TestMDE(t *testing.T) {
 	if g, _ := RequiredClusters(0.9, 5, c, 0.05, 0.8, SignFlipMinClusters(0.05), 1000, never); g != 6 {
 		t.Errorf("the sign-flip floor is not applied: %d", g)
 	}
+	// With a quarter of the clusters informative (c then the informative
+	// clusters' components) the search runs on G' = round(g/4) of them:
+	// the g found has the informed MDE at or below the drop, g − 1 not.
+	for _, x := range []struct {
+		g     int
+		share float64
+		want  int
+	}{{68, 0.25, 17}, {68, 0, 68}, {68, 1, 68}, {68, 1.5, 68}, {3, 0.1, 1}, {10, 0.25, 3}} {
+		if got := InformativeOf(x.g, x.share); got != x.want {
+			t.Errorf("InformativeOf(%d, %v) = %d, want %d", x.g, x.share, got, x.want)
+		}
+	}
+	gi, ok := RequiredClustersInformed(0.10, 5, 0.25, c, 0.05, 0.8, 0, 100000, never)
+	mdeAt := func(g int) float64 { return PairedDropMDEInformed(g, InformativeOf(g, 0.25), 5, c, 0.05, 0.8, never) }
+	if !ok || mdeAt(gi) > 0.10 || mdeAt(gi-1) <= 0.10 {
+		t.Errorf("informed required clusters for 10 pp at share 0.25: %d %v (MDE %v there, %v at one fewer)", gi, ok, mdeAt(gi), mdeAt(gi-1))
+	}
+	if g1, _ := RequiredClustersInformed(0.20, 5, 1, c, 0.05, 0.8, 0, 100000, never); g1 != g {
+		t.Errorf("share 1 is not RequiredClusters: %d, want %d", g1, g)
+	}
 }
 
 func TestClassifyDrop(t *testing.T) {
