@@ -317,7 +317,7 @@ func (v *view) flipsFigure() (Figure, error) {
 	cells := flipCells(v.sum)
 	vars := v.nonBase()
 	if len(cells) == 0 || len(vars) == 0 {
-		f.Note = "No matched base/variant pairs: the run has no base variant or no other variant."
+		f.Note = "No matched reference/variant pairs: the run has no base variant or no other variant."
 		return f, nil
 	}
 	l := newLegend()
@@ -355,8 +355,8 @@ func (v *view) flipsFigure() (Figure, error) {
 	for _, c := range cells {
 		drawn = append(drawn, fmt.Sprintf("%s%s %s", modelPrefix(c.Model, len(v.models)), c.Variant, countNum(c.BothRight+c.BaseOnly+c.VariantOnly+c.BothBad)))
 	}
-	f.Caption = "Counts of " + pairsText(v.sum) + ", split by outcome: right in both, right in base and wrong in the variant, " +
-		"wrong in base and right in the variant, wrong in both. Pairs drawn: " + strings.Join(drawn, ", ") + ". Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
+	f.Caption = "Counts of " + pairsText(v.sum) + ", split by outcome: right in both, right in the reference and wrong in the variant, " +
+		"wrong in the reference and right in the variant, wrong in both. Pairs drawn: " + strings.Join(drawn, ", ") + ". Counts from summary.json; the difference between the two middle segments, over the pairs, is the paired drop."
 	return f, err
 }
 
@@ -372,7 +372,7 @@ func (v *view) dropFigure() (Figure, error) {
 		return f, nil
 	}
 	neg, strong := dropThresholds(s)
-	p := newPanel("", "variant", "drop, percentage points (base − variant)")
+	p := newPanel("", "variant", "drop, percentage points (reference − variant)")
 	p.NominalX(vars...)
 	nv, nm := len(vars), len(v.models)
 	x0, x1 := -0.5, float64(nv)-0.5

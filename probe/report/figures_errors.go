@@ -165,9 +165,9 @@ func entropyTicks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// plural returns many when n > 1, else one.
+// plural returns one when n is 1, else many (0 instances, 2 instances).
 func plural(n int, many, one string) string {
-	if n > 1 {
+	if n != 1 {
 		return many
 	}
 	return one

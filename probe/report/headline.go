@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
@@ -17,13 +20,16 @@ type headline struct {
 	On       string // the variant the drop verdict rests on
 	Severity string // CSS class of the verdict: "strong", "signal", "none" or "open"
 	Rows     []headRow
+	// Methods names the intervals' methods once, below the table
+	// ("paired drop: …; answers changed: …"), not in every cell.
+	Methods string
 }
 
 // headRow is one variant of a headline, as display text.
 type headRow struct {
 	Variant, Reference string
 	RefAcc, VarAcc     string // "17.6% (12/68)"
-	Drop, DropCI       string // paired drop in pp, signed, and its reported interval
+	Drop, DropCI       string // paired drop in words ("drop of 4.4 pp", "gain of 1.5 pp") and its reported interval, without its method
 	P                  string // adjusted p of the sign-flip test
 	Verdict            string
 	Stability          string // answers changed among pairs with the same answer; "" when the variant re-draws it
@@ -43,6 +49,12 @@ func headlines(s *summary.Summary) []headline {
 		if m.Stability != nil && m.Stability.Verdict == summary.StabilityUnstable && h.Severity != "strong" {
 			h.Severity = "signal"
 		}
+		var methods []string
+		addMethod := func(what string, e *summary.Estimate) {
+			if e != nil && e.CI != nil && e.CI.Method != "" && !slices.Contains(methods, what+": "+e.CI.Method) {
+				methods = append(methods, what+": "+e.CI.Method)
+			}
+		}
 		for j := range m.Variants {
 			v := &m.Variants[j]
 			if v.Paired == nil {
@@ -50,7 +62,12 @@ func headlines(s *summary.Summary) []headline {
 			}
 			ref := m.Variant(referenceOf(v))
 			h.Rows = append(h.Rows, headRowOf(ref, v))
+			addMethod("paired drop", v.Paired.PairedDropPP)
+			if a := v.Paired.AnswerChanged; a != nil {
+				addMethod("answers changed", a.SharePct)
+			}
 		}
+		h.Methods = strings.Join(methods, "; ")
 		out = append(out, h)
 	}
 	return out
@@ -66,18 +83,42 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 			float64(v.CutByBudget)/float64(v.Scored) > float64(ref.CutByBudget)/float64(ref.Scored)
 	}
 	if d := v.Paired.PairedDropPP; d != nil {
-		r.Drop, r.DropCI = signed(d.Value, 1)+" pp", estCI(d, 1)
+		r.Drop, r.DropCI = dropWords(d.Value), boxCI(d)
 	}
 	if t := v.Paired.Test; t != nil {
 		r.P = pText(t.PAdjusted)
 	}
 	switch a := v.Paired.AnswerChanged; {
 	case a != nil:
-		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 1), estCI(a.SharePct, 1))
+		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 1), boxCI(a.SharePct))
 	case v.Paired.AnswerLeftOut > 0:
 		r.Stability = fmt.Sprintf("n/a: no pair answered on both sides (%d left out)", v.Paired.AnswerLeftOut)
 	}
 	return r
+}
+
+// dropWords is a paired drop of x pp (reference − variant) in words, so
+// that its sign cannot be misread: "drop of 4.4 pp", "gain of 1.5 pp" (a
+// negative drop), "no change (0.0 pp)".
+func dropWords(x float64) string {
+	s := fnum(math.Abs(x), 1)
+	switch {
+	case strings.Trim(s, "0.") == "":
+		return "no change (" + s + " pp)"
+	case x > 0:
+		return "drop of " + s + " pp"
+	}
+	return "gain of " + s + " pp"
+}
+
+// boxCI is an estimate's reported interval for the headline box, to one
+// decimal, without its method (headline.Methods names it once), or estCI's
+// statement when there is none.
+func boxCI(e *summary.Estimate) string {
+	if e != nil && e.CI != nil {
+		return ivText(e.CI, 1)
+	}
+	return estCI(e, 1)
 }
 
 // accShort is an accuracy as "17.6% (12/68)", or "n/a (0/0)".

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // embeddedFile returns the bytes a page embeds in its script element id
@@ -41,6 +42,9 @@ func embeddedFile(t *testing.T, page, id string) []byte {
 func TestHeadlineFirst(t *testing.T) {
 	dir := t.TempDir()
 	trials := defaultSynth().write(t, dir)
+	if err := os.WriteFile(filepath.Join(dir, probe.FileLock), []byte("123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	path, err := WriteHTML(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +56,25 @@ func TestHeadlineFirst(t *testing.T) {
 		t.Errorf("section order: headline at %d, narrative at %d, run table at %d; want headline first, run table after the narrative", h, n, r)
 	}
 	box := page[h:n]
-	for _, want := range []string{"Q4_K_M: <span class=\"verdict\">", "Q8_0: <span class=\"verdict\">", "noop <span class=\"muted\">vs base", " → ", "paired drop", " pp</strong> [", "cut by the budget", "Copy narrative", "Export CSV"} {
+	for _, want := range []string{"Q4_K_M: <span class=\"verdict\">", "Q8_0: <span class=\"verdict\">", "noop <span class=\"muted\">vs base", " → ", "paired drop, reference − variant", "cut by the budget", "Copy narrative", "Export CSV",
+		"Intervals: paired drop: ", "answers changed: korn-graubard"} {
 		if !strings.Contains(box, want) {
 			t.Errorf("headline box lacks %q", want)
 		}
+	}
+	// A drop is said in words, so that its sign cannot be read as a gain,
+	// and the interval's method is named once below the table, not in
+	// every cell.
+	if !regexp.MustCompile(`<strong>(drop of|gain of|no change \()\d+\.\d pp\)?</strong> [\[(]-?\d+\.\d, -?\d+\.\d[\])]</td>`).MatchString(box) {
+		t.Errorf("headline box: no paired drop in words followed by its interval alone:\n%s", box)
+	}
+	for _, cell := range regexp.MustCompile(`<td>[^<]*</td>`).FindAllString(box, -1) {
+		if strings.Contains(cell, "korn-graubard") || strings.Contains(cell, "sign-flip") {
+			t.Errorf("a headline cell names its interval's method: %s", cell)
+		}
+	}
+	if strings.Contains(page, `href="`+probe.FileLock+`"`) {
+		t.Error("the page lists the run lock among the run's files")
 	}
 	// Every answers-changed share in the box is one of the narrative's
 	// table, to its decimal ("85.0% [70.2, 94.3]", not "85% [70, 94]").
@@ -161,5 +180,33 @@ func TestPlotAxes(t *testing.T) {
 	// here they are a decade apart.
 	if d := s.Normalize(0, 4, 0.1) - s.Normalize(0, 4, 0.01); d < 0.2 {
 		t.Errorf("entropy scale: 0.01 and 0.1 bits only %.3f of the axis apart", d)
+	}
+}
+
+// TestReferencesText: captions name each paired variant's reference, so a
+// variant compared with its drawn instance is not described as compared
+// with base; and a drop is said in words whatever its sign.
+func TestReferencesText(t *testing.T) {
+	s := &summary.Summary{Models: []summary.ModelSummary{{Variants: []summary.VariantSummary{
+		{Variant: "base"},
+		{Variant: "symbolic", Paired: &summary.Paired{Reference: "base"}},
+		{Variant: "noop-seeming", Paired: &summary.Paired{Reference: "symbolic"}},
+	}}}}
+	if got := referencesText(s); !strings.Contains(got, "except noop-seeming against symbolic") || strings.Count(got, "against") != 1 {
+		t.Errorf("referencesText = %q", got)
+	}
+	for _, text := range []string{dropText(s), pairsText(s)} {
+		if !strings.Contains(text, "reference/variant") || !strings.Contains(text, "noop-seeming against symbolic") {
+			t.Errorf("caption text does not name the references: %q", text)
+		}
+	}
+	s.Models[0].Variants = s.Models[0].Variants[:2]
+	if got := referencesText(s); got != "; the reference is base" {
+		t.Errorf("every variant against base: %q", got)
+	}
+	for x, want := range map[float64]string{4.44: "drop of 4.4 pp", -1.5: "gain of 1.5 pp", 0.01: "no change (0.0 pp)", -0.04: "no change (0.0 pp)"} {
+		if got := dropWords(x); got != want {
+			t.Errorf("dropWords(%v) = %q, want %q", x, got, want)
+		}
 	}
 }

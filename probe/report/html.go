@@ -171,7 +171,7 @@ func facts(r *Run) []fact {
 		c := m.Config
 		add("status", strings.TrimSpace(m.Status+" "+m.Started+" → "+m.Finished))
 		add("templates", c.Templates)
-		add("design", fmt.Sprintf("%d instances per template and variant, seed %d, %d worked examples, at most %d tokens", c.Instances, c.Seed, c.Shots, c.MaxTokens))
+		add("design", fmt.Sprintf("%d %s per template and variant, seed %d, %d worked %s, at most %d tokens", c.Instances, plural(c.Instances, "instances", "instance"), c.Seed, c.Shots, plural(c.Shots, "examples", "example"), c.MaxTokens))
 		add("decoding", m.Sampler)
 		add("batching", fmt.Sprintf("%d sequences per batch", c.Params.NSeq))
 		add("llama.cpp", m.LlamaCommit)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -82,8 +83,10 @@ func fileB64(dir, name string, max int) string {
 // as text ("228 KB").
 type runFile struct{ Name, Size string }
 
-// runFiles lists the regular files of the run directory dir (hidden ones and
-// the page itself left out), by name; nil when dir cannot be read.
+// runFiles lists the regular files of the run directory dir (hidden ones,
+// the page itself and the run lock, probe.FileLock, left out: the lock
+// holds no result, and its size would make re-rendered pages differ), by
+// name; nil when dir cannot be read.
 func runFiles(dir string) []runFile {
 	if dir == "" {
 		return nil
@@ -94,7 +97,7 @@ func runFiles(dir string) []runFile {
 	}
 	var out []runFile
 	for _, e := range ents {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || e.Name() == FileHTML {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || e.Name() == FileHTML || e.Name() == probe.FileLock {
 			continue
 		}
 		info, err := e.Info()

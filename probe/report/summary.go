@@ -237,7 +237,29 @@ func dropIntervals(cells []dropCell) []interval {
 
 // dropText says what the drop of dropCells is.
 func dropText(s *summary.Summary) string {
-	return "Paired drop in percentage points: the mean over distinct base/variant pairs of (base right − variant right), positive when the variant does worse; the drop the verdict and its sign-flip test rest on"
+	return "Paired drop in percentage points: the mean over distinct reference/variant pairs of (reference right − variant right), positive when the variant does worse; the drop the verdict and its sign-flip test rest on" + referencesText(s)
+}
+
+// referencesText says, for a caption, what the paired variants of s are
+// compared with: "; the reference is base" when every one is compared
+// with base, else which variants have which other reference
+// (summary.Paired.Reference: the drawn instance of a one-factor pair).
+func referencesText(s *summary.Summary) string {
+	var other []string
+	for i := range s.Models {
+		for j := range s.Models[i].Variants {
+			v := &s.Models[i].Variants[j]
+			if r := referenceOf(v); v.Paired != nil && r != summary.BaseVariant {
+				if t := v.Variant + " against " + r; !slices.Contains(other, t) {
+					other = append(other, t)
+				}
+			}
+		}
+	}
+	if len(other) == 0 {
+		return "; the reference is base"
+	}
+	return "; the reference is base, except " + strings.Join(other, ", ") + " (the drawn instance with the same values and names)"
 }
 
 // dropThresholds returns the drops, in pp, the verdicts are worded against:
@@ -283,7 +305,7 @@ func flipCells(s *summary.Summary) []flipCell {
 
 // pairsText says what a pair of flipCells is.
 func pairsText(s *summary.Summary) string {
-	return "distinct base/variant prompt pairs (same model and template, both scored; copies of one pair count once)"
+	return "distinct reference/variant prompt pairs (same model and template, both scored; copies of one pair count once" + referencesText(s) + ")"
 }
 
 // groupCell is the accuracy of one model on one variant within one group
