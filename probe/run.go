@@ -204,10 +204,18 @@ func CheckBatch(n int) error {
 }
 
 // CheckMaxTokens refuses, as an OptionError, an output budget per item
-// (--max-tokens) below 1.
-func CheckMaxTokens(n int) error {
+// (--max-tokens) below 1, or not below the context length nCtx (--n-ctx,
+// tokens; 0: llm.Params' default), which the prompt and the answer share:
+// such a budget can never be reached.
+func CheckMaxTokens(n, nCtx int) error {
 	if n < 1 {
 		return optionErrorf("--max-tokens must be at least 1, got %d", n)
+	}
+	if nCtx != 0 && nCtx < MinContext {
+		return nil // CheckParams refuses the context itself
+	}
+	if ctx := (llm.Params{NCtx: nCtx}).Defaults().NCtx; n >= ctx {
+		return optionErrorf("--max-tokens %d is not below the context length --n-ctx %d, which the prompt and the answer share: lower --max-tokens or raise --n-ctx", n, ctx)
 	}
 	return nil
 }
@@ -306,7 +314,7 @@ func (c *Config) validatePrompt() error {
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
-	if err := CheckMaxTokens(c.MaxTokens); err != nil {
+	if err := CheckMaxTokens(c.MaxTokens, c.Params.NCtx); err != nil {
 		return err
 	}
 	if c.Limit < 0 {

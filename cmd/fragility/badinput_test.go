@@ -289,7 +289,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--resume", out, "--threads-batch", "2"}, "--threads-batch with --resume"},
 		{[]string{"run", "--model", gemmaName, "--threads-batch", "1000000", "--out", out}, "--threads-batch must be between 0 (the default) and 512, got 1000000"},
 		{[]string{"generate", "--prompt", "hi", "--threads", "-1"}, "--threads must be between 0 (the default) and 512, got -1"},
-		{[]string{"generate", "--prompt", " "}, "--prompt is empty"},
+		{[]string{"generate", "--prompt", " "}, "--prompt was given an empty value"},
 		{[]string{"bench", "--threads-batch", "513"}, "--threads-batch must be between 0 (the default) and 512"},
 		{[]string{"plan", "--threads", "100000"}, "--threads must be between 0 (the default) and 512"},
 		// 0 is not "no limit": the flag's default is the limit.
@@ -313,7 +313,19 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--model", gemmaName, "--bootstrap", "1000000000000", "--out", out}, "--bootstrap must be between 1 and 100000"},
 		{[]string{"run", "--model", gemmaName, "--bootstrap", "0", "--out", out}, "--bootstrap must be between 1 and 100000"},
 		{[]string{"run", "--model", gemmaName, "--temperature", "inf", "--out", out}, "--temperature must be a finite number"},
-		{[]string{"run", "--model", "", "--out", out}, "--model: an empty model name or path"},
+		{[]string{"run", "--model", "", "--out", out}, "--model was given an empty value"},
+		// An empty value was read as the flag left out (its default), an
+		// empty argument as none (inspect loaded the default model).
+		{[]string{"plan", "--from", ""}, "--from was given an empty value (see: fragility plan --help)"},
+		{[]string{"plan", "--templates", ""}, "--templates was given an empty value"},
+		{[]string{"plan", "--templates", "builtin,"}, "--templates was given an empty value"},
+		{[]string{"run", "--protocol", "", "--out", out}, "--protocol was given an empty value"},
+		{[]string{"templates", "list", "--templates", " "}, "--templates was given an empty value (see: fragility templates list --help)"},
+		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
+		// A budget the context window cannot hold was accepted.
+		{[]string{"plan", "--max-tokens", "999999999"}, "--max-tokens 999999999 is not below the context length --n-ctx 2048"},
+		{[]string{"generate", "--prompt", "hi", "--max-tokens", "5000", "--n-ctx", "4096"}, "--max-tokens 5000 is not below the context length --n-ctx 4096"},
+		{[]string{"verify", " "}, "an empty argument was given"},
 		{[]string{"plan", "--templates", "../../templates/builtin", "--templates", "../../templates/builtin/"}, "--templates: ../../templates/builtin/ is given twice"},
 		// The help page went to stdout before the line (cli's Required).
 		{[]string{"generate"}, "--prompt is required"},

@@ -78,7 +78,7 @@ func checkBenchFlags(c *cli.Context) error {
 	if err := checkModelFlags(c); err != nil {
 		return err
 	}
-	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name)); err != nil {
+	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name), c.Int(flagNCtx.Name)); err != nil {
 		return err
 	}
 	if v := c.Int("shots"); v > 3 {

@@ -121,7 +121,7 @@ func generateAction(c *cli.Context) error {
 	if err := checkModelFlags(c); err != nil {
 		return err
 	}
-	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name)); err != nil {
+	if err := probe.CheckMaxTokens(c.Int(flagMaxTokens.Name), c.Int(flagNCtx.Name)); err != nil {
 		return err
 	}
 	// Checked here, not with Required: cli then printed the whole help

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +42,7 @@ func newApp() *cli.App {
 	setAll = func(cs []*cli.Command) {
 		for _, c := range cs {
 			c.OnUsageError = onUsageError
+			c.Before = refuseEmptyValues(c.Before)
 			if len(c.Subcommands) > 0 && c.Action == nil {
 				c.Action = unknownSubcommand
 			}
@@ -50,6 +52,46 @@ func newApp() *cli.App {
 	setAll(app.Commands)
 	return app
 }
+
+// refuseEmptyValues wraps a command's Before: a string, path or list flag
+// given an empty value on the command line (`--from ""`, `--templates ""`)
+// is wrong usage (exit 2) naming the flag, not read as the flag left out
+// (its default) or as a file named ""; so is an empty positional argument
+// (`inspect ""` read the default model). Flags read from an environment
+// variable are left to their command.
+func refuseEmptyValues(next cli.BeforeFunc) cli.BeforeFunc {
+	return func(c *cli.Context) error {
+		for _, f := range c.Command.Flags {
+			name := f.Names()[0]
+			var env, values []string
+			switch x := f.(type) {
+			case *cli.StringFlag:
+				env, values = x.EnvVars, []string{c.String(name)}
+			case *cli.PathFlag:
+				env, values = x.EnvVars, []string{c.Path(name)}
+			case *cli.StringSliceFlag:
+				env, values = x.EnvVars, c.StringSlice(name)
+			default:
+				continue
+			}
+			if len(env) == 0 && c.IsSet(name) && slices.ContainsFunc(values, blank) {
+				return usageError{fmt.Sprintf("--%s was given an empty value (see: %s --help)", name, commandPath(c))}
+			}
+		}
+		// A command's own positional arguments: not those of a subcommand
+		// it passes them on to.
+		if c.Command.Command(c.Args().First()) == nil && slices.ContainsFunc(c.Args().Slice(), blank) {
+			return usageError{fmt.Sprintf("an empty argument was given (see: %s --help)", commandPath(c))}
+		}
+		if next != nil {
+			return next(c)
+		}
+		return nil
+	}
+}
+
+// blank reports whether a command-line value is empty or only spaces.
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // unknownSubcommand is the action of a command made of subcommands
 // (templates, models, protocol): reached with an argument, it names no

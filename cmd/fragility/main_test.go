@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/models"
+	"github.com/urfave/cli/v2"
 )
 
 // binDir holds the fragility binary built once for this package's tests.
@@ -147,4 +149,26 @@ func oneErrorLine(t *testing.T, what string, r result, want ...string) {
 		}
 	}
 	t.Logf("%s: %s", what, line)
+}
+
+// TestHelpDefaultsOnce: no flag's help line states a default twice (our
+// own "(default 2)" and then cli's "(default: 0)" for the 0 that stands for
+// "not given" read as --layers 0). Every command and subcommand's help is
+// read.
+func TestHelpDefaultsOnce(t *testing.T) {
+	twice := regexp.MustCompile(`\(default[ :][^)]*\).*\(default[ :]`)
+	var walk func(path []string, cs []*cli.Command)
+	walk = func(path []string, cs []*cli.Command) {
+		for _, c := range cs {
+			p := append(append([]string{}, path...), c.Name)
+			r := fragility(t, nil, append(p, "--help")...)
+			for _, line := range strings.Split(r.stdout, "\n") {
+				if twice.MatchString(line) {
+					t.Errorf("fragility %s --help states a default twice: %s", strings.Join(p, " "), strings.TrimSpace(line))
+				}
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, newApp().Commands)
 }

@@ -80,11 +80,11 @@ Examples:
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
 			&cli.StringFlag{Name: "from", Usage: "a previous run directory: its rate and mean tokens per item (sizing) and its variance components (power)"},
-			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs (default: none, minimum detectable drop only)"},
+			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs", DefaultText: "none, minimum detectable drop only"},
 			&cli.Float64Flag{Name: "alpha", Value: 1 - summary.DefaultConfidence, Usage: "family-wise level of the test"},
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
-			&cli.Float64Flag{Name: "between", Usage: "between-template variance σ²_b of the per-pair 0/1 difference (default: the planning default of the run's design, see the output)"},
-			&cli.Float64Flag{Name: "within", Usage: "within-template variance σ²_w of the per-pair 0/1 difference (default: the planning default of the run's design)"},
+			&cli.Float64Flag{Name: "between", Usage: "between-template variance σ²_b of the per-pair 0/1 difference", DefaultText: "the planning default of the run's design, see the output"},
+			&cli.Float64Flag{Name: "within", Usage: "within-template variance σ²_w of the per-pair 0/1 difference", DefaultText: "the planning default of the run's design"},
 			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: fmt.Sprintf("largest number of templates to consider, 2 to %d (a drop that needs more is reported as needing more than this)", probe.MaxTemplatesLimit)},
 		},
 		Action: planAction,
@@ -392,6 +392,9 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
 	}
 	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) + c (Bloom 1995; Donner & Klar 2000; c = 1/(m·G), the continuity correction of the sign-flip test's lattice of span 2/m, Cox 1970, below %d templates, 0 from %d, where the test is randomized at ties); with 1 instance per template, the drop at which the exact sign test on the discordant templates (randomized from %d templates) reaches the power (as the summary prints it).\n", summary.DefaultFewTemplates, summary.DefaultFewTemplates, summary.DefaultFewTemplates)
+	if pl.InformativeShare > 0 {
+		fmt.Printf("With the pilot's components these rest on the G' = %.1f%% of the G templates solved in some pair (as the summary's MDE does, stats.PairedDropMDEInformed): the formula with G' for G, times G'/G (the drop over all templates is G'/G of the drop on them).\n", 100*pl.InformativeShare)
+	}
 }
 
 // ppText formats an optional value in percentage points.

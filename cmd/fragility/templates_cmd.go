@@ -50,7 +50,10 @@ var flagPrompt = &cli.StringFlag{
 // flagShots is the number of worked examples put before each problem.
 var flagShots = &cli.IntFlag{
 	Name:  "shots",
-	Usage: fmt.Sprintf("few-shot exemplars (our own problems): 0..%d with --prompt fragility (default 0), 0..%d with --prompt gsm-symbolic (default %d)", probe.MaxShots, probe.MaxShotsFor(probe.PromptGSMSymbolic), probe.DefaultShotsFor(probe.PromptGSMSymbolic)),
+	Usage: fmt.Sprintf("few-shot exemplars (our own problems): 0..%d with --prompt fragility, 0..%d with --prompt gsm-symbolic", probe.MaxShots, probe.MaxShotsFor(probe.PromptGSMSymbolic)),
+	// The default depends on --prompt: cli would print the 0 that stands
+	// for "not given".
+	DefaultText: fmt.Sprintf("0 with --prompt fragility, %d with --prompt gsm-symbolic", probe.DefaultShotsFor(probe.PromptGSMSymbolic)),
 }
 
 // promptFlags reads --prompt, --shots and --level into cfg.
