@@ -50,9 +50,16 @@ func TestPlanItems(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"× 96 items", "24 templates (items ", "Holm-adjusted over 3 variants"} {
+	for _, want := range []string{"× 96 items", "24 items (", "one pair per item and variant", "Minimum detectable drop with 24 items:", "Holm-adjusted over 3 variants"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// An item has one instance: no table over instances, no templates.
+	power := r.stdout[strings.Index(r.stdout, "## Power"):]
+	for _, not := range []string{"instances per template", "templates", "instance"} {
+		if strings.Contains(power, not) {
+			t.Errorf("the power part of a plan on items speaks of %q:\n%s", not, power)
 		}
 	}
 }

@@ -322,11 +322,22 @@ func planSource(cfg probe.Config) string {
 	return s
 }
 
-// printPower writes the power part of a plan for a reader.
+// printPower writes the power part of a plan for a reader. With document
+// items (--items) each item is its own cluster with one pair per variant:
+// the text counts items and has no table over instances.
 func printPower(pl *probe.Plan, cfg probe.Config) {
 	if pl == nil {
 		fmt.Println("## Power\n\nBase alone: no variant to compare with it, so no drop to plan for; the sizing above is the run.")
 		return
+	}
+	items := cfg.Items != ""
+	unit, size := "template", count(pl.Templates, "template")+" ("+planSource(cfg)+") × "+count(pl.Instances, "instance")
+	if items {
+		unit, size = "item", count(pl.Templates, "item")+" ("+cfg.Items+"), one pair per item and variant"
+	}
+	per := ""
+	if !items {
+		per = " with " + count(pl.Instances, "instance") + " each"
 	}
 	level := fmt.Sprintf("α = %s", trimFloat(pl.TestAlpha))
 	if pl.Tests > 1 {
@@ -336,31 +347,56 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	fmt.Println("## Power")
 	fmt.Println()
-	fmt.Printf("Paired drop of a variant against its reference (base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn), %s (%s) × %s, %s%% power, two-sided at %s.\n\n",
-		count(pl.Templates, "template"), planSource(cfg), count(pl.Instances, "instance"), trimFloat(100*pl.Power), level)
+	fmt.Printf("Paired drop of a variant against its reference (base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn), %s, %s%% power, two-sided at %s.\n\n",
+		size, trimFloat(100*pl.Power), level)
+	at := count(pl.Templates, unit)
+	if !items {
+		at += " and " + count(pl.Instances, "instance")
+	}
 	if pl.MDEPP != nil {
 		if *pl.MDEPP > 100 {
-			fmt.Printf("No drop is detectable at this size: with %s and %s the minimum detectable drop (%.1f pp) is above 100 pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
+			fmt.Printf("No drop is detectable at this size: with %s the minimum detectable drop (%.1f pp) is above 100 pp.\n", at, *pl.MDEPP)
 		} else {
-			fmt.Printf("Minimum detectable drop with %s and %s: %.1f pp.\n", count(pl.Templates, "template"), count(pl.Instances, "instance"), *pl.MDEPP)
+			fmt.Printf("Minimum detectable drop with %s: %.1f pp.\n", at, *pl.MDEPP)
 		}
 	} else {
-		fmt.Printf("With %d template no drop is detectable: a paired test needs at least 2 templates.\n", pl.Templates)
+		fmt.Printf("With %s no drop is detectable: a paired test needs at least 2.\n", count(pl.Templates, unit))
 	}
 	if pl.PowerAtDropPct != nil {
 		fmt.Printf("Power to detect %s pp with them: %.0f%%.\n", trimFloat(pl.DropPP), *pl.PowerAtDropPct)
 	}
 	if pl.NeededTemplates != nil {
 		if *pl.NeededTemplates > 0 {
-			fmt.Printf("To detect %s pp: %s with %s each (minimum detectable drop there: %.1f pp).\n",
-				trimFloat(pl.DropPP), count(*pl.NeededTemplates, "template"), count(pl.Instances, "instance"), pl.MDEAtNeededPP)
+			fmt.Printf("To detect %s pp: %s%s (minimum detectable drop there: %.1f pp).\n",
+				trimFloat(pl.DropPP), count(*pl.NeededTemplates, unit), per, pl.MDEAtNeededPP)
 		} else {
-			fmt.Printf("To detect %s pp: more than %s with %s each.\n", trimFloat(pl.DropPP), count(pl.MaxTemplates, "template"), count(pl.Instances, "instance"))
+			fmt.Printf("To detect %s pp: more than %s%s.\n", trimFloat(pl.DropPP), count(pl.MaxTemplates, unit), per)
 		}
 	}
 	if pl.Templates < pl.SignFlipMinTemplates {
-		fmt.Printf("The sign-flip test cannot reach %s with fewer than %d templates, whatever the data.\n", trimFloat(pl.TestAlpha), pl.SignFlipMinTemplates)
+		fmt.Printf("The sign-flip test cannot reach %s with fewer than %s, whatever the data.\n", trimFloat(pl.TestAlpha), count(pl.SignFlipMinTemplates, unit))
 	}
+	if !items {
+		printInstanceRows(pl)
+	}
+	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between %ss σ²_b = %.4g, within σ²_w = %.4g (ICC %.2f); %s.\n",
+		unit, pl.Between, pl.Within, pl.ICC, pl.ComponentsSource)
+	switch {
+	case items:
+		fmt.Println("Each document item is one cluster with one pair per variant (its base question against the variant's), so only σ²_b + σ²_w matters and more items are what lower the minimum detectable drop.")
+	case cfg.DrawnDesign():
+		fmt.Println("With --reference drawn, noop, noop-seeming and paraphrase pair a drawn problem with the same problem changed in one factor, so each pair's reference noise is within templates (σ²_w), which instances divide; the drop's spread between templates (σ²_b) is divided only by templates. names, numbers and symbolic are still compared with the one base prompt of their template.")
+	default:
+		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
+	}
+	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) + c (Bloom 1995; Donner & Klar 2000; G the %ss, m the pairs per %s; c = 1/(m·G), the continuity correction of the sign-flip test's lattice of span 2/m, Cox 1970, below %d %ss, 0 from %d, where the test is randomized at ties); with 1 pair per %s, the drop at which the exact sign test on the discordant %ss (randomized from %d) reaches the power (as the summary prints it).\n", unit, unit, summary.DefaultFewTemplates, unit, summary.DefaultFewTemplates, unit, unit, summary.DefaultFewTemplates)
+	if pl.InformativeShare > 0 {
+		fmt.Printf("With the pilot's components these rest on the G' = %.1f%% of the G %ss solved in some pair (as the summary's MDE does, stats.PairedDropMDEInformed): the formula with G' for G, times G'/G (the drop over all %ss is G'/G of the drop on them).\n", 100*pl.InformativeShare, unit, unit)
+	}
+}
+
+// printInstanceRows writes the plan's table over instances per template.
+func printInstanceRows(pl *probe.Plan) {
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	head := fmt.Sprintf("instances per template\tMDE with %d templates, pp", pl.Templates)
@@ -384,17 +420,6 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
-	fmt.Printf("\nVariance components of the per-pair difference (base right − variant right): between templates σ²_b = %.4g, within σ²_w = %.4g (ICC %.2f); %s.\n",
-		pl.Between, pl.Within, pl.ICC, pl.ComponentsSource)
-	if cfg.DrawnDesign() {
-		fmt.Println("With --reference drawn, noop, noop-seeming and paraphrase pair a drawn problem with the same problem changed in one factor, so each pair's reference noise is within templates (σ²_w), which instances divide; the drop's spread between templates (σ²_b) is divided only by templates. names, numbers and symbolic are still compared with the one base prompt of their template.")
-	} else {
-		fmt.Println("A template's base prompt is one fixed prompt shared by all its pairs, so its own variance is in σ²_b: instances divide only σ²_w, and only for variants that re-draw values (names, numbers, symbolic, noop, noop-seeming); templates are what lower the minimum detectable drop.")
-	}
-	fmt.Printf("Minimum detectable drop: (t_{1−α/2,G−1} + t_{power,G−1}) · √((σ²_b + σ²_w/m)/G) + c (Bloom 1995; Donner & Klar 2000; c = 1/(m·G), the continuity correction of the sign-flip test's lattice of span 2/m, Cox 1970, below %d templates, 0 from %d, where the test is randomized at ties); with 1 instance per template, the drop at which the exact sign test on the discordant templates (randomized from %d templates) reaches the power (as the summary prints it).\n", summary.DefaultFewTemplates, summary.DefaultFewTemplates, summary.DefaultFewTemplates)
-	if pl.InformativeShare > 0 {
-		fmt.Printf("With the pilot's components these rest on the G' = %.1f%% of the G templates solved in some pair (as the summary's MDE does, stats.PairedDropMDEInformed): the formula with G' for G, times G'/G (the drop over all templates is G'/G of the drop on them).\n", 100*pl.InformativeShare)
-	}
 }
 
 // ppText formats an optional value in percentage points.
