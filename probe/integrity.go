@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,11 +240,18 @@ func CheckScores(path, errorRules string, trials []results.Trial) error {
 	return nil
 }
 
+// maxEntropyBits bounds an entropy over a vocabulary: log2 of its size is
+// at most 31, as llama.cpp's token ids (llama_token) are int32.
+const maxEntropyBits = 31
+
 // checkMeasures refuses a trial's recorded measure that no run can write:
 // a number column that is not finite (results.Trial.NonFinite: NaN or ±Inf
 // in any of them, as ddc_margin=NaN or seconds=Inf), a negative entropy,
 // branching factor or generation time, a negative count of tokens or
-// calculator calls, an F1 outside [0, 1], or a scored answer's
+// calculator calls, an entropy above maxEntropyBits (or a branching factor
+// above 2 to that power), a DDC margin outside [0, 2] (the difference
+// between the best and the runner-up cosine similarity), an F1 outside
+// [0, 1], or a scored answer's
 // log-probability that is positive (a log-probability is at most 0). The
 // error names the column and its value.
 func checkMeasures(t *results.Trial) error {
@@ -272,7 +280,20 @@ func checkMeasures(t *results.Trial) error {
 			return fmt.Errorf("%s is %v, not %s (at least 0)", c.col, c.x, c.what)
 		}
 	}
+	for _, c := range []struct {
+		col string
+		x   float64
+	}{{"entropy_mean_bits", t.EntropyMean}, {"entropy_p95_bits", t.EntropyP95}, {"answer_entropy_mean_bits", t.AnswerEntropyMean},
+		{"answer_entropy_p95_bits", t.AnswerEntropyP95}, {"think_entropy_mean_bits", t.ThinkEntropyMean}, {"reply_entropy_mean_bits", t.ReplyEntropyMean}} {
+		if c.x > maxEntropyBits {
+			return fmt.Errorf("%s is %v, above the %d bits of any vocabulary llama.cpp can hold (its token ids are 32-bit signed)", c.col, c.x, maxEntropyBits)
+		}
+	}
 	switch {
+	case t.DDCMargin < 0 || t.DDCMargin > 2:
+		return fmt.Errorf("ddc_margin is %v, not a margin between two cosine similarities (in [0, 2])", t.DDCMargin)
+	case t.BranchingMedian > math.Exp2(maxEntropyBits) || t.AnswerBranching > math.Exp2(maxEntropyBits):
+		return fmt.Errorf("branching_median %v or answer_branching_median %v is above 2^%d, the tokens of any vocabulary llama.cpp can hold", t.BranchingMedian, t.AnswerBranching, maxEntropyBits)
 	case t.F1 < 0 || t.F1 > 1:
 		return fmt.Errorf("f1 is %v, not in [0, 1]", t.F1)
 	case t.AnswerScored && t.AnswerLogProb > 0:

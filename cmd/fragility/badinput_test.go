@@ -518,6 +518,8 @@ func TestBadRunFiles(t *testing.T) {
 		{"ddc-nan", edited("ddc_margin", "NaN", false), "", "results.csv: line 2 (item m0/t00/base/0): ddc_margin is NaN, not a finite number: the file was edited"},
 		{"seconds-negative", edited("seconds", "-1", false), "", "results.csv: line 2 (item m0/t00/base/0): seconds is -1, not a duration (at least 0): the file was edited"},
 		{"entropy-inf", edited("entropy_mean_bits", "Inf", false), "", "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is +Inf, not a finite number: the file was edited"},
+		{"ddc-above-2", edited("ddc_margin", "2.5", false), "", "results.csv: line 2 (item m0/t00/base/0): ddc_margin is 2.5, not a margin between two cosine similarities (in [0, 2]): the file was edited"},
+		{"entropy-above-vocab", edited("entropy_mean_bits", "40", false), "", "results.csv: line 2 (item m0/t00/base/0): entropy_mean_bits is 40, above the 31 bits of any vocabulary"},
 		{"no-correct", edited("correct", "", true), "", "results.csv: lacks the column(s) correct, which every results.csv has: the file was edited"},
 		{"random", random, "", `results.csv: line 1: column 1 is "`},
 		{"summary-dir", good, "summary.json", "summary.json: is a directory, not a file"},
