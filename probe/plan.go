@@ -2,7 +2,9 @@ package probe
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
@@ -62,6 +64,10 @@ type RunPlan struct {
 	// PilotCut is what the pilot (RunPlanOptions.From) says of the answers
 	// the planned output budget would cut; nil without a pilot.
 	PilotCut *PilotCut `json:"pilot_cut,omitempty"`
+	// PilotNotes say where the pilot differs from the planned run (its
+	// models, variants or reference design): its rate, tokens and variance
+	// components are then those of another run (pilotDiffers).
+	PilotNotes []string `json:"pilot_notes,omitempty"`
 }
 
 // PlanRun plans the run cfg defines without loading a model: it generates
@@ -115,7 +121,7 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		}
 	}
 	if o.From != "" {
-		if err := fromPilot(&po, &o, drawn); err != nil {
+		if err := fromPilot(&po, &o, drawn, cfg.MaxTokens); err != nil {
 			return nil, err
 		}
 	}
@@ -147,15 +153,62 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		if rp.PilotCut, err = PilotCutAt(o.From, cfg.MaxTokens); err != nil {
 			return nil, err
 		}
+		man, err := ReadManifest(o.From)
+		if err != nil {
+			return nil, err
+		}
+		rp.PilotNotes = pilotDiffers(o.From, man.Config, cfg)
 	}
 	return rp, nil
 }
 
+// pilotDiffers says where the pilot run's configuration (from the manifest
+// of the run in dir) differs from the planned run's cfg in what the plan
+// takes from it: the models (by file name; the rate, tokens per item and
+// variance components are the pilot's models'), the variants (its
+// components are pooled over the pilot's) and the reference design.
+func pilotDiffers(dir string, pilot, cfg Config) []string {
+	var notes []string
+	names := func(ps []string) string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, filepath.Base(p))
+		}
+		return strings.Join(out, ", ")
+	}
+	if len(cfg.Models) > 0 && names(pilot.Models) != names(cfg.Models) {
+		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its rate, tokens per item and variance components are those of the pilot's models", dir, names(pilot.Models), names(cfg.Models)))
+	}
+	vs := func(v []templates.Variant) string {
+		var out []string
+		for _, x := range v {
+			out = append(out, string(x))
+		}
+		return strings.Join(out, ",")
+	}
+	if vs(pilot.Variants) != vs(cfg.Variants) {
+		notes = append(notes, fmt.Sprintf("the pilot %s ran the variants %s, the plan %s: its variance components are pooled over the pilot's variants", dir, vs(pilot.Variants), vs(cfg.Variants)))
+	}
+	if pilot.DrawnDesign() != cfg.DrawnDesign() {
+		notes = append(notes, fmt.Sprintf("the pilot %s compared its variants with %s, the plan with %s: the variance components of the two designs differ (see --reference)", dir, refWords(pilot.DrawnDesign()), refWords(cfg.DrawnDesign())))
+	}
+	return notes
+}
+
+// refWords names a run's reference design for pilotDiffers.
+func refWords(drawn bool) string {
+	if drawn {
+		return "drawn references (--reference drawn)"
+	}
+	return "the fixed base prompt (--reference original)"
+}
+
 // fromPilot takes what the pilot run o.From measured: its throughput and
-// tokens per item for the sizing (where o.Sizing has none) and, unless
-// o.ComponentsGiven, its variance components for the power analysis.
-func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool) error {
-	rate, tok, prompt, err := RunThroughput(o.From)
+// tokens per item, each capped at the planned budget (RunThroughput), for
+// the sizing (where o.Sizing has none) and, unless o.ComponentsGiven, its
+// variance components for the power analysis.
+func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int) error {
+	rate, tok, prompt, err := RunThroughput(o.From, budget)
 	if err != nil {
 		return err
 	}
@@ -164,7 +217,7 @@ func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool) error {
 	}
 	if o.Sizing.TokensPerItem <= 0 {
 		o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem = tok, prompt
-		o.Sizing.TokensPerItemSource = "the mean of " + o.From
+		o.Sizing.TokensPerItemSource = fmt.Sprintf("the mean of %s, each answer capped at --max-tokens %d", o.From, budget)
 	}
 	if !o.ComponentsGiven {
 		return pilotComponents(po, o.From, drawn)
@@ -336,6 +389,11 @@ type Plan struct {
 	// exact sign-flip test can reach TestAlpha at all
 	// (stats.SignFlipMinClusters).
 	SignFlipMinTemplates int `json:"sign_flip_min_templates"`
+	// MinTemplates is the fewest templates whose informative share
+	// (stats.InformativeOf) holds SignFlipMinTemplates: below it the test
+	// cannot reject whatever the drop, so no size needs fewer. It equals
+	// SignFlipMinTemplates when every template counts.
+	MinTemplates int `json:"min_templates"`
 	// MDEPP is the minimum detectable drop (pp) with Templates × Instances
 	// (nil with fewer than 2 templates), PowerAtDropPct the power to
 	// detect DropPP there (nil without both; 0 below the sign-flip floor).
@@ -351,6 +409,12 @@ type Plan struct {
 	// Instances.
 	ByInstances []PlanRow `json:"by_instances"`
 }
+
+// MinPlanPower is the least power a plan is stated at (plan --power): at
+// power 0.5 the minimum detectable drop is the drop the test detects as
+// often as not, and below α/2 the normal-approximation formula
+// (t_{1−α/2} + t_{power}) gives a negative drop.
+const MinPlanPower = 0.5
 
 // maxComponent bounds a variance component MakePlan takes. A variance of a
 // −1/0/1 difference is at most 1, and so is a given one (checkGiven), but
@@ -379,8 +443,8 @@ func (o PlanOptions) check() error {
 		return optionErrorf("--instances must be at least 1, got %d", o.Instances)
 	case !(o.Alpha > 0 && o.Alpha < 1):
 		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
-	case !(o.Power > 0 && o.Power < 1):
-		return optionErrorf("--power must be in (0, 1), got %v", o.Power)
+	case !(o.Power >= MinPlanPower && o.Power < 1):
+		return optionErrorf("--power must be in [%v, 1), got %v: below %v a minimum detectable drop is one the test misses more often than it finds it (and below α/2 the formula's drop is negative)", MinPlanPower, o.Power, MinPlanPower)
 	case !(o.Between >= 0 && o.Between <= maxComponent) || !(o.Within >= 0 && o.Within <= maxComponent):
 		return optionErrorf("the variance components σ²_b (--between) and σ²_w (--within) must be in [0, %d] (estimates of variances of a −1/0/1 difference), got %v and %v", maxComponent, o.Between, o.Within)
 	case o.Between+o.Within == 0:
@@ -446,6 +510,10 @@ func MakePlan(o PlanOptions) (*Plan, error) {
 		pl.InformativeShare = o.InformativeShare
 	}
 	pl.SignFlipMinTemplates = stats.SignFlipMinClusters(pl.TestAlpha)
+	pl.MinTemplates = pl.SignFlipMinTemplates
+	for stats.InformativeOf(pl.MinTemplates, o.InformativeShare) < pl.SignFlipMinTemplates {
+		pl.MinTemplates++
+	}
 	mdeAt := func(g, m int) float64 {
 		return 100 * stats.PairedDropMDEInformed(g, stats.InformativeOf(g, o.InformativeShare), float64(m), c, pl.TestAlpha, o.Power, summary.DefaultFewTemplates)
 	}

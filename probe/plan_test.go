@@ -65,9 +65,17 @@ func TestMakePlan(t *testing.T) {
 	}
 	// A huge drop is limited by the sign-flip floor, not by the MDE.
 	o.DropPP, o.Primary = 95, ""
-	if pl, _ := MakePlan(o); *pl.NeededTemplates != 7 {
-		t.Errorf("95 pp needs %d templates, want the floor 7", *pl.NeededTemplates)
+	if pl, _ := MakePlan(o); *pl.NeededTemplates != 7 || pl.MinTemplates != 7 {
+		t.Errorf("95 pp needs %d templates, want the floor 7 (MinTemplates %d)", *pl.NeededTemplates, pl.MinTemplates)
 	}
+	// With an informative share of 0.206 the floor is the fewest G whose
+	// round(0.206·G) is 7: 0.206·31 = 6.39 rounds to 6, 0.206·32 = 6.59 to
+	// 7. A huge drop needs exactly that many.
+	o.InformativeShare = 0.206
+	if pl, _ := MakePlan(o); pl.MinTemplates != 32 || *pl.NeededTemplates != 32 {
+		t.Errorf("share 0.206: floor %d, 95 pp needs %d; want 32 and 32", pl.MinTemplates, *pl.NeededTemplates)
+	}
+	o.InformativeShare = 0
 	// Without a drop: the minimum detectable drop only.
 	o.DropPP, o.Templates = 0, 68
 	nd, err := MakePlan(o)
@@ -92,6 +100,7 @@ func TestMakePlan(t *testing.T) {
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Primary: "names", Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 1, Between: 0.05, Within: 0.2},
+		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.01, Between: 0.05, Within: 0.2},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: 1},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: -3},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: MaxTemplatesLimit + 1},
@@ -305,7 +314,7 @@ func TestPlanRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rate, tok, _, _ := RunThroughput(dir)
+	rate, tok, _, _ := RunThroughput(dir, 0)
 	sum, _ := Recompute(dir)
 	pc, _ := PooledComponents(sum)
 	b, w := pc.Between, pc.Within

@@ -21,11 +21,12 @@ type PilotCut struct {
 	Budget      int    `json:"max_tokens"`       // the planned --max-tokens
 	Scored      int    `json:"scored"`           // the pilot's trials that ran (not skipped)
 	// Cut counts the pilot's answers that would reach Budget: those of
-	// Budget tokens or more. Above the pilot's budget the answers the pilot
-	// cut are counted (their full length is unknown), so Cut is then a
-	// lower bound (AtLeast).
+	// Budget tokens or more. Above the pilot's budget only the answers the
+	// pilot cut can reach it, and whether they would is unknown (their full
+	// length is): they are counted, so Cut is then an upper bound
+	// (AtMost).
 	Cut      int     `json:"cut"`
-	AtLeast  bool    `json:"at_least,omitempty"`
+	AtMost   bool    `json:"at_most,omitempty"`
 	SharePct float64 `json:"share_pct"` // 100 · Cut / Scored
 	// Large is SharePct ≥ CutWarnShare: the budget would lower accuracy by
 	// itself, as cut answers without a final-answer line are no answer.
@@ -65,7 +66,7 @@ func pilotCut(dir string, pilotBudget, budget int, trials []results.Trial) *Pilo
 		switch {
 		case n == math.MaxInt && budget > pilotBudget:
 			pc.Cut++
-			pc.AtLeast = true
+			pc.AtMost = true
 		case n >= budget:
 			pc.Cut++
 		}

@@ -218,7 +218,7 @@ func TestPlanShards(t *testing.T) {
 	if _, err := Run(context.Background(), rc, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	r, tok, prompt, err := RunThroughput(run)
+	r, tok, prompt, err := RunThroughput(run, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

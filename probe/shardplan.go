@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
@@ -286,8 +287,13 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 
 // RunThroughput measures a finished run directory: generated tokens ÷ the
 // manifest's generation_seconds (prefill included), and the mean generated
-// and prompt tokens per item that was run (skipped items aside).
-func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
+// and prompt tokens per item that was run (skipped items aside). With a
+// budget > 0 (the planned --max-tokens) each item's generated tokens in
+// the mean are capped at it, as that budget would cut them, and an answer
+// the run's own, smaller budget cut counts as budget tokens (how far it
+// would run is unknown: the mean is then an upper bound); the rate is the
+// run's, uncapped.
+func RunThroughput(dir string, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
 	man, err := ReadManifest(dir)
 	if err != nil {
 		return Throughput{}, 0, 0, err
@@ -296,19 +302,28 @@ func RunThroughput(dir string) (rate Throughput, tokensPerItem, promptPerItem fl
 	if err != nil {
 		return Throughput{}, 0, 0, err
 	}
-	var tok, prompt, n int
+	var tok, capped, prompt, n int
 	for i := range trials {
-		if trials[i].Skipped() {
+		t := &trials[i]
+		if t.Skipped() {
 			continue
 		}
-		tok += trials[i].Tokens
-		prompt += trials[i].PromptTokens
+		tok += t.Tokens
+		prompt += t.PromptTokens
 		n++
+		switch {
+		case budget <= 0:
+			capped += t.Tokens
+		case t.StopReason == llm.StopMaxTokens && budget > man.Config.MaxTokens:
+			capped += budget
+		default:
+			capped += min(t.Tokens, budget)
+		}
 	}
 	if n == 0 || man.GenerationSeconds <= 0 {
 		return Throughput{}, 0, 0, fmt.Errorf("%s: no generation to measure (%d items run, %.1f s)", dir, n, man.GenerationSeconds)
 	}
 	rate = Throughput{TokensPerSecond: float64(tok) / man.GenerationSeconds,
 		Source: fmt.Sprintf("%s: %d tokens in %.1f s of generation at --batch %d", dir, tok, man.GenerationSeconds, man.Config.Params.NSeq)}
-	return rate, float64(tok) / float64(n), float64(prompt) / float64(n), nil
+	return rate, float64(capped) / float64(n), float64(prompt) / float64(n), nil
 }

@@ -156,7 +156,7 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	printLeftOut(p.LeftOut)
-	for _, n := range p.Notices {
+	for _, n := range append(p.Notices, p.PilotNotes...) {
 		fmt.Printf("Note: %s\n", n)
 	}
 	printPilotCut(p.PilotCut)
@@ -186,7 +186,7 @@ func planOptions(c *cli.Context, cfg *probe.Config) (probe.RunPlanOptions, error
 	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
 		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
 		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
-			Between: c.Float64("between"), Within: c.Float64("within"), MaxTemplates: c.Int("max-templates")}}
+			Between: c.Float64("between") + 0, Within: c.Float64("within") + 0, MaxTemplates: c.Int("max-templates")}} // + 0: -0 is 0
 	if o.ComponentsGiven {
 		o.Power.ComponentsSource = "given with --between/--within"
 		b, w, _ := summary.PlanningComponents(cfg.DrawnDesign())
@@ -224,12 +224,12 @@ func printPilotCut(pc *probe.PilotCut) {
 	if pc == nil || pc.Cut == 0 {
 		return
 	}
-	atLeast := ""
-	if pc.AtLeast {
-		atLeast = "at least "
+	line := fmt.Sprintf("the pilot %s (run at --max-tokens %d) says --max-tokens %d would cut %d of %d answers (%.0f%%)",
+		pc.Pilot, pc.PilotBudget, pc.Budget, pc.Cut, pc.Scored, pc.SharePct)
+	if pc.AtMost {
+		line = fmt.Sprintf("the pilot %s (run at --max-tokens %d) cut %d of %d answers (%.0f%%) at its budget, so --max-tokens %d may cut up to that many: how far they would run is unknown",
+			pc.Pilot, pc.PilotBudget, pc.Cut, pc.Scored, pc.SharePct, pc.Budget)
 	}
-	line := fmt.Sprintf("the pilot %s (run at --max-tokens %d) says --max-tokens %d would cut %s%d of %d answers (%.0f%%)",
-		pc.Pilot, pc.PilotBudget, pc.Budget, atLeast, pc.Cut, pc.Scored, pc.SharePct)
 	if !pc.Large {
 		fmt.Printf("Cut by the budget: %s.\n", line)
 		return
@@ -238,7 +238,7 @@ func printPilotCut(pc *probe.PilotCut) {
 	if pc.SuggestMaxTokens == 0 {
 		advice = fmt.Sprintf("the pilot's own budget cut that many, so it does not show how long they run: raise --max-tokens well above %d and pilot again", pc.PilotBudget)
 	}
-	fmt.Printf("Warning: %s: a cut answer without a final-answer line counts as no answer, so the budget alone would lower accuracy; %s.\n", line, advice)
+	fmt.Printf("Warning: %s; a cut answer without a final-answer line counts as no answer, so the budget alone would lower accuracy; %s.\n", line, advice)
 }
 
 // printSizing writes the sizing part of a plan for a reader.
@@ -246,6 +246,9 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
 	set := fmt.Sprintf("%s, %s, %s excluded", planSource(cfg), count(cfg.Instances, "instance"), count(p.Excluded, "draw"))
+	if cfg.Items != "" { // document items are not drawn: one instance each
+		set = planSource(cfg)
+	}
 	conds := ""
 	if p.Conditions > 1 {
 		conds = fmt.Sprintf(" × %d conditions (%s)", p.Conditions, strings.Join(cfg.Conditions, ", "))
@@ -347,8 +350,12 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 	fmt.Println("## Power")
 	fmt.Println()
-	fmt.Printf("Paired drop of a variant against its reference (base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn), %s, %s%% power, two-sided at %s.\n\n",
-		size, trimFloat(100*pl.Power), level)
+	ref := "base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn"
+	if items {
+		ref = "the item's base question"
+	}
+	fmt.Printf("Paired drop of a variant against its reference (%s), %s, %s%% power, two-sided at %s.\n\n",
+		ref, size, trimFloat(100*pl.Power), level)
 	at := count(pl.Templates, unit)
 	if !items {
 		at += " and " + count(pl.Instances, "instance")
@@ -373,8 +380,8 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 			fmt.Printf("To detect %s pp: more than %s%s.\n", trimFloat(pl.DropPP), count(pl.MaxTemplates, unit), per)
 		}
 	}
-	if pl.Templates < pl.SignFlipMinTemplates {
-		fmt.Printf("The sign-flip test cannot reach %s with fewer than %s, whatever the data.\n", trimFloat(pl.TestAlpha), count(pl.SignFlipMinTemplates, unit))
+	if pl.Templates < pl.MinTemplates {
+		fmt.Printf("The sign-flip test cannot reach %s with fewer than %s, whatever the data%s.\n", trimFloat(pl.TestAlpha), count(pl.MinTemplates, unit), informativeMin(pl, unit))
 	}
 	if !items {
 		printInstanceRows(pl)
@@ -395,8 +402,21 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	}
 }
 
-// printInstanceRows writes the plan's table over instances per template.
+// informativeMin says, when the plan rests on an informative share, that
+// its least number of templates is that at which the share holds the
+// sign-flip test's minimum ("" otherwise).
+func informativeMin(pl *probe.Plan, unit string) string {
+	if pl.MinTemplates == pl.SignFlipMinTemplates {
+		return ""
+	}
+	return fmt.Sprintf(" (%.1f%% of %d, the informative %ss, is %d, the fewest the test needs)", 100*pl.InformativeShare, pl.MinTemplates, unit, pl.SignFlipMinTemplates)
+}
+
+// printInstanceRows writes the plan's table over instances per template;
+// a number of templates needed that is the least any drop needs
+// (Plan.MinTemplates) is marked and explained below it.
 func printInstanceRows(pl *probe.Plan) {
+	floor := false
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	head := fmt.Sprintf("instances per template\tMDE with %d templates, pp", pl.Templates)
@@ -414,12 +434,19 @@ func printInstanceRows(pl *probe.Plan) {
 			if *r.TemplatesNeeded == 0 {
 				line += fmt.Sprintf("\t> %d\t—", pl.MaxTemplates)
 			} else {
-				line += fmt.Sprintf("\t%d\t%.1f", *r.TemplatesNeeded, r.MDEAtNeededPP)
+				mark := ""
+				if *r.TemplatesNeeded == pl.MinTemplates {
+					mark, floor = "*", true
+				}
+				line += fmt.Sprintf("\t%d%s\t%.1f", *r.TemplatesNeeded, mark, r.MDEAtNeededPP)
 			}
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+	if floor {
+		fmt.Printf("* the fewest templates at which the sign-flip test can reach %s at all%s: the drop is detected there with at least the stated power.\n", trimFloat(pl.TestAlpha), informativeMin(pl, "template"))
+	}
 }
 
 // ppText formats an optional value in percentage points.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -198,8 +199,28 @@ func TestPlanCommand(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningDrawnWithin || given.Sizing.Rate == nil {
 		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
 	}
-	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing") {
+	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing: no such run directory") {
 		t.Errorf("--from a missing directory: exit %d, %q", r.code, r.stderr)
+	}
+	// A number of templates needed at the sign-flip test's floor is marked
+	// and explained.
+	r = fragility(t, noModels(t), "plan", "--templates", "builtin", "--variants", "base,noop-seeming", "--drop", "10", "--between", "0.001", "--within", "0.05")
+	if r.code != 0 || !regexp.MustCompile(`(?m)^20 +2\.3 +7\* +9\.4$`).MatchString(r.stdout) ||
+		!strings.Contains(r.stdout, "* the fewest templates at which the sign-flip test can reach 0.025 at all: the drop is detected there with at least the stated power.") {
+		t.Errorf("the floor in the table: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A pilot of other variants and another reference design is said to
+	// be one: the plan takes its components all the same.
+	notes := []string{"Note: the pilot " + dir + " ran the variants base,symbolic,noop, the plan base,noop-seeming: its variance components are pooled over the pilot's variants",
+		"Note: the pilot " + dir + " compared its variants with the fixed base prompt (--reference original), the plan with drawn references (--reference drawn)"}
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--variants", "base,noop-seeming", "--from", dir)
+	for _, w := range notes {
+		if r.code != 0 || !strings.Contains(r.stdout, w) {
+			t.Errorf("--from another design: exit %d, want %q in\n%s%s", r.code, w, r.stdout, r.stderr)
+		}
+	}
+	if r = fragility(t, noModels(t), "plan", "--templates", tdir, "--variants", "base,symbolic,noop", "--reference", "original", "--from", dir); r.code != 0 || strings.Contains(r.stdout, "Note: the pilot") {
+		t.Errorf("--from the same design: exit %d, a note:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 

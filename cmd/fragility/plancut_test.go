@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,11 +72,25 @@ func TestPlanWarnsOfCuts(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || p.PilotCut == nil || p.PilotCut.Cut != 7 || p.PilotCut.Large {
 		t.Errorf("at 85: exit %d, %+v\n%s", r.code, p.PilotCut, r.stderr)
 	}
-	// 8 of 72 cut by the pilot's own budget: above it, at least 8 (11%),
-	// and the pilot cannot say how far to raise.
-	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cutPilot(t, 8), "--max-tokens", "200")
-	if r.code != 0 || !strings.Contains(r.stdout, "would cut at least 8 of 72 answers (11%)") || !strings.Contains(r.stdout, "raise --max-tokens well above 100 and pilot again") {
+	// The expected tokens per item are the pilot's capped at the planned
+	// budget: at 80, 20..80 and 11 answers of 80, (3050 + 880)/72.
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "80", "--json")
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || math.Abs(p.Sizing.TokensPerItem-3930.0/72) > 1e-9 {
+		t.Errorf("at 80: exit %d, %v tokens per item, want %v (capped)\n%s", r.code, p.Sizing.TokensPerItem, 3930.0/72, r.stderr)
+	}
+	// 8 of 72 cut by the pilot's own budget: above it, up to 8 (11%), and
+	// the pilot cannot say how far to raise. Each of them counts as the
+	// whole planned budget in the expected tokens: (20..83 + 8 × 200)/72,
+	// never more than the planned budget allows.
+	cut := cutPilot(t, 8)
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cut, "--max-tokens", "200")
+	if r.code != 0 || !strings.Contains(r.stdout, "cut 8 of 72 answers (11%) at its budget, so --max-tokens 200 may cut up to that many") || !strings.Contains(r.stdout, "raise --max-tokens well above 100 and pilot again") {
 		t.Errorf("above the pilot's budget: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cut, "--max-tokens", "200", "--json")
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || math.Abs(p.Sizing.TokensPerItem-4896.0/72) > 1e-9 ||
+		p.Sizing.GenTokens > float64(p.Sizing.GenTokensMax) || !p.PilotCut.AtMost {
+		t.Errorf("at 200: exit %d, sizing %+v, cut %+v; want %v tokens per item\n%s", r.code, p.Sizing, p.PilotCut, 4896.0/72, r.stderr)
 	}
 	if r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "95"); r.code != 0 || strings.Contains(r.stdout, "Warning") {
 		t.Errorf("at 95 (nothing cut): exit %d:\n%s", r.code, r.stdout)
