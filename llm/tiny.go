@@ -11,6 +11,7 @@ import "C"
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/fragility/fragility/internal/jsonerr"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -53,6 +54,29 @@ func (o TinyOptions) Defaults() TinyOptions {
 	def(&o.FF, 256)
 	def(&o.CtxTrain, 2048)
 	return o
+}
+
+// CheckShape refuses a shape WriteTinyModel cannot write, with an error
+// naming the field (as tiny-model's flag) and its range: an embedding width
+// of 32 to 4096 in multiples of 32 (the Q8_0 block), 1 to 64 layers, a
+// feed-forward width of 1 to 16384, at least one head and one key/value
+// head, the width a multiple of the heads and the heads a multiple of the
+// key/value heads (grouped-query attention). A tiny model is a few MiB. Call
+// it on Defaults' result: a zero field is "the default" before that.
+func (o TinyOptions) CheckShape() error {
+	switch {
+	case o.Embd < 32 || o.Embd > 4096 || o.Embd%32 != 0:
+		return fmt.Errorf("tiny model: the embedding width (--embd) must be a multiple of 32 (the Q8_0 block) from 32 to 4096, got %d", o.Embd)
+	case o.Layers < 1 || o.Layers > 64:
+		return fmt.Errorf("tiny model: the layers (--layers) must be 1 to 64, got %d", o.Layers)
+	case o.FF < 1 || o.FF > 16384:
+		return fmt.Errorf("tiny model: the feed-forward width (--ff) must be 1 to 16384, got %d", o.FF)
+	case o.Heads < 1 || o.Embd%o.Heads != 0:
+		return fmt.Errorf("tiny model: the attention heads (--heads) must divide the embedding width %d, got %d", o.Embd, o.Heads)
+	case o.KVHeads < 1 || o.Heads%o.KVHeads != 0:
+		return fmt.Errorf("tiny model: the key/value heads (--kv-heads) must divide the attention heads (%d), got %d", o.Heads, o.KVHeads)
+	}
+	return nil
 }
 
 // TinyInfo describes a model written by WriteTinyModel.
@@ -100,7 +124,8 @@ func tinyVocab(path string) (pieces []string, types []int32, special map[string]
 	}
 	var tj wordPiece
 	if err := json.Unmarshal(raw, &tj); err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, err)
+		msg, line := jsonerr.Describe(raw, err)
+		return nil, nil, nil, fmt.Errorf("%s:%d: not a tokenizer.json: %s", path, line, msg)
 	}
 	if tj.Model.Type != "WordPiece" {
 		return nil, nil, nil, fmt.Errorf("%s: tokenizer model is %q, want WordPiece", path, tj.Model.Type)
@@ -166,14 +191,8 @@ func WriteTinyModel(path string, o TinyOptions) (*TinyInfo, error) {
 	if o.Tokenizer == "" {
 		return nil, fmt.Errorf("tiny model: no tokenizer.json given")
 	}
-	if o.Embd < 32 || o.Embd > 4096 || o.Layers < 1 || o.Layers > 64 || o.FF < 1 || o.FF > 16384 || o.Heads < 1 || o.KVHeads < 1 {
-		return nil, fmt.Errorf("tiny model: shape out of range (embedding width 32..4096, 1..64 layers, feed-forward 1..16384, heads ≥ 1): a tiny model is a few MiB")
-	}
-	if o.Embd%32 != 0 {
-		return nil, fmt.Errorf("tiny model: embedding width %d is not a multiple of 32 (the Q8_0 block)", o.Embd)
-	}
-	if o.Embd%o.Heads != 0 || o.Heads%o.KVHeads != 0 {
-		return nil, fmt.Errorf("tiny model: embedding width %d, %d heads and %d KV heads do not divide", o.Embd, o.Heads, o.KVHeads)
+	if err := o.CheckShape(); err != nil {
+		return nil, err
 	}
 	pieces, types, special, err := tinyVocab(o.Tokenizer)
 	if err != nil {

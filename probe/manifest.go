@@ -153,6 +153,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if os.IsNotExist(err) {
+			if _, derr := os.Stat(dir); derr != nil {
+				return nil, fmt.Errorf("%s: no such run directory", dir)
+			}
 			return nil, fmt.Errorf("%s: no manifest: not a run directory", dir)
 		}
 		return nil, err

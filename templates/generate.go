@@ -43,13 +43,17 @@ func variantList() string {
 
 // ParseVariants reads a comma-separated list such as "base,symbolic,noop".
 // Spaces around names are ignored and duplicates dropped; an unknown name is an
-// error naming it. An empty list is an error.
+// error naming it, and so are an empty list and an empty name between
+// commas ("base,": a stray comma).
 func ParseVariants(csv string) ([]Variant, error) {
 	var out []Variant
 	for _, f := range strings.Split(csv, ",") {
 		name := strings.TrimSpace(f)
 		if name == "" {
-			continue
+			if strings.TrimSpace(csv) == "" {
+				break
+			}
+			return nil, fmt.Errorf("an empty variant name in %q (a stray comma?)", csv)
 		}
 		v := Variant(name)
 		known := false

@@ -421,6 +421,11 @@ func TestGenerateOptions(t *testing.T) {
 	if err != nil || len(vs) != 3 || vs[1] != VariantSymbolic {
 		t.Errorf("ParseVariants: %v %v", vs, err)
 	}
+	for _, bad := range []string{"base,", "base,,noop", ",symbolic"} {
+		if _, err := ParseVariants(bad); err == nil || !strings.Contains(err.Error(), "empty variant name") {
+			t.Errorf("ParseVariants(%q): %v, want the empty name refused", bad, err)
+		}
+	}
 	if _, err := ParseVariants("base,typo"); err == nil || !strings.Contains(err.Error(), `"typo"`) {
 		t.Errorf("ParseVariants did not name the unknown variant: %v", err)
 	}

@@ -115,7 +115,7 @@ func loadOne(src string, o LoadOptions) ([]*Template, error) {
 	}
 	st, err := os.Stat(src)
 	if err != nil {
-		return nil, fmt.Errorf("templates: %w", err)
+		return nil, fmt.Errorf("templates %s: %w", src, BarePathError(err))
 	}
 	if !st.IsDir() {
 		ts, err := LoadFileWith(src, o)

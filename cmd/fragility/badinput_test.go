@@ -301,6 +301,9 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"plan", "--tokens-per-second", "1e-300"}, "--tokens-per-second must be between 0.001 and 10000000, got 1e-300"},
 		{[]string{"plan", "--between", "1e300"}, "each must be in [0, 1], got 1e+300 and"},
 		{[]string{"plan", "--within", "Inf"}, "each must be in [0, 1], got"},
+		// A power below α/2 gave a negative minimum detectable drop.
+		{[]string{"plan", "--power", "0.01"}, "--power must be in [0.5, 1), got 0.01"},
+		{[]string{"plan", "--power", "1"}, "--power must be in [0.5, 1), got 1"},
 		// llama.cpp takes a negative quantization thread count as "all".
 		{[]string{"quantize", "--type", "Q8_0", "--threads", "-2", "in.gguf", "out.gguf"}, "--threads must be between 0 (the default) and 512, got -2"},
 		// n_batch below the sequences of a batch aborted inside llama_decode
@@ -322,6 +325,14 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"run", "--protocol", "", "--out", out}, "--protocol was given an empty value"},
 		{[]string{"templates", "list", "--templates", " "}, "--templates was given an empty value (see: fragility templates list --help)"},
 		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
+		// A stray comma was read as no variant.
+		{[]string{"plan", "--variants", "base,"}, `an empty variant name in "base," (a stray comma?)`},
+		// A 0 shape was read as the default; a shape out of range exited 1.
+		{[]string{"tiny-model", "--layers", "0", filepath.Join(filepath.Dir(out), "t.gguf")}, "--layers must be at least 1, got 0"},
+		{[]string{"tiny-model", "--kv-heads", "0", filepath.Join(filepath.Dir(out), "t.gguf")}, "--kv-heads must be at least 1, got 0"},
+		{[]string{"tiny-model", "--heads", "3", filepath.Join(filepath.Dir(out), "t.gguf")}, "the attention heads (--heads) must divide the embedding width 64, got 3"},
+		{[]string{"tiny-model", "--embd", "1000000000", filepath.Join(filepath.Dir(out), "t.gguf")}, "the embedding width (--embd) must be a multiple of 32 (the Q8_0 block) from 32 to 4096, got 1000000000"},
+		{[]string{"tiny-model", "--heads", "1", "--kv-heads", "2", filepath.Join(filepath.Dir(out), "t.gguf")}, "the key/value heads (--kv-heads) must divide the attention heads (1), got 2"},
 		// A budget the context window cannot hold was accepted.
 		{[]string{"plan", "--max-tokens", "999999999"}, "--max-tokens 999999999 is not below the context length --n-ctx 2048"},
 		{[]string{"generate", "--prompt", "hi", "--max-tokens", "5000", "--n-ctx", "4096"}, "--max-tokens 5000 is not below the context length --n-ctx 4096"},

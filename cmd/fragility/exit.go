@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fragility/fragility/probe"
@@ -44,7 +45,8 @@ func outNotStdout(c interface{ String(string) string }, what string) error {
 
 // outFileNotDir refuses an output file path that is an existing directory
 // (bad input, exit 1, as quantize refuses one), whatever --force says:
-// nothing is written or deleted. what names the flag or argument.
+// nothing is written or deleted. A path whose folder does not exist is
+// refused the same way. what names the flag or argument.
 func outFileNotDir(what, path string) error {
 	if path == "" || path == "-" {
 		return nil
@@ -52,5 +54,15 @@ func outFileNotDir(what, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s %s is a directory (give a file path)", what, path)
 	}
+	// Else the write would fail on a temporary file's name beside it.
+	if dir := filepath.Dir(path); !isDir(dir) {
+		return fmt.Errorf("%s %s: the folder %s does not exist (or is not a folder)", what, path, dir)
+	}
 	return nil
+}
+
+// isDir reports whether path is a folder that can be stat'ed.
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
 }

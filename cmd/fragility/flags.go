@@ -23,7 +23,7 @@ import (
 var (
 	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Action: threadsInRange("threads"), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time); the default leaves one core for the entropy pass and the embedder, which run beside it"}
 	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Action: threadsInRange("threads-batch"), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
-	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens: at least 64, or 0 for the default (2048)"}
+	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens: at least 64, or 0 for the default"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
 	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only; no other negative value)"}
 	flagSeed      = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed for instance draws, order and sampling"}

@@ -156,7 +156,7 @@ func oneErrorLine(t *testing.T, what string, r result, want ...string) {
 // "not given" read as --layers 0). Every command and subcommand's help is
 // read.
 func TestHelpDefaultsOnce(t *testing.T) {
-	twice := regexp.MustCompile(`\(default[ :][^)]*\).*\(default[ :]`)
+	twice := regexp.MustCompile(`(?i)default:? *\(?-?[0-9][^)]*\)?.*\(default[ :]`)
 	var walk func(path []string, cs []*cli.Command)
 	walk = func(path []string, cs []*cli.Command) {
 		for _, c := range cs {

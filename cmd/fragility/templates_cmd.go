@@ -217,7 +217,7 @@ Examples:
 			&cli.StringFlag{Name: "variants", Value: "base,names,numbers,symbolic,paraphrase,noop,noop-seeming", Usage: "comma-separated variants"},
 			&cli.IntFlag{Name: "instances", Value: 10, Usage: "instances per template and variant"},
 			flagSeed, flagReference,
-			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: default 1000)"},
+			&cli.IntFlag{Name: "max-draws", Usage: "draws per instance before a template counts as unsatisfiable (0: the default)", DefaultText: fmt.Sprint(templates.DefaultMaxDraws)},
 			&cli.StringFlag{Name: "out", Value: "-", Usage: "output file; - for stdout"},
 			&cli.BoolFlag{Name: "force", Usage: "overwrite an existing --out file"},
 			flagMaxItems,

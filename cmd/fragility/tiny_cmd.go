@@ -46,6 +46,19 @@ Examples:
 			if _, err := os.Stat(c.Args().First()); err == nil && !c.Bool("force") {
 				return fmt.Errorf("%s already exists: use --force to overwrite it", c.Args().First())
 			}
+			o := llm.TinyOptions{Seed: c.Uint64("seed"),
+				Layers: c.Int("layers"), Embd: c.Int("embd"), Heads: c.Int("heads"),
+				KVHeads: c.Int("kv-heads"), FF: c.Int("ff")}
+			// 0 is "the default" inside TinyOptions; given on the command
+			// line it is a shape, and refused as out of range.
+			for _, f := range []string{"layers", "embd", "heads", "kv-heads", "ff"} {
+				if c.IsSet(f) && c.Int(f) < 1 {
+					return usageError{fmt.Sprintf("--%s must be at least 1, got %d", f, c.Int(f))}
+				}
+			}
+			if err := o.Defaults().CheckShape(); err != nil {
+				return usageError{err.Error()}
+			}
 			tok := c.String("tokenizer")
 			if tok == "" {
 				var err error
@@ -53,11 +66,8 @@ Examples:
 					return err
 				}
 			}
-			info, err := llm.WriteTinyModel(c.Args().First(), llm.TinyOptions{
-				Tokenizer: tok, Seed: c.Uint64("seed"),
-				Layers: c.Int("layers"), Embd: c.Int("embd"), Heads: c.Int("heads"),
-				KVHeads: c.Int("kv-heads"), FF: c.Int("ff"),
-			})
+			o.Tokenizer = tok
+			info, err := llm.WriteTinyModel(c.Args().First(), o)
 			if err != nil {
 				return err
 			}

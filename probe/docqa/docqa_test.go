@@ -91,7 +91,7 @@ func TestParseVariants(t *testing.T) {
 	if !reflect.DeepEqual(vs, want) {
 		t.Errorf("got %q, want %q", vs, want)
 	}
-	for _, bad := range []string{"noop", "paraphrase-0", "distractor-x", "paraphrase-01", ""} {
+	for _, bad := range []string{"noop", "paraphrase-0", "distractor-x", "paraphrase-01", "", "base,", "base,,shuffle"} {
 		if _, err := ParseVariants(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

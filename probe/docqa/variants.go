@@ -30,13 +30,17 @@ const Format = "docqa"
 
 // ParseVariants reads a comma-separated --variants list for document items.
 // Spaces are ignored and duplicates dropped; "distractor" is read as
-// distractor-1; an unknown name or a K below 1 is an error naming it.
+// distractor-1; an unknown name, a K below 1 or an empty name between
+// commas is an error naming it.
 func ParseVariants(csv string) ([]templates.Variant, error) {
 	var out []templates.Variant
 	for _, f := range strings.Split(csv, ",") {
 		name := strings.TrimSpace(f)
 		if name == "" {
-			continue
+			if strings.TrimSpace(csv) == "" {
+				break
+			}
+			return nil, fmt.Errorf("an empty variant name in %q (a stray comma?)", csv)
 		}
 		if name == Distractor {
 			name = Distractor + "-1"
