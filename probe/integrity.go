@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
@@ -213,10 +214,16 @@ func firstIDs(ids []string) string {
 // never correct) and refuses the first row that contradicts it, naming
 // results.csv, the row and the item: a hand-edited label is not read as
 // data. Document items (scored by docqa) are not re-derived. With
-// errorRules equal to this binary's anatomy.Version (the manifest's
-// error_rules), it re-derives error_kind the same way; and it refuses
-// recorded measures that cannot be (checkMeasures).
-func CheckScores(path, errorRules string, trials []results.Trial) error {
+// extractionRules equal to this binary's answer.ExtractionRulesVersion
+// (the manifest's extraction_rules) it re-derives the extraction itself
+// from the response and stop reason, as the run did (extraction: a
+// response the budget cut is read by answer.Truncated), so an edited
+// extracted, rule or stop_reason is refused too; with errorRules equal to
+// this binary's anatomy.Version (the manifest's error_rules), it
+// re-derives error_kind the same way; and it refuses recorded measures
+// that cannot be (checkMeasures). Runs recorded under older rules are
+// read as recorded.
+func CheckScores(path, extractionRules, errorRules string, trials []results.Trial) error {
 	for i := range trials {
 		t := &trials[i]
 		if err := checkMeasures(t); err != nil {
@@ -224,6 +231,12 @@ func CheckScores(path, errorRules string, trials []results.Trial) error {
 		}
 		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) {
 			continue
+		}
+		if extractionRules == answer.ExtractionRulesVersion {
+			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
+				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
+					path, rowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
+			}
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)
 		if want != t.Correct {

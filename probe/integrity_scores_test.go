@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
@@ -26,16 +27,46 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 	}
 	if tr := row(); tr.ErrorKind == "" {
 		t.Fatal("a wrong answer has no error kind")
-	} else if err := CheckScores("r.csv", anatomy.Version, []results.Trial{tr}); err != nil {
+	} else if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{tr}); err != nil {
 		t.Fatalf("an untouched row: %v", err)
 	}
 	edited := row()
 	edited.ErrorKind = anatomy.ClauseUsed
-	if err := CheckScores("r.csv", anatomy.Version, []results.Trial{edited}); err == nil || !strings.Contains(err.Error(), "r.csv: row 1 (item m/baker/base/0): error_kind") {
+	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{edited}); err == nil || !strings.Contains(err.Error(), "r.csv: row 1 (item m/baker/base/0): error_kind") {
 		t.Errorf("edited error_kind: %v", err)
 	}
-	if err := CheckScores("r.csv", "errors/1", []results.Trial{edited}); err != nil {
+	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, "errors/1", []results.Trial{edited}); err != nil {
 		t.Errorf("a run recorded under other error rules is read as recorded: %v", err)
+	}
+	// The extraction is re-derived from the response and stop reason: an
+	// extracted answer and label edited together, or a budget-cut answer
+	// relabelled as finished (read by its last number), are refused; a
+	// run recorded under older extraction rules is read as recorded.
+	cut := results.Trial{ItemID: "m/baker/noop/0", Response: "6 × 8 = 48, and then 2 more make", Expected: "48", StopReason: "max_tokens", Tokens: 12}
+	ex := extraction(&llm.Generation{Text: cut.Response, StopReason: cut.StopReason})
+	cut.Extracted, cut.Rule = ex.Value, ex.Rule
+	cut.ErrorKind = errorKind(&cut)
+	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), cut}); err != nil {
+		t.Fatalf("untouched rows: %v", err)
+	}
+	finished := cut
+	finished.StopReason = "eos"
+	relabelled := row()
+	relabelled.Extracted, relabelled.Correct, relabelled.ErrorKind = "48", true, ""
+	for _, c := range []struct {
+		name string
+		tr   results.Trial
+		want string
+	}{
+		{"a cut answer relabelled as finished", finished, "row 2 (item m/baker/noop/0): extracted is"},
+		{"extracted and correct edited together", relabelled, `row 2 (item m/baker/base/0): extracted is "48" (rule "final_answer"), but the extraction rules ` + answer.ExtractionRulesVersion + ` read "46"`},
+	} {
+		if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), c.tr}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if err := CheckScores("r.csv", "extract/2", "errors/1", []results.Trial{row(), c.tr}); err != nil {
+			t.Errorf("%s, recorded under older rules: %v", c.name, err)
+		}
 	}
 	for _, c := range []struct {
 		edit func(*results.Trial)
@@ -57,7 +88,7 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 	} {
 		tr := row()
 		c.edit(&tr)
-		if err := CheckScores("r.csv", anatomy.Version, []results.Trial{row(), tr}); err == nil || !strings.Contains(err.Error(), "row 2 (item m/baker/base/0): "+c.want) {
+		if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), tr}); err == nil || !strings.Contains(err.Error(), "row 2 (item m/baker/base/0): "+c.want) {
 			t.Errorf("%s: %v", c.want, err)
 		}
 	}

@@ -382,7 +382,7 @@ func checkShardFiles(s shardRun) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
-	if err := CheckScores(path, s.man.ErrorRules, trials); err != nil {
+	if err := CheckScores(path, s.man.ExtractionRules, s.man.ErrorRules, trials); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	traces, err := ReadTraces(s.dir)

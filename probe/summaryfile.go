@@ -110,7 +110,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 // (CheckRecords). A directory with neither file (results.csv and
 // manifest.json put together by hand) is not checked against a plan.
 func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
-	if err := CheckScores(filepath.Join(dir, FileResults), man.ErrorRules, trials); err != nil {
+	if err := CheckScores(filepath.Join(dir, FileResults), man.ExtractionRules, man.ErrorRules, trials); err != nil {
 		return err
 	}
 	_, setErr := os.Stat(filepath.Join(dir, FileSet))

@@ -551,7 +551,7 @@ func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckScores(path, man.ErrorRules, trials); err != nil {
+	if err := CheckScores(path, man.ExtractionRules, man.ErrorRules, trials); err != nil {
 		return nil, err
 	}
 	if err := checkResponses(path, man, trials, traces); err != nil {
