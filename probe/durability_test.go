@@ -86,6 +86,11 @@ func TestPrepareDir(t *testing.T) {
 	os.Mkdir(run, 0o755)
 	os.WriteFile(filepath.Join(run, FileResults), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(run, "notes.txt"), []byte("mine"), 0o644)
+	// Files but no manifest: not a run, so --resume is not suggested.
+	if err := prepareDir(run, false, false); err == nil || !strings.Contains(err.Error(), "holds files but no manifest.json, so it is no run to resume: use another --out, or --force") {
+		t.Fatalf("a folder of files without --force: %v", err)
+	}
+	os.WriteFile(filepath.Join(run, FileManifest), []byte("{}"), 0o644)
 	err := prepareDir(run, false, false)
 	if err == nil || !strings.Contains(err.Error(), "already exists and is not empty: use --force") {
 		t.Fatalf("existing run without --force: %v", err)

@@ -852,6 +852,9 @@ func prepareDir(dir string, force, resume bool) error {
 		return checkWritable(dir)
 	}
 	if hasRunContent(dir) {
+		if !force && !isFile(filepath.Join(dir, FileManifest)) {
+			return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, FileManifest)
+		}
 		if !force {
 			return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
 		}

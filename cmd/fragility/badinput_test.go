@@ -245,7 +245,7 @@ func TestOutputDirChecks(t *testing.T) {
 	keep := filepath.Join(existing, "results.csv")
 	os.WriteFile(keep, []byte("precious\n"), 0o644)
 	r := fragility(t, logLLM, append([]string{"run", "--no-ddc", "--out", existing}, cpu...)...)
-	oneErrorLine(t, "existing directory", r, "output directory "+existing+" already exists and is not empty: use --force to overwrite it or --resume to finish it")
+	oneErrorLine(t, "existing directory", r, "output directory "+existing+" already exists and holds files but no manifest.json, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)")
 	if b, _ := os.ReadFile(keep); string(b) != "precious\n" {
 		t.Errorf("existing results.csv changed to %q", b)
 	}
