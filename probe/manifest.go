@@ -154,7 +154,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 	if err != nil {
 		if os.IsNotExist(err) {
 			if _, derr := os.Stat(dir); derr != nil {
-				return nil, fmt.Errorf("%s: no such run directory", dir)
+				return nil, fmt.Errorf("%s: not a run directory (no such folder)", dir)
 			}
 			return nil, fmt.Errorf("%s: no manifest: not a run directory", dir)
 		}

@@ -248,6 +248,9 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	set := fmt.Sprintf("%s, %s, %s excluded", planSource(cfg), count(cfg.Instances, "instance"), count(p.Excluded, "draw"))
 	if cfg.Items != "" { // document items are not drawn: one instance each
 		set = planSource(cfg)
+		if p.Excluded > 0 { // variants some items lack
+			set += ", " + count(p.Excluded, "draw") + " excluded"
+		}
 	}
 	conds := ""
 	if p.Conditions > 1 {

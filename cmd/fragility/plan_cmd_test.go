@@ -199,7 +199,7 @@ func TestPlanCommand(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningDrawnWithin || given.Sizing.Rate == nil {
 		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
 	}
-	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing: no such run directory") {
+	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing: not a run directory (no such folder)") {
 		t.Errorf("--from a missing directory: exit %d, %q", r.code, r.stderr)
 	}
 	// A number of templates needed at the sign-flip test's floor is marked

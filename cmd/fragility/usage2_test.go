@@ -43,7 +43,7 @@ func TestUsageLeftovers(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "no-such-dir", "set.jsonl")
 	r := fragility(t, nil, "generate-set", "--instances", "1", "--variants", "base", "--template-ids", "baker", "--out", out)
-	oneErrorLine(t, "generate-set into a missing folder", r, "writing set "+out+": no such file or directory")
+	oneErrorLine(t, "generate-set into a missing folder", r, "--out "+out+": the folder "+filepath.Dir(out)+" does not exist (or is not a folder)")
 	if strings.Contains(r.stderr, ".tmp") {
 		t.Errorf("the error names a temporary file: %s", r.stderr)
 	}
