@@ -9,3 +9,13 @@ import "syscall"
 func lowerThreadPriority() {
 	_ = syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 19)
 }
+
+// MachineMemory returns this machine's physical memory in bytes (sysinfo's
+// total RAM), 0 when it cannot be read.
+func MachineMemory() uint64 {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+}

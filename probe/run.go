@@ -203,6 +203,14 @@ func CheckBatch(n int) error {
 	return nil
 }
 
+// CtxTrainWarning says that a context of nCtx tokens per sequence is above
+// the model's training context nCtxTrain (both in tokens): llama.cpp runs
+// it, but positions past nCtxTrain are ones the model never saw in
+// training. model names the model (its file name).
+func CtxTrainWarning(model string, nCtx, nCtxTrain int) string {
+	return fmt.Sprintf("--n-ctx %d is above %s's training context of %d tokens: llama.cpp runs it, but a prompt and answer longer than %d tokens reach positions the model was not trained on", nCtx, model, nCtxTrain, nCtxTrain)
+}
+
 // CheckMaxTokens refuses, as an OptionError, an output budget per item
 // (--max-tokens) below 1, or not below the context length nCtx (--n-ctx,
 // tokens; 0: llm.Params' default), which the prompt and the answer share:
@@ -751,6 +759,9 @@ func (r *runner) runModels() error {
 			return err
 		}
 		md := m.Metadata()
+		if n := cfg.Params.Defaults().NCtx; md.NCtxTrain > 0 && n > md.NCtxTrain {
+			r.logf("Warning: %s", CtxTrainWarning(filepath.Base(path), n, md.NCtxTrain))
+		}
 		man.Models[mi].Metadata = &md
 		man.Models[mi].Backend = llm.BackendSummary(cfg.Params.GPULayers)
 		man.Devices = llm.Devices()

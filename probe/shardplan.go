@@ -3,6 +3,7 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -43,6 +44,10 @@ type ShardPlanModel struct {
 	Path        string `json:"path"`
 	SizeBytes   int64  `json:"size_bytes"`
 	MemoryBytes uint64 `json:"memory_bytes,omitempty"` // estimated RAM+VRAM to run it (weights, KV cache, compute buffers)
+	// CtxTrain is the context length the model was trained with, in
+	// tokens (the GGUF's context_length, llama.cpp's n_ctx_train; 0 when
+	// the header has none).
+	CtxTrain int `json:"n_ctx_train,omitempty"`
 }
 
 // ShardEstimate is the size and expected wall time of one shard.
@@ -182,6 +187,11 @@ func sizeModels(p *ShardPlan, paths []string, cfg Config, memory bool) error {
 		} else {
 			return fmt.Errorf("model %s: %w", path, err)
 		}
+		f, err := gguf.ParseGGUFFile(path, gguf.SkipLargeMetadata())
+		if err != nil {
+			return fmt.Errorf("%s: corrupt or truncated GGUF: %v", path, err)
+		}
+		pm.CtxTrain = int(min(f.Architecture().MaximumContextLength, math.MaxInt32))
 		if memory {
 			mem, err := EstimateMemory(path, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
 			if err != nil {

@@ -276,6 +276,12 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 		if m.MemoryBytes > 0 {
 			fmt.Printf("Model #%d: %s on disk, about %s to run at --n-ctx %d × --batch %d\n", i, bytesHuman(uint64(m.SizeBytes)), bytesHuman(m.MemoryBytes), cfg.Params.NCtx, p.Batch)
 		}
+		if ram := probe.MachineMemory(); ram > 0 && m.MemoryBytes > ram {
+			fmt.Printf("Note: about %s is more than this machine's %s of memory: it does not run here (a GPU's memory or a larger machine may hold it)\n", bytesHuman(m.MemoryBytes), bytesHuman(ram))
+		}
+		if m.CtxTrain > 0 && cfg.Params.NCtx > m.CtxTrain {
+			fmt.Printf("Warning: %s\n", probe.CtxTrainWarning(filepath.Base(m.Path), cfg.Params.NCtx, m.CtxTrain))
+		}
 	}
 	if p.Rate != nil {
 		fmt.Printf("Rate: %.1f generated tokens/s (%s)\nOne machine: %s of generation\n", p.Rate.TokensPerSecond, p.Rate.Source, duration(p.Seconds))

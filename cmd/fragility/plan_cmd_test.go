@@ -202,6 +202,15 @@ func TestPlanCommand(t *testing.T) {
 	if r := fragility(t, noModels(t), "plan", "--templates", tdir, "--drop", "10", "--from", filepath.Join(dir, "missing")); r.code != 1 || !strings.Contains(r.stderr, "missing: not a run directory (no such folder)") {
 		t.Errorf("--from a missing directory: exit %d, %q", r.code, r.stderr)
 	}
+	// A context above the model's training context is warned of; one
+	// within it is not.
+	r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "40000")
+	if r.code != 0 || !strings.Contains(r.stdout, "Warning: --n-ctx 40000 is above "+gemmaName+".gguf's training context of 32768 tokens") {
+		t.Errorf("--n-ctx above the training context: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "4096"); r.code != 0 || strings.Contains(r.stdout, "training context") {
+		t.Errorf("--n-ctx within the training context: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// A number of templates needed at the sign-flip test's floor is marked
 	// and explained.
 	r = fragility(t, noModels(t), "plan", "--templates", "builtin", "--variants", "base,noop-seeming", "--drop", "10", "--between", "0.001", "--within", "0.05")
