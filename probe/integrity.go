@@ -119,7 +119,7 @@ func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []
 	if err := sameItems(filepath.Join(dir, FileResults), "row", planned, ids); err != nil {
 		return err
 	}
-	if err := rowsMatchSet(filepath.Join(dir, FileResults), items, lines, trials); err != nil {
+	if err := rowsMatchSet(filepath.Join(dir, FileResults), items, lines, trials, man.AnswerScore != ""); err != nil {
 		return err
 	}
 	if traceIDs != nil {
@@ -132,8 +132,11 @@ func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []
 
 // rowsMatchSet refuses the first trial whose template, variant, instance
 // index or (for an arithmetic answer) expected answer is not its planned
-// instance's, naming results.csv's line and set.jsonl's.
-func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instance]int, trials []results.Trial) error {
+// instance's, naming results.csv's line and set.jsonl's. With current
+// (a run that wrote every column of this version: headerComplete) it
+// also refuses a relation, step count or difficulty level that is not the
+// instance's, as these group the summary's statistics.
+func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instance]int, trials []results.Trial, current bool) error {
 	byID := make(map[string]*templates.Instance, len(items))
 	for _, it := range items {
 		byID[it.id] = it.inst
@@ -154,6 +157,12 @@ func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instanc
 			field, got, want = "instance", fmt.Sprint(t.Instance), fmt.Sprint(in.Index)
 		case !t.Skipped() && (t.ScoreRule == "" || t.ScoreRule == docqa.ScoreNumber) && t.Expected != in.Answer:
 			field, got, want = "expected", t.Expected, in.Answer
+		case current && t.Level != in.Level:
+			field, got, want = "level", t.Level, in.Level
+		case current && t.Relation != in.Relation:
+			field, got, want = "relation", t.Relation, in.Relation
+		case current && t.Steps != in.Steps:
+			field, got, want = "steps", fmt.Sprint(t.Steps), fmt.Sprint(in.Steps)
 		default:
 			continue
 		}

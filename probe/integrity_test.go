@@ -12,13 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 )
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
-// last line, whose results.csv lost a row or a column, whose correct column
-// or a response was set by hand, or whose manifest lost its plan sha256 is
+// last line, whose results.csv lost a row or a column, whose correct column,
+// level, extracted answer (with its label to match), stop reason or a
+// response was set by hand, or whose manifest lost its plan sha256 is
 // refused by report (Recompute), verify and merge's summary, naming the
 // file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
@@ -88,6 +90,53 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		}
 	}
 	undo()
+	// A row's difficulty level, its extracted answer (with correct and
+	// error_kind edited to match) or its stop reason changed by hand.
+	fresh := func() []results.Trial {
+		f, err := os.Open(filepath.Join(dir, FileResults))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		ts, err := results.ReadCSV(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	undo()
+	for _, c := range []struct {
+		name string
+		edit func(ts []results.Trial) int // the row edited
+		want string
+	}{
+		{"level", func(ts []results.Trial) int { ts[1].Level = "p2"; return 1 }, "level is \"p2\""},
+		{"extracted", func(ts []results.Trial) int {
+			ts[1].Extracted, ts[1].Rule, ts[1].Correct, ts[1].ErrorKind, ts[1].F1 = ts[1].Expected, answer.RuleFinalAnswer, true, "", 1
+			return 1
+		}, "extracted is"},
+		{"stop_reason", func(ts []results.Trial) int {
+			k := slices.IndexFunc(ts, func(tr results.Trial) bool { return tr.StopReason == "max_tokens" })
+			if k < 0 {
+				t.Fatal("no row cut by the budget")
+			}
+			ts[k].StopReason = "eos"
+			ts[k].ErrorKind = errorKind(&ts[k]) // the edit made consistent but for the trace
+			return k
+		}, `stop_reason is "eos", but its trace in traces.jsonl has "max_tokens"`},
+	} {
+		undo = restore(FileResults)
+		ts := fresh()
+		k := c.edit(ts)
+		writeTrials(t, filepath.Join(dir, FileResults), ts)
+		for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
+			if err == nil || !strings.Contains(err.Error(), "(item "+ts[k].ItemID+")") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s with an edited %s: %v, want %q", name, c.name, err, c.want)
+			}
+		}
+		undo()
+	}
+	undo = restore(FileResults)
 	// A response edited by hand ("the" to "teh" in the user's report): its
 	// trace's tokens give another text.
 	undo = restore(FileResults)

@@ -61,6 +61,14 @@ func responseCut(tr *Trace, t *results.Trial) bool {
 	return t.StopReason == llm.StopString || t.StopReason == StopRunOn
 }
 
+// sameStop reports whether a row's stop reason is its trace's: the same,
+// or StopRunOn for a trace stopped at a stop string (finishTrial names a
+// run-on stop in the row only). A trace without one (from no version of
+// the runner) passes.
+func sameStop(tr *Trace, t *results.Trial) bool {
+	return tr.StopReason == "" || t.StopReason == tr.StopReason || (t.StopReason == StopRunOn && tr.StopReason == llm.StopString)
+}
+
 // matchResponse reports whether resp, a response as results.csv gives it
 // back, is the text pieces (the trace's pieces joined, as traces.jsonl
 // gives them back) make: all of it, or, when cut, a part of it that the
@@ -137,7 +145,7 @@ func matchResponse(resp, pieces string, cut bool, stops []string) (ok bool, at, 
 // checkResponses refuses the first row of results.csv (trials, read from
 // path) whose response is not the text its trace in traces.jsonl records:
 // the pieces of the trace's tokens (see matchResponse; a skipped item has
-// neither). A row without a trace is left to CheckRecords, and a row whose
+// neither), or whose stop reason is not the trace's (sameStop). A row without a trace is left to CheckRecords, and a row whose
 // item has several traces passes when one of them gives its response. The
 // error names results.csv, the row, the item and the first place that
 // differs.
@@ -154,11 +162,15 @@ func checkResponses(path string, man *Manifest, trials []results.Trial, traces [
 			tr := &traces[k]
 			pieces := traceText(tr)
 			ok, at, pat := matchResponse(t.Response, pieces, responseCut(tr, t), stops)
-			if ok {
+			if ok && sameStop(tr, t) {
 				first = nil
 				break
 			}
-			if first == nil {
+			if ok && first == nil {
+				first = fmt.Errorf("%s: %s (item %s): stop_reason is %s, but its trace in %s has %s: the file was edited after the run",
+					path, rowRef(path, i), t.ItemID, results.Quote(t.StopReason), FileTraces, results.Quote(tr.StopReason))
+			}
+			if !ok && first == nil {
 				first = fmt.Errorf("%s: %s (item %s): its response differs from its trace in %s at byte %d: %s has %s where the trace's tokens give %s: the file was edited after the run",
 					path, rowRef(path, i), t.ItemID, FileTraces, at, FileResults, excerpt(t.Response, at), excerpt(pieces, pat))
 			}
