@@ -224,8 +224,9 @@ func firstIDs(ids []string) string {
 // results.csv, the row and the item: a hand-edited label is not read as
 // data. Document items (scored by docqa) are not re-derived. With
 // extractionRules equal to this binary's answer.ExtractionRulesVersion
-// (the manifest's extraction_rules) it re-derives the extraction itself
-// from the response and stop reason, as the run did (extraction: a
+// (the manifest's extraction_rules) it re-derives an arithmetic item's
+// extraction itself from the response and stop reason (a document item,
+// one with passages, is scored by docqa.ScoreResponse, not re-derived), as the run did (extraction: a
 // response the budget cut is read by answer.Truncated), so an edited
 // extracted, rule or stop_reason is refused too; with errorRules equal to
 // this binary's anatomy.Version (the manifest's error_rules), it
@@ -241,7 +242,7 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) {
 			continue
 		}
-		if extractionRules == answer.ExtractionRulesVersion {
+		if extractionRules == answer.ExtractionRulesVersion && t.Passages == "" { // a document item's number is docqa's
 			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
 				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
 					path, rowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
