@@ -225,10 +225,11 @@ func firstIDs(ids []string) string {
 // data. Document items (scored by docqa) are not re-derived. With
 // extractionRules equal to this binary's answer.ExtractionRulesVersion
 // (the manifest's extraction_rules) it re-derives an arithmetic item's
-// extraction itself from the response and stop reason (a document item,
-// one with passages, is scored by docqa.ScoreResponse, not re-derived), as the run did (extraction: a
-// response the budget cut is read by answer.Truncated), so an edited
-// extracted, rule or stop_reason is refused too; with errorRules equal to
+// extraction itself from the response and stop reason, as the run did
+// (extraction: a response the budget cut is read by answer.Truncated), so
+// an edited extracted, rule or stop_reason is refused too (a document
+// item, one with passages, is scored by docqa.ScoreResponse and not
+// re-derived); with errorRules equal to
 // this binary's anatomy.Version (the manifest's error_rules), it
 // re-derives error_kind the same way; and it refuses recorded measures
 // that cannot be (checkMeasures). Runs recorded under older rules are

@@ -145,8 +145,9 @@ func matchResponse(resp, pieces string, cut bool, stops []string) (ok bool, at, 
 // checkResponses refuses the first row of results.csv (trials, read from
 // path) whose response is not the text its trace in traces.jsonl records:
 // the pieces of the trace's tokens (see matchResponse; a skipped item has
-// neither), or whose stop reason is not the trace's (sameStop). A row without a trace is left to CheckRecords, and a row whose
-// item has several traces passes when one of them gives its response. The
+// neither), or whose stop reason is not the trace's (sameStop). A row
+// without a trace is left to CheckRecords, and a row whose item has
+// several traces passes when one of them gives its response. The
 // error names results.csv, the row, the item and the first place that
 // differs.
 func checkResponses(path string, man *Manifest, trials []results.Trial, traces []Trace) error {
