@@ -135,7 +135,8 @@ func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []
 // instance's, naming results.csv's line and set.jsonl's. With current
 // (a run that wrote every column of this version: headerComplete) it
 // also refuses a relation, step count or difficulty level that is not the
-// instance's, as these group the summary's statistics.
+// instance's, as these group the summary's statistics, and a question
+// that is not its text (as results.csv gives it back: csvText).
 func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instance]int, trials []results.Trial, current bool) error {
 	byID := make(map[string]*templates.Instance, len(items))
 	for _, it := range items {
@@ -163,6 +164,8 @@ func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instanc
 			field, got, want = "relation", t.Relation, in.Relation
 		case current && t.Steps != in.Steps:
 			field, got, want = "steps", fmt.Sprint(t.Steps), fmt.Sprint(in.Steps)
+		case current && t.Question != csvText(in.Question):
+			field, got, want = "question", t.Question, in.Question
 		default:
 			continue
 		}
@@ -227,7 +230,8 @@ func firstIDs(ids []string) string {
 // (the manifest's extraction_rules) it re-derives an arithmetic item's
 // extraction itself from the response and stop reason, as the run did
 // (extraction: a response the budget cut is read by answer.Truncated), so
-// an edited extracted, rule or stop_reason is refused too (a document
+// an edited extracted, rule or stop_reason is refused too, and so is an
+// expected_anywhere the response does not give (a document
 // item, one with passages, is scored by docqa.ScoreResponse and not
 // re-derived); with errorRules equal to
 // this binary's anatomy.Version (the manifest's error_rules), it
@@ -247,6 +251,10 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
 				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
 					path, rowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
+			}
+			if want := answer.ExpectedAnywhere(t.Response, t.Expected); want != t.ExpectedAnywhere {
+				return fmt.Errorf("%s: %s (item %s): expected_anywhere is %v, but its response %s the expected answer %s: the file was edited",
+					path, rowRef(path, i), t.ItemID, t.ExpectedAnywhere, map[bool]string{true: "holds", false: "does not hold"}[want], results.Quote(t.Expected))
 			}
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)

@@ -44,13 +44,15 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 	// run recorded under older extraction rules is read as recorded.
 	cut := results.Trial{ItemID: "m/baker/noop/0", Response: "6 × 8 = 48, and then 2 more make", Expected: "48", StopReason: "max_tokens", Tokens: 12}
 	ex := extraction(&llm.Generation{Text: cut.Response, StopReason: cut.StopReason})
-	cut.Extracted, cut.Rule = ex.Value, ex.Rule
+	cut.Extracted, cut.Rule, cut.ExpectedAnywhere = ex.Value, ex.Rule, answer.ExpectedAnywhere(cut.Response, cut.Expected)
 	cut.ErrorKind = errorKind(&cut)
 	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), cut}); err != nil {
 		t.Fatalf("untouched rows: %v", err)
 	}
 	finished := cut
 	finished.StopReason = "eos"
+	anywhere := row()
+	anywhere.ExpectedAnywhere = true // "48" is nowhere in its response
 	relabelled := row()
 	relabelled.Extracted, relabelled.Correct, relabelled.ErrorKind = "48", true, ""
 	for _, c := range []struct {
@@ -59,6 +61,7 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 		want string
 	}{
 		{"a cut answer relabelled as finished", finished, "row 2 (item m/baker/noop/0): extracted is"},
+		{"expected_anywhere set by hand", anywhere, `row 2 (item m/baker/base/0): expected_anywhere is true, but its response does not hold the expected answer "48"`},
 		{"extracted and correct edited together", relabelled, `row 2 (item m/baker/base/0): extracted is "48" (rule "final_answer"), but the extraction rules ` + answer.ExtractionRulesVersion + ` read "46"`},
 	} {
 		if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), c.tr}); err == nil || !strings.Contains(err.Error(), c.want) {

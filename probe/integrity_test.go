@@ -19,8 +19,9 @@ import (
 
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
 // last line, whose results.csv lost a row or a column, whose correct column,
-// level, extracted answer (with its label to match), stop reason or a
-// response was set by hand, or whose manifest lost its plan sha256 is
+// level, question, extracted answer (with its label to match), stop
+// reason, token count, entropy, answer log-probability or a response was
+// set by hand, or whose manifest lost its plan sha256 is
 // refused by report (Recompute), verify and merge's summary, naming the
 // file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
@@ -111,6 +112,11 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		want string
 	}{
 		{"level", func(ts []results.Trial) int { ts[1].Level = "p2"; return 1 }, "level is \"p2\""},
+		{"question", func(ts []results.Trial) int { ts[1].Question = "How many apples does Tom have?"; return 1 }, `question is "How many apples does Tom have?", but the instance`},
+		{"tokens", func(ts []results.Trial) int { ts[1].Tokens = 1; return 1 }, "tokens is 1, but its trace in traces.jsonl gives"},
+		{"entropy", func(ts []results.Trial) int { ts[1].EntropyMean += 0.5; return 1 }, "entropy_mean_bits is"},
+		{"answer entropy", func(ts []results.Trial) int { ts[1].AnswerEntropyMean += 0.5; return 1 }, "answer_entropy_mean_bits is"},
+		{"answer_logprob", func(ts []results.Trial) int { ts[1].AnswerLogProb = -0.01; return 1 }, "answer_logprob is -0.01, but its trace in traces.jsonl gives"},
 		{"extracted", func(ts []results.Trial) int {
 			ts[1].Extracted, ts[1].Rule, ts[1].Correct, ts[1].ErrorKind, ts[1].F1 = ts[1].Expected, answer.RuleFinalAnswer, true, "", 1
 			return 1

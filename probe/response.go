@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 )
 
@@ -59,6 +60,78 @@ func responseCut(tr *Trace, t *results.Trial) bool {
 		return tr.StopReason == llm.StopString
 	}
 	return t.StopReason == llm.StopString || t.StopReason == StopRunOn
+}
+
+// traceMeasures re-derives from a trace the measures its row records
+// (as fillFromGeneration and fillAnswerScore derive them from the
+// generation): the generated tokens (those not injected by the
+// calculator), the entropy mean, 95th percentile and median branching
+// factor over them and, for an arithmetic item whose response is its
+// trace's text unchanged (no "\r" that results.csv would drop), over its
+// answer's tokens; and the answer-scoring columns from the trace's
+// answer_score. It returns the first column that differs, with the row's
+// value and the trace's, or "" when none does. Floats are compared bit for
+// bit: both files write them in shortest round-trip form.
+func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
+	if t.Skipped() {
+		return "", "", ""
+	}
+	var all []float64
+	for _, tok := range tr.Tokens {
+		if !tok.Injected {
+			all = append(all, tok.EntropyBits)
+		}
+	}
+	if len(all) != t.Tokens {
+		return "tokens", fmt.Sprint(t.Tokens), fmt.Sprint(len(all))
+	}
+	mean, p95, br := entropyStats(all)
+	for _, c := range []struct {
+		col       string
+		got, want float64
+	}{{"entropy_mean_bits", t.EntropyMean, mean}, {"entropy_p95_bits", t.EntropyP95, p95}, {"branching_median", t.BranchingMedian, br}} {
+		if c.got != c.want {
+			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
+		}
+	}
+	if text := traceText(tr); t.Passages == "" && !strings.Contains(text, "\r") && strings.HasPrefix(text, t.Response) {
+		ex := extraction(&llm.Generation{Text: t.Response, StopReason: tr.StopReason})
+		var ans []float64
+		off := 0
+		for _, tok := range tr.Tokens {
+			start, end := off, off+len(tok.Piece)
+			off = end
+			if !tok.Injected && ex.Rule != answer.RuleNone && start < ex.End && end > ex.Start {
+				ans = append(ans, tok.EntropyBits)
+			}
+		}
+		if len(ans) == 0 {
+			ans = all
+		}
+		mean, p95, br := entropyStats(ans)
+		for _, c := range []struct {
+			col       string
+			got, want float64
+		}{{"answer_entropy_mean_bits", t.AnswerEntropyMean, mean}, {"answer_entropy_p95_bits", t.AnswerEntropyP95, p95}, {"answer_branching_median", t.AnswerBranching, br}} {
+			if c.got != c.want {
+				return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
+			}
+		}
+	}
+	var w results.Trial
+	w.Rule, w.Extracted = t.Rule, t.Extracted
+	fillAnswerScore(&w, tr.AnswerScore)
+	for _, c := range []struct {
+		col       string
+		got, want any
+	}{{"answer_scored", t.AnswerScored, w.AnswerScored}, {"answer_logprob", t.AnswerLogProb, w.AnswerLogProb},
+		{"answer_logprob_tokens", t.AnswerLogProbTokens, w.AnswerLogProbTokens}, {"own_answer_logprob", t.OwnAnswerLogProb, w.OwnAnswerLogProb},
+		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens, w.OwnAnswerLogProbTokens}, {"answer_logprob_margin", t.AnswerLogProbMargin, w.AnswerLogProbMargin}} {
+		if c.got != c.want {
+			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
+		}
+	}
+	return "", "", ""
 }
 
 // sameStop reports whether a row's stop reason is its trace's: the same,
@@ -156,6 +229,7 @@ func checkResponses(path string, man *Manifest, trials []results.Trial, traces [
 		byID[traces[k].ItemID] = append(byID[traces[k].ItemID], k)
 	}
 	stops := responseStops(man)
+	current := man.AnswerScore != "" // a run that wrote every column of this version
 	for i := range trials {
 		t := &trials[i]
 		var first error
@@ -163,13 +237,21 @@ func checkResponses(path string, man *Manifest, trials []results.Trial, traces [
 			tr := &traces[k]
 			pieces := traceText(tr)
 			ok, at, pat := matchResponse(t.Response, pieces, responseCut(tr, t), stops)
-			if ok && sameStop(tr, t) {
+			col, got, want := "", "", ""
+			if ok && current {
+				col, got, want = traceMeasures(tr, t)
+			}
+			if ok && sameStop(tr, t) && col == "" {
 				first = nil
 				break
 			}
-			if ok && first == nil {
+			if ok && first == nil && !sameStop(tr, t) {
 				first = fmt.Errorf("%s: %s (item %s): stop_reason is %s, but its trace in %s has %s: the file was edited after the run",
 					path, rowRef(path, i), t.ItemID, results.Quote(t.StopReason), FileTraces, results.Quote(tr.StopReason))
+			}
+			if ok && first == nil {
+				first = fmt.Errorf("%s: %s (item %s): %s is %s, but its trace in %s gives %s: the file was edited after the run",
+					path, rowRef(path, i), t.ItemID, col, got, FileTraces, want)
 			}
 			if !ok && first == nil {
 				first = fmt.Errorf("%s: %s (item %s): its response differs from its trace in %s at byte %d: %s has %s where the trace's tokens give %s: the file was edited after the run",
