@@ -120,8 +120,10 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
+	pilotComps := false // the variance components are the pilot's
 	if o.From != "" {
-		if err := fromPilot(&po, &o, drawn, cfg.MaxTokens); err != nil {
+		var err error
+		if pilotComps, err = fromPilot(&po, &o, drawn, cfg.MaxTokens); err != nil {
 			return nil, err
 		}
 	}
@@ -157,17 +159,19 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		rp.PilotNotes = pilotDiffers(o.From, man.Config, cfg)
+		rp.PilotNotes = pilotDiffers(o.From, man.Config, cfg, pilotComps)
 	}
 	return rp, nil
 }
 
 // pilotDiffers says where the pilot run's configuration (from the manifest
 // of the run in dir) differs from the planned run's cfg in what the plan
-// takes from it: the models (by file name; the rate, tokens per item and
-// variance components are the pilot's models'), the variants (its
-// components are pooled over the pilot's) and the reference design.
-func pilotDiffers(dir string, pilot, cfg Config) []string {
+// takes from it: the models (by file name; the rate, tokens per item and,
+// when comps, the variance components are the pilot's models'), and, when
+// comps, the variants (the components are pooled over the pilot's) and the
+// reference design of the pairs (both runs comparing some variant with a
+// reference).
+func pilotDiffers(dir string, pilot, cfg Config, comps bool) []string {
 	var notes []string
 	names := func(ps []string) string {
 		var out []string
@@ -177,7 +181,14 @@ func pilotDiffers(dir string, pilot, cfg Config) []string {
 		return strings.Join(out, ", ")
 	}
 	if len(cfg.Models) > 0 && names(pilot.Models) != names(cfg.Models) {
-		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its rate, tokens per item and variance components are those of the pilot's models", dir, names(pilot.Models), names(cfg.Models)))
+		what := "rate and tokens per item are"
+		if comps {
+			what = "rate, tokens per item and variance components are"
+		}
+		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its %s those of the pilot's models", dir, names(pilot.Models), names(cfg.Models), what))
+	}
+	if !comps {
+		return notes
 	}
 	vs := func(v []templates.Variant) string {
 		var out []string
@@ -190,7 +201,7 @@ func pilotDiffers(dir string, pilot, cfg Config) []string {
 		notes = append(notes, fmt.Sprintf("the pilot %s ran the variants %s, the plan %s: its variance components are pooled over the pilot's variants", dir, vs(pilot.Variants), vs(cfg.Variants)))
 	}
 	if pilot.DrawnDesign() != cfg.DrawnDesign() {
-		notes = append(notes, fmt.Sprintf("the pilot %s compared its variants with %s, the plan with %s: the variance components of the two designs differ (see --reference)", dir, refWords(pilot.DrawnDesign()), refWords(cfg.DrawnDesign())))
+		notes = append(notes, fmt.Sprintf("the pilot %s compared its variants with %s, the plan with %s: the variance components of the two designs differ", dir, refWords(pilot.DrawnDesign()), refWords(cfg.DrawnDesign())))
 	}
 	return notes
 }
@@ -198,19 +209,20 @@ func pilotDiffers(dir string, pilot, cfg Config) []string {
 // refWords names a run's reference design for pilotDiffers.
 func refWords(drawn bool) string {
 	if drawn {
-		return "drawn references (--reference drawn)"
+		return "drawn references (noop, noop-seeming and paraphrase against their symbolic draw)"
 	}
-	return "the fixed base prompt (--reference original)"
+	return "the fixed base prompt only"
 }
 
 // fromPilot takes what the pilot run o.From measured: its throughput and
 // tokens per item, each capped at the planned budget (RunThroughput), for
 // the sizing (where o.Sizing has none) and, unless o.ComponentsGiven, its
-// variance components for the power analysis.
-func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int) error {
+// variance components for the power analysis; comps reports whether it
+// had components to take.
+func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int) (comps bool, err error) {
 	rate, tok, prompt, err := RunThroughput(o.From, budget)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if o.Sizing.Rate.TokensPerSecond <= 0 {
 		o.Sizing.Rate = rate
@@ -222,17 +234,17 @@ func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int) error
 	if !o.ComponentsGiven {
 		return pilotComponents(po, o.From, drawn)
 	}
-	return nil
+	return false, nil
 }
 
 // pilotComponents sets po's variance components to those the run in from
 // estimated (split as the planning defaults of the design, drawn or fixed
-// base, split theirs where the split is not identified), or notes in
-// po.ComponentsSource that it has none.
-func pilotComponents(po *PlanOptions, from string, drawn bool) error {
+// base, split theirs where the split is not identified) and reports true,
+// or notes in po.ComponentsSource that it has none.
+func pilotComponents(po *PlanOptions, from string, drawn bool) (bool, error) {
 	sum, err := Recompute(from)
 	if err != nil {
-		return err
+		return false, err
 	}
 	pc, ok := PooledComponents(sum)
 	b, w, n := pc.Between, pc.Within, pc.Cells
@@ -262,7 +274,7 @@ func pilotComponents(po *PlanOptions, from string, drawn bool) error {
 	} else {
 		po.ComponentsSource += fmt.Sprintf(" (%s has no paired difference that varies to estimate them from)", from)
 	}
-	return nil
+	return ok, nil
 }
 
 // shareNote says, for a ComponentsSource, that the components are those of
@@ -444,7 +456,11 @@ func (o PlanOptions) check() error {
 	case !(o.Alpha > 0 && o.Alpha < 1):
 		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
 	case !(o.Power >= MinPlanPower && o.Power < 1):
-		return optionErrorf("--power must be in [%v, 1), got %v: below %v a minimum detectable drop is one the test misses more often than it finds it (and below α/2 the formula's drop is negative)", MinPlanPower, o.Power, MinPlanPower)
+		why := fmt.Sprintf("below %v a minimum detectable drop is one the test misses more often than it finds it (and below α/2 the formula's drop is negative)", MinPlanPower)
+		if o.Power >= 1 {
+			why = "no finite number of templates gives a power of 1"
+		}
+		return optionErrorf("--power must be in [%v, 1), got %v: %s", MinPlanPower, o.Power, why)
 	case !(o.Between >= 0 && o.Between <= maxComponent) || !(o.Within >= 0 && o.Within <= maxComponent):
 		return optionErrorf("the variance components σ²_b (--between) and σ²_w (--within) must be in [0, %d] (estimates of variances of a −1/0/1 difference), got %v and %v", maxComponent, o.Between, o.Within)
 	case o.Between+o.Within == 0:

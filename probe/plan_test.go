@@ -372,3 +372,25 @@ func TestPlanRun(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestPilotDiffers: the notes on a pilot of another design speak only of
+// what the plan took from it: with no variance components taken (a pilot
+// of base alone) neither its variants nor its reference design are
+// mentioned, and a model's note leaves the components out.
+func TestPilotDiffers(t *testing.T) {
+	pilot := Config{Models: []string{"/m/a.gguf"}, Variants: []templates.Variant{"base"}, Reference: templates.ReferenceDrawn}
+	plan := Config{Models: []string{"/x/b.gguf"}, Variants: []templates.Variant{"base", "noop-seeming"}, Reference: templates.ReferenceDrawn}
+	notes := pilotDiffers("p", pilot, plan, false)
+	if len(notes) != 1 || !strings.Contains(notes[0], "ran a.gguf, the plan b.gguf: its rate and tokens per item are those of the pilot's models") {
+		t.Errorf("no components taken: %q", notes)
+	}
+	pilot.Variants = []templates.Variant{"base", "names"}
+	notes = pilotDiffers("p", pilot, plan, true)
+	if len(notes) != 3 || !strings.Contains(notes[0], "variance components") || !strings.Contains(notes[1], "ran the variants base,names, the plan base,noop-seeming") ||
+		!strings.Contains(notes[2], "compared its variants with the fixed base prompt only, the plan with drawn references") {
+		t.Errorf("components taken: %q", notes)
+	}
+	if notes := pilotDiffers("p", plan, plan, true); len(notes) != 0 {
+		t.Errorf("the same design: %q", notes)
+	}
+}

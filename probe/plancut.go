@@ -31,6 +31,9 @@ type PilotCut struct {
 	// Large is SharePct ≥ CutWarnShare: the budget would lower accuracy by
 	// itself, as cut answers without a final-answer line are no answer.
 	Large bool `json:"large"`
+	// PilotCut counts the answers the pilot's own budget cut (stop reason
+	// max_tokens): their full length is unknown.
+	PilotCut int `json:"pilot_cut"`
 	// SuggestMaxTokens is the smallest budget at which the pilot's answers
 	// would be cut less often than CutWarnShare; 0 when the pilot does not
 	// show one (its own budget cut that many: pilot again with more).
@@ -61,6 +64,7 @@ func pilotCut(dir string, pilotBudget, budget int, trials []results.Trial) *Pilo
 		n := t.Tokens
 		if t.StopReason == llm.StopMaxTokens {
 			n = math.MaxInt
+			pc.PilotCut++
 		}
 		lens = append(lens, n)
 		switch {

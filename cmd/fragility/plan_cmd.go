@@ -236,7 +236,10 @@ func printPilotCut(pc *probe.PilotCut) {
 	}
 	advice := fmt.Sprintf("raise --max-tokens to %d or more (under %.0f%% of the pilot's answers are longer)", max(pc.SuggestMaxTokens, pc.Budget+1), probe.CutWarnShare)
 	if pc.SuggestMaxTokens == 0 {
-		advice = fmt.Sprintf("the pilot's own budget cut that many, so it does not show how long they run: raise --max-tokens well above %d and pilot again", pc.PilotBudget)
+		advice = fmt.Sprintf("the pilot's own budget (%d) cut %d of its %d answers (%.0f%%), so it does not show how long they run: raise --max-tokens well above %d and pilot again", pc.PilotBudget, pc.PilotCut, pc.Scored, 100*float64(pc.PilotCut)/float64(pc.Scored), pc.PilotBudget)
+		if pc.Budget > pc.PilotBudget {
+			advice = fmt.Sprintf("how many of them --max-tokens %d still cuts the pilot cannot show: pilot again at --max-tokens %d", pc.Budget, pc.Budget)
+		}
 	}
 	fmt.Printf("Warning: %s; a cut answer without a final-answer line counts as no answer, so the budget alone would lower accuracy; %s.\n", line, advice)
 }

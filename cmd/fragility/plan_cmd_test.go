@@ -221,7 +221,7 @@ func TestPlanCommand(t *testing.T) {
 	// A pilot of other variants and another reference design is said to
 	// be one: the plan takes its components all the same.
 	notes := []string{"Note: the pilot " + dir + " ran the variants base,symbolic,noop, the plan base,noop-seeming: its variance components are pooled over the pilot's variants",
-		"Note: the pilot " + dir + " compared its variants with the fixed base prompt (--reference original), the plan with drawn references (--reference drawn)"}
+		"Note: the pilot " + dir + " compared its variants with the fixed base prompt only, the plan with drawn references (noop, noop-seeming and paraphrase against their symbolic draw)"}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--variants", "base,noop-seeming", "--from", dir)
 	for _, w := range notes {
 		if r.code != 0 || !strings.Contains(r.stdout, w) {

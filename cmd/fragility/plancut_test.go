@@ -84,8 +84,15 @@ func TestPlanWarnsOfCuts(t *testing.T) {
 	// never more than the planned budget allows.
 	cut := cutPilot(t, 8)
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cut, "--max-tokens", "200")
-	if r.code != 0 || !strings.Contains(r.stdout, "cut 8 of 72 answers (11%) at its budget, so --max-tokens 200 may cut up to that many") || !strings.Contains(r.stdout, "raise --max-tokens well above 100 and pilot again") {
+	if r.code != 0 || !strings.Contains(r.stdout, "cut 8 of 72 answers (11%) at its budget, so --max-tokens 200 may cut up to that many") || !strings.Contains(r.stdout, "how many of them --max-tokens 200 still cuts the pilot cannot show: pilot again at --max-tokens 200") {
 		t.Errorf("above the pilot's budget: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Below the pilot's budget the count is exact (42 of 72 reach 50), and
+	// the advice names what the pilot's own budget cut (8, not 42).
+	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cut, "--max-tokens", "50")
+	if r.code != 0 || !strings.Contains(r.stdout, "says --max-tokens 50 would cut 42 of 72 answers (58%)") ||
+		!strings.Contains(r.stdout, "the pilot's own budget (100) cut 8 of its 72 answers (11%), so it does not show how long they run: raise --max-tokens well above 100 and pilot again") {
+		t.Errorf("below the pilot's budget: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", cut, "--max-tokens", "200", "--json")
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || math.Abs(p.Sizing.TokensPerItem-4896.0/72) > 1e-9 ||
