@@ -568,6 +568,11 @@ func (r *runner) prepareSet() error {
 			return err
 		}
 	}
+	// Refused before the lock too, so that a folder that is not given to
+	// this run is left without a fragility.lock.
+	if err := refuseExisting(r.out, r.opt.Force, r.opt.Resume); err != nil {
+		return err
+	}
 	lock, err := LockDir(r.out)
 	if err != nil {
 		return err
@@ -862,18 +867,28 @@ func prepareDir(dir string, force, resume bool) error {
 	if resume {
 		return checkWritable(dir)
 	}
+	if err := refuseExisting(dir, force, resume); err != nil {
+		return err
+	}
 	if hasRunContent(dir) {
-		if !force && !isFile(filepath.Join(dir, FileManifest)) {
-			return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, FileManifest)
-		}
-		if !force {
-			return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
-		}
 		for _, name := range RunFiles {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
 	return checkWritable(dir)
+}
+
+// refuseExisting refuses, without --force or --resume, an output
+// directory that holds files: a run (to overwrite or resume) or files of
+// something else (no manifest.json: no run to resume).
+func refuseExisting(dir string, force, resume bool) error {
+	if force || resume || !hasRunContent(dir) {
+		return nil
+	}
+	if !isFile(filepath.Join(dir, FileManifest)) {
+		return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, FileManifest)
+	}
+	return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
 }
 
 // progressTick is the shortest interval between two progress reports of a

@@ -249,6 +249,9 @@ func TestOutputDirChecks(t *testing.T) {
 	if b, _ := os.ReadFile(keep); string(b) != "precious\n" {
 		t.Errorf("existing results.csv changed to %q", b)
 	}
+	if _, err := os.Stat(filepath.Join(existing, "fragility.lock")); err == nil {
+		t.Error("the refused run left its lock file in a folder that is not a run")
+	}
 
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o644)
