@@ -187,7 +187,10 @@ func pilotDiffers(dir string, pilot, cfg Config, comps bool) []string {
 		}
 		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its %s those of the pilot's models", dir, names(pilot.Models), names(cfg.Models), what))
 	}
-	if !comps {
+	pairs := func(c Config) bool {
+		return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return string(v) != summary.BaseVariant })
+	}
+	if !comps || !pairs(cfg) { // no components taken, or no drop to plan for
 		return notes
 	}
 	vs := func(v []templates.Variant) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,7 +274,11 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Printf("Generated tokens: at most %d (%d × --max-tokens %d); expected %.0f (%.1f per item: %s)\n",
 		p.GenTokensMax, p.Items, p.MaxTokens, p.GenTokens, p.TokensPerItem, p.TokensPerItemSource)
 	if p.PromptTokens > 0 {
-		fmt.Printf("Prompt tokens: about %.0f (%.1f per item)\n", p.PromptTokens, p.PromptTokens/float64(p.Items))
+		per := p.PromptTokens / float64(p.Items)
+		fmt.Printf("Prompt tokens: about %.0f (%.1f per item)\n", p.PromptTokens, per)
+		if need := int(math.Ceil(per)) + p.MaxTokens; need > cfg.Params.NCtx {
+			fmt.Printf("Warning: the pilot's prompts average %.0f tokens, and with --max-tokens %d that is more than --n-ctx %d: a prompt of --n-ctx tokens or more is skipped, and an answer stops where the context is full; raise --n-ctx to %d or more (longer prompts need more)\n", per, p.MaxTokens, cfg.Params.NCtx, need)
+		}
 	}
 	for i, m := range p.Models {
 		if m.MemoryBytes > 0 {

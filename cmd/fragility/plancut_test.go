@@ -53,6 +53,39 @@ func cutPilot(t *testing.T, cut int) string {
 	return dir
 }
 
+// TestPlanWarnsOfLongPrompts: with a pilot whose prompts average 1000
+// tokens, a --max-tokens that with them is more than --n-ctx is warned of,
+// with the context to raise to; one that fits is not.
+func TestPlanWarnsOfLongPrompts(t *testing.T) {
+	dir := cutPilot(t, 0)
+	path := filepath.Join(dir, probe.FileResults)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := results.ReadCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range trials {
+		trials[i].PromptTokens = 1000
+	}
+	var buf bytes.Buffer
+	if err := results.WriteCSV(&buf, trials); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	tdir := templateDir(t)
+	r := fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--max-tokens", "100", "--n-ctx", "1024")
+	if r.code != 0 || !strings.Contains(r.stdout, "Warning: the pilot's prompts average 1000 tokens, and with --max-tokens 100 that is more than --n-ctx 1024") || !strings.Contains(r.stdout, "raise --n-ctx to 1100 or more") {
+		t.Errorf("prompts that do not fit: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--max-tokens", "100", "--n-ctx", "2048"); r.code != 0 || strings.Contains(r.stdout, "prompts average") {
+		t.Errorf("prompts that fit: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestPlanWarnsOfCuts: plan --from PILOT counts the pilot's answers the
 // planned --max-tokens would cut; from a share of probe.CutWarnShare on it
 // warns and says what to raise the budget to (or, when the pilot's own
