@@ -19,7 +19,11 @@ type headline struct {
 	Verdict  string // ModelSummary.Headline (stability, then drop), else ModelSummary.Verdict; "" without one
 	On       string // the variant the drop verdict rests on
 	Severity string // CSS class of the verdict: "strong", "signal", "none" or "open"
-	Rows     []headRow
+	// Plain says in words what the verdict rests on (plainWords): the
+	// stability verdict's share of changed answers and the drop verdict's
+	// accuracies and interval; "" with neither.
+	Plain string
+	Rows  []headRow
 	// Methods names the intervals' methods once, below the table
 	// ("paired drop: …; answers changed: …"), not in every cell.
 	Methods string
@@ -68,6 +72,7 @@ func headlines(s *summary.Summary) []headline {
 			}
 		}
 		h.Methods = strings.Join(methods, "; ")
+		h.Plain = plainWords(m)
 		out = append(out, h)
 	}
 	return out
@@ -91,10 +96,40 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 	switch a := v.Paired.AnswerChanged; {
 	case a != nil:
 		r.Stability = fmt.Sprintf("%s of %d changed (%s%% %s)", countNum(a.Count), a.Pairs, fnum(a.SharePct.Value, 1), boxCI(a.SharePct))
+		if n := v.Paired.AnswerLeftOut; n > 0 {
+			r.Stability += fmt.Sprintf("; %d pairs not answered on both sides left out", n)
+		}
 	case v.Paired.AnswerLeftOut > 0:
 		r.Stability = fmt.Sprintf("n/a: no pair answered on both sides (%d left out)", v.Paired.AnswerLeftOut)
 	}
 	return r
+}
+
+// plainWords is the headline's sentence in plain words: what the
+// stability verdict rests on (when it is unstable or stable: "Given the
+// same problem with and without the noop-seeming change, which keeps its
+// answer, the model gave a different answer in 85.0% of the 40 pairs it
+// answered on both sides [70.2, 94.3]."), then the drop verdict's variant:
+// its reference's accuracy and its own, the paired drop in words with its
+// interval, and the verdict.
+func plainWords(m *summary.ModelSummary) string {
+	var out []string
+	if st := m.Stability; st != nil && (st.Verdict == summary.StabilityUnstable || st.Verdict == summary.StabilityStable) {
+		if v := m.Variant(st.Variant); v != nil && v.Paired != nil && v.Paired.AnswerChanged != nil {
+			out = append(out, fmt.Sprintf("Given the same problem with and without the %s change, which keeps its answer, the model gave a different answer in %s%% of the %d pairs it answered on both sides (%s%% CI %s).",
+				st.Variant, fnum(st.ChangedPct, 1), st.Pairs, confText(st.ConfidencePct), ivText(st.CI, 1)))
+		}
+	}
+	if v := m.Variant(m.VerdictVariant); v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil && m.Verdict != "" {
+		ref := referenceOf(v)
+		refAcc := "n/a"
+		if r := m.Variant(ref); r != nil {
+			refAcc = accShort(r)
+		}
+		out = append(out, fmt.Sprintf("Accuracy %s on %s and %s on %s: a paired %s %s; the drop's verdict: %s.",
+			refAcc, ref, accShort(v), v.Variant, dropWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP), m.Verdict))
+	}
+	return strings.Join(out, " ")
 }
 
 // dropWords is a paired drop of x pp (reference − variant) in words, so

@@ -73,6 +73,11 @@ func TestHeadlineFirst(t *testing.T) {
 			t.Errorf("a headline cell names its interval's method: %s", cell)
 		}
 	}
+	// A sentence in plain words says what the drop verdict rests on, and
+	// the table's stability cell how many pairs were left out.
+	if !regexp.MustCompile(`<p class="plain">Accuracy \d+\.\d% \(\d+/\d+\) on \w+ and \d+\.\d% \(\d+/\d+\) on [\w-]+: a paired (drop of|gain of|no change) [^;]*; the drop&#39;s verdict: [a-z ]+\.`).MatchString(box) {
+		t.Errorf("headline box: no plain sentence on the drop verdict:\n%s", box)
+	}
 	if strings.Contains(page, `href="`+probe.FileLock+`"`) {
 		t.Error("the page lists the run lock among the run's files")
 	}
@@ -208,5 +213,30 @@ func TestReferencesText(t *testing.T) {
 		if got := dropWords(x); got != want {
 			t.Errorf("dropWords(%v) = %q, want %q", x, got, want)
 		}
+	}
+}
+
+// TestPlainWords: the headline's plain sentence states the stability
+// verdict's share with its interval and the drop verdict's accuracies,
+// drop and verdict, with the demo's numbers.
+func TestPlainWords(t *testing.T) {
+	pct := func(v float64) *summary.Estimate { return &summary.Estimate{Value: v} }
+	m := &summary.ModelSummary{Verdict: "inconclusive", VerdictVariant: "symbolic",
+		Stability: &summary.StabilityVerdict{Verdict: summary.StabilityUnstable, Variant: "noop-seeming", Pairs: 40, ChangedPct: 85,
+			CI: &summary.Interval{Lo: 70.2, Hi: 94.3}, ConfidencePct: 95},
+		Variants: []summary.VariantSummary{
+			{Variant: "base", N: 68, K: 12, AccuracyPct: pct(17.647)},
+			{Variant: "symbolic", N: 68, K: 9, AccuracyPct: pct(13.235),
+				Paired: &summary.Paired{PairedDropPP: &summary.Estimate{Value: 4.41, CI: &summary.Interval{Lo: -5.7, Hi: 14.3}}}},
+			{Variant: "noop-seeming", N: 68, K: 6, AccuracyPct: pct(8.8), Paired: &summary.Paired{Reference: "symbolic", AnswerChanged: &summary.Rate{Pairs: 40}}},
+		}}
+	want := "Given the same problem with and without the noop-seeming change, which keeps its answer, the model gave a different answer in 85.0% of the 40 pairs it answered on both sides (95% CI [70.2, 94.3])." +
+		" Accuracy 17.6% (12/68) on base and 13.2% (9/68) on symbolic: a paired drop of 4.4 pp [-5.7, 14.3]; the drop's verdict: inconclusive."
+	if got := plainWords(m); got != want {
+		t.Errorf("plainWords:\n got %q\nwant %q", got, want)
+	}
+	m.Stability.Verdict = summary.StabilityInconclusive
+	if got := plainWords(m); strings.Contains(got, "Given the same problem") {
+		t.Errorf("an inconclusive stability verdict is stated as a finding: %q", got)
 	}
 }
