@@ -94,12 +94,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	// A row's difficulty level, its extracted answer (with correct and
 	// error_kind edited to match) or its stop reason changed by hand.
 	fresh := func() []results.Trial {
-		f, err := os.Open(filepath.Join(dir, FileResults))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		ts, err := results.ReadCSV(f)
+		ts, err := ReadResults(filepath.Join(dir, FileResults))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,14 +85,8 @@ func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
 	if len(all) != t.Tokens {
 		return "tokens", fmt.Sprint(t.Tokens), fmt.Sprint(len(all))
 	}
-	mean, p95, br := entropyStats(all)
-	for _, c := range []struct {
-		col       string
-		got, want float64
-	}{{"entropy_mean_bits", t.EntropyMean, mean}, {"entropy_p95_bits", t.EntropyP95, p95}, {"branching_median", t.BranchingMedian, br}} {
-		if c.got != c.want {
-			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
-		}
+	if col, got, want := entropyDiff("", all, t.EntropyMean, t.EntropyP95, t.BranchingMedian); col != "" {
+		return col, got, want
 	}
 	if text := traceText(tr); t.Passages == "" && !strings.Contains(text, "\r") && strings.HasPrefix(text, t.Response) {
 		ex := extraction(&llm.Generation{Text: t.Response, StopReason: tr.StopReason})
@@ -108,14 +102,8 @@ func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
 		if len(ans) == 0 {
 			ans = all
 		}
-		mean, p95, br := entropyStats(ans)
-		for _, c := range []struct {
-			col       string
-			got, want float64
-		}{{"answer_entropy_mean_bits", t.AnswerEntropyMean, mean}, {"answer_entropy_p95_bits", t.AnswerEntropyP95, p95}, {"answer_branching_median", t.AnswerBranching, br}} {
-			if c.got != c.want {
-				return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
-			}
+		if col, got, want := entropyDiff("answer_", ans, t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching); col != "" {
+			return col, got, want
 		}
 	}
 	var w results.Trial
@@ -127,6 +115,23 @@ func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
 	}{{"answer_scored", t.AnswerScored, w.AnswerScored}, {"answer_logprob", t.AnswerLogProb, w.AnswerLogProb},
 		{"answer_logprob_tokens", t.AnswerLogProbTokens, w.AnswerLogProbTokens}, {"own_answer_logprob", t.OwnAnswerLogProb, w.OwnAnswerLogProb},
 		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens, w.OwnAnswerLogProbTokens}, {"answer_logprob_margin", t.AnswerLogProbMargin, w.AnswerLogProbMargin}} {
+		if c.got != c.want {
+			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
+		}
+	}
+	return "", "", ""
+}
+
+// entropyDiff compares a row's entropy mean, 95th percentile and median
+// branching factor (the columns named with prefix: "" or "answer_") with
+// entropyStats of the entropies h, bit for bit, and returns the first
+// column that differs with the row's value and h's, or "".
+func entropyDiff(prefix string, h []float64, mean, p95, branching float64) (col, got, want string) {
+	m, p, b := entropyStats(h)
+	for _, c := range []struct {
+		col       string
+		got, want float64
+	}{{prefix + "entropy_mean_bits", mean, m}, {prefix + "entropy_p95_bits", p95, p}, {prefix + "branching_median", branching, b}} {
 		if c.got != c.want {
 			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
 		}

@@ -29,28 +29,34 @@ func cutPilot(t *testing.T, cut int) string {
 	man.Config.MaxTokens = 100
 	data, _ = json.Marshal(man)
 	os.WriteFile(path, data, 0o644)
-	path = filepath.Join(dir, probe.FileResults)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
+	editTrials(t, dir, func(i, n int, tr *results.Trial) {
+		tr.Tokens, tr.StopReason = 20+i, "eos"
+		if i >= n-cut {
+			tr.Tokens, tr.StopReason = 100, "max_tokens"
+		}
+	})
+	return dir
+}
+
+// editTrials rewrites results.csv of the run in dir with edit applied to
+// each of its n rows (row i, from 0).
+func editTrials(t *testing.T, dir string, edit func(i, n int, tr *results.Trial)) {
+	t.Helper()
+	path := filepath.Join(dir, probe.FileResults)
+	trials, err := probe.ReadResults(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range trials {
-		trials[i].Tokens, trials[i].StopReason = 20+i, "eos"
-		if i >= len(trials)-cut {
-			trials[i].Tokens, trials[i].StopReason = 100, "max_tokens"
-		}
+		edit(i, len(trials), &trials[i])
 	}
 	var buf bytes.Buffer
 	if err := results.WriteCSV(&buf, trials); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(path, buf.Bytes(), 0o644)
-	return dir
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestPlanWarnsOfLongPrompts: with a pilot whose prompts average 1000
@@ -58,24 +64,7 @@ func cutPilot(t *testing.T, cut int) string {
 // with the context to raise to; one that fits is not.
 func TestPlanWarnsOfLongPrompts(t *testing.T) {
 	dir := cutPilot(t, 0)
-	path := filepath.Join(dir, probe.FileResults)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trials, err := results.ReadCSV(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range trials {
-		trials[i].PromptTokens = 1000
-	}
-	var buf bytes.Buffer
-	if err := results.WriteCSV(&buf, trials); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(path, buf.Bytes(), 0o644)
+	editTrials(t, dir, func(_, _ int, tr *results.Trial) { tr.PromptTokens = 1000 })
 	tdir := templateDir(t)
 	r := fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--max-tokens", "100", "--n-ctx", "1024")
 	if r.code != 0 || !strings.Contains(r.stdout, "Warning: the pilot's prompts average 1000 tokens, and with --max-tokens 100 that is more than --n-ctx 1024") || !strings.Contains(r.stdout, "raise --n-ctx to 1100 or more") {
