@@ -78,6 +78,11 @@ func TestHeadlineFirst(t *testing.T) {
 	if !regexp.MustCompile(`<p class="plain">Accuracy \d+\.\d% \(\d+/\d+\) on \w+ and \d+\.\d% \(\d+/\d+\) on [\w-]+: a paired (drop of|gain of|no change) [^;]*; the drop&#39;s verdict: [a-z ]+\.`).MatchString(box) {
 		t.Errorf("headline box: no plain sentence on the drop verdict:\n%s", box)
 	}
+	// A cut share flagged as higher than the reference's says so in the
+	// cell, not only in a tooltip.
+	if strings.Count(box, `class="warn"`) != strings.Count(box, "more cut than its reference: part of a drop may be the budget's") {
+		t.Errorf("headline box: a flagged cut share without its visible note:\n%s", box)
+	}
 	if strings.Contains(page, `href="`+probe.FileLock+`"`) {
 		t.Error("the page lists the run lock among the run's files")
 	}
