@@ -244,10 +244,13 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 		if err := checkMeasures(t); err != nil {
 			return fmt.Errorf("%s: %s (item %s): %w: the file was edited", path, rowRef(path, i), t.ItemID, err)
 		}
-		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) {
+		// A document item (one with passages) is scored by
+		// docqa.ScoreResponse against every accepted answer, and expected
+		// holds only the first: its correct is not re-derived here.
+		if t.Skipped() || (t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber) || t.Passages != "" {
 			continue
 		}
-		if extractionRules == answer.ExtractionRulesVersion && t.Passages == "" { // a document item's number is docqa's
+		if extractionRules == answer.ExtractionRulesVersion {
 			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
 				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
 					path, rowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))

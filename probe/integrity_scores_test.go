@@ -49,6 +49,12 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), cut}); err != nil {
 		t.Fatalf("untouched rows: %v", err)
 	}
+	// A document item accepting 0.25 or 25, answered 25: right, though
+	// expected holds only the first accepted answer.
+	doc := results.Trial{ItemID: "m/share/base/0", Passages: "p1", ScoreRule: "number", Response: "Answer: 25%", Expected: "0.25", Extracted: "25", Rule: "answer_line", Correct: true, F1: 1, StopReason: "eos"}
+	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{doc}); err != nil {
+		t.Errorf("a document item right on its second accepted answer: %v", err)
+	}
 	finished := cut
 	finished.StopReason = "eos"
 	anywhere := row()
