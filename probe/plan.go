@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -121,9 +122,14 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		}
 	}
 	pilotComps := false // the variance components are the pilot's
+	var pilot *Manifest
+	var pilotTrials []results.Trial
 	if o.From != "" {
 		var err error
-		if pilotComps, err = fromPilot(&po, &o, drawn, cfg.MaxTokens); err != nil {
+		if pilot, pilotTrials, err = readRun(o.From); err != nil {
+			return nil, err
+		}
+		if pilotComps, err = fromPilot(&po, &o, drawn, cfg.MaxTokens, pilot, pilotTrials); err != nil {
 			return nil, err
 		}
 	}
@@ -152,14 +158,8 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	}
 	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped, Notices: set.Notices()}
 	if o.From != "" {
-		if rp.PilotCut, err = PilotCutAt(o.From, cfg.MaxTokens); err != nil {
-			return nil, err
-		}
-		man, err := ReadManifest(o.From)
-		if err != nil {
-			return nil, err
-		}
-		rp.PilotNotes = pilotDiffers(o.From, man.Config, cfg, pilotComps)
+		rp.PilotCut = pilotCut(o.From, pilot.Config.MaxTokens, cfg.MaxTokens, pilotTrials)
+		rp.PilotNotes = pilotDiffers(o.From, pilot.Config, cfg, pilotComps)
 	}
 	return rp, nil
 }
@@ -217,13 +217,14 @@ func refWords(drawn bool) string {
 	return "the fixed base prompt only"
 }
 
-// fromPilot takes what the pilot run o.From measured: its throughput and
+// fromPilot takes what the pilot run o.From (its manifest man and rows
+// trials) measured: its throughput and
 // tokens per item, each capped at the planned budget (RunThroughput), for
 // the sizing (where o.Sizing has none) and, unless o.ComponentsGiven, its
 // variance components for the power analysis; comps reports whether it
 // had components to take.
-func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int) (comps bool, err error) {
-	rate, tok, prompt, err := RunThroughput(o.From, budget)
+func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int, man *Manifest, trials []results.Trial) (comps bool, err error) {
+	rate, tok, prompt, err := throughputOf(o.From, man, trials, budget)
 	if err != nil {
 		return false, err
 	}

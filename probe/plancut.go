@@ -40,18 +40,9 @@ type PilotCut struct {
 	SuggestMaxTokens int `json:"suggest_max_tokens,omitempty"`
 }
 
-// PilotCutAt reads the pilot run directory dir (manifest.json and
-// results.csv) and counts the answers an output budget of budget tokens
-// would cut (PilotCut). Errors name the file.
-func PilotCutAt(dir string, budget int) (*PilotCut, error) {
-	man, trials, err := readRun(dir)
-	if err != nil {
-		return nil, err
-	}
-	return pilotCut(dir, man.Config.MaxTokens, budget, trials), nil
-}
-
-// pilotCut is PilotCutAt on trials run at the output budget pilotBudget.
+// pilotCut counts, among the trials of the pilot run in dir (run at the
+// output budget pilotBudget), the answers an output budget of budget
+// tokens would cut (PilotCut). PlanRun calls it on the pilot it read.
 func pilotCut(dir string, pilotBudget, budget int, trials []results.Trial) *PilotCut {
 	pc := &PilotCut{Pilot: dir, PilotBudget: pilotBudget, Budget: budget}
 	var lens []int // each answer's length; a cut one counts as unbounded

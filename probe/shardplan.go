@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
@@ -193,11 +193,7 @@ func sizeModels(p *ShardPlan, paths []string, cfg Config, memory bool) error {
 		}
 		pm.CtxTrain = int(min(f.Architecture().MaximumContextLength, math.MaxInt32))
 		if memory {
-			mem, err := EstimateMemory(path, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
-			if err != nil {
-				return err
-			}
-			pm.MemoryBytes = mem
+			pm.MemoryBytes = estimateMemoryOf(f, cfg.Params.NCtx, cfg.Params.NSeq, cfg.Params.NBatch, cfg.Params.GPULayers != 0)
 			p.MemorySource = "gguf-parser-go EstimateLLaMACppRun: weights + KV cache (f16) + compute buffers, summed over devices"
 		}
 		p.Models = append(p.Models, pm)
@@ -217,6 +213,11 @@ func EstimateMemory(path string, nctx, nseq, nbatch int, gpu bool) (uint64, erro
 	if err != nil {
 		return 0, fmt.Errorf("%s: corrupt or truncated GGUF: %v", path, err)
 	}
+	return estimateMemoryOf(f, nctx, nseq, nbatch, gpu), nil
+}
+
+// estimateMemoryOf is EstimateMemory on a parsed GGUF header.
+func estimateMemoryOf(f *gguf.GGUFFile, nctx, nseq, nbatch int, gpu bool) uint64 {
 	if nctx <= 0 {
 		nctx = 2048
 	}
@@ -239,7 +240,7 @@ func EstimateMemory(path string, nctx, nseq, nbatch int, gpu bool) (uint64, erro
 	for _, d := range e.Devices {
 		total += uint64(d.Footprint) + uint64(d.Weight.Sum()) + uint64(d.KVCache.Sum()) + uint64(d.Computation.Sum())
 	}
-	return total, nil
+	return total
 }
 
 // CheckVocabularies reads the GGUF headers of the files (gguf-parser-go,
@@ -304,14 +305,15 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 // would run is unknown: the mean is then an upper bound); the rate is the
 // run's, uncapped.
 func RunThroughput(dir string, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
-	man, err := ReadManifest(dir)
+	man, trials, err := readRun(dir)
 	if err != nil {
 		return Throughput{}, 0, 0, err
 	}
-	trials, err := ReadResults(filepath.Join(dir, FileResults))
-	if err != nil {
-		return Throughput{}, 0, 0, err
-	}
+	return throughputOf(dir, man, trials, budget)
+}
+
+// throughputOf is RunThroughput on the run in dir already read.
+func throughputOf(dir string, man *Manifest, trials []results.Trial, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
 	var tok, capped, prompt, n int
 	for i := range trials {
 		t := &trials[i]
