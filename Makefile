@@ -186,7 +186,15 @@ gpu-bundle: headers
 	@rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/ggml/src
 	@g="$(GGML_SRC)" && cp -r "$$g/LICENSE" "$$g/cmake" "$$g/include" $(GPU_BUNDLE)/ggml/ && \
 	  cp "$$g"/src/CMakeLists.txt "$$g"/src/*.c "$$g"/src/*.cpp "$$g"/src/*.h $(GPU_BUNDLE)/ggml/src/ && \
-	  cp -r "$$g/src/ggml-cuda" $(GPU_BUNDLE)/ggml/src/ && chmod -R u+w $(GPU_BUNDLE)
+	  cp -r "$$g/src/ggml-cuda" $(GPU_BUNDLE)/ggml/src/ && mkdir $(GPU_BUNDLE)/ggml/src/ggml-cpu && \
+	  cp "$$g"/src/ggml-cpu/*.h $(GPU_BUNDLE)/ggml/src/ggml-cpu/ && chmod -R u+w $(GPU_BUNDLE)
+	@# ggml-base compiles from the bundle alone (ggml-quants.c reads ggml-cpu's headers: a
+	@# bundle without them failed on the first H100, 2026-12-05): a syntax pass here.
+	@b=$(GPU_BUNDLE)/ggml; for f in $$b/src/*.c $$b/src/*.cpp; do \
+	  case $$f in *.c) c="$(CC) -std=gnu11";; *) c="$(CXX) -std=gnu++17";; esac; \
+	  $$c -fsyntax-only -D_GNU_SOURCE -D_XOPEN_SOURCE=600 -DGGML_BACKEND_DL -DGGML_BUILD -DGGML_SHARED -DGGML_VERSION=\"0\" -DGGML_COMMIT=\"0\" \
+	    -I$$b/src -I$$b/include $$f || { echo "gpu-bundle: $$f does not compile from the bundle's sources" >&2; exit 1; }; \
+	done; echo "gpu-bundle: ggml-base sources compile from the bundle (syntax pass)"
 	@echo "gpu-bundle: portable build (CGO_CFLAGS=$(GPU_BUNDLE_CFLAGS); the first one compiles llama.cpp: ~5 min on 2 cores)"
 	CGO_CFLAGS="$(GPU_BUNDLE_CFLAGS)" CGO_CXXFLAGS="$(GPU_BUNDLE_CFLAGS)" $(GO) build \
 	  -ldflags "-s -w -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(GPU_BUNDLE_CFLAGS); CGO_CXXFLAGS=$(GPU_BUNDLE_CFLAGS)'" \
