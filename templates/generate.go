@@ -42,8 +42,9 @@ func variantList() string {
 }
 
 // ParseVariants reads a comma-separated list such as "base,symbolic,noop".
-// Spaces around names are ignored and duplicates dropped; an unknown name is an
-// error naming it, and so are an empty list and an empty name between
+// Spaces around names are ignored; an unknown name is an error naming it,
+// and so are a name given twice ("base,base": a typo, since the set and its
+// pairs hold each variant once), an empty list and an empty name between
 // commas ("base,": a stray comma).
 func ParseVariants(csv string) ([]Variant, error) {
 	var out []Variant
@@ -63,9 +64,10 @@ func ParseVariants(csv string) ([]Variant, error) {
 		if !known {
 			return nil, fmt.Errorf("unknown variant %q (known: %s)", name, variantList())
 		}
-		if !contains(out, v) {
-			out = append(out, v)
+		if contains(out, v) {
+			return nil, fmt.Errorf("variant %q named twice in %q", name, csv)
 		}
+		out = append(out, v)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no variant given (known: %s)", variantList())

@@ -417,9 +417,12 @@ func TestGenerateOptions(t *testing.T) {
 	if _, err := Generate(append(ts, ts[0]), Options{Instances: 1}); err == nil {
 		t.Error("duplicate template IDs accepted")
 	}
-	vs, err := ParseVariants(" base, symbolic,noop,base")
+	vs, err := ParseVariants(" base, symbolic,noop")
 	if err != nil || len(vs) != 3 || vs[1] != VariantSymbolic {
 		t.Errorf("ParseVariants: %v %v", vs, err)
+	}
+	if _, err := ParseVariants("base,noop, base"); err == nil || !strings.Contains(err.Error(), `"base" named twice`) {
+		t.Errorf("ParseVariants(base,noop, base): %v, want the second base refused", err)
 	}
 	for _, bad := range []string{"base,", "base,,noop", ",symbolic"} {
 		if _, err := ParseVariants(bad); err == nil || !strings.Contains(err.Error(), "empty variant name") {

@@ -330,6 +330,9 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
 		// A stray comma was read as no variant.
 		{[]string{"plan", "--variants", "base,"}, `an empty variant name in "base," (a stray comma?)`},
+		// A variant named twice was dropped without a word.
+		{[]string{"plan", "--variants", "base,noop,base"}, `--variants: variant "base" named twice in "base,noop,base"`},
+		{[]string{"generate-set", "--variants", "noop, noop", "--out", filepath.Join(filepath.Dir(out), "set.jsonl")}, `--variants: variant "noop" named twice in "noop, noop"`},
 		// A 0 shape was read as the default; a shape out of range exited 1.
 		{[]string{"tiny-model", "--layers", "0", filepath.Join(filepath.Dir(out), "t.gguf")}, "--layers must be at least 1, got 0"},
 		{[]string{"tiny-model", "--kv-heads", "0", filepath.Join(filepath.Dir(out), "t.gguf")}, "--kv-heads must be at least 1, got 0"},

@@ -124,7 +124,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	}
 	vs, err := templates.ParseVariants(c.String("variants"))
 	if err != nil {
-		return "", usageError{err.Error()}
+		return "", usageError{"--variants: " + err.Error()}
 	}
 	cfg := probe.Config{
 		Templates:    templatesSource(c),

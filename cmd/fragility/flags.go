@@ -65,7 +65,7 @@ func runDefinition(c *cli.Context, cfg *probe.Config) error {
 	}
 	vs, err := templates.ParseVariants(c.String(flagVariants.Name))
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{"--variants: " + err.Error()}
 	}
 	cfg.Variants = vs
 	cfg.SkipInvalid = c.Bool(flagSkipInvalid.Name)

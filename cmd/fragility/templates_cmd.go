@@ -395,7 +395,7 @@ func templatesCheck(c *cli.Context) error {
 func generateSet(c *cli.Context) error {
 	vs, err := templates.ParseVariants(c.String("variants"))
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{"--variants: " + err.Error()}
 	}
 	if err := outFileNotDir("--out", c.String("out")); err != nil {
 		return err

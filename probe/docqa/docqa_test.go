@@ -83,7 +83,7 @@ func TestReadBadOneLineEach(t *testing.T) {
 }
 
 func TestParseVariants(t *testing.T) {
-	vs, err := ParseVariants(" base, paraphrase,distractor, distractor-2,shuffle,distractor-shuffle,paraphrase-2,base")
+	vs, err := ParseVariants(" base, paraphrase,distractor, distractor-2,shuffle,distractor-shuffle,paraphrase-2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestParseVariants(t *testing.T) {
 	if !reflect.DeepEqual(vs, want) {
 		t.Errorf("got %q, want %q", vs, want)
 	}
-	for _, bad := range []string{"noop", "paraphrase-0", "distractor-x", "paraphrase-01", "", "base,", "base,,shuffle"} {
+	for _, bad := range []string{"noop", "paraphrase-0", "distractor-x", "paraphrase-01", "", "base,", "base,,shuffle", "base,shuffle,base", "distractor,distractor-1"} {
 		if _, err := ParseVariants(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

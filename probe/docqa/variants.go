@@ -29,9 +29,10 @@ const VariantsHelp = "base, paraphrase (every paraphrase-k), paraphrase-K, distr
 const Format = "docqa"
 
 // ParseVariants reads a comma-separated --variants list for document items.
-// Spaces are ignored and duplicates dropped; "distractor" is read as
-// distractor-1; an unknown name, a K below 1 or an empty name between
-// commas is an error naming it.
+// Spaces are ignored; "distractor" is read as distractor-1; an unknown
+// name, a K below 1, a variant given twice ("distractor,distractor-1" is
+// distractor-1 twice) or an empty name between commas is an error naming
+// it.
 func ParseVariants(csv string) ([]templates.Variant, error) {
 	var out []templates.Variant
 	for _, f := range strings.Split(csv, ",") {
@@ -48,9 +49,10 @@ func ParseVariants(csv string) ([]templates.Variant, error) {
 		if _, _, err := parseVariant(name); err != nil {
 			return nil, err
 		}
-		if !slices.Contains(out, templates.Variant(name)) {
-			out = append(out, templates.Variant(name))
+		if slices.Contains(out, templates.Variant(name)) {
+			return nil, fmt.Errorf("variant %q named twice in %q", name, csv)
 		}
+		out = append(out, templates.Variant(name))
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no variant given (known for --items: %s)", VariantsHelp)
