@@ -70,9 +70,11 @@ type ShardPlan struct {
 	Models              []ShardPlanModel `json:"models"`
 	ModelNote           string           `json:"model_note,omitempty"` // why Models is empty (ShardPlanOptions.NoModel)
 	Instances           int              `json:"instances_per_model"`  // items of one model (the set)
-	Excluded            int              `json:"excluded_draws"`
-	Conditions          int              `json:"conditions"` // conditions each instance runs in (1: none alone; 2 with the calculator)
-	Items               int              `json:"items"`      // all models and conditions
+	Excluded            int              `json:"excluded_draws"`       // entries of the set's exclusion list: RefusedDraws + LeftOut
+	RefusedDraws        int              `json:"refused_draws"`        // draws refused by a condition or a no-op clause and drawn again
+	LeftOut             int              `json:"left_out_instances"`   // variant instances not generated (variant not applicable, no clause fits)
+	Conditions          int              `json:"conditions"`           // conditions each instance runs in (1: none alone; 2 with the calculator)
+	Items               int              `json:"items"`                // all models and conditions
 	Batch               int              `json:"batch"`
 	Batches             int              `json:"batches"`
 	MaxTokens           int              `json:"max_tokens"`
@@ -131,7 +133,8 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 	for _, b := range batches {
 		items += len(b.items)
 	}
-	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), Conditions: max(len(cfg.Conditions), 1), Items: items,
+	refused, leftOut := set.ExclusionCounts()
+	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), RefusedDraws: refused, LeftOut: leftOut, Conditions: max(len(cfg.Conditions), 1), Items: items,
 		Batch: cfg.Params.NSeq, Batches: len(batches), MaxTokens: cfg.MaxTokens,
 		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource}
 	if len(paths) == 0 {

@@ -251,6 +251,22 @@ type Set struct {
 	Skipped   []Skip // templates left out: refused when loaded (added by the caller) or failing with SkipFailing
 }
 
+// ExclusionCounts splits the set's Excluded list: refused is the number of
+// draws refused by a template's conditions or by a no-op clause and drawn
+// again (Draw ≥ 1; the instance was still generated), leftOut the number of
+// variant instances not generated at all (Draw 0: the variant does not apply
+// to the template or item, or no clause fits the drawn instance's values).
+func (s *Set) ExclusionCounts() (refused, leftOut int) {
+	for _, e := range s.Excluded {
+		if e.Draw > 0 {
+			refused++
+		} else {
+			leftOut++
+		}
+	}
+	return refused, leftOut
+}
+
 // Generate instantiates every template in every requested variant for indices
 // 0..opt.Instances-1. The same templates and options give the same set, byte
 // for byte. base is always generated for every index. A variant that does not

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -364,14 +365,15 @@ func TestUsageExitCodes(t *testing.T) {
 
 // TestVariantsCovered: a variant that no item or template of the set has is
 // refused, before a model loads; one some lack and others have runs, with
-// the draws it cannot make excluded.
+// the instances it cannot make left out (and said apart from the draws
+// refused and drawn again).
 func TestVariantsCovered(t *testing.T) {
 	dir := t.TempDir()
 	items := filepath.Join(dir, "items.jsonl")
 	os.WriteFile(items, []byte(`{"id":"one","passages":[{"id":"p","text":"The bell weighs 40 kg."}],"question":"How heavy is the bell?","paraphrases":["What does the bell weigh?"],"answer":40}
 {"id":"two","passages":[{"id":"p","text":"The mill is 12 m tall."}],"question":"How tall is the mill?","paraphrases":["What is the mill's height?","How high is the mill?"],"answer":12}
 `), 0o644)
-	if r := fragility(t, nil, "plan", "--items", items, "--variants", "base,paraphrase-2"); r.code != 0 || !strings.Contains(r.stdout, "1 draw excluded") {
+	if r := fragility(t, nil, "plan", "--items", items, "--variants", "base,paraphrase-2"); r.code != 0 || !strings.Contains(r.stdout, "items.jsonl, 1 variant instance left out)") {
 		t.Errorf("paraphrase-2, which one item has: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	shelfFile := filepath.Join(dir, "shelf.yaml")
@@ -384,7 +386,7 @@ func TestVariantsCovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(two, "allowance.yaml"), b, 0o644)
-	if r := fragility(t, nil, "plan", "--templates", two, "--variants", "noop-seeming"); r.code != 0 || !strings.Contains(r.stdout, "draws excluded") {
+	if r := fragility(t, nil, "plan", "--templates", two, "--variants", "noop-seeming"); r.code != 0 || !regexp.MustCompile(`[0-9]+ draws refused and drawn again, [0-9]+ variant instances left out`).MatchString(r.stdout) {
 		t.Errorf("noop-seeming, which one template has: exit %d, stderr %q, stdout:\n%s", r.code, r.stderr, r.stdout)
 	}
 	out := filepath.Join(dir, "run")

@@ -57,7 +57,7 @@ func TestPlanItems(t *testing.T) {
 	}
 	// An item has one instance: no table over instances, no templates.
 	power := r.stdout[strings.Index(r.stdout, "## Power"):]
-	if strings.Contains(r.stdout, "draws excluded") || !strings.Contains(power, "(the item's base question)") {
+	if strings.Contains(r.stdout, "drawn again") || !strings.Contains(power, "(the item's base question)") {
 		t.Errorf("a plan on items speaks of draws or of another reference:\n%s", r.stdout)
 	}
 	for _, not := range []string{"instances per template", "templates", "instance", "symbolic"} {

@@ -249,12 +249,12 @@ func printPilotCut(pc *probe.PilotCut) {
 func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
-	set := fmt.Sprintf("%s, %s, %s excluded", planSource(cfg), count(cfg.Instances, "instance"), count(p.Excluded, "draw"))
+	set := fmt.Sprintf("%s, %s, %s refused and drawn again", planSource(cfg), count(cfg.Instances, "instance"), count(p.RefusedDraws, "draw"))
 	if cfg.Items != "" { // document items are not drawn: one instance each
 		set = planSource(cfg)
-		if p.Excluded > 0 { // variants some items lack
-			set += ", " + count(p.Excluded, "draw") + " excluded"
-		}
+	}
+	if p.LeftOut > 0 { // variants some templates or items lack
+		set += ", " + count(p.LeftOut, "variant instance") + " left out"
 	}
 	conds := ""
 	if p.Conditions > 1 {
