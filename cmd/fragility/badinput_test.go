@@ -331,6 +331,11 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
 		// A stray comma was read as no variant.
 		{[]string{"plan", "--variants", "base,"}, `an empty variant name in "base," (a stray comma?)`},
+		// strconv's "parse error" did not say what the flag takes.
+		{[]string{"run", "--seed", "-1", "--out", out}, `invalid value "-1" for flag --seed: not a whole number from 0 to 18446744073709551615`},
+		{[]string{"plan", "--instances", "2.5"}, `invalid value "2.5" for flag --instances: not a whole number`},
+		{[]string{"plan", "--power", "high"}, `invalid value "high" for flag --power: not a number`},
+		{[]string{"run", "--force=maybe", "--out", out}, `invalid boolean value "maybe" for --force: not true or false`},
 		// A variant named twice was dropped without a word.
 		{[]string{"plan", "--variants", "base,noop,base"}, `--variants: variant "base" named twice in "base,noop,base"`},
 		{[]string{"generate-set", "--variants", "noop, noop", "--out", filepath.Join(filepath.Dir(out), "set.jsonl")}, `--variants: variant "noop" named twice in "noop, noop"`},

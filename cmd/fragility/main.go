@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -123,7 +124,39 @@ func commandPath(c *cli.Context) string {
 // written with two everywhere.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := oneDashFlag.ReplaceAllString(err.Error(), "$1--$2")
+	if m := badFlagValue.FindStringSubmatch(msg); m != nil && c.Command != nil {
+		if want := flagValueKind(c.Command.Flags, m[2]); want != "" {
+			msg = m[1] + want
+		}
+	}
 	return usageError{fmt.Sprintf("%s (see: %s --help)", msg, commandPath(c))}
+}
+
+// badFlagValue matches the flag package's message for a value it could not
+// parse ("invalid value "x" for flag --n: parse error"): the part to keep
+// and the flag's name.
+var badFlagValue = regexp.MustCompile(`^(invalid (?:boolean )?value ".*" for (?:flag )?--([A-Za-z][A-Za-z0-9-]*): ).*$`)
+
+// flagValueKind says what a flag of the given name among flags takes, in
+// place of strconv's "parse error" or "value out of range"; "" for a flag
+// it does not know.
+func flagValueKind(flags []cli.Flag, name string) string {
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag:
+			return "not a whole number"
+		case *cli.Uint64Flag:
+			return fmt.Sprintf("not a whole number from 0 to %d", uint64(math.MaxUint64))
+		case *cli.Float64Flag:
+			return "not a number"
+		case *cli.BoolFlag:
+			return "not true or false"
+		}
+	}
+	return ""
 }
 
 // oneDashFlag matches a flag name written with one dash in a flag-package
