@@ -331,6 +331,9 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
 		// A stray comma was read as no variant.
 		{[]string{"plan", "--variants", "base,"}, `an empty variant name in "base," (a stray comma?)`},
+		// A template ID named twice, or a stray comma, was accepted (--variants refuses both).
+		{[]string{"plan", "--template-ids", "baker,baker"}, `--template-ids: template "baker" named twice in "baker,baker"`},
+		{[]string{"plan", "--template-ids", "baker,"}, `--template-ids: an empty template ID in "baker," (a stray comma?)`},
 		// strconv's "parse error" did not say what the flag takes.
 		{[]string{"run", "--seed", "-1", "--out", out}, `invalid value "-1" for flag --seed: not a whole number from 0 to 18446744073709551615`},
 		{[]string{"plan", "--instances", "2.5"}, `invalid value "2.5" for flag --instances: not a whole number`},

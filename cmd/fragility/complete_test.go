@@ -9,7 +9,8 @@ import (
 
 // TestResumeCompleteAndReportHTML: --resume on a complete run says so and
 // changes nothing; `report DIR` re-renders a report.html that is there, so
-// that the page never shows older numbers than summary.json.
+// that the page never shows older numbers than summary.json; --resume on a
+// complete run whose results.csv was torn afterwards says so and exits 1.
 func TestResumeCompleteAndReportHTML(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range []string{"manifest.json", "results.csv"} {
@@ -33,5 +34,12 @@ func TestResumeCompleteAndReportHTML(t *testing.T) {
 	}
 	if page, _ := os.ReadFile(filepath.Join(dir, "report.html")); strings.Contains(string(page), "old numbers") || !strings.Contains(string(page), "<html") {
 		t.Error("report left the old report.html")
+	}
+	// A results.csv torn after the run finished: "nothing to resume" while
+	// report refused the run left no way forward.
+	os.WriteFile(filepath.Join(dir, "results.csv"), before[:len(before)-200], 0o644)
+	r = fragility(t, noModels(t), "run", "--resume", dir)
+	if r.code != 1 || !strings.Contains(r.stderr, "is complete, but its files no longer read") || !strings.Contains(r.stderr, "results.csv") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("resume of a complete run with a torn results.csv: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

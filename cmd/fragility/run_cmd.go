@@ -155,6 +155,12 @@ func finishComplete(c *cli.Context, dir string) error {
 		missing = "" // not a directory a run wrote (no traces.jsonl): left as it is
 	}
 	if missing == "" {
+		// A complete run's files must still read as report reads them: a
+		// results.csv torn or edited after the run finished is not an
+		// interrupted run, and "nothing to resume" left no way forward.
+		if _, err := probe.Recompute(dir); err != nil {
+			return fmt.Errorf("%s is complete, but its files no longer read (%w): they changed after the run finished, so there is nothing to resume; fragility verify %s says what a replay gives, and run --force --out %s runs it again", dir, err, dir, dir)
+		}
 		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", dir, dir)
 		return nil
 	}
