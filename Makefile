@@ -149,7 +149,11 @@ demo: build models
 	  --seed $(DEMO_SEED) --out $(DEMO_OUT) --force; s=$$?; \
 	echo; echo "demo: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DEMO_OUT)/:"; \
 	ls -1 $(DEMO_OUT) 2>/dev/null | sed 's|^|  $(DEMO_OUT)/|'; \
-	echo "demo: re-render with: bin/fragility report $(DEMO_OUT)"; exit $$s
+	if grep -q '"status": "complete"' $(DEMO_OUT)/manifest.json 2>/dev/null; then \
+	  echo "demo: re-render with: bin/fragility report $(DEMO_OUT)"; \
+	elif [ -f $(DEMO_OUT)/manifest.json ]; then \
+	  echo "demo: not finished: bin/fragility run --resume $(DEMO_OUT) goes on from where it stopped (make demo starts over)"; fi; \
+	exit $$s
 
 # Document questions (docs/docqa.md): the 24 items of examples/docqa.jsonl
 # in base, their two paraphrases and one distractor each, on the default LLM
