@@ -96,6 +96,9 @@ func mdeText(pw *summary.Power) string {
 		return "n/a"
 	}
 	t := fnum(*pw.MDEPP, 1)
+	if *pw.MDEPP > 100 {
+		t = "> 100 (none detectable)"
+	}
 	if !pw.Attainable {
 		t += " (test cannot reach α)"
 	}

@@ -74,7 +74,7 @@ func Narrative(s *summary.Summary) string {
 		writeDocuments(&b, s.Documents, conf)
 	}
 	for i := range s.Models {
-		writeModel(&b, &s.Models[i], p, conf)
+		writeModel(&b, &s.Models[i], p, conf, s.RunStatus != "")
 	}
 	writePaper(&b, s.Paper, conf)
 	if s.Calculator != nil {
@@ -155,14 +155,17 @@ func minPSentence(s *summary.Summary) string {
 	return out
 }
 
-func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
+// writeModel writes one model's section; unfinished is true when the run
+// is not complete (summary.Summary.RunStatus), so a variant missing from
+// the results may be one not yet reached.
+func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string, unfinished bool) {
 	fmt.Fprintf(b, "\n## %s\n\n", m.Label)
 	if m.Path != "" {
 		fmt.Fprintf(b, "File `%s`; ", m.Path)
 	}
 	fmt.Fprintf(b, "%d trials, %d skipped; %d distinct prompts (%d copies collapsed) in %d templates.\n\n", m.Trials, m.Skipped, m.N, m.Copies, m.Templates)
 	base := m.Variant(summary.BaseVariant)
-	writeVerdict(b, m, base, p, conf)
+	writeVerdict(b, m, base, p, conf, unfinished)
 	writeAccuracy(b, m, p, conf)
 	writeCuts(b, m)
 	if base == nil || len(m.Variants) < 2 {
@@ -180,9 +183,11 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 // writeVerdict writes a model's verdict paragraph: the verdict with the
 // evidence it rests on, or why there is none (no base, no variant, base at
 // the floor).
-func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.VariantSummary, p summary.Params, conf string) {
+func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.VariantSummary, p summary.Params, conf string, unfinished bool) {
 	v := m.Variant(m.VerdictVariant)
 	switch {
+	case base == nil && unfinished:
+		b.WriteString("**No base trial yet:** the run stopped before any base item of this model finished; drops, pairs and verdicts need them and are not computed (`fragility run --resume` goes on).\n\n")
 	case base == nil:
 		b.WriteString("**No base variant in this run:** drops, pairs and verdicts need one and are not computed.\n\n")
 	case m.Verdict == "" || v == nil:
@@ -572,10 +577,13 @@ func powerSentence(pw *summary.Power) string {
 	if pw.Source != "observed" {
 		src = "the planning defaults for the variance components, as the pairs show no variation to estimate them from"
 	}
-	out := fmt.Sprintf("At this size (%d templates, %s distinct pairs per template) a drop must be about %s pp for the test at α = %s to detect it with %s power (from %s).",
-		pw.Templates, fnum(pw.PairsPerTemplate, 1), fnum(*pw.MDEPP, 1), alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src)
+	size := fmt.Sprintf("At this size (%d templates, %s distinct pairs per template)", pw.Templates, fnum(pw.PairsPerTemplate, 1))
+	out := fmt.Sprintf("%s a drop must be about %s pp for the test at α = %s to detect it with %s power (from %s).",
+		size, fnum(*pw.MDEPP, 1), alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src)
 	if *pw.MDEPP > 100 {
-		out += " That is more than any drop can be: at this size no drop is likely to be detected."
+		// A number above 100 pp read as a drop; it is only the formula's.
+		out = fmt.Sprintf("%s no drop, not even one of 100 pp, is large enough for the test at α = %s to detect it with %s power (from %s; the minimum detectable drop's formula gives %s pp, above what a drop can be).",
+			size, alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src, fnum(*pw.MDEPP, 0))
 	}
 	if !pw.Attainable {
 		out += " The sign-flip test cannot reach that level at all with this many templates."

@@ -268,6 +268,12 @@ func TestNarrativeEdgeCases(t *testing.T) {
 	if md := Narrative(s); !strings.Contains(md, "No base variant") {
 		t.Errorf("no base:\n%s", md)
 	}
+	// An interrupted run whose base items have not finished yet is not a
+	// run without base.
+	s.RunStatus = "interrupted"
+	if md := Narrative(s); !strings.Contains(md, "No base trial yet") || strings.Contains(md, "No base variant") {
+		t.Errorf("no base yet in an interrupted run:\n%s", md)
+	}
 }
 
 // TestNarrativeRunStatusAndOverrides: the narrative says when the run it
@@ -316,5 +322,23 @@ func TestNarrativeBudgetCuts(t *testing.T) {
 	writeCuts(&b, &summary.ModelSummary{Variants: []summary.VariantSummary{{Variant: "base", Scored: 3}}})
 	if b.Len() != 0 {
 		t.Errorf("no cut: %q", b.String())
+	}
+}
+
+// TestPowerSentenceAboveHundred: a minimum detectable drop above 100 pp is
+// not printed as a drop (a partial demo printed "about 172.9 pp").
+func TestPowerSentenceAboveHundred(t *testing.T) {
+	mde := 172.9
+	pw := &summary.Power{MDEPP: &mde, Templates: 6, PairsPerTemplate: 1, Alpha: 0.025, Power: 0.8, Source: "observed", Attainable: true}
+	got := powerSentence(pw)
+	if strings.Contains(got, "must be about") || !strings.Contains(got, "no drop, not even one of 100 pp,") || !strings.Contains(got, "gives 173 pp") {
+		t.Errorf("powerSentence: %s", got)
+	}
+	if c := mdeText(pw); c != "> 100 (none detectable)" {
+		t.Errorf("mdeText: %q", c)
+	}
+	mde = 16.5
+	if got := powerSentence(pw); !strings.Contains(got, "a drop must be about 16.5 pp") {
+		t.Errorf("powerSentence at 16.5: %s", got)
 	}
 }
