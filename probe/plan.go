@@ -159,9 +159,25 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped, Notices: set.Notices()}
 	if o.From != "" {
 		rp.PilotCut = pilotCut(o.From, pilot.Config.MaxTokens, cfg.MaxTokens, pilotTrials)
-		rp.PilotNotes = pilotDiffers(o.From, pilot.Config, cfg, pilotComps)
+		rp.PilotNotes = append(pilotState(o.From, pilot, cfg, len(pilotTrials)), pilotDiffers(o.From, pilot.Config, cfg, pilotComps)...)
 	}
 	return rp, nil
+}
+
+// pilotState says what of the pilot run in dir (its manifest man, trials
+// rows in results.csv) a plan for cfg should know before it trusts the
+// numbers taken from it: a run that did not finish (its rate, tokens per
+// item and components rest on the rows it wrote) and a budget other than
+// the plan's (its answers are capped at the plan's, as RunThroughput says).
+func pilotState(dir string, man *Manifest, cfg Config, trials int) []string {
+	var notes []string
+	if man.Status != "" && man.Status != "complete" { // "": a run written before the status was kept
+		notes = append(notes, fmt.Sprintf("the pilot %s is not complete (status %q, %d trials in its results.csv): what the plan takes from it rests on those", dir, man.Status, trials))
+	}
+	if b := man.Config.MaxTokens; b > 0 && b != cfg.MaxTokens {
+		notes = append(notes, fmt.Sprintf("the pilot %s ran at --max-tokens %d, the plan is at %d (give --max-tokens %d to plan the pilot's budget)", dir, b, cfg.MaxTokens, b))
+	}
+	return notes
 }
 
 // pilotDiffers says where the pilot run's configuration (from the manifest

@@ -394,3 +394,19 @@ func TestPilotDiffers(t *testing.T) {
 		t.Errorf("the same design: %q", notes)
 	}
 }
+
+// TestPilotState: a pilot that did not finish, or ran at another budget,
+// is noted (a new user planned from an interrupted demo at the default
+// budget without a word about either).
+func TestPilotState(t *testing.T) {
+	man := &Manifest{Status: "interrupted", Config: Config{MaxTokens: 192}}
+	notes := pilotState("runs/demo", man, Config{MaxTokens: 256}, 48)
+	if len(notes) != 2 || !strings.Contains(notes[0], `the pilot runs/demo is not complete (status "interrupted", 48 trials in its results.csv)`) ||
+		!strings.Contains(notes[1], "ran at --max-tokens 192, the plan is at 256 (give --max-tokens 192") {
+		t.Errorf("notes: %q", notes)
+	}
+	man.Status = "complete"
+	if notes := pilotState("runs/demo", man, Config{MaxTokens: 192}, 204); len(notes) != 0 {
+		t.Errorf("a complete pilot at the plan's budget: %q", notes)
+	}
+}
