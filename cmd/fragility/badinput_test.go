@@ -331,6 +331,7 @@ func TestUsageExitCodes(t *testing.T) {
 		{[]string{"inspect", ""}, "an empty argument was given (see: fragility inspect --help)"},
 		// A stray comma was read as no variant.
 		{[]string{"plan", "--variants", "base,"}, `an empty variant name in "base," (a stray comma?)`},
+		{[]string{"generate-set", "--instances", "0", "--out", filepath.Join(filepath.Dir(out), "set.jsonl")}, "--instances must be at least 1, got 0"},
 		// A template ID named twice, or a stray comma, was accepted (--variants refuses both).
 		{[]string{"plan", "--template-ids", "baker,baker"}, `--template-ids: template "baker" named twice in "baker,baker"`},
 		{[]string{"plan", "--template-ids", "baker,"}, `--template-ids: an empty template ID in "baker," (a stray comma?)`},

@@ -407,8 +407,8 @@ func generateSet(c *cli.Context) error {
 	if err := outFileNotDir("--out", c.String("out")); err != nil {
 		return err
 	}
-	if c.Int("instances") < 1 {
-		return usageError{"--instances must be at least 1"}
+	if n := c.Int("instances"); n < 1 {
+		return usageError{fmt.Sprintf("--instances must be at least 1, got %d", n)}
 	}
 	if c.Int("max-draws") < 0 {
 		return usageError{"--max-draws must not be negative"}
