@@ -159,7 +159,7 @@ func finishComplete(c *cli.Context, dir string) error {
 		// results.csv torn or edited after the run finished is not an
 		// interrupted run, and "nothing to resume" left no way forward.
 		if _, err := probe.Recompute(dir); err != nil {
-			return fmt.Errorf("%s is complete, but its files no longer read (%w): they changed after the run finished, so there is nothing to resume; fragility verify %s says what a replay gives, and run --force --out %s runs it again", dir, err, dir, dir)
+			return fmt.Errorf("%s is complete, but its files no longer read (%w): they changed after the run finished, so there is nothing to resume: restore them from a copy, or give the run's own command again with --force to run it anew", dir, err)
 		}
 		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", dir, dir)
 		return nil
