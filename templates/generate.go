@@ -41,36 +41,48 @@ func variantList() string {
 	return strings.Join(names, ", ")
 }
 
-// ParseVariants reads a comma-separated list such as "base,symbolic,noop".
-// Spaces around names are ignored; an unknown name is an error naming it,
-// and so are a name given twice ("base,base": a typo, since the set and its
-// pairs hold each variant once), an empty list and an empty name between
-// commas ("base,": a stray comma).
+// SplitNames splits a comma-separated list of names given on the command
+// line (--variants, --template-ids). Spaces around a name are ignored; an
+// empty name between commas ("base,": a stray comma) and a name given twice
+// are errors naming the list, item saying what an entry is ("variant name")
+// and kind what a name is ("variant"). A list of spaces only gives none.
+func SplitNames(list, item, kind string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, f := range strings.Split(list, ",") {
+		switch name := strings.TrimSpace(f); {
+		case name == "":
+			return nil, fmt.Errorf("an empty %s in %q (a stray comma?)", item, list)
+		case slices.Contains(out, name):
+			return nil, fmt.Errorf("%s %q named twice in %q", kind, name, list)
+		default:
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// ParseVariants reads a comma-separated list such as "base,symbolic,noop"
+// (SplitNames). An unknown name is an error naming it, and so are a name
+// given twice ("base,base": a typo, since the set and its pairs hold each
+// variant once), an empty list and an empty name between commas ("base,":
+// a stray comma).
 func ParseVariants(csv string) ([]Variant, error) {
-	var out []Variant
-	for _, f := range strings.Split(csv, ",") {
-		name := strings.TrimSpace(f)
-		if name == "" {
-			if strings.TrimSpace(csv) == "" {
-				break
-			}
-			return nil, fmt.Errorf("an empty variant name in %q (a stray comma?)", csv)
-		}
-		v := Variant(name)
-		known := false
-		for _, k := range AllVariants {
-			known = known || k == v
-		}
-		if !known {
+	names, err := SplitNames(csv, "variant name", "variant")
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no variant given (known: %s)", variantList())
+	}
+	out := make([]Variant, len(names))
+	for i, name := range names {
+		if !contains(AllVariants, Variant(name)) {
 			return nil, fmt.Errorf("unknown variant %q (known: %s)", name, variantList())
 		}
-		if contains(out, v) {
-			return nil, fmt.Errorf("variant %q named twice in %q", name, csv)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no variant given (known: %s)", variantList())
+		out[i] = Variant(name)
 	}
 	return out, nil
 }

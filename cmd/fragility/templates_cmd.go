@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -96,18 +95,13 @@ func loadOptions(c *cli.Context) (templates.LoadOptions, error) {
 	if o.Limit < 0 {
 		return o, usageError{fmt.Sprintf("--limit must be at least 1 (0: every template), got %d", o.Limit)}
 	}
-	if list := c.String(flagTemplateIDs.Name); c.IsSet(flagTemplateIDs.Name) {
-		if strings.TrimSpace(list) == "" {
-			return o, usageError{"--template-ids needs at least one template ID"}
+	if c.IsSet(flagTemplateIDs.Name) {
+		var err error
+		if o.IDs, err = templates.SplitNames(c.String(flagTemplateIDs.Name), "template ID", "template"); err != nil {
+			return o, usageError{"--template-ids: " + err.Error()}
 		}
-		for _, id := range strings.Split(list, ",") {
-			switch id = strings.TrimSpace(id); {
-			case id == "":
-				return o, usageError{fmt.Sprintf("--template-ids: an empty template ID in %q (a stray comma?)", list)}
-			case slices.Contains(o.IDs, id):
-				return o, usageError{fmt.Sprintf("--template-ids: template %q named twice in %q", id, list)}
-			}
-			o.IDs = append(o.IDs, id)
+		if len(o.IDs) == 0 {
+			return o, usageError{"--template-ids needs at least one template ID"}
 		}
 	}
 	return o, sourcesOnce(c.StringSlice(flagTemplates.Name))

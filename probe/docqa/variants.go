@@ -34,22 +34,19 @@ const Format = "docqa"
 // distractor-1 twice) or an empty name between commas is an error naming
 // it.
 func ParseVariants(csv string) ([]templates.Variant, error) {
+	names, err := templates.SplitNames(csv, "variant name", "variant")
+	if err != nil {
+		return nil, err
+	}
 	var out []templates.Variant
-	for _, f := range strings.Split(csv, ",") {
-		name := strings.TrimSpace(f)
-		if name == "" {
-			if strings.TrimSpace(csv) == "" {
-				break
-			}
-			return nil, fmt.Errorf("an empty variant name in %q (a stray comma?)", csv)
-		}
+	for _, name := range names {
 		if name == Distractor {
 			name = Distractor + "-1"
 		}
 		if _, _, err := parseVariant(name); err != nil {
 			return nil, err
 		}
-		if slices.Contains(out, templates.Variant(name)) {
+		if slices.Contains(out, templates.Variant(name)) { // after the alias: distractor,distractor-1
 			return nil, fmt.Errorf("variant %q named twice in %q", name, csv)
 		}
 		out = append(out, templates.Variant(name))
