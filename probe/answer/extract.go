@@ -13,7 +13,7 @@ import (
 // whenever a change to this file can change an extracted value or the rule
 // that fired for some response.
 //
-// extract/2 (this version) adds two steps before the rules, in this order:
+// extract/2 adds two steps before the rules, in this order:
 //  1. the reasoning block: when the response holds a closed reasoning block
 //     (ReasoningSpan) and a number follows it, only the text after the block
 //     is read, because a model's thinking tries out numbers it later drops;
@@ -30,7 +30,13 @@ import (
 // extract/3 adds one rule for a response the output budget cut
 // (Truncated): without a final-answer marker, the last number of its
 // unfinished reasoning is not taken as its answer; it has none.
-const ExtractionRulesVersion = "extract/3"
+//
+// extract/4 (this version) reads an answer line written before its
+// equation ("Final answer: 5 = 2 + 3", "Final answer: $18 = $6 * 3") as
+// the number right after the marker (5, 18), where extract/3 took the first
+// number after the last "=" (2, 6); a line with the equation first
+// ("Final answer: 2 + 3 = 5") still gives the number after the "=".
+const ExtractionRulesVersion = "extract/4"
 
 // Names of the extraction rules, recorded in Trial.Rule. They are stable:
 // results files from different versions of the tool can be compared by them.
@@ -394,8 +400,10 @@ func extractBoxed(s string) (Extraction, bool) {
 const maxRegion = 512
 
 // answerIn picks the answer inside s[from:to]: the content of a \boxed{} if
-// there is one (and boxed is true), else the text after the last "=" if that
-// holds a number ("3 + 15 = 18 apples"), else the first number.
+// there is one (and boxed is true), else the number at its start when "="
+// follows it directly ("5 = 2 + 3", extract/4), else the text after the
+// last "=" if that holds a number ("3 + 15 = 18 apples"), else the first
+// number.
 func answerIn(s string, from, to int, boxed bool) (numTok, bool) {
 	to = min(to, from+maxRegion)
 	if from >= to {
@@ -405,6 +413,14 @@ func answerIn(s string, from, to int, boxed bool) (numTok, bool) {
 		bf := from + loc[1]
 		bt := min(closingBrace(s, bf), to)
 		if t, ok := answerIn(s, bf, bt, false); ok {
+			return t, true
+		}
+	}
+	// "Final answer: 5 = 2 + 3": the number right after the marker (markup
+	// and currency signs aside), directly followed by "=", is the answer,
+	// and the equation after it is its working (extract/4).
+	if p := skipMarkup(s, from, to); boundaryBefore(s, p) {
+		if t, ok := parseNumberAt(s, p, to); ok && equalsAfter(s, t.end, to) {
 			return t, true
 		}
 	}
@@ -418,6 +434,15 @@ func answerIn(s string, from, to int, boxed bool) (numTok, bool) {
 		return numTok{}, false
 	}
 	return toks[0], true
+}
+
+// equalsAfter reports whether s[i:to] starts with "=" (not "=="), after
+// spaces and closing markup ("**", "__", a closing "$").
+func equalsAfter(s string, i, to int) bool {
+	for i < to && strings.IndexByte(" \t*_$", s[i]) >= 0 {
+		i++
+	}
+	return i < to && s[i] == '=' && (i+1 == to || s[i+1] != '=')
 }
 
 // lineEnd returns the index of the newline ending the line that holds i, or

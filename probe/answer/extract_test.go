@@ -89,6 +89,20 @@ var extractCases = []struct {
 	{"gpt-oss channels", "<|channel|>analysis<|message|>Try 30. Final answer: 30<|end|><|start|>assistant<|channel|>final<|message|>It is 31.", "31", RuleLastNumber, "31"},
 	{"run-on inside think is ignored", "<think>Check.\nQ: what if 5?\nThen 6.</think>\nFinal answer: 11\nQ: Next, 2 + 2?\nFinal answer: 4", "11", RuleFinalAnswer, "11"},
 	{"calculator annotations", "He buys 3 * 4 = <<3*4=12>>12 pens.\nFinal answer: 12", "12", RuleFinalAnswer, "12"},
+	// extract/4: an answer line written before its equation.
+	{"answer before equation", "Final answer: 5 = 2 + 3", "5", RuleFinalAnswer, "5"},
+	{"currency answer before equation", "Final answer: $18 = $6 * 3", "18", RuleFinalAnswer, "18"},
+	{"bold answer before equation", "**Final answer:** **18** = 3 * 6", "18", RuleFinalAnswer, "18"},
+	{"latex answer before equation", "Final answer: $18 = 6 \\times 3$", "18", RuleFinalAnswer, "18"},
+	{"negative answer before equation", "Final answer: -3 = 5 - 8", "-3", RuleFinalAnswer, "-3"},
+	{"percent answer before equation", "Final answer: 25% = 1/4", "25", RuleFinalAnswer, "25%"},
+	{"answer before equation next line", "Final Answer:\n\n**5 = 2 + 3**", "5", RuleFinalAnswer, "5"},
+	{"answer is before equation", "The answer is 12 = 4 * 3.", "12", RuleAnswerIs, "12"},
+	{"boxed answer before equation", "\\boxed{20 = 4 \\times 5}", "20", RuleBoxed, "20"},
+	{"equation first still after equals", "Final answer: 2 + 3 = 5", "5", RuleFinalAnswer, "5"},
+	{"product first still after equals", "Final answer: $6 * 3 = $18", "18", RuleFinalAnswer, "18"},
+	{"difference first still after equals", "Final answer: 12 - 4 = 8", "8", RuleFinalAnswer, "8"},
+	{"words before equals still after equals", "Final answer: 2 boxes of 9 = 18", "18", RuleFinalAnswer, "18"},
 }
 
 func TestExtractTable(t *testing.T) {
