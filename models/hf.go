@@ -91,13 +91,18 @@ func lookupHF(ref, spec string) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := &Source{Ref: ref, Store: StoreHF, Name: repo + "/" + stem(rel), Root: root, Path: path, Manifest: link, Revision: commit}
+	return &Source{Ref: ref, Store: StoreHF, Name: repo + "/" + stem(rel), Root: root, Path: path, Manifest: link, Revision: commit, Digest: hfBlobDigest(path)}, nil
+}
+
+// hfBlobDigest is "sha256:HEX" for a real file blobs/HEX of the hub cache
+// whose name is a sha256 (a file stored with git LFS), else "".
+func hfBlobDigest(path string) string {
 	if b := filepath.Base(path); len(b) == 64 && filepath.Base(filepath.Dir(path)) == "blobs" {
 		if _, err := hex.DecodeString(b); err == nil {
-			src.Digest = "sha256:" + b
+			return "sha256:" + b
 		}
 	}
-	return src, nil
+	return ""
 }
 
 // hfRepos lists the model repositories ("ORG/REPO") of the hub cache.
@@ -144,7 +149,12 @@ func listHF() ([]Entry, []string) {
 			}
 			for _, f := range files {
 				e := Entry{Name: "hf:" + repo + at + ":" + f, Store: StoreHF, Root: root}
-				entries = append(entries, headerEntry(e, filepath.Join(snap, filepath.FromSlash(f))))
+				link := filepath.Join(snap, filepath.FromSlash(f))
+				e = headerEntry(e, link)
+				if r, _, err := realFile(link); err == nil {
+					e.Digest = hfBlobDigest(r)
+				}
+				entries = append(entries, digestEntry(e))
 			}
 		}
 	}

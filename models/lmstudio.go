@@ -89,7 +89,7 @@ func listLMStudio() ([]Entry, []string) {
 			}
 			for _, f := range files {
 				e := Entry{Name: "lmstudio:" + repo + "/" + f, Store: StoreLMStudio, Root: root}
-				entries = append(entries, headerEntry(e, filepath.Join(dir, filepath.FromSlash(f))))
+				entries = append(entries, digestEntry(headerEntry(e, filepath.Join(dir, filepath.FromSlash(f)))))
 			}
 		}
 		return entries, problems

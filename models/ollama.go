@@ -51,7 +51,11 @@ func OllamaRoots() []string {
 // ollamaName is a parsed Ollama model name HOST/NS/NAME:TAG.
 type ollamaName struct{ host, ns, name, tag string }
 
-// parseOllamaName parses "[[HOST/]NS/]NAME[:TAG]" with Ollama's defaults.
+// parseOllamaName parses "[[HOST/]NS/]NAME[:TAG]" with Ollama's defaults,
+// as Ollama does (types/model.ParseNameBare): the tag is what follows the
+// last ":" after the last "/", so a registry host may carry a port
+// ("localhost:5000/team/tiny:t1"). No part may be empty, "." or "..",
+// hold a "/", "\" or a control character, nor (but the host) a ":".
 func parseOllamaName(s string) (ollamaName, error) {
 	n := ollamaName{host: ollamaDefaultHost, ns: ollamaDefaultNS, tag: ollamaDefaultTag}
 	rest := s
@@ -67,14 +71,27 @@ func parseOllamaName(s string) (ollamaName, error) {
 	case 3:
 		n.host, n.ns, n.name = parts[0], parts[1], parts[2]
 	default:
-		return n, fmt.Errorf("%s: not an Ollama name [[HOST/]NAMESPACE/]NAME[:TAG]", s)
+		return n, fmt.Errorf("%s: not an Ollama name [[HOST[:PORT]/]NAMESPACE/]NAME[:TAG]", s)
 	}
-	for _, p := range []string{n.host, n.ns, n.name, n.tag} {
-		if p == "" || p == "." || p == ".." || strings.ContainsAny(p, `\:/`) || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' }) {
-			return n, fmt.Errorf("%s: not an Ollama name [[HOST/]NAMESPACE/]NAME[:TAG]", s)
-		}
+	if !n.valid() {
+		return n, fmt.Errorf("%s: not an Ollama name [[HOST[:PORT]/]NAMESPACE/]NAME[:TAG]", s)
 	}
 	return n, nil
+}
+
+// valid reports whether every part of n can be a part of an Ollama name
+// and a folder of its store (see parseOllamaName).
+func (n ollamaName) valid() bool {
+	for i, p := range []string{n.host, n.ns, n.name, n.tag} {
+		bad := `\:/`
+		if i == 0 {
+			bad = `\/`
+		}
+		if p == "" || p == "." || p == ".." || strings.ContainsAny(p, bad) || strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' }) {
+			return false
+		}
+	}
+	return true
 }
 
 // String is the name as Ollama prints it: the default host and the library
@@ -93,15 +110,71 @@ func (n ollamaName) manifest(root string) string {
 	return filepath.Join(root, "manifests", n.host, n.ns, n.name, n.tag)
 }
 
+// matchOllama returns the names of the manifests of root that match n as
+// Ollama matches names: host, namespace, model and tag each compared
+// without regard to case (strings.EqualFold, as Ollama's Name.EqualFold).
+// Each is spelled as it is on disk. It reads only the folders on n's way;
+// a folder that is not there matches nothing, one that cannot be read is
+// the error.
+func matchOllama(root string, n ollamaName) ([]ollamaName, error) {
+	type dir struct {
+		path  string
+		parts []string
+	}
+	dirs := []dir{{filepath.Join(root, "manifests"), nil}}
+	want := []string{n.host, n.ns, n.name, n.tag}
+	for level, w := range want {
+		var next []dir
+		for _, d := range dirs {
+			ents, err := os.ReadDir(d.path)
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, err
+			}
+			for _, e := range ents {
+				if !strings.EqualFold(e.Name(), w) {
+					continue
+				}
+				if last := level == len(want)-1; last == e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
+					continue // a manifest is a file; the folders above it are folders
+				}
+				next = append(next, dir{filepath.Join(d.path, e.Name()), append(append([]string(nil), d.parts...), e.Name())})
+			}
+		}
+		dirs = next
+	}
+	out := make([]ollamaName, len(dirs))
+	for i, d := range dirs {
+		out[i] = ollamaName{d.parts[0], d.parts[1], d.parts[2], d.parts[3]}
+	}
+	return out, nil
+}
+
+// caseAmbiguous is the error of a name that matches several manifests of
+// one store, names that differ only in case: Ollama would take either.
+func caseAmbiguous(ref, root string, names []ollamaName) error {
+	sort.Slice(names, func(i, j int) bool { return names[i].String() < names[j].String() })
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = n.String()
+	}
+	return fmt.Errorf("%s: ambiguous: Ollama's store %s holds %s, names that differ only in case, which Ollama does not tell apart: remove all but one of their manifests (under %s) to use it", ref, root, strings.Join(s, " and "), filepath.Join(root, "manifests"))
+}
+
 // ollamaManifest is the part of an Ollama manifest fragility reads.
 type ollamaManifest struct {
 	SchemaVersion int     `json:"schemaVersion"`
 	Layers        []Layer `json:"layers"`
 }
 
-// lookupOllama finds NAME[:TAG] in the Ollama roots. Found in two roots
-// with different weights, it is refused naming both; found in none, the
-// error names the closest names (or the first root that cannot be read).
+// lookupOllama finds [[HOST/]NS/]NAME[:TAG] in the Ollama roots, matching
+// names without regard to case as Ollama does (matchOllama). Two names of
+// one root that differ only in case are refused, naming both; found in two
+// roots with different weights, it is refused naming both manifests; found
+// in none, the error names the closest names (or the first root that
+// cannot be read).
 func lookupOllama(ref, name string) (*Source, error) {
 	n, err := parseOllamaName(name)
 	if err != nil {
@@ -110,12 +183,18 @@ func lookupOllama(ref, name string) (*Source, error) {
 	var found []*Source
 	var miss storeMisses
 	for _, root := range OllamaRoots() {
-		p := n.manifest(root)
-		if _, err := os.Stat(p); err != nil {
+		names, err := matchOllama(root, n)
+		if err == nil && len(names) == 0 {
+			err = fs.ErrNotExist
+		}
+		if err != nil {
 			miss.add(StoreOllama, root, err, ollamaNames)
 			continue
 		}
-		src, err := readOllama(ref, root, n, p)
+		if len(names) > 1 {
+			return nil, caseAmbiguous(ref, root, names)
+		}
+		src, err := readOllama(ref, root, names[0], names[0].manifest(root))
 		if err != nil {
 			return nil, err
 		}
@@ -193,10 +272,12 @@ func readOllama(ref, root string, n ollamaName, p string) (*Source, error) {
 	return src, nil
 }
 
-// ollamaNames lists the names of the models in the store at root, as
-// Ollama prints them, sorted.
-func ollamaNames(root string) ([]string, error) {
-	var out []string
+// ollamaManifests returns the names of the manifests of the store at root
+// (manifests/HOST/NS/NAME/TAG), spelled as on disk, sorted by how Ollama
+// prints them. A file at another depth, or whose name starts with ".", is
+// not a manifest.
+func ollamaManifests(root string) ([]ollamaName, error) {
+	var out []ollamaName
 	base := filepath.Join(root, "manifests")
 	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -213,33 +294,60 @@ func ollamaNames(root string) ([]string, error) {
 		if len(parts) != 4 {
 			return nil
 		}
-		out = append(out, ollamaName{parts[0], parts[1], parts[2], parts[3]}.String())
+		out = append(out, ollamaName{parts[0], parts[1], parts[2], parts[3]})
 		return nil
 	})
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, err
 }
 
-// listOllama lists every model of every Ollama root.
+// ollamaNames lists the names of the models in the store at root, as
+// Ollama prints them, sorted.
+func ollamaNames(root string) ([]string, error) {
+	names, err := ollamaManifests(root)
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n.String()
+	}
+	return out, err
+}
+
+// listOllama lists every model of every Ollama root. A manifest whose name
+// fragility cannot take, or that differs only in case from another of its
+// root (which Ollama's matching cannot tell apart), is listed as not
+// runnable with the reason.
 func listOllama() ([]Entry, []string) {
 	return listRoots(StoreOllama, OllamaRoots(), func(root string) (entries []Entry, problems []string) {
-		names, err := ollamaNames(root)
+		names, err := ollamaManifests(root)
 		if err != nil {
 			problems = append(problems, storeReadError(StoreOllama, root, err).Error())
 		}
-		for _, nm := range names {
-			n, err := parseOllamaName(nm)
-			if err != nil {
+		folded := map[string][]string{}
+		for _, n := range names {
+			k := strings.ToLower(n.String())
+			folded[k] = append(folded[k], n.String())
+		}
+		for _, n := range names {
+			e := Entry{Name: StoreOllama + ":" + n.String(), Store: StoreOllama, Root: root}
+			if !n.valid() {
+				e.Why = fmt.Sprintf("not an Ollama name fragility can take (manifest %s)", n.manifest(root))
+				entries = append(entries, e)
 				continue
 			}
-			e := Entry{Name: StoreOllama + ":" + nm, Store: StoreOllama, Root: root}
+			if same := folded[strings.ToLower(n.String())]; len(same) > 1 {
+				e.Why = fmt.Sprintf("ambiguous: %s differ only in case, and Ollama matches names without regard to case", strings.Join(same, " and "))
+				entries = append(entries, e)
+				continue
+			}
 			src, err := readOllama(e.Name, root, n, n.manifest(root))
 			if err != nil {
 				e.Why = strings.TrimPrefix(err.Error(), e.Name+": ")
 				entries = append(entries, e)
 				continue
 			}
-			entries = append(entries, headerEntry(e, src.Path))
+			e = headerEntry(e, src.Path)
+			e.Digest = src.Digest
+			entries = append(entries, digestEntry(e))
 		}
 		return entries, problems
 	})

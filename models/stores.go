@@ -29,9 +29,10 @@ type Source struct {
 	Ref   string `json:"ref"`   // the name as the user gave it ("ollama:tiny", "tiny:latest", "hf:org/repo:file.gguf")
 	Store string `json:"store"` // StoreOllama, StoreHF or StoreLMStudio
 	// Name is the model's name in results, tables and plots: Ollama's
-	// "[NS/]NAME:TAG" (the default registry and the library namespace left
-	// out, the tag always written), or "ORG/REPO/FILE" without ".gguf" for
-	// the Hugging Face cache and LM Studio.
+	// "[[HOST/]NS/]NAME:TAG" spelled as in its store (the default registry
+	// and the library namespace left out, the tag always written), or
+	// "ORG/REPO/FILE" without ".gguf" for the Hugging Face cache and LM
+	// Studio.
 	Name     string `json:"name"`
 	Root     string `json:"root"`               // the store's directory
 	Path     string `json:"path"`               // the GGUF file a loader opens, an absolute path with no symbolic link
@@ -67,6 +68,59 @@ type Entry struct {
 	Architecture string `json:"architecture,omitempty"`
 	Runnable     bool   `json:"runnable"`
 	Why          string `json:"why,omitempty"` // why it cannot run
+	// Digest is "sha256:HEX", the digest the store names the file by (see
+	// Source.Digest); empty when it names none.
+	Digest string `json:"digest,omitempty"`
+	// DigestState says whether the file's bytes were checked against
+	// Digest: DigestNotVerified until Verify hashes them, then
+	// DigestVerified or DigestChanged; DigestNone when the store names no
+	// digest. Empty when there is no file to check.
+	DigestState string `json:"digest_state,omitempty"`
+}
+
+// The states of a store file's bytes against the digest the store names it
+// by (Entry.DigestState).
+const (
+	DigestNotVerified = "not verified" // not hashed: listing reads headers only (Entry.Verify hashes)
+	DigestVerified    = "verified"     // hashed now: the bytes are the digest's
+	DigestChanged     = "changed"      // hashed now: the bytes are not the digest's (changed or damaged since the store wrote them)
+	DigestNone        = "no digest"    // the store names no digest to check against (LM Studio, a file kept in git)
+)
+
+// digestEntry sets the digest state of a runnable entry:
+// DigestNotVerified when the store names a digest, else DigestNone.
+func digestEntry(e Entry) Entry {
+	switch {
+	case !e.Runnable:
+		// no file, or none a command would take: nothing to check
+	case e.Digest != "":
+		e.DigestState = DigestNotVerified
+	default:
+		e.DigestState = DigestNone
+	}
+	return e
+}
+
+// Verify hashes the entry's file (once per process and file version, as
+// Source.Verify) and sets DigestState to DigestVerified or DigestChanged;
+// a changed file is marked not runnable, with the two sums, since a
+// command refuses it. An entry whose state is not DigestNotVerified is
+// left as it is. The error is a file that cannot be read.
+func (e *Entry) Verify() error {
+	if e.DigestState != DigestNotVerified {
+		return nil
+	}
+	sum, err := SHA256FileOnce(e.Path)
+	if err != nil {
+		return fmt.Errorf("%s: %s: %v", e.Name, e.Path, unwrapPath(err))
+	}
+	if "sha256:"+sum == e.Digest {
+		e.DigestState = DigestVerified
+		return nil
+	}
+	e.DigestState, e.Runnable = DigestChanged, false
+	e.Why = fmt.Sprintf("the file's bytes changed since the store wrote them: sha256 %s, the store names it %s", sum, e.Digest)
+	return nil
 }
 
 // IsStoreName reports whether arg names a model of another tool's store by
@@ -79,10 +133,13 @@ func IsStoreName(arg string) bool {
 // LookupStore finds the model a store name names ("ollama:NAME[:TAG]",
 // "hf:ORG/REPO[@REV][:FILE]", "lmstudio:ORG/REPO[/FILE]") and checks that
 // it is one GGUF file that can run. It does not hash the file: Verify does.
+// Ollama names match as Ollama matches them, without regard to case, and
+// may name a registry host with a port ("localhost:5000/team/tiny:t1").
 // The error is one line naming the name and what is wrong: an unknown name
 // (with the closest names the store holds), a missing manifest, snapshot or
 // blob, a layer that is not GGUF, a name found in two folders of one store,
-// an unreadable store.
+// an Ollama name that matches two manifests differing only in case (both
+// named), an unreadable store.
 func LookupStore(arg string) (*Source, error) {
 	store, rest, _ := strings.Cut(arg, ":")
 	return lookupIn(arg, store, rest)
@@ -127,8 +184,9 @@ func (s *Source) Verify() error {
 // another tool's store was found (nil for a path or a model of fragility's
 // own cache). Besides what Resolve takes, it accepts "ollama:NAME[:TAG]",
 // "hf:ORG/REPO[@REV][:FILE]", "lmstudio:ORG/REPO[/FILE]" and a bare Ollama
-// name ("qwen3:8b", "user/qwen3:8b", or "qwen3" for "qwen3:latest") that is
-// not a file. An Ollama or Hugging Face file is checked against its digest
+// name ("qwen3:8b", "user/qwen3:8b", "localhost:5000/user/qwen3:8b", or
+// "qwen3" for "qwen3:latest") that is not a file; Ollama names match
+// without regard to case, as Ollama matches them (see LookupStore). An Ollama or Hugging Face file is checked against its digest
 // here, before anything runs. A bare name that is both a model of
 // fragility's cache and one of Ollama's is refused, naming both.
 func ResolveSource(arg, kind string) (string, *Source, error) {
@@ -191,6 +249,43 @@ func ResolveSource(arg, kind string) (string, *Source, error) {
 	return p, src, err
 }
 
+// ResolveSources resolves each of args with ResolveSource (in order; the
+// first error is returned) and refuses two of them that name one file: the
+// same file once links are followed, such as "tiny" and "ollama:tiny", or
+// two Ollama names of one blob (`ollama cp`). The error names the two names
+// as given and the file once. sources[i] is nil for a path or a cached
+// model.
+func ResolveSources(args []string, kind string) (paths []string, sources []*Source, err error) {
+	paths = make([]string, len(args))
+	sources = make([]*Source, len(args))
+	seen := map[string]int{}
+	for i, a := range args {
+		if paths[i], sources[i], err = ResolveSource(a, kind); err != nil {
+			return nil, nil, err
+		}
+		key := fileKey(paths[i])
+		if j, ok := seen[key]; ok {
+			return nil, nil, fmt.Errorf("%s and %s name the same file, %s: give it once", args[j], a, paths[i])
+		}
+		seen[key] = i
+	}
+	return paths, sources, nil
+}
+
+// fileKey is the absolute path of p with links followed (as far as they
+// resolve), so that two names of one file have one key.
+func fileKey(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// lookupVerified looks name up in store and checks the file against its
+// digest (Source.Verify).
 func lookupVerified(ref, store, name string) (string, *Source, error) {
 	src, err := lookupIn(ref, store, name)
 	if err != nil {
