@@ -66,8 +66,11 @@ type Entry struct {
 	Size         int64  `json:"size"`  // bytes of that file (the model layer's for Ollama)
 	Quantization string `json:"quantization,omitempty"`
 	Architecture string `json:"architecture,omitempty"`
-	Runnable     bool   `json:"runnable"`
-	Why          string `json:"why,omitempty"` // why it cannot run
+	// Runnable says that the file is there and its header is a GGUF model's
+	// (not a vision projector); its bytes are checked only as DigestState
+	// says.
+	Runnable bool   `json:"runnable"`
+	Why      string `json:"why,omitempty"` // why it cannot run
 	// Digest is "sha256:HEX", the digest the store names the file by (see
 	// Source.Digest); empty when it names none.
 	Digest string `json:"digest,omitempty"`
