@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -47,15 +49,18 @@ hashed since it last changed (--verify hashes it), "mismatch", "missing" or "wro
 Studio's): the name --model takes, the store, the size, the quantization type and
 architecture from the GGUF header, and whether it can run (an Ollama model whose weights are
 not one GGUF layer, such as a safetensors import, cannot, and the list says why). A store
-folder that cannot be read is named on stderr. It reads headers only: digests are checked
-when a model is used.
+folder that cannot be read is named on stderr. It reads headers only, so a file its store
+names by a sha256 digest (Ollama, Hugging Face) is "not verified" (a command checks the digest
+when it uses the model); --verify hashes each against its digest: "yes (sha256 verified)", or
+"no" when its bytes changed. LM Studio names no digest: "yes (no digest)".
 
 Examples:
    fragility models list
    fragility models list --all
+   fragility models list --all --verify
    fragility models list --verify --json`,
 				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "verify", Usage: "hash every cached file now (a few seconds per GiB)"},
+					&cli.BoolFlag{Name: "verify", Usage: "hash every cached file now, and with --all every store's file (a few seconds per GiB)"},
 					&cli.BoolFlag{Name: "all", Usage: "also list the models of Ollama's store, the Hugging Face hub cache and LM Studio's folder"},
 					flagJSON,
 				},
@@ -84,12 +89,17 @@ Examples:
 				Name:      "path",
 				Usage:     "print the path a loader opens for a cached model or a store's model (default: the default LLM)",
 				ArgsUsage: "[NAME]",
-				Description: `Prints the GGUF file of an LLM or the directory of an embedder, or fails with one line saying
-how to fetch the model when it is not cached.
+				Description: `Prints the file a command given the same NAME opens: the GGUF file of an LLM (or the directory
+of an embedder) of the cache, a model of another tool's store (ollama:NAME[:TAG], a bare Ollama
+NAME[:TAG], hf:..., lmstudio:...), or a file that exists. NAME is resolved exactly as inspect,
+run and --model resolve it: a store's file is checked against its digest, and a name that
+fails there (not cached, unknown, in two stores, a file that is not there) fails here with the
+same one line and exit status 1. It does not check that the file loads (inspect does).
 
 Examples:
    fragility models path
    fragility models path gemma-3-270m-q4_k_m
+   fragility models path ollama:qwen3:8b
    ls -l "$(fragility models path qwen2.5-coder-0.5b)"`,
 				Action: modelsPathAction,
 			},
@@ -140,6 +150,13 @@ func modelsListAction(c *cli.Context) error {
 	var problems []string
 	if c.Bool("all") {
 		stores, problems = models.ListStores()
+		if c.Bool("verify") {
+			for i := range stores {
+				if err := stores[i].Verify(); err != nil {
+					problems = append(problems, err.Error())
+				}
+			}
+		}
 	}
 	for _, p := range problems {
 		fmt.Fprintf(os.Stderr, "fragility: %s\n", p)
@@ -193,14 +210,39 @@ func printStores(stores []models.Entry) error {
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTORE\tSIZE\tQUANT\tARCH\tRUNNABLE")
+	unverified := 0
 	for _, e := range stores {
-		run := "yes"
-		if !e.Runnable {
-			run = "no: " + e.Why
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Store, mib(e.Size), orDash(e.Quantization), orDash(e.Architecture), runnable(e))
+		if e.DigestState == models.DigestNotVerified {
+			unverified++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, e.Store, mib(e.Size), orDash(e.Quantization), orDash(e.Architecture), run)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unverified > 0 {
+		fmt.Printf("\nnot verified: the header reads, but the bytes were not hashed against the store's digest (%d files; a command checks it before it uses one; `fragility models list --all --verify` hashes them now)\n", unverified)
+	}
+	return nil
+}
+
+// runnable is the RUNNABLE column of a store's model: "no: " and why;
+// "not verified" while the bytes of a file its store names by a digest
+// have not been hashed (a header that reads is not bytes that match);
+// "yes (sha256 verified)" once hashed; "yes (no digest)" where the store
+// names none.
+func runnable(e models.Entry) string {
+	switch {
+	case !e.Runnable:
+		return "no: " + e.Why
+	case e.DigestState == models.DigestNotVerified:
+		return "not verified"
+	case e.DigestState == models.DigestVerified:
+		return "yes (sha256 verified)"
+	case e.DigestState == models.DigestNone:
+		return "yes (no digest)"
+	}
+	return "yes"
 }
 
 func orDash(s string) string {
@@ -257,6 +299,11 @@ func modelsFetchAction(c *cli.Context) error {
 	return nil
 }
 
+// modelsPathAction is `fragility models path`: it prints the file (or an
+// embedder's folder) that a command given the same name would open,
+// resolved by the resolver every command uses (models.Resolve: a path, a
+// cached model, a store's model, a bare Ollama name; a name in two stores
+// is refused), and fails with one line when there is none.
 func modelsPathAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return usageError{"models path takes at most one NAME"}
@@ -270,25 +317,32 @@ func modelsPathAction(c *cli.Context) error {
 		fmt.Println(p)
 		return nil
 	}
-	man, err := models.Load()
+	// Kind "": an embedder's name gives its folder; for every other name
+	// the resolution is inspect's (kind "llm" differs only there).
+	p, err := models.Resolve(name, "")
 	if err != nil {
 		return err
 	}
-	md, err := man.Find(name)
+	// Resolve returns a path that is no file unchanged, for the loader to
+	// refuse: refuse it here as the loader does. A folder is an embedder's
+	// only when the manifest names one.
+	st, err := os.Stat(p)
 	if err != nil {
-		if _, serr := os.Stat(name); serr != nil && (models.IsStoreName(name) || strings.Contains(name, ":")) {
-			p, err := models.Resolve(name, "llm")
-			if err != nil {
-				return err
-			}
-			fmt.Println(p)
-			return nil
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: no such file", p)
 		}
-		return err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: cannot read: %v", p, err)
 	}
-	p, err := md.CachedPath()
-	if err != nil {
-		return err
+	if st.IsDir() {
+		if man, err := models.Load(); err != nil {
+			return err
+		} else if md, err := man.Find(name); err != nil || md.Kind == "llm" {
+			return fmt.Errorf("%s: is a directory, not a GGUF file", p)
+		}
 	}
 	fmt.Println(p)
 	return nil

@@ -104,9 +104,10 @@ func TestModelNameErrors(t *testing.T) {
 	r = fragility(t, nil, append([]string{"run", "--embedder", gemmaName, "--out", out}, cpu...)...)
 	oneErrorLine(t, "an LLM as embedder", r, "model "+gemmaName+" is an llm, not an embedder")
 	// An unknown name is bad input (exit 1) in models fetch and path as in
-	// run, one line naming the known names.
-	for _, sub := range []string{"fetch", "path"} {
-		r = fragility(t, nil, "models", sub, "no-such-model")
-		oneErrorLine(t, "models "+sub+" no-such-model", r, `no model named "no-such-model"`, "qwen2.5-coder-0.5b")
-	}
+	// run, one line naming the known names; models path says what inspect
+	// says (it resolves as inspect does: TestModelsPathAgreesWithInspect).
+	r = fragility(t, nil, "models", "fetch", "no-such-model")
+	oneErrorLine(t, "models fetch no-such-model", r, `no model named "no-such-model"`, "qwen2.5-coder-0.5b")
+	r = fragility(t, nil, "models", "path", "no-such-model")
+	oneErrorLine(t, "models path no-such-model", r, "no-such-model: no such file, and no model of that name", "qwen2.5-coder-0.5b")
 }
