@@ -176,6 +176,9 @@ func (t *Template) describeVariables(b *strings.Builder) {
 		if v.solve != nil {
 			fmt.Fprintf(b, "  %-14s solved from the condition at line %d: %s = %s\n", "", v.solveLine, v.names[0], v.solve.src)
 		}
+		if t.determined != nil && t.determined.read[v.names[0]] {
+			fmt.Fprintf(b, "  %-14s never stated: the conditions fix it from the stated values (checked on each draw)\n", "")
+		}
 	}
 	if len(t.conds) > 0 {
 		b.WriteString("conditions:\n")

@@ -38,12 +38,26 @@ const (
 // pair with this assignment as they pair with authored base values elsewhere.
 // Divisions are not required to stay exact (no authored values say which
 // are). It refuses a template whose answer reads a variable the question
-// never states, and one with no valid draw in anchorTries draws (naming the
-// most frequent reason).
+// never states and its conditions do not fix (checkDetermined), and one
+// with no valid draw in anchorTries draws (naming the most frequent reason).
 func (t *Template) finishDrawn() error {
-	if err := t.statedCheck(); err != nil {
+	t.determined = nil
+	ds, err := t.statedCheck()
+	if err != nil {
 		return err
 	}
+	if err := t.searchDrawnBase(); err != nil {
+		return err
+	}
+	if ds != nil {
+		return t.checkDetermined(ds)
+	}
+	return nil
+}
+
+// searchDrawnBase is finishDrawn's search for the base assignment, with
+// the answer type's fallback to decimal.
+func (t *Template) searchDrawnBase() error {
 	err := t.searchBase()
 	if err != nil && t.AnswerType == "integer" {
 		// No valid draw gives a whole number although the original's

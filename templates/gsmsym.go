@@ -696,8 +696,10 @@ func (g *gsmsParser) resolvePlaceholders(tx *text, declared map[string]bool, occ
 }
 
 // unstatedBases gives a base value to each drawn variable that the text never
-// states: the value its equality condition fixes at base values, or (when no
-// condition fixes it) its domain's first value, noted in a warning.
+// states: the value its equality condition fixes at base values, else the
+// one value of its domain that the conditions reading it leave at base
+// values (uniqueBase), or (when no condition fixes it) its domain's first
+// value, noted in a warning.
 func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 	t := g.t
 	for _, x := range t.order {
@@ -735,6 +737,13 @@ func (g *gsmsParser) unstatedBases(baseEnv map[string]value) error {
 			if v.k != kNum {
 				return g.errorf(x.line, "%s at base values is a %s", x.names[0], v.kindName())
 			}
+			x.base = []value{v}
+			baseEnv[x.names[0]] = v
+			continue
+		}
+		if v, ok := t.uniqueBase(x, baseEnv); ok {
+			// The conditions fix it at the stated base values (a
+			// width from a stated area and difference of sides).
 			x.base = []value{v}
 			baseEnv[x.names[0]] = v
 			continue

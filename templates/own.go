@@ -765,8 +765,9 @@ func (vs *varSpec) setSampler() {
 		return
 	}
 	lo, hi, step := vs.lo, vs.hi, vs.step
+	x.span = func(en *env) (*domain, error) { return inclusiveRange(x.desc, lo, hi, step, en) }
 	x.sampler = func(en *env) ([]value, error) {
-		d, err := inclusiveRange(x.desc, lo, hi, step, en)
+		d, err := x.span(en)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package templates
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -378,8 +379,12 @@ func (x *variable) solveValue(en *env) (value, string) {
 // the question never states: such a question has different answers in
 // different draws. A variable is stated when it has a placeholder in the
 // question (and, when there is one, the paraphrase), or is computed (derived
-// or solved from an equality) from stated variables only.
-func (t *Template) statedCheck() error {
+// or solved from an equality) from stated variables only. When conditions
+// read such a variable (directly or through computed values), they may fix
+// it from the stated values (determined.go): statedCheck then returns the
+// set to check by enumeration (checkDetermined) once the base values are
+// known, and no error.
+func (t *Template) statedCheck() (*determinedSet, error) {
 	known := map[string]bool{}
 	for _, ph := range t.question.placeholders() {
 		known[ph] = true
@@ -393,6 +398,7 @@ func (t *Template) statedCheck() error {
 			known[k] = inPara[k]
 		}
 	}
+	stated := maps.Clone(known)
 	isVar := map[string]bool{}
 	for _, x := range t.vars {
 		for _, n := range x.names {
@@ -433,17 +439,23 @@ func (t *Template) statedCheck() error {
 		}
 		return v
 	}
+	var unknown []string
 	for _, v := range t.answer.vars {
 		if isVar[v] && !known[v] {
-			via := ""
-			if r := root(v, 0); r != v {
-				via = fmt.Sprintf(" (through %s)", v)
-				v = r
-			}
-			return fmt.Errorf("the answer reads %s%s, which the question never states (drawn, with no placeholder, and no condition fixes it): the same question would have different answers in different draws", v, via)
+			unknown = append(unknown, v)
 		}
 	}
-	return nil
+	if len(unknown) == 0 {
+		return nil, nil
+	}
+	if ds := t.determinedVars(unknown, known, stated); ds != nil {
+		return ds, nil
+	}
+	v, via := unknown[0], ""
+	if r := root(v, 0); r != v {
+		v, via = r, v
+	}
+	return nil, unstatedError(v, via, "")
 }
 
 // Conditions applied while drawing (GSM-Symbolic templates). Each drawn

@@ -68,6 +68,11 @@ type Template struct {
 	base       map[string]value // base values of every variable
 	baseAnswer value
 	baseDivs   map[divKey]bool // exactness of each division at base values
+
+	// determined: the answer reads values the question never states that
+	// its conditions fix (determined.go); a draw that leaves them free is
+	// invalid. nil for every other template.
+	determined *determinedSet
 }
 
 // AnswerFromAnnotated is Template.AnswerSource (and TemplateInfo's
@@ -117,6 +122,10 @@ type variable struct {
 	integral    bool     // derived number the question states as a whole number (GSM-Symbolic p1/p2): must be an integer
 	line        int
 	desc        string // domain as written, for templates show
+
+	// span is, in the own format, the range drawn from (min/max/step) at
+	// en; nil otherwise.
+	span func(en *env) (*domain, error)
 }
 
 type condition struct {
@@ -438,6 +447,11 @@ func (t *Template) evaluate(vals map[string]value, base bool) outcome {
 	if out.reason = t.conditionsReason(vals, base); out.reason != "" {
 		return out
 	}
+	if !base && t.determined != nil {
+		if out.reason = t.determinedReason(vals); out.reason != "" {
+			return out
+		}
+	}
 	ans, err := t.answer.eval(en)
 	if err != nil {
 		out.reason = fmt.Sprintf("answer: %v", err)
@@ -579,8 +593,17 @@ func (t *Template) finish(expect *big.Rat) error {
 			}
 		}
 	}
-	if err := t.statedCheck(); err != nil {
+	t.determined = nil
+	ds, err := t.statedCheck()
+	if err != nil {
 		return err
+	}
+	if ds != nil {
+		// The base values first: a value they leave free is refused as
+		// such, before the base answer it gives is judged.
+		if alt, _, tooMany := t.otherFit(ds, t.baseValues()); alt != "" || tooMany {
+			return t.checkDetermined(ds)
+		}
 	}
 	vals := t.baseValues()
 	out := t.evaluate(vals, true)
@@ -613,6 +636,9 @@ func (t *Template) finish(expect *big.Rat) error {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("base values are outside condition %q (line %d); conditions constrain new draws only", c.e.src, c.line))
 			}
 		}
+	}
+	if ds != nil {
+		return t.checkDetermined(ds)
 	}
 	return nil
 }
