@@ -1215,10 +1215,11 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 }
 
 // extraction is the answer extracted from g's text (extract/3: an answer
-// the budget cut is read by answer.Truncated).
+// the budget cut is read by answer.Truncated; extract/4: one the context
+// filled too).
 func extraction(g *llm.Generation) answer.Extraction {
 	ex := answer.Extract(g.Text)
-	if g.StopReason == llm.StopMaxTokens {
+	if g.StopReason == llm.StopMaxTokens || g.StopReason == llm.StopContextFull {
 		ex = answer.Truncated(ex)
 	}
 	return ex

@@ -35,7 +35,11 @@ import (
 // equation ("Final answer: 5 = 2 + 3", "Final answer: $18 = $6 * 3") as
 // the number right after the marker (5, 18), where extract/3 took the first
 // number after the last "=" (2, 6); a line with the equation first
-// ("Final answer: 2 + 3 = 5") still gives the number after the "=".
+// ("Final answer: 2 + 3 = 5") still gives the number after the "=". And a
+// response that filled the context (not the output budget) is read by
+// Truncated too, as one the budget cut: the caller applies it to both
+// stop reasons from extract/4 on (probe's extraction; under extract/3 only
+// to the budget's).
 const ExtractionRulesVersion = "extract/4"
 
 // Names of the extraction rules, recorded in Trial.Rule. They are stable:
@@ -63,10 +67,11 @@ const (
 )
 
 // Truncated applies extract/3's rule for a response that the output budget
-// (or the context) ended: an answer found by RuleLastNumber, the last number
-// of reasoning that never reached its final line, is no answer (RuleNone);
-// an answer behind a marker (final answer, "####", "the answer is",
-// \boxed) is kept.
+// ended, and from extract/4 on for one that the context ended too (a run
+// records them with the stop reasons max_tokens and context_full): an
+// answer found by RuleLastNumber, the last number of reasoning that never
+// reached its final line, is no answer (RuleNone); an answer behind a
+// marker (final answer, "####", "the answer is", \boxed) is kept.
 func Truncated(ex Extraction) Extraction {
 	if ex.Rule == RuleLastNumber {
 		return Extraction{Rule: RuleNone, Start: -1, End: -1, Cut: ex.Cut, CutMarker: ex.CutMarker, ThinkEnd: ex.ThinkEnd}

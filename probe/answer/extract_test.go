@@ -329,3 +329,26 @@ func TestTruncated(t *testing.T) {
 		t.Errorf("cut after the final line: %+v", kept)
 	}
 }
+
+// TestTruncatedContextFull: from extract/4 on a response the context filled
+// is read as one the budget cut (probe applies Truncated to both stop
+// reasons): a long reasoning stopped mid-step has no answer, and one that
+// reached its final line before the context ran out keeps it.
+func TestTruncatedContextFull(t *testing.T) {
+	long := strings.Repeat("Check again: 12 + 6 = 18, and 18 / 3 = 6. ", 200)
+	cut := Truncated(Extract(long + "So the total is 6 * "))
+	if cut.Rule != RuleNone || cut.Value != "" || cut.Start != -1 || cut.End != -1 {
+		t.Errorf("context filled mid-reasoning: %+v, want no answer", cut)
+	}
+	if ex := Extract(long + "So the total is 6 * "); ex.Rule != RuleLastNumber || ex.Value != "6" {
+		t.Errorf("the same response not cut: %+v, want its last number", ex)
+	}
+	kept := Truncated(Extract(long + "Final answer: 18\nLet me verify once more: 18 - "))
+	if kept.Rule != RuleFinalAnswer || kept.Value != "18" {
+		t.Errorf("context filled after the final line: %+v, want 18 kept", kept)
+	}
+	think := Truncated(Extract("<think>" + long + "maybe 7"))
+	if think.Rule != RuleNone {
+		t.Errorf("context filled inside an open reasoning block: %+v, want no answer", think)
+	}
+}
