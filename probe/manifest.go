@@ -69,12 +69,15 @@ type Manifest struct {
 // PromptInfo records the frozen prompt: instruction, exemplars and how each
 // model's chat was rendered.
 type PromptInfo struct {
-	Version     string            `json:"version"`
-	Preset      string            `json:"preset,omitempty"` // "fragility" or "gsm-symbolic" (--prompt)
-	Instruction string            `json:"instruction"`
-	Exemplars   []Exemplar        `json:"exemplars"`
-	Stop        []string          `json:"stop,omitempty"`      // stop strings the preset adds
-	Rendering   map[string]string `json:"rendering,omitempty"` // model index -> "model", "named:..." or "fallback-plain: reason"
+	Version     string `json:"version"`
+	Preset      string `json:"preset,omitempty"` // "fragility" or "gsm-symbolic" (--prompt)
+	Instruction string `json:"instruction"`
+	// PlaceboInstruction is the instruction in the placebo variant's
+	// wording (templates.VariantPlacebo); "" for a preset without one.
+	PlaceboInstruction string            `json:"placebo_instruction,omitempty"`
+	Exemplars          []Exemplar        `json:"exemplars"`
+	Stop               []string          `json:"stop,omitempty"`      // stop strings the preset adds
+	Rendering          map[string]string `json:"rendering,omitempty"` // model index -> "model", "named:..." or "fallback-plain: reason"
 }
 
 // ModelEntry is one model of a run.

@@ -11,9 +11,10 @@ import (
 	"github.com/fragility/fragility/templates"
 )
 
-// PromptVersion names the instruction and exemplars below; it is recorded in
-// every manifest and changes whenever either changes.
-const PromptVersion = "fragility-prompt-1"
+// PromptVersion names the instruction, its placebo wording and the
+// exemplars below; it is recorded in every manifest and changes whenever
+// any of them changes (fragility-prompt-1 had no placebo wording).
+const PromptVersion = "fragility-prompt-2"
 
 // Instruction is the fixed instruction put before every problem. It asks for
 // step-by-step work and a last line "Final answer: <number>", which
@@ -49,23 +50,37 @@ var Exemplars = []Exemplar{
 // MaxShots is the largest few-shot count.
 var MaxShots = len(Exemplars)
 
-// userTurn is the user message for one problem.
-func userTurn(question string) string {
-	return Instruction + "\n\nProblem: " + question
+// PlaceboInstruction is Instruction in other, equivalent words: the
+// placebo variant's last user turn puts it where Instruction stands (the
+// exemplars' turns keep Instruction), so that its prompt differs from the
+// reference's in tokens and not in the problem, its numbers or what is
+// asked.
+const PlaceboInstruction = "Work through this math word problem one step at a time, " +
+	"and end with a last line \"Final answer: <number>\" that holds the number alone."
+
+// userTurn is the user message for one problem under instruction instr.
+func userTurn(instr, question string) string {
+	return instr + "\n\nProblem: " + question
 }
 
 // Messages returns the chat for one problem with the first shots exemplars
 // as earlier user/assistant turns. shots must be in [0, MaxShots].
 func Messages(question string, shots int) ([]llm.Message, error) {
+	return messagesWith(Instruction, question, shots)
+}
+
+// messagesWith is Messages with instr as the last turn's instruction
+// (Instruction, or PlaceboInstruction for the placebo variant).
+func messagesWith(instr, question string, shots int) ([]llm.Message, error) {
 	if shots < 0 || shots > MaxShots {
 		return nil, fmt.Errorf("shots must be between 0 and %d, got %d", MaxShots, shots)
 	}
 	var msgs []llm.Message
 	for _, ex := range Exemplars[:shots] {
-		msgs = append(msgs, llm.Message{Role: "user", Content: userTurn(ex.Question)},
+		msgs = append(msgs, llm.Message{Role: "user", Content: userTurn(Instruction, ex.Question)},
 			llm.Message{Role: "assistant", Content: ex.Solution})
 	}
-	return append(msgs, llm.Message{Role: "user", Content: userTurn(question)}), nil
+	return append(msgs, llm.Message{Role: "user", Content: userTurn(instr, question)}), nil
 }
 
 // Prompt presets: how an item's problem becomes the model's prompt.
@@ -90,13 +105,20 @@ const (
 	PromptDocQA = "docqa"
 )
 
-// GSMSymbolicPromptVersion names GSMSymbolicInstruction and
-// GSMSymbolicExemplars; it is recorded in the manifest.
-const GSMSymbolicPromptVersion = "gsm-symbolic-8shot-2"
+// GSMSymbolicPromptVersion names GSMSymbolicInstruction, its placebo
+// wording and GSMSymbolicExemplars; it is recorded in the manifest
+// (gsm-symbolic-8shot-2 had no placebo wording).
+const GSMSymbolicPromptVersion = "gsm-symbolic-8shot-3"
 
 // GSMSymbolicInstruction is the instruction line of the GSM-Symbolic
 // protocol.
 const GSMSymbolicInstruction = "As an expert problem solver, solve step by step the following mathematical questions."
+
+// GSMSymbolicPlaceboInstruction is GSMSymbolicInstruction in other,
+// equivalent words, the instruction line of the placebo variant under the
+// gsm-symbolic preset. It opens the prompt, so a placebo item shares no
+// kept prefix with the others under this preset and is decoded whole.
+const GSMSymbolicPlaceboInstruction = "You are an expert problem solver: work step by step through each of the mathematical questions below."
 
 // GSMSymbolicExemplars are the 8 shots of the gsm-symbolic preset: our own
 // problems (not GSM8K's), written in the protocol's Q:/A: shape. Solution is
@@ -161,11 +183,17 @@ func DefaultShotsFor(preset string) int {
 // GSMSymbolicPrompt is the completion prompt of the gsm-symbolic preset for
 // one problem with the first shots exemplars.
 func GSMSymbolicPrompt(question string, shots int) (string, error) {
+	return gsmSymbolicPromptWith(GSMSymbolicInstruction, question, shots)
+}
+
+// gsmSymbolicPromptWith is GSMSymbolicPrompt with instr as its instruction
+// line.
+func gsmSymbolicPromptWith(instr, question string, shots int) (string, error) {
 	if shots < 0 || shots > len(GSMSymbolicExemplars) {
 		return "", fmt.Errorf("shots must be between 0 and %d, got %d", len(GSMSymbolicExemplars), shots)
 	}
 	var b strings.Builder
-	b.WriteString(GSMSymbolicInstruction)
+	b.WriteString(instr)
 	b.WriteString("\n\n")
 	for _, ex := range GSMSymbolicExemplars[:shots] {
 		fmt.Fprintf(&b, "Q: %s\nA: %s\n\n", ex.Question, ex.Solution)
@@ -190,6 +218,26 @@ func itemText(in *templates.Instance) string {
 // or, when cfg.ChatTemplate names a template, as one user turn rendered with
 // it. Stop strings the preset needs are in the result.
 func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error) {
+	return renderItem(m, cfg, question, false)
+}
+
+// instructionOf is the instruction line of a numeric preset, its placebo
+// wording when placebo is set.
+func instructionOf(preset string, placebo bool) string {
+	switch {
+	case preset == PromptGSMSymbolic && placebo:
+		return GSMSymbolicPlaceboInstruction
+	case preset == PromptGSMSymbolic:
+		return GSMSymbolicInstruction
+	case placebo:
+		return PlaceboInstruction
+	}
+	return Instruction
+}
+
+// renderItem is RenderItem with the placebo variant's instruction when
+// placebo is set (templates.VariantPlacebo).
+func renderItem(m *llm.Model, cfg Config, question string, placebo bool) (llm.Rendered, error) {
 	preset, err := ParsePrompt(cfg.Prompt)
 	if err != nil {
 		return llm.Rendered{}, err
@@ -198,13 +246,13 @@ func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error)
 		return m.RenderChatWith([]llm.Message{{Role: "user", Content: docqa.Instruction + "\n\n" + question}}, cfg.ChatTemplate)
 	}
 	if preset == PromptGSMSymbolic {
-		text, err := GSMSymbolicPrompt(question, cfg.Shots)
+		text, err := gsmSymbolicPromptWith(instructionOf(preset, placebo), question, cfg.Shots)
 		if err != nil {
 			return llm.Rendered{}, err
 		}
 		return renderGSMSymbolicText(m, cfg, text)
 	}
-	msgs, err := Messages(question, cfg.Shots)
+	msgs, err := messagesWith(instructionOf(preset, placebo), question, cfg.Shots)
 	if err != nil {
 		return llm.Rendered{}, err
 	}
@@ -220,10 +268,10 @@ func promptInfo(cfg Config) PromptInfo {
 	if preset == PromptGSMSymbolic {
 		shots := min(max(cfg.Shots, 0), len(GSMSymbolicExemplars))
 		return PromptInfo{Version: GSMSymbolicPromptVersion, Preset: preset, Instruction: GSMSymbolicInstruction,
-			Exemplars: GSMSymbolicExemplars[:shots], Stop: GSMSymbolicStop}
+			PlaceboInstruction: GSMSymbolicPlaceboInstruction, Exemplars: GSMSymbolicExemplars[:shots], Stop: GSMSymbolicStop}
 	}
 	shots := min(max(cfg.Shots, 0), MaxShots)
-	return PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, Exemplars: Exemplars[:shots]}
+	return PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, PlaceboInstruction: PlaceboInstruction, Exemplars: Exemplars[:shots]}
 }
 
 // keptPrefixProbes are the problem texts KeptPrefix renders: they start with
@@ -236,7 +284,10 @@ var keptPrefixProbes = []string{"Ab", "12", "(x"}
 // under cfg and condition cond: the tokens common to the prompts of three
 // probe problems (keptPrefixProbes), i.e. the rendering up to where the
 // problem's text starts (the chat template's opening, the instruction, the
-// worked examples). It depends on the configuration alone, never on which
+// worked examples); under DecodeKeepPrefix and the fragility preset also
+// of the first probe in the placebo's wording (PlaceboInstruction), so
+// that the prefix ends before the last turn's instruction and placebo
+// items keep it too (DecodeKeepPrefixV1 did not). It depends on the configuration alone, never on which
 // items a batch, a shard or a resumed run holds, so every part of a run
 // keeps the same prefix (DecodeKeepPrefix); a prompt that does not start
 // with it (a tokenizer that merges across the boundary) is decoded without
@@ -244,8 +295,13 @@ var keptPrefixProbes = []string{"Ab", "12", "(x"}
 // rendering and tokenizing.
 func KeptPrefix(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
 	var keep []llm.Token
-	for i, q := range keptPrefixProbes {
-		r, err := renderCondition(m, cfg, q, cond)
+	probes := len(keptPrefixProbes)
+	if preset, _ := ParsePrompt(cfg.Prompt); cfg.Decode != DecodeKeepPrefixV1 && preset == PromptFragility {
+		probes++ // the placebo's wording: its last turn shares the exemplars' turns
+	}
+	for i := range probes {
+		q, placebo := keptPrefixProbes[i%len(keptPrefixProbes)], i >= len(keptPrefixProbes)
+		r, err := renderCondition(m, cfg, q, cond, placebo)
 		if err != nil {
 			return nil, err
 		}
@@ -273,7 +329,7 @@ type keptPrefixes map[string][]llm.Token
 // get returns the kept prefix of condition cond (nil when cfg does not keep
 // one).
 func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
-	if cfg.Decode != DecodeKeepPrefix {
+	if cfg.Decode != DecodeKeepPrefix && cfg.Decode != DecodeKeepPrefixV1 {
 		return nil, nil
 	}
 	if p, ok := (*k)[cond]; ok {
@@ -293,9 +349,9 @@ func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, 
 // renderCondition renders one problem's prompt as RenderItem does, with
 // the calculator note after the instruction under the calculator
 // condition (in the last user turn for the fragility preset).
-func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rendered, error) {
+func renderCondition(m *llm.Model, cfg Config, question, cond string, placebo bool) (llm.Rendered, error) {
 	if cond != results.ConditionCalculator {
-		return RenderItem(m, cfg, question)
+		return renderItem(m, cfg, question, placebo)
 	}
 	note := CalcNote(max(cfg.CalcCalls, 1))
 	preset, err := ParsePrompt(cfg.Prompt)
@@ -308,7 +364,7 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 			return llm.Rendered{}, fmt.Errorf("shots must be between 0 and %d, got %d", len(GSMSymbolicExemplars), cfg.Shots)
 		}
 		var b strings.Builder
-		b.WriteString(GSMSymbolicInstruction + " " + note + "\n\n")
+		b.WriteString(instructionOf(preset, placebo) + " " + note + "\n\n")
 		for _, ex := range GSMSymbolicExemplars[:cfg.Shots] {
 			fmt.Fprintf(&b, "Q: %s\nA: %s\n\n", ex.Question, CalcSolution(ex.Solution))
 		}
@@ -316,7 +372,7 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 		text := b.String()
 		return renderGSMSymbolicText(m, cfg, text)
 	case PromptFragility:
-		msgs, err := Messages(question, cfg.Shots)
+		msgs, err := messagesWith(instructionOf(preset, placebo), question, cfg.Shots)
 		if err != nil {
 			return llm.Rendered{}, err
 		}
@@ -326,7 +382,8 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string) (llm.Rende
 			}
 		}
 		last := &msgs[len(msgs)-1]
-		last.Content = strings.Replace(last.Content, Instruction, Instruction+" "+note, 1)
+		instr := instructionOf(preset, placebo)
+		last.Content = strings.Replace(last.Content, instr, instr+" "+note, 1)
 		return m.RenderChatWith(msgs, cfg.ChatTemplate)
 	}
 	return llm.Rendered{}, fmt.Errorf("the calculator condition has no prompt for --prompt %s", preset)

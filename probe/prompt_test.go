@@ -200,16 +200,19 @@ func TestKeptPrefix(t *testing.T) {
 				t.Errorf("%s %s/%s: the kept prefix (%d tokens) ends before %q:\n%s", name, c.cfg.Prompt, c.cond, len(keep), c.last, text)
 			}
 			for _, tp := range ts {
-				r, err := renderCondition(m, c.cfg, tp.BaseQuestion(), c.cond)
-				if err != nil {
-					t.Fatal(err)
-				}
-				toks, err := m.Tokenize(r.Text, true, true)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(toks) <= len(keep) || !slices.Equal(toks[:len(keep)], keep) {
-					t.Errorf("%s %s/%s: the prompt of %s does not start with the kept prefix", name, c.cfg.Prompt, c.cond, tp.ID)
+				// Under the fragility preset the placebo's wording keeps the prefix too.
+				for _, placebo := range []bool{false, c.cfg.Prompt == ""} {
+					r, err := renderCondition(m, c.cfg, tp.BaseQuestion(), c.cond, placebo)
+					if err != nil {
+						t.Fatal(err)
+					}
+					toks, err := m.Tokenize(r.Text, true, true)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(toks) <= len(keep) || !slices.Equal(toks[:len(keep)], keep) {
+						t.Errorf("%s %s/%s: the prompt of %s (placebo %v) does not start with the kept prefix", name, c.cfg.Prompt, c.cond, tp.ID, placebo)
+					}
 				}
 			}
 		}
@@ -220,7 +223,7 @@ func TestKeptPrefix(t *testing.T) {
 // TestDecodeProcedure: Validate records the kept-prefix procedure when none
 // is given, keeps a named one, and refuses an unknown one as wrong usage.
 func TestDecodeProcedure(t *testing.T) {
-	for _, c := range []struct{ in, want string }{{"", DecodeKeepPrefix}, {DecodePerBatch, DecodePerBatch}, {DecodeKeepPrefix, DecodeKeepPrefix}, {"whole/9", ""}} {
+	for _, c := range []struct{ in, want string }{{"", DecodeKeepPrefix}, {DecodePerBatch, DecodePerBatch}, {DecodeKeepPrefix, DecodeKeepPrefix}, {DecodeKeepPrefixV1, DecodeKeepPrefixV1}, {"whole/9", ""}} {
 		cfg := Config{Instances: 1, MaxTokens: 8, Decode: c.in}
 		err := cfg.ValidateOptions()
 		var oe OptionError

@@ -133,7 +133,11 @@ const (
 	// (llm.GenerateOptions.KeepPrefix); each batch decodes what follows it.
 	// A batch whose prompts do not all start with it is decoded as in
 	// DecodePerBatch.
-	DecodeKeepPrefix = "keep-prefix/1"
+	DecodeKeepPrefix = "keep-prefix/2"
+	// DecodeKeepPrefixV1 is DecodeKeepPrefix before the placebo variant:
+	// its kept prefix ran to the problem's text, through the last turn's
+	// instruction (KeptPrefix); replayed as recorded.
+	DecodeKeepPrefixV1 = "keep-prefix/1"
 )
 
 // Embedder describes the embedder in the manifest.
@@ -356,7 +360,7 @@ func (c *Config) validateParams() error {
 	switch c.Decode {
 	case "":
 		c.Decode = DecodeKeepPrefix
-	case DecodeKeepPrefix, DecodePerBatch:
+	case DecodeKeepPrefix, DecodeKeepPrefixV1, DecodePerBatch:
 	default:
 		return optionErrorf("unknown decode procedure %q (known: %s, %s)", c.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
@@ -961,7 +965,7 @@ type batchOutput struct {
 // item whose prompt does not fit the context is recorded as skipped at once.
 func (r *modelRun) prepare(it plannedItem) error {
 	cfg, md := r.cfg, r.md
-	rd, err := renderCondition(r.m, cfg, itemText(it.inst), it.cond)
+	rd, err := renderCondition(r.m, cfg, itemText(it.inst), it.cond, it.inst.Variant == templates.VariantPlacebo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
 	}

@@ -250,7 +250,7 @@ func checkReplayable(dir string, man *Manifest, opt VerifyOptions, res *VerifyRe
 		fmt.Fprintf(opt.Log, "verify: the run's status is %q: checking the %s it finished\n", man.Status, FileTraces)
 	}
 	switch man.Config.Decode {
-	case "", DecodePerBatch, DecodeKeepPrefix: // "": recorded before the procedure was, which is DecodePerBatch
+	case "", DecodePerBatch, DecodeKeepPrefix, DecodeKeepPrefixV1: // "": recorded before the procedure was, which is DecodePerBatch
 	default:
 		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
@@ -412,7 +412,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, ke
 	var stop []string
 	for i, t := range g.traces {
 		_, inst, _ := SplitItemID(t.ItemID, math.MaxInt)
-		r, err := renderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID))
+		r, err := renderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID), variantOfItem(t.ItemID) == templates.VariantPlacebo)
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)
 		}
@@ -569,4 +569,16 @@ func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string
 		responses[trials[i].ItemID] = trials[i].Response
 	}
 	return responses, nil
+}
+
+// variantOfItem is the variant named by an item ID
+// ("m<model>/<template>/<variant>/<index>[#<condition>]": the instance ID's
+// second-to-last part; templates.Instance.ID), "" when it names none.
+func variantOfItem(id string) templates.Variant {
+	id, _, _ = strings.Cut(id, "#")
+	parts := strings.Split(id, "/")
+	if len(parts) < 3 {
+		return ""
+	}
+	return templates.Variant(parts[len(parts)-2])
 }

@@ -27,10 +27,18 @@ const (
 	// relevant and mentions a quantity of the same kind, but a person has
 	// reviewed that it does not change the answer; same answer.
 	VariantNoopSeeming Variant = "noop-seeming"
+	// VariantPlacebo is the problem asked again, word for word, under
+	// another wording of the prompt's instruction line (the prompt presets
+	// in package probe say which): the model reads other tokens and the
+	// same problem, names and numbers. Its rate of changed answers is the
+	// noise floor against which a variant's changed answers are read. With
+	// ReferenceDrawn it is drawn on the symbolic instance of its index,
+	// like the other variants compared with it.
+	VariantPlacebo Variant = "placebo"
 )
 
 // AllVariants lists every variant in canonical order.
-var AllVariants = []Variant{VariantBase, VariantNames, VariantNumbers, VariantSymbolic, VariantParaphrase, VariantNoop, VariantNoopSeeming}
+var AllVariants = []Variant{VariantBase, VariantNames, VariantNumbers, VariantSymbolic, VariantPlacebo, VariantParaphrase, VariantNoop, VariantNoopSeeming}
 
 // variantList is AllVariants as a comma-separated list, for messages.
 func variantList() string {
@@ -132,7 +140,7 @@ const (
 
 // DrawnReferenceVariants are the variants that, with ReferenceDrawn, are
 // drawn on the symbolic instance of their index and compared with it.
-var DrawnReferenceVariants = []Variant{VariantNoop, VariantNoopSeeming, VariantParaphrase}
+var DrawnReferenceVariants = []Variant{VariantNoop, VariantNoopSeeming, VariantParaphrase, VariantPlacebo}
 
 // Instance is one seeded draw of a template in one variant.
 type Instance struct {
@@ -312,9 +320,13 @@ func Generate(ts []*Template, opt Options) (*Set, error) {
 	switch opt.Reference {
 	case "", ReferenceOriginal:
 	case ReferenceDrawn:
-		if slices.ContainsFunc(vs, func(v Variant) bool { return contains(DrawnReferenceVariants, v) }) && !contains(vs, VariantSymbolic) {
-			// The reference instances go right after base.
-			vs = slices.Insert(vs, 1, VariantSymbolic)
+		if slices.ContainsFunc(vs, func(v Variant) bool { return contains(DrawnReferenceVariants, v) }) {
+			// The reference instances go right after base (they must be
+			// drawn before the variants drawn on them), the placebo right
+			// after them: a variant compared with the symbolic instance is
+			// read against the placebo's changed answers.
+			vs = slices.DeleteFunc(vs, func(v Variant) bool { return v == VariantSymbolic || v == VariantPlacebo })
+			vs = slices.Insert(vs, 1, VariantSymbolic, VariantPlacebo)
 		}
 	default:
 		return nil, fmt.Errorf("unknown reference %q (original or drawn)", opt.Reference)
@@ -425,7 +437,7 @@ func (t *Template) instantiateValues(v Variant, idx int, seed int64, maxDraws in
 	inst.Numbers = t.numberValues(vals)
 	inst.Answer, _ = formatRat(ans.n)
 	inst.Question = t.render(t.question, vals, nil)
-	if ref == nil && (v == VariantBase || v == VariantNoop || v == VariantNoopSeeming) {
+	if ref == nil && (v == VariantBase || v == VariantNoop || v == VariantNoopSeeming || v == VariantPlacebo) {
 		inst.Question = t.BaseQuestion() // the original question for a GSM-Symbolic template of level symbolic
 	}
 	switch v {

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// TestDrawnReference: with ReferenceDrawn, symbolic is generated whenever a
-// clause or wording variant is asked for, and instance i of noop,
+// TestDrawnReference: with ReferenceDrawn, symbolic and placebo are
+// generated whenever a clause or wording variant is asked for (placebo
+// asks the symbolic question word for word), and instance i of noop,
 // noop-seeming and paraphrase keeps the values and the answer of symbolic
 // instance i and names it as its reference; the noop question is the
 // symbolic question with the clause inserted, nothing else changed. With
@@ -20,8 +21,8 @@ func TestDrawnReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := set.Options.Variants; len(got) != 6 || got[1] != VariantSymbolic {
-		t.Fatalf("variants %v, want symbolic added after base", got)
+	if got := set.Options.Variants; len(got) != 7 || got[1] != VariantSymbolic || got[2] != VariantPlacebo {
+		t.Fatalf("variants %v, want symbolic and placebo added after base", got)
 	}
 	sym := map[string]Instance{}
 	for _, in := range set.Instances {
@@ -33,6 +34,10 @@ func TestDrawnReference(t *testing.T) {
 	for _, in := range set.Instances {
 		s, ok := sym[fmt.Sprint(in.TemplateID, "/", in.Index)]
 		switch in.Variant {
+		case VariantPlacebo:
+			if !ok || in.Reference != VariantSymbolic || in.Question != s.Question || in.Answer != s.Answer {
+				t.Errorf("%s: reference %q, question %q, want the symbolic instance's %q word for word", in.ID, in.Reference, in.Question, s.Question)
+			}
 		case VariantNoop, VariantNoopSeeming, VariantParaphrase:
 			if !ok {
 				t.Fatalf("%s: no symbolic instance of its index", in.ID)

@@ -233,21 +233,16 @@ func resolveModels(args []string, kind string) ([]string, error) {
 // sources is nil when no model came from a store. A store's file is checked
 // against its digest here, before anything runs.
 func resolveModelSources(args []string, kind string) (paths []string, sources []*models.Source, err error) {
-	paths = make([]string, len(args))
-	srcs := make([]*models.Source, len(args))
-	any := false
-	for i, a := range args {
+	for _, a := range args {
 		if strings.TrimSpace(a) == "" {
 			return nil, nil, usageError{"--model: an empty model name or path"}
 		}
-		p, src, err := models.ResolveSource(a, kind)
-		if err != nil {
-			return nil, nil, err
-		}
-		paths[i], srcs[i] = p, src
-		any = any || src != nil
 	}
-	if any {
+	paths, srcs, err := models.ResolveSources(args, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	if slices.ContainsFunc(srcs, func(s *models.Source) bool { return s != nil }) {
 		sources = srcs
 	}
 	return paths, sources, nil

@@ -115,9 +115,9 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 func plainWords(m *summary.ModelSummary) string {
 	var out []string
 	if st := m.Stability; st != nil && (st.Verdict == summary.StabilityUnstable || st.Verdict == summary.StabilityStable) {
-		if v := m.Variant(st.Variant); v != nil && v.Paired != nil && v.Paired.AnswerChanged != nil {
-			out = append(out, fmt.Sprintf("Given the same problem with and without the %s change, which keeps its answer, the model gave a different answer in %s%% of the %d pairs it answered on both sides (%s%% CI %s).",
-				st.Variant, fnum(st.ChangedPct, 1), st.Pairs, confText(st.ConfidencePct), ivText(st.CI, 1)))
+		if x := st.Excess; x != nil && x.ExcessPP != nil && st.LossPct != nil && st.PlaceboLossPct != nil {
+			out = append(out, fmt.Sprintf("Of the problems the model solved, the %s change lost %s%% and the placebo (the same problem in other words of the instruction) %s%%: %s pp more (CI %s).",
+				st.Variant, fnum(*st.LossPct, 1), fnum(*st.PlaceboLossPct, 1), fnum(x.ExcessPP.Value, 1), boxCI(x.ExcessPP)))
 		}
 	}
 	if v := m.Variant(m.VerdictVariant); v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil && m.Verdict != "" {

@@ -227,21 +227,23 @@ func TestReferencesText(t *testing.T) {
 func TestPlainWords(t *testing.T) {
 	pct := func(v float64) *summary.Estimate { return &summary.Estimate{Value: v} }
 	m := &summary.ModelSummary{Verdict: "inconclusive", VerdictVariant: "symbolic",
-		Stability: &summary.StabilityVerdict{Verdict: summary.StabilityUnstable, Variant: "noop-seeming", Pairs: 40, ChangedPct: 85,
-			CI: &summary.Interval{Lo: 70.2, Hi: 94.3}, ConfidencePct: 95},
+		Stability: &summary.StabilityVerdict{Verdict: summary.StabilityUnstable, Variant: "noop-seeming", LossPct: ptr(40.0), LossPairs: 10,
+			PlaceboLossPct: ptr(10.0), PlaceboLossPairs: 10, Excess: &summary.StabilityExcess{Pairs: 10, ExcessPP: &summary.Estimate{Value: 30, CI: &summary.Interval{Lo: 4.1, Hi: 55.9}}}},
 		Variants: []summary.VariantSummary{
 			{Variant: "base", N: 68, K: 12, AccuracyPct: pct(17.647)},
 			{Variant: "symbolic", N: 68, K: 9, AccuracyPct: pct(13.235),
 				Paired: &summary.Paired{PairedDropPP: &summary.Estimate{Value: 4.41, CI: &summary.Interval{Lo: -5.7, Hi: 14.3}}}},
 			{Variant: "noop-seeming", N: 68, K: 6, AccuracyPct: pct(8.8), Paired: &summary.Paired{Reference: "symbolic", AnswerChanged: &summary.Rate{Pairs: 40}}},
 		}}
-	want := "Given the same problem with and without the noop-seeming change, which keeps its answer, the model gave a different answer in 85.0% of the 40 pairs it answered on both sides (95% CI [70.2, 94.3])." +
+	want := "Of the problems the model solved, the noop-seeming change lost 40.0% and the placebo (the same problem in other words of the instruction) 10.0%: 30.0 pp more (CI [4.1, 55.9])." +
 		" Accuracy 17.6% (12/68) on base and 13.2% (9/68) on symbolic: a paired drop of 4.4 pp [-5.7, 14.3]; the drop's verdict: inconclusive."
 	if got := plainWords(m); got != want {
 		t.Errorf("plainWords:\n got %q\nwant %q", got, want)
 	}
 	m.Stability.Verdict = summary.StabilityInconclusive
-	if got := plainWords(m); strings.Contains(got, "Given the same problem") {
+	if got := plainWords(m); strings.Contains(got, "the placebo") {
 		t.Errorf("an inconclusive stability verdict is stated as a finding: %q", got)
 	}
 }
+
+func ptr(v float64) *float64 { return &v }

@@ -15,40 +15,49 @@ func verdictHead(m *summary.ModelSummary) string {
 }
 
 // stabilityVerdictSentence states the model's stability verdict
-// (summary.StabilityVerdict) with the interval it rests on, its margin and
-// null; it falls back to stabilitySentence for a summary without one.
+// (summary.StabilityVerdict): the loss of solved problems on the variant
+// and on the placebo, the excess with its interval and test, and the rule
+// it was read by; it falls back to stabilitySentence for a summary without
+// one.
 func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf string) string {
 	s := m.Stability
 	if s == nil {
 		return stabilitySentence(m, conf)
 	}
-	v := m.Variant(s.Variant)
-	if v == nil || v.Paired == nil || v.Paired.AnswerChanged == nil {
-		return ""
+	if s.Verdict == summary.StabilityNotAssessed {
+		return fmt.Sprintf(" Answer stability is not assessed: %s.", s.Reason)
 	}
-	r := v.Paired.AnswerChanged
-	among := ""
-	switch {
-	case s.Among > 1 && s.Models > 1:
-		among = fmt.Sprintf(", Bonferroni over the %d variants that keep the answer and the %d models", s.Among, s.Models)
-	case s.Among > 1:
-		among = fmt.Sprintf(", Bonferroni over the %d variants that keep the answer", s.Among)
-	case s.Models > 1:
-		among = fmt.Sprintf(", Bonferroni over the %d models", s.Models)
-	}
-	ev := fmt.Sprintf("on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%; %s%% CI %s, %s%s%s), right or wrong",
-		s.Variant, countNum(r.Count), s.Pairs, fnum(s.ChangedPct, 1), confText(s.ConfidencePct), ivText(s.CI, 1), ivMethod(s.CI), among, leftOutText(v.Paired.AnswerLeftOut))
-	margin := fnum(s.MarginPct, 1) + "%"
-	why := fmt.Sprintf(" (the negligible drop margin: over the pairs answered on both sides the paired drop can be no larger than the share of changed answers; under greedy decoding the same prompt asked again keeps its answer, a rate of %s%%)", fnum(s.NullPct, 0))
+	ev := excessEvidence(s, conf)
+	margin := fnum(s.MarginPct, 1) + " pp"
 	switch s.Verdict {
 	case summary.StabilityUnstable:
-		return fmt.Sprintf(" **Answers unstable:** %s; the interval lies above %s%s.", ev, margin, why)
+		return fmt.Sprintf(" **Answers unstable:** %s; the interval lies above 0 and the test reaches α.", ev)
 	case summary.StabilityStable:
-		return fmt.Sprintf(" **Answers stable:** every variant's interval lies below %s%s; the largest, %s.", margin, why, ev)
-	case summary.StabilityNotAssessed:
-		return fmt.Sprintf(" Answer stability is not assessed: this run sampled (temperature %s), so the same prompt asked again may change its answer at a rate this run does not measure; %s.", fnum(p.Temperature, 2), ev)
+		return fmt.Sprintf(" **Answers stable:** every variant's excess interval lies below %s; the largest, %s.", margin, ev)
 	}
-	return fmt.Sprintf(" Answer stability is inconclusive: %s; the interval reaches %s without lying above it%s.", ev, margin, why)
+	return fmt.Sprintf(" Answer stability is inconclusive: %s; the interval neither lies above 0 with the test at α nor below %s.", ev, margin)
+}
+
+// excessEvidence is what a stability verdict rests on, in words: the loss
+// of solved problems on its variant and on the placebo, and the excess
+// with its interval and adjusted p.
+func excessEvidence(s *summary.StabilityVerdict, conf string) string {
+	x := s.Excess
+	loss := func(pct *float64, pairs int) string {
+		if pct == nil {
+			return "n/a"
+		}
+		return fmt.Sprintf("%s%% of %d", fnum(*pct, 1), pairs)
+	}
+	out := fmt.Sprintf("of the problems the reference solved, %s lost %s and the placebo %s", s.Variant, loss(s.LossPct, s.LossPairs), loss(s.PlaceboLossPct, s.PlaceboLossPairs))
+	if x == nil || x.ExcessPP == nil {
+		return out
+	}
+	out += fmt.Sprintf("; on the %d solved instances both answered, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
+	if x.Test != nil {
+		out += fmt.Sprintf(", p = %s adjusted across %d variants", pText(x.Test.PAdjusted), x.Test.Family)
+	}
+	return out + ")"
 }
 
 // ivMethod names an interval's method, or "n/a".
@@ -142,7 +151,7 @@ func stratumText(x *summary.Stratum) string {
 // writeStabilityRule writes the rules of the stability verdict and of the
 // adjustments for picking a variant and for several models.
 func writeStabilityRule(b *strings.Builder, p summary.Params) {
-	fmt.Fprintf(b, "- *%s* / *%s*: the share of pairs whose problems keep their answer, answered on both sides (a pair with no answer on a side is left out), and whose extracted answer changed has, for some variant, an interval above %s%% / for every variant an interval below it; anything between is *%s*. The margin is the negligible drop margin, because over those pairs the paired drop can be no larger than the share of changed answers; the null is that the same prompt asked again keeps its answer, as it does under greedy decoding (under sampling it is not assessed). The intervals are Korn–Graubard intervals (Clopper–Pearson on the share's effective sample size from its cluster-robust variance, with a t degrees-of-freedom factor; when the share does not vary between templates, each template counted as one unit), at 1 − α/(k·M) for the k variants the verdict may name and the M models (Bonferroni), so that the stability verdicts hold together at α whichever variant they name.\n",
-		summary.StabilityUnstable, summary.StabilityStable, fnum(p.UnstableAnswerPct, 1), summary.StabilityInconclusive)
+	fmt.Fprintf(b, "- *%s* / *%s*: read on problems the reference solved, against the placebo (the same problem asked in other tokens). For each variant that keeps the answer, the excess is its share of solved instances whose answer changed minus the placebo's on the same instances, templates weighted equally, with the paired drop's interval and sign-flip test. *%s* when some variant's interval lies above 0 and its test, Holm-adjusted across the variants, reaches α; *%s* when every variant's interval lies below %s pp; anything between is *%s*. Without a placebo, under sampling or at the accuracy floor it is *%s*. The change rate of wrong answers is reported apart; no verdict reads it.\n",
+		summary.StabilityUnstable, summary.StabilityStable, summary.StabilityUnstable, summary.StabilityStable, fnum(p.UnstableAnswerPct, 1), summary.StabilityInconclusive, summary.StabilityNotAssessed)
 	b.WriteString("- The verdict line gives the stability verdict first when it says something (answers unstable or stable), then the drop's verdict. When the verdict variant was picked as the most severe of k variants, its paired drop also gets a cluster-t interval at 1 − α/k (Bonferroni), printed beside the verdict. With several models each model's verdict test is Holm-adjusted again across the models, and the differences between models are Holm-adjusted across every model pair together.\n")
 }

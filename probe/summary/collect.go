@@ -72,6 +72,7 @@ type cell struct {
 	unitOrder []string
 	pairs     map[string]*pairUnit
 	pairOrder []string
+	byRef     map[string]*pairUnit // pairs by reference prompt (pairByReference)
 	tmplSeen  map[int]bool
 }
 

@@ -1,6 +1,7 @@
 package summary
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -8,118 +9,152 @@ import (
 )
 
 // UnstableAnswerPct is the default Params.UnstableAnswerPct, the margin of
-// the stability verdict in percent of pairs: NegligibleDropPP. For a
-// variant that keeps the problem's answer, a pair can change from right to
-// wrong (or back) only if its answer changed, so the share of changed
-// answers bounds the paired drop: |drop| ≤ changed share. A changed share
-// whose interval lies below the negligible drop margin therefore rules out
-// a drop that matters, and one whose interval lies above it says the
-// variant moves more answers than a drop could move without mattering,
-// whichever way they move.
+// the stability verdict in percentage points of solved problems:
+// NegligibleDropPP. A variant whose excess loss of solved problems over the
+// placebo (StabilityExcess) is ruled out at this margin moves no more
+// solved problems than a change of the prompt's tokens does, give or take
+// a loss that does not matter.
 const UnstableAnswerPct = NegligibleDropPP
 
 // Stability verdicts (StabilityVerdict.Verdict).
 const (
-	// StabilityUnstable: for some variant the interval of the changed share
-	// lies above the margin.
+	// StabilityUnstable: for some variant the excess loss over the placebo
+	// is shown: its interval lies above 0 and its Holm-adjusted sign-flip
+	// test reaches α (the rule of a drop signal, stats.ClassifyDrop).
 	StabilityUnstable = "answers unstable"
-	// StabilityStable: for every variant the interval lies below it.
+	// StabilityStable: for every variant the excess's interval lies below
+	// the margin.
 	StabilityStable = "answers stable"
 	// StabilityInconclusive: neither.
 	StabilityInconclusive = "stability inconclusive"
-	// StabilityNotAssessed: the run sampled (temperature > 0), so the same
-	// prompt re-asked may change its answer too, at a rate this run does
-	// not measure: the null is unknown.
-	StabilityNotAssessed = "stability not assessed under sampling"
+	// StabilityNotAssessed: the data cannot say; StabilityVerdict.Reason
+	// says why (no placebo in the run, sampling, the reference accuracy at
+	// the floor, no solved problem answered on both sides).
+	StabilityNotAssessed = "stability not assessed"
 )
 
 // StabilityVerdict is a model's answer-stability verdict over the variants
-// that keep the problem's answer (Paired.AnswerChanged). Null: under
-// greedy decoding (Params.Temperature 0) the same prompt asked again gets
-// the same answer, so a variant that changed nothing the model reads would
-// change no answer (rate NullPct = 0); the verdict asks whether the changed
-// share clears the margin MarginPct, on its interval at confidence
-// 1 − α/(k·M) (Bonferroni over the k = Among variants it may pick from and
-// the M = Models models), a one-sided test at α/(2kM) on each side.
+// that keep the problem's answer and have an excess over the placebo
+// (Paired.Excess). Null: the variant loses no more solved problems than the
+// placebo, the same problem asked in other tokens (excess 0). The verdict
+// reads each variant's excess interval and test as the drop verdict reads a
+// paired drop: "answers unstable" when some variant's interval lies above 0
+// and its test, Holm-adjusted across the k variants, reaches α (a union of
+// one-sided nulls: Holm 1979); "answers stable" when every variant's
+// interval lies below the margin (an intersection-union test, each at α:
+// Berger 1982, "Multiparameter hypothesis testing and acceptance sampling",
+// Technometrics 24:295–300); "stability inconclusive" otherwise. With
+// several models each model's verdict holds at α on its own.
 type StabilityVerdict struct {
 	Verdict string `json:"verdict"` // Stability* constants
-	// Variant is the one the verdict names: the highest lower bound for
-	// unstable or inconclusive, the highest upper bound for stable.
-	Variant string `json:"variant"`
-	Among   int    `json:"among"` // k: variants with pairs whose problems keep their answer
-	// Models is M, the models of the run with a stability verdict: the
-	// intervals are at 1 − α/(k·M), Bonferroni over the variants and the
-	// models, so that the stability verdicts of a run hold together at α.
-	Models     int     `json:"models"`
-	Pairs      int     `json:"pairs"`       // Variant's such pairs
-	ChangedPct float64 `json:"changed_pct"` // Variant's share of them whose answer changed
-	// CI is Variant's interval at confidence 1 − α/(k·M), MethodKornGraubard:
-	// Clopper–Pearson on the share's effective sample size (from its CR1
-	// standard error with the t degrees-of-freedom factor for G templates,
-	// or Kish's effective number of templates when the share does not vary
-	// between templates; changedInterval).
-	CI            *Interval `json:"ci"`
-	ConfidencePct float64   `json:"confidence_pct"` // 100·(1 − α/(k·M))
-	NullPct       float64   `json:"null_pct"`       // the re-ask rate under the null: 0 under greedy decoding
-	MarginPct     float64   `json:"margin_pct"`     // Params.UnstableAnswerPct
+	// Reason says why the verdict is StabilityNotAssessed; "" otherwise.
+	Reason string `json:"reason,omitempty"`
+	// Variant is the one the verdict names: the smallest adjusted p for
+	// unstable or inconclusive, the highest upper limit for stable.
+	Variant string `json:"variant,omitempty"`
+	Among   int    `json:"among"` // k: variants with an excess over the placebo
+	// Excess is Variant's Paired.Excess: the counts, the excess with its
+	// interval and test.
+	Excess *StabilityExcess `json:"excess,omitempty"`
+	// LossPct and PlaceboLossPct are Variant's and the placebo's loss of
+	// solved problems (Paired.LossAmongSolved) in percent of their pairs
+	// LossPairs and PlaceboLossPairs; nil when not measured.
+	LossPct          *float64 `json:"loss_pct,omitempty"`
+	LossPairs        int      `json:"loss_pairs,omitempty"`
+	PlaceboLossPct   *float64 `json:"placebo_loss_pct,omitempty"`
+	PlaceboLossPairs int      `json:"placebo_loss_pairs,omitempty"`
+	MarginPct        float64  `json:"margin_pct"` // Params.UnstableAnswerPct, in percentage points
 }
 
+// Reasons of StabilityNotAssessed (StabilityVerdict.Reason).
+const (
+	ReasonNoPlacebo = "no placebo in the run: the rate at which other tokens alone change answers is not measured (add --variants placebo)"
+	ReasonSampling  = "the run sampled (temperature > 0), so the same prompt asked again may change its answer too"
+	ReasonFloor     = "the reference accuracy is at the floor: too few solved problems to lose"
+	ReasonNoSolved  = "no solved problem was answered on both sides by the variant and the placebo"
+)
+
 // stabilityVerdict returns the stability verdict of m; nil when no variant
-// has pairs whose problems keep their answer.
-func (sm *summarizer) stabilityVerdict(m *ModelSummary, models int) *StabilityVerdict {
-	type cand struct {
-		v  *VariantSummary
-		iv *Interval
-	}
-	var cs []cand
+// keeps the problem's answer or none recorded its extracted answers.
+func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
+	var keep []*VariantSummary
+	var placebo *VariantSummary
 	for i := range m.Variants {
-		if v := &m.Variants[i]; v.Paired != nil && v.Paired.AnswerChanged != nil && answersRecorded(v.Paired) {
-			cs = append(cs, cand{v: v})
-		}
-	}
-	if len(cs) == 0 {
-		return nil
-	}
-	k := len(cs)
-	conf := 1 - sm.alpha/float64(k*models)
-	sv := &StabilityVerdict{Among: k, Models: models, ConfidencePct: 100 * conf, MarginPct: sm.p.UnstableAnswerPct}
-	for i := range cs {
-		cs[i].iv = changedInterval(cs[i].v.Paired.AnswerChanged, conf)
-	}
-	lo, hi := -1, -1
-	allBelow := true
-	for i, c := range cs {
-		if c.iv == nil {
-			allBelow = false
+		v := &m.Variants[i]
+		if v.Variant == PlaceboVariant {
+			placebo = v
 			continue
 		}
-		if lo < 0 || c.iv.Lo > cs[lo].iv.Lo {
-			lo = i
+		if v.Paired != nil && v.Paired.AnswerChanged != nil && answersRecorded(v.Paired) {
+			keep = append(keep, v)
 		}
-		if hi < 0 || c.iv.Hi > cs[hi].iv.Hi {
-			hi = i
-		}
-		allBelow = allBelow && c.iv.Hi < sv.MarginPct
 	}
-	pick := cs[0]
-	switch {
-	case sm.p.Temperature > 0:
-		sv.Verdict = StabilityNotAssessed
-		if lo >= 0 {
-			pick = cs[lo]
+	if len(keep) == 0 {
+		return nil
+	}
+	sv := &StabilityVerdict{Verdict: StabilityNotAssessed, MarginPct: sm.p.UnstableAnswerPct}
+	var cs []*VariantSummary
+	for _, v := range keep {
+		if v.Paired.Excess != nil && v.Paired.Excess.ExcessPP != nil && v.Paired.Excess.Test != nil {
+			cs = append(cs, v)
 		}
-	case lo >= 0 && cs[lo].iv.Lo > sv.MarginPct:
-		sv.Verdict, pick = StabilityUnstable, cs[lo]
+	}
+	sv.Among = len(cs)
+	switch ref := m.Variant(cmp.Or(keep[0].Paired.Reference, BaseVariant)); {
+	case placebo == nil:
+		sv.Reason = ReasonNoPlacebo
+	case sm.p.Temperature > 0:
+		sv.Reason = ReasonSampling
+	case ref != nil && ref.AccuracyPct != nil && ref.AccuracyPct.Value < FloorAccuracyPct:
+		sv.Reason = ReasonFloor
+	case len(cs) == 0:
+		sv.Reason = ReasonNoSolved
+	}
+	if sv.Reason != "" {
+		return sv
+	}
+	rule := stats.DropRule{Negligible: sv.MarginPct, Strong: math.Inf(1), Alpha: sm.alpha}
+	pick, allBelow := cs[0], true
+	for _, v := range cs {
+		x := v.Paired.Excess
+		l := limits(x.ExcessPP.CI)
+		allBelow = allBelow && l.Below(sv.MarginPct)
+		if x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted {
+			pick = v
+		}
+	}
+	shown := false
+	for _, v := range cs {
+		x := v.Paired.Excess
+		if stats.IsSignal(stats.ClassifyDrop(limits(x.ExcessPP.CI), x.Test.PAdjusted, rule)) {
+			if !shown || x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted {
+				pick = v
+			}
+			shown = true
+		}
+	}
+	switch {
+	case shown:
+		sv.Verdict = StabilityUnstable
 	case allBelow:
-		sv.Verdict, pick = StabilityStable, cs[hi]
+		sv.Verdict = StabilityStable
+		for _, v := range cs {
+			if v.Paired.Excess.ExcessPP.CI.Hi > pick.Paired.Excess.ExcessPP.CI.Hi {
+				pick = v
+			}
+		}
 	default:
 		sv.Verdict = StabilityInconclusive
-		if lo >= 0 {
-			pick = cs[lo]
+	}
+	sv.Variant, sv.Excess = pick.Variant, pick.Paired.Excess
+	if r := pick.Paired.LossAmongSolved; r != nil && r.SharePct != nil {
+		sv.LossPct, sv.LossPairs = &r.SharePct.Value, r.Pairs
+	}
+	if placebo.Paired != nil {
+		if r := placebo.Paired.LossAmongSolved; r != nil && r.SharePct != nil {
+			sv.PlaceboLossPct, sv.PlaceboLossPairs = &r.SharePct.Value, r.Pairs
 		}
 	}
-	r := pick.v.Paired.AnswerChanged
-	sv.Variant, sv.Pairs, sv.ChangedPct, sv.CI = pick.v.Variant, r.Pairs, r.SharePct.Value, pick.iv
 	return sv
 }
 
@@ -186,15 +221,9 @@ func changedInterval(r *Rate, conf float64) *Interval {
 func (sm *summarizer) selection() {
 	var tests []*Test
 	var holders []*ModelSummary
-	withStability := 0
-	for i := range sm.s.Models {
-		if sm.stabilityVerdict(&sm.s.Models[i], 1) != nil {
-			withStability++
-		}
-	}
 	for i := range sm.s.Models {
 		m := &sm.s.Models[i]
-		m.Stability = sm.stabilityVerdict(m, max(withStability, 1))
+		m.Stability = sm.stabilityVerdict(m)
 		v := m.Variant(m.VerdictVariant)
 		if v == nil || v.Paired == nil || v.Paired.Test == nil {
 			m.Headline = headline(m)

@@ -99,12 +99,16 @@ func simulateStability(c stabilityCell, runs int, seed uint64) stabilityResult {
 			res.missLo += b2f(iv != nil && iv.Lo > truth+1e-9)
 			res.missHi += b2f(iv != nil && iv.Hi < truth-1e-9)
 		}
-		switch sm.stabilityVerdict(m, M).Verdict {
-		case StabilityUnstable:
-			res.unstable++
-		case StabilityStable:
-			res.stable++
+		// The former verdict read these intervals against the margin
+		// (the rule TestStabilityVerdictPlacebo compares with).
+		unst, stab := false, true
+		for _, v := range m.Variants {
+			iv := changedInterval(v.Paired.AnswerChanged, res.confB)
+			unst = unst || iv != nil && iv.Lo > UnstableAnswerPct
+			stab = stab && iv != nil && iv.Hi < UnstableAnswerPct
 		}
+		res.unstable += b2f(unst)
+		res.stable += b2f(stab)
 	}
 	f := float64(runs)
 	res.cover95, res.coverB, res.wilson = res.cover95/f, res.coverB/f, res.wilson/f

@@ -11,73 +11,133 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 )
 
-// stabilityTrials is one model over templates × instances of base and
-// noop (which keeps the answer, 5): every base answer is 5 and right; the
-// noop answer is 7 (changed, wrong) on the first changed templates' pairs,
-// else 5.
-func stabilityTrials(templates, instances, changed int) []results.Trial {
+// stabilityTrials is one model over templates × instances of base, noop
+// (which keeps the answer, 5) and placebo (the base problem in other
+// tokens): every base answer is 5 and right; the noop answer is 7 (changed,
+// wrong) on the first changed templates' pairs, the placebo's on the first
+// placebo templates' pairs, else 5.
+func stabilityTrials(templates, instances, changed, placebo int) []results.Trial {
 	var ts []results.Trial
 	for ti := range templates {
 		tpl := fmt.Sprintf("t%02d", ti)
 		for inst := range instances {
-			b, v := tr(tpl, "base", inst, true), tr(tpl, "noop", inst, true)
+			b, v, pl := tr(tpl, "base", inst, true), tr(tpl, "noop", inst, true), tr(tpl, "placebo", inst, true)
 			b.Question, v.Question = fmt.Sprintf("q %d %d", ti, inst), fmt.Sprintf("q %d %d noop", ti, inst)
-			b.Expected, v.Expected, b.Extracted, v.Extracted = "5", "5", "5", "5"
+			pl.Question = b.Question
+			for _, x := range []*results.Trial{&b, &v, &pl} {
+				x.Expected, x.Extracted = "5", "5"
+			}
 			if ti < changed {
 				v.Extracted, v.Correct = "7", false
 			}
-			ts = append(ts, b, v)
+			if ti < placebo {
+				pl.Extracted, pl.Correct = "7", false
+			}
+			ts = append(ts, b, v, pl)
 		}
 	}
 	return ts
 }
 
-// TestStabilityVerdict: answers unstable when the changed share's interval
-// lies above the margin, stable when below, not assessed under sampling,
-// and the headline leads with it.
+// withoutPlacebo returns ts less the placebo's trials.
+func withoutPlacebo(ts []results.Trial) []results.Trial {
+	var out []results.Trial
+	for _, x := range ts {
+		if x.Variant != "placebo" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// TestStabilityVerdict: answers unstable when the noop loses solved
+// problems beyond the placebo (the excess's interval above 0, its test at
+// α), stable when the excess's interval lies below the margin, not when
+// the placebo changes as many; not assessed without a placebo or under
+// sampling; the headline leads with a verdict that says something.
 func TestStabilityVerdict(t *testing.T) {
 	for _, c := range []struct {
-		name                         string
-		templates, instances, change int
-		temperature                  float64
-		want, head                   string
+		name                                  string
+		templates, instances, change, placebo int
+		temperature                           float64
+		noPlacebo                             bool
+		want, head                            string
 	}{
-		{"most changed", 20, 1, 15, 0, summary.StabilityUnstable, "answers unstable under noop; "},
-		{"none changed", 130, 2, 0, 0, summary.StabilityStable, "answers stable under noop; "},
-		// With no change the interval counts each template as one unit
-		// (Clopper–Pearson on 40: up to 8.8%), however many pairs each holds.
-		{"none changed, 40 templates", 40, 5, 0, 0, summary.StabilityInconclusive, ""},
-		{"few pairs, none changed", 10, 1, 0, 0, summary.StabilityInconclusive, "drop "},
-		{"sampled", 20, 1, 15, 0.7, summary.StabilityNotAssessed, ""},
+		{"most changed", 20, 1, 15, 0, 0, false, summary.StabilityUnstable, "answers unstable under noop; "},
+		{"none changed", 130, 2, 0, 0, 0, false, summary.StabilityStable, "answers stable under noop; "},
+		{"the placebo changes as many", 20, 1, 15, 15, 0, false, summary.StabilityInconclusive, "strong fragility signal"},
+		{"few pairs, none changed", 6, 1, 0, 0, 0, false, summary.StabilityInconclusive, "drop "},
+		{"no placebo", 20, 1, 15, 0, 0, true, summary.StabilityNotAssessed, "strong fragility signal"},
+		{"sampled", 20, 1, 15, 0, 0.7, false, summary.StabilityNotAssessed, "strong fragility signal"},
 	} {
-		s, err := summary.Summarize(stabilityTrials(c.templates, c.instances, c.change), summary.Params{BootstrapResamples: 100, Temperature: c.temperature})
+		ts := stabilityTrials(c.templates, c.instances, c.change, c.placebo)
+		if c.noPlacebo {
+			ts = withoutPlacebo(ts)
+		}
+		s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 100, Temperature: c.temperature})
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := s.Models[0]
 		sv := m.Stability
-		if sv == nil || sv.Verdict != c.want || sv.Variant != "noop" || sv.Among != 1 || sv.MarginPct != summary.UnstableAnswerPct || sv.CI == nil {
+		if sv == nil || sv.Verdict != c.want || sv.MarginPct != summary.UnstableAnswerPct {
 			t.Fatalf("%s: %+v", c.name, sv)
 		}
-		if sv.Pairs != c.templates*c.instances || !near(sv.ChangedPct, 100*float64(c.change)/float64(c.templates)) {
-			t.Errorf("%s: pairs %d, changed %v", c.name, sv.Pairs, sv.ChangedPct)
+		if c.want != summary.StabilityNotAssessed {
+			x := sv.Excess
+			n := c.templates * c.instances
+			if sv.Variant != "noop" || sv.Among != 1 || x == nil || x.Pairs != n || !near(x.VariantChanged, float64(c.change*c.instances)) ||
+				!near(x.PlaceboChanged, float64(c.placebo*c.instances)) || !near(x.ExcessPP.Value, 100*float64(c.change-c.placebo)/float64(c.templates)) ||
+				sv.LossPct == nil || !near(*sv.LossPct, 100*float64(c.change)/float64(c.templates)) || sv.LossPairs != n {
+				t.Errorf("%s: %+v excess %+v", c.name, sv, x)
+			}
+		} else if sv.Reason == "" {
+			t.Errorf("%s: not assessed without a reason", c.name)
 		}
-		if c.head != "" && (len(m.Headline) < len(c.head) || m.Headline[:len(c.head)] != c.head) {
+		if !strings.HasPrefix(m.Headline, c.head) {
 			t.Errorf("%s: headline %q, want it to start %q", c.name, m.Headline, c.head)
-		}
-		if c.want == summary.StabilityNotAssessed && m.Headline != m.Verdict && m.Headline != "drop "+m.Verdict {
-			t.Errorf("%s: headline %q claims stability", c.name, m.Headline)
 		}
 	}
 }
 
-// TestStabilityIntervalBonferroni: with two answer-keeping variants the
-// stability interval is at 1 − α/2, wider than the reported 95% one.
-func TestStabilityIntervalBonferroni(t *testing.T) {
-	ts := stabilityTrials(20, 1, 12)
-	for _, x := range stabilityTrials(20, 1, 4) {
+// TestStabilityAmongSolved: the loss rate is read on solved problems only,
+// the wrong answers' changes are reported apart (WrongChanged), and a
+// variant whose changes all fall on wrong answers is not unstable although
+// its pooled changed share is large.
+func TestStabilityAmongSolved(t *testing.T) {
+	ts := stabilityTrials(30, 1, 0, 0)
+	for i := range ts {
+		x := &ts[i]
+		if x.TemplateID < "t20" { // 20 templates the model gets wrong: base 4, noop and placebo 6 or 4
+			x.Extracted, x.Correct = "4", false
+			if x.Variant != "base" {
+				x.Extracted = map[bool]string{true: "6", false: "4"}[x.Variant == "noop" || x.TemplateID < "t10"]
+			}
+		}
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.Models[0]
+	pr := m.Variant("noop").Paired
+	if pr.AnswerChanged == nil || !near(pr.AnswerChanged.Count, 20) || pr.LossAmongSolved == nil || pr.LossAmongSolved.Pairs != 10 || pr.LossAmongSolved.Count != 0 ||
+		pr.WrongChanged == nil || pr.WrongChanged.Pairs != 20 || !near(pr.WrongChanged.Count, 20) {
+		t.Fatalf("changed %+v, among solved %+v, wrong %+v", pr.AnswerChanged, pr.LossAmongSolved, pr.WrongChanged)
+	}
+	if m.Stability == nil || m.Stability.Verdict == summary.StabilityUnstable || pr.Excess == nil || pr.Excess.Pairs != 10 {
+		t.Errorf("wrong answers' changes alone: %+v", m.Stability)
+	}
+}
+
+// TestStabilityHolm: with two answer-keeping variants each excess test is
+// Holm-adjusted across the two, and the verdict names the one whose
+// adjusted p is smallest.
+func TestStabilityHolm(t *testing.T) {
+	ts := stabilityTrials(20, 1, 12, 0)
+	for _, x := range stabilityTrials(20, 1, 4, 0) {
 		if x.Variant == "noop" {
-			x.Variant, x.Question = "names", x.Question+" names"
+			x.Variant, x.Question, x.ItemID = "names", x.Question+" names", x.ItemID+"n"
 			ts = append(ts, x)
 		}
 	}
@@ -87,12 +147,14 @@ func TestStabilityIntervalBonferroni(t *testing.T) {
 	}
 	m := s.Models[0]
 	sv := m.Stability
-	if sv == nil || sv.Among != 2 || sv.Variant != "noop" || !near(sv.ConfidencePct, 97.5) || sv.Verdict != summary.StabilityUnstable {
+	if sv == nil || sv.Among != 2 || sv.Variant != "noop" || sv.Verdict != summary.StabilityUnstable {
 		t.Fatalf("%+v", sv)
 	}
-	e := m.Variant("noop").Paired.AnswerChanged.SharePct
-	if !(sv.CI.Hi-sv.CI.Lo > e.ClusterT.Hi-e.ClusterT.Lo) {
-		t.Errorf("Bonferroni interval %+v not wider than the 95%% cluster-t %+v", sv.CI, e.ClusterT)
+	for _, v := range []string{"noop", "names"} {
+		x := m.Variant(v).Paired.Excess
+		if x == nil || x.Test.Family != 2 || x.Test.PAdjusted < x.Test.P {
+			t.Errorf("%s: excess test %+v", v, x.Test)
+		}
 	}
 }
 
@@ -146,28 +208,6 @@ func TestSelectionAcrossModels(t *testing.T) {
 	}
 }
 
-// TestStabilityAcrossModels: with two models the stability intervals are
-// at 1 − α/(k·M), M = 2.
-func TestStabilityAcrossModels(t *testing.T) {
-	ts := stabilityTrials(20, 1, 15)
-	for _, x := range stabilityTrials(20, 1, 2) {
-		x.ModelPath, x.ItemID = "n.gguf", "n/"+x.ItemID
-		ts = append(ts, x)
-	}
-	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range s.Models {
-		if sv := m.Stability; sv == nil || sv.Models != 2 || !near(sv.ConfidencePct, 97.5) {
-			t.Errorf("%s: %+v", m.Label, sv)
-		}
-	}
-	if s.Models[0].Stability.Verdict != summary.StabilityUnstable {
-		t.Errorf("15 of 20 changed: %+v", s.Models[0].Stability)
-	}
-}
-
 // TestStabilityLeavesOutUnanswered: pairs with no answer on a side (cut by
 // the budget) are left out of answer stability, so a model that answers
 // nothing is never called stable (a new user's run with --max-tokens 3
@@ -178,7 +218,7 @@ func TestStabilityLeavesOutUnanswered(t *testing.T) {
 		x.Extracted, x.Correct, x.Rule, x.StopReason = "", false, "none", "max_tokens"
 	}
 	// Every answer cut: no stability at all, whatever the templates.
-	ts := stabilityTrials(130, 2, 0)
+	ts := withoutPlacebo(stabilityTrials(130, 2, 0, 0))
 	for i := range ts {
 		cut(&ts[i])
 	}
@@ -196,7 +236,7 @@ func TestStabilityLeavesOutUnanswered(t *testing.T) {
 	}
 	// 20 templates, 15 changed; on 5 more the base answer is cut and on 5
 	// the noop answer: 20 pairs counted, 10 left out.
-	ts = stabilityTrials(30, 1, 15)
+	ts = withoutPlacebo(stabilityTrials(30, 1, 15, 0))
 	for i := range ts {
 		if tpl := ts[i].TemplateID; (tpl >= "t20" && tpl < "t25" && ts[i].Variant == "base") || (tpl >= "t25" && ts[i].Variant == "noop") {
 			cut(&ts[i])

@@ -84,6 +84,7 @@ func Summarize(trials []results.Trial, p Params) (*Summary, error) {
 	for mi := range sm.models {
 		sm.summarizeModel(mi)
 	}
+	sm.stabilityExcesses()
 	sm.betweenModels()
 	sm.errorAnatomies()
 	// Difficulty: registered before the bootstrap runs.
@@ -193,7 +194,7 @@ func describeMethods(p *Params) {
 		p.Multiplicity = "drops: Holm across the variants of each model; the verdict is the most severe adjusted one, and its variant's paired drop also gets a cluster-t interval at 1 − α/k for having been picked among k (Bonferroni); shifts: Holm across the three measures and all variants of a model, the within-stratum shifts (both right, both wrong) in a family of their own" + across
 	}
 	p.ShiftMargin = shiftMethod(p)
-	p.Stability = fmt.Sprintf("answers unstable when, for some variant that keeps the problem's answer, the interval of the share of pairs whose answer changed lies above %s%% (the negligible drop margin, since |paired drop| ≤ changed share); stable when every such interval lies below it; intervals at 1 − α/(k·M) for the k variants and the M models (Bonferroni; Korn–Graubard: Clopper–Pearson on the effective sample size, at least the templates); null: the same prompt re-asked under greedy decoding keeps its answer (rate 0); not assessed under sampling", fnum(p.UnstableAnswerPct, 1))
+	p.Stability = fmt.Sprintf("read on solved problems against the placebo (the same problem asked in other tokens): for each variant that keeps the problem's answer, the excess = its share of solved reference instances whose answer changed − the placebo's on the same instances, paired per template and instance, templates weighted equally, with the paired drop's intervals and sign-flip test; answers unstable when some variant's interval lies above 0 and its test, Holm-adjusted across the variants, reaches α; stable when every variant's interval lies below %s pp (intersection-union, Berger 1982); not assessed without a placebo, under sampling, or at the floor; the change rate of wrong answers is reported apart and no verdict reads it", fnum(p.UnstableAnswerPct, 1))
 	p.MDE = fmt.Sprintf("(G'/G)·((t_{1−α/2,G'−1} + t_{%s,G'−1})·√((σ²_b + σ²_w/m)/G') + 1/(m·G')) with α divided by the Holm family size (Bloom 1995; Donner & Klar 2000), on the G' templates with a right answer on either side in some pair, with the variance components (ANOVA) of their per-pair differences and m the harmonic mean of their distinct pairs per template (a template never solved has a mean difference of 0, cannot show a drop and does not move the sign-flip test, as the sign test discards ties: Conover 1999; none when G' is below the templates the test needs to reach α); below %d templates the last term is the continuity correction of the non-randomized sign-flip test's lattice of span 2/m (Cox 1970; without it and on all templates' components the t formula was 11.5 points too high to 12.6 too low against the verdict's power in simulation), from %d templates, where the test is randomized at ties, there is none; with one pair per template (template means of −1, 0 or 1), G'/G times the drop at which the exact power of the sign-flip test, the sign test on the templates whose pair is discordant (randomized from %d templates), reaches %s (the t formula overstated that power by 5–26 points in simulation)", fnum(p.Power, 2), p.FewTemplates, p.FewTemplates, p.FewTemplates, fnum(100*p.Power, 0)+"%")
 	p.ExtractionRules = answer.ExtractionRulesVersion
 }
@@ -314,6 +315,9 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.VariantOnly = sm.share(pairs, func(q *pairUnit) float64 { return q.vo })
 	pr.BothWrong = sm.share(pairs, func(q *pairUnit) float64 { return q.bw })
 	pr.AnswerChanged, pr.AnswerLeftOut = sm.answerChanged(pairs)
+	if pr.AnswerChanged != nil {
+		pr.LossAmongSolved, pr.WrongChanged = sm.changedBy(pairs, true), sm.changedBy(pairs, false)
+	}
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts, 0)
@@ -375,6 +379,21 @@ func (sm *summarizer) answerChanged(pairs []*pairUnit) (*Rate, int) {
 	return sm.rate(pairs, answered, func(q *pairUnit) float64 { return q.changed / q.answered }), left
 }
 
+// changedBy is the share of changed answers (as answerChanged) over the
+// pairs whose reference was answered right in every copy (solved true:
+// Paired.LossAmongSolved) or wrong in every copy (Paired.WrongChanged), of
+// those answered on both sides; nil when there are none.
+func (sm *summarizer) changedBy(pairs []*pairUnit, solved bool) *Rate {
+	of := func(q *pairUnit) bool {
+		ref := q.b == float64(q.copies)
+		if !solved {
+			ref = q.b == 0
+		}
+		return ref && q.answered > 0
+	}
+	return sm.rate(pairs, of, func(q *pairUnit) float64 { return q.changed / q.answered })
+}
+
 // rate is shareOf over the pairs of one kind (those for which of is true),
 // frac each pair's share; nil when no pair is of that kind.
 func (sm *summarizer) rate(pairs []*pairUnit, of func(*pairUnit) bool, frac func(*pairUnit) float64) *Rate {
@@ -414,7 +433,7 @@ func (sm *summarizer) rateIntervals() {
 				continue
 			}
 			pr := c.vs.Paired
-			for _, r := range []*Rate{pr.AnswerChanged, pr.OriginalRecalled} {
+			for _, r := range []*Rate{pr.AnswerChanged, pr.LossAmongSolved, pr.WrongChanged, pr.OriginalRecalled} {
 				if r == nil || r.SharePct == nil {
 					continue
 				}

@@ -359,9 +359,16 @@ type VariantSummary struct {
 	AnswerEntropyShift *Shift  `json:"answer_entropy_shift"` // bits per token; Trial.AnswerEntropyMean
 	EntropyShift       *Shift  `json:"entropy_shift"`        // bits per token; Trial.EntropyMean
 	DDCMarginShift     *Shift  `json:"ddc_margin_shift"`     // cosine difference; Trial.DDCMargin
-	// AnswerLogProbShift is the paired shift of the right answer's
-	// log-probability (nats); nil for base and for a run without it.
+	// AnswerLogProbShift is the paired shift of the right answer after the
+	// model's own reasoning (soft accuracy; Trial.AnswerLogProb, nats),
+	// with its shifts over the pairs finished on both sides and per forced
+	// token; nil for base and for a run without it.
 	AnswerLogProbShift *AnswerLogProbShift `json:"answer_logprob_shift,omitempty"`
+	// AnswerFirstLogProbShift is the paired shift of the answer first
+	// (the right answer forced right after the prompt;
+	// Trial.AnswerFirstLogProb, nats), with its per-token shift; nil for
+	// base and for a run without it.
+	AnswerFirstLogProbShift *AnswerLogProbShift `json:"answer_first_logprob_shift,omitempty"`
 }
 
 // Paired is the analysis of matched base/variant pairs: the same model,
@@ -423,6 +430,23 @@ type Paired struct {
 	// side gave no answer in every copy; when it is every pair,
 	// AnswerChanged is nil. 0 for a variant that re-draws the answer.
 	AnswerLeftOut int `json:"answer_left_out,omitempty"`
+	// LossAmongSolved is answer stability about solved problems: among the
+	// pairs of AnswerChanged whose reference was answered right (in every
+	// copy), the share whose variant answer changed, i.e. a solved problem
+	// lost; Pairs is its denominator. nil when AnswerChanged is nil or no
+	// such pair exists.
+	LossAmongSolved *Rate `json:"loss_among_solved,omitempty"`
+	// WrongChanged is the volatility of wrong answers: among the pairs of
+	// AnswerChanged whose reference was answered wrong (in every copy), the
+	// share whose wrong answer changed to another. It says how arbitrary
+	// the model's wrong answers are, not how a variant moves solved
+	// problems, and no verdict reads it. nil as LossAmongSolved.
+	WrongChanged *Rate `json:"wrong_changed,omitempty"`
+	// Excess is the loss of solved problems beyond the placebo's
+	// (StabilityExcess), the measure the stability verdict tests; nil
+	// without a placebo drawn on the same reference, for the placebo
+	// itself, and when no solved instance was answered on both sides.
+	Excess *StabilityExcess `json:"stability_excess,omitempty"`
 	// OriginalRecalled is a recall signal: among the pairs whose expected
 	// answers differ (the variant re-draws the numbers), the pairs whose
 	// variant answer equals the base's expected answer (the published
