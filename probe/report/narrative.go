@@ -212,10 +212,10 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 		if pw := pr.Power; pw != nil {
 			b.WriteString(" " + powerSentence(pw))
 		}
+		b.WriteString(budgetSentence(pr, p, conf))
 		b.WriteString(selectionSentence(m, p))
 		b.WriteString(stabilityVerdictSentence(m, p, conf))
 		b.WriteString(answerProbSentence(m, conf))
-		b.WriteString(budgetSentence(v, ref))
 		b.WriteString("\n\n")
 	}
 }
@@ -427,7 +427,7 @@ func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 			robust = append(robust, m.Label)
 		case summary.VerdictModerate, summary.VerdictUnclearSize, summary.VerdictStrong:
 			fragile = append(fragile, fmt.Sprintf("%s (%s on %s)", m.Label, m.Verdict, wv))
-		case summary.VerdictInconclusive:
+		case summary.VerdictInconclusive, summary.VerdictUninformative:
 			unclear = append(unclear, m.Label)
 		case summary.VerdictFloor:
 			floor = append(floor, m.Label)
@@ -439,7 +439,7 @@ func writeComparison(b *strings.Builder, s *summary.Summary, conf string) {
 	fmt.Fprintf(b, "- No detectable drop on any variant: %s.\n", listOr(robust))
 	fmt.Fprintf(b, "- A fragility signal on at least one variant: %s.\n", listOr(fragile))
 	if len(unclear) > 0 {
-		fmt.Fprintf(b, "- Inconclusive (a drop the data can neither show nor rule out): %s.\n", listOr(unclear))
+		fmt.Fprintf(b, "- Inconclusive or uninformative (a drop the data can neither show nor rule out): %s.\n", listOr(unclear))
 	}
 	if len(floor) > 0 {
 		fmt.Fprintf(b, "- Not assessable (base accuracy below %s%%): %s.\n", fnum(summary.FloorAccuracyPct, 0), listOr(floor))
@@ -513,6 +513,7 @@ func writeThresholds(b *strings.Builder, p summary.Params, conf string) {
 	fmt.Fprintf(b, "- *%s*: the interval lies above 0 and the adjusted test reaches α, but the interval reaches %s pp while its lower bound is below it.\n", summary.VerdictUnclearSize, strong)
 	fmt.Fprintf(b, "- *%s*: the interval's lower bound is at least %s pp and the adjusted test reaches α.\n", summary.VerdictStrong, strong)
 	fmt.Fprintf(b, "- *%s*: anything else: the interval includes 0 and reaches %s pp, or it lies above 0 but the adjusted test does not reach α, or no interval could be computed.\n", summary.VerdictInconclusive, neg)
+	fmt.Fprintf(b, "- *%s*: in place of *%s* or *%s* when the minimum detectable drop is at or above the reference's accuracy (no drop there is could be detected) or none is detectable.\n", summary.VerdictUninformative, summary.VerdictInconclusive, summary.VerdictNoDrop)
 	fmt.Fprintf(b, "- *%s*: base accuracy below %s%%; no robustness verdict.\n", summary.VerdictFloor, fnum(summary.FloorAccuracyPct, 0))
 	if p.Primary != "" {
 		fmt.Fprintf(b, "- A model's verdict is that of the primary variant %s, pre-specified before the run and tested alone at α; the other variants' verdicts are secondary (Holm among themselves).\n", p.Primary)
@@ -542,6 +543,12 @@ func verdictReason(pr *summary.Paired, verdict string, p summary.Params) string 
 			out += " The variant scored higher than base."
 		}
 		return out
+	case summary.VerdictUninformative:
+		mde := "none is detectable with these templates"
+		if pr.Power != nil && pr.Power.MDEPP != nil {
+			mde = "the minimum detectable drop, " + fnum(*pr.Power.MDEPP, 1) + " pp, is at or above the reference's accuracy, the largest drop there can be"
+		}
+		return "No drop this run could detect: " + mde + ". `fragility plan` sizes a run that could (more instances, or templates at a level the model solves)."
 	case summary.VerdictInconclusive:
 		switch {
 		case ci == nil || pr.Test == nil:
@@ -587,6 +594,24 @@ func powerSentence(pw *summary.Power) string {
 	}
 	if !pw.Attainable {
 		out += " The sign-flip test cannot reach that level at all with this many templates."
+	}
+	return out
+}
+
+// budgetSentence says what the output budget did to a variant's pairs: when
+// the two sides' cut shares differ by more than the negligible margin, that
+// the budget may carry the difference (and the verdict does not call a
+// drop shown); and the paired drop on the pairs finished on both sides
+// when some pair was cut.
+func budgetSentence(pr *summary.Paired, p summary.Params, conf string) string {
+	var out string
+	if pr.BudgetConfounded {
+		out = fmt.Sprintf(" **The budget may carry the difference:** the output budget cut %s%% of the reference's answers and %s%% of the variant's, more than %s pp apart, so no drop is called shown; raise --max-tokens.",
+			fnum(pr.CutReferencePct, 1), fnum(pr.CutVariantPct, 1), fnum(p.NegligibleDropPP, 1))
+	}
+	if d := pr.FinishedDropPP; d != nil {
+		out += fmt.Sprintf(" On the %d of %d pairs finished on both sides the paired drop is %s pp, %s CI %s (sign-flip p = %s, unadjusted).",
+			pr.FinishedPairs, pr.Pairs, fnum(d.Value, 1), conf, ivOpt(d, 1), pText(pr.FinishedTest.P))
 	}
 	return out
 }

@@ -194,21 +194,6 @@ func writeCuts(b *strings.Builder, m *summary.ModelSummary) {
 	b.WriteString("\n")
 }
 
-// budgetSentence warns, after the verdict, when the verdict's variant was
-// cut by the budget more often than its reference (by 5 points or more):
-// part of its drop may then be the budget's, not the variant's.
-func budgetSentence(v, ref *summary.VariantSummary) string {
-	if v == nil || ref == nil || v.Scored == 0 || ref.Scored == 0 {
-		return ""
-	}
-	sv, sr := 100*float64(v.CutByBudget)/float64(v.Scored), 100*float64(ref.CutByBudget)/float64(ref.Scored)
-	if sv-sr < 5 {
-		return ""
-	}
-	return fmt.Sprintf(" The output budget cut %s%% of %s's answers and %s%% of %s's: part of the drop may be the budget's, not the variant's (its answers run longer); a run with a larger --max-tokens tells them apart.",
-		fnum(sv, 0), v.Variant, fnum(sr, 0), ref.Variant)
-}
-
 // leftOutLine is the Run section's line on the templates left out of the
 // item set (refused when loaded, or unable to draw), with the first
 // reasons; "" when none was.

@@ -302,8 +302,8 @@ func TestCompareNarrative(t *testing.T) {
 }
 
 // TestNarrativeBudgetCuts: the cut share per variant is printed, called out
-// from 10%, and the verdict says when the variant was cut 5 points more
-// often than its reference.
+// from 10%, and the verdict says when the two sides' cut shares differ by
+// more than the margin, with the drop on the pairs finished on both sides.
 func TestNarrativeBudgetCuts(t *testing.T) {
 	m := &summary.ModelSummary{Variants: []summary.VariantSummary{
 		{Variant: "base", Scored: 20, CutByBudget: 1}, {Variant: "noop", Scored: 20, CutByBudget: 6}}}
@@ -312,11 +312,15 @@ func TestNarrativeBudgetCuts(t *testing.T) {
 	if s := b.String(); !strings.Contains(s, "base 1/20 (5%), noop 6/20 (30%)") || !strings.Contains(s, "That is enough to matter") {
 		t.Errorf("cuts: %q", s)
 	}
-	if s := budgetSentence(&m.Variants[1], &m.Variants[0]); !strings.Contains(s, "cut 30% of noop's answers and 5% of base's") {
+	p := summary.DefaultParams(1)
+	pr := &summary.Paired{Pairs: 20, CutReferencePct: 5, CutVariantPct: 30, BudgetConfounded: true, FinishedPairs: 14,
+		FinishedDropPP: &summary.Estimate{Value: 2.5, CI: &summary.Interval{Lo: -4, Hi: 9}}, FinishedTest: &summary.Test{P: 0.4}}
+	if s := budgetSentence(pr, p, "95%"); !strings.Contains(s, "cut 5.0% of the reference's answers and 30.0% of the variant's") ||
+		!strings.Contains(s, "no drop is called shown") || !strings.Contains(s, "On the 14 of 20 pairs finished on both sides the paired drop is 2.5 pp") {
 		t.Errorf("verdict sentence: %q", s)
 	}
-	if s := budgetSentence(&m.Variants[0], &m.Variants[1]); s != "" {
-		t.Errorf("a variant cut less often: %q", s)
+	if s := budgetSentence(&summary.Paired{Pairs: 20, FinishedPairs: 20}, p, "95%"); s != "" {
+		t.Errorf("nothing cut: %q", s)
 	}
 	b.Reset()
 	writeCuts(&b, &summary.ModelSummary{Variants: []summary.VariantSummary{{Variant: "base", Scored: 3}}})

@@ -81,6 +81,16 @@ func selectionSentence(m *summary.ModelSummary, p summary.Params) string {
 		}
 		out += "."
 	}
+	if m.VerdictUnpicked != "" {
+		out += fmt.Sprintf(" The signal's strength is read from that interval: the variant's own interval alone gave %s.", m.VerdictUnpicked)
+	}
+	if pn := m.VerdictPNonRandomized; pn != nil {
+		same := ", the same"
+		if m.VerdictNonRandomized != m.Verdict {
+			same = ": they differ, so the recorded tie-breaking uniform (tie_u) decided the verdict"
+		}
+		out += fmt.Sprintf(" Counting every tie against the drop (the test not randomized): adjusted p = %s, verdict %s%s.", pText(*pn), m.VerdictNonRandomized, same)
+	}
 	if pa := m.VerdictPAcrossModels; pa != nil {
 		out += fmt.Sprintf(" Across the %d models' verdicts (Holm over each model's adjusted p): p = %s", m.VerdictModels, pText(*pa))
 		if signal && *pa > p.Alpha {

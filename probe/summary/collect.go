@@ -61,6 +61,19 @@ type pairUnit struct {
 	// whose variant answer is the base's expected answer and not its own.
 	sameAnswer                  bool
 	answered, changed, recalled float64
+	// cutB and cutV count the copies whose base (reference) and variant
+	// generation the output budget or a full context ended (cut).
+	cutB, cutV float64
+}
+
+// finished reports whether neither side of any copy of the pair was cut.
+func (q *pairUnit) finished() bool { return q.cutB == 0 && q.cutV == 0 }
+
+// cut reports whether a trial's generation was ended by the output budget
+// or a full context rather than by the model (its answer may be missing
+// for want of tokens).
+func cut(t *results.Trial) bool {
+	return t.StopReason == "max_tokens" || t.StopReason == "context_full"
 }
 
 func (q *pairUnit) d() float64 { return (q.b - q.v) / float64(q.copies) }
@@ -114,6 +127,7 @@ type summarizer struct {
 	ts      *tests
 	tsStr   *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
 	tsGroup *tests // the difficulty groups' paired-drop tests' own Monte Carlo stream (GroupStream)
+	tsFin   *tests // the finished pairs' paired-drop tests' own Monte Carlo stream (FinishedStream)
 	mdata   []modelData
 }
 
@@ -282,6 +296,8 @@ func (c *cell) addPair(b, t *results.Trial, ti int) {
 		c.pairOrder = append(c.pairOrder, pk)
 	}
 	q.copies++
+	q.cutB += b2f(cut(b))
+	q.cutV += b2f(cut(t))
 	switch {
 	case b.Correct && t.Correct:
 		q.both++

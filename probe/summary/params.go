@@ -188,6 +188,12 @@ const (
 	// has no accuracy left to lose, so a small drop says nothing about
 	// robustness.
 	VerdictFloor = "not assessable: base accuracy at the floor"
+	// VerdictUninformative replaces VerdictInconclusive and VerdictNoDrop
+	// when the run could not have detected any drop: the minimum detectable
+	// drop (Power.MDEPP) is at or above the reference accuracy, the largest
+	// drop there is, or none is detectable at all. `fragility plan` sizes a
+	// run that could.
+	VerdictUninformative = "uninformative"
 )
 
 // FloorAccuracyPct is the base accuracy, in percent, under which no

@@ -230,6 +230,8 @@ func (sm *summarizer) selection() {
 			continue
 		}
 		sm.pickedInterval(m, v)
+		sm.pickedStrength(m, v)
+		sm.nonRandomized(m, v)
 		t := *v.Paired.Test
 		t.P = t.PAdjusted
 		tests = append(tests, &t)
@@ -266,13 +268,81 @@ func (sm *summarizer) pickedInterval(m *ModelSummary, v *VariantSummary) {
 	}
 }
 
+// dropRule is the run's drop rule (stats.ClassifyDrop).
+func (sm *summarizer) dropRule() stats.DropRule {
+	return stats.DropRule{Negligible: sm.p.NegligibleDropPP, Strong: sm.p.StrongDropPP, Alpha: sm.alpha}
+}
+
+// pickedStrength reads the strength of a signal on a variant picked as the
+// most severe of k from its interval widened for the pick
+// (VerdictPickedCI): ClassifyDrop on that interval and the adjusted test,
+// never stronger than the verdict its own interval gave. The verdict the
+// own interval gave is kept in VerdictUnpicked when they differ.
+func (sm *summarizer) pickedStrength(m *ModelSummary, v *VariantSummary) {
+	if m.VerdictPickedCI == nil || !stats.IsSignal(m.Verdict) {
+		return
+	}
+	w := stats.ClassifyDrop(limits(m.VerdictPickedCI), v.Paired.Test.PAdjusted, sm.dropRule())
+	if stats.Severity(w) < stats.Severity(m.Verdict) {
+		m.VerdictUnpicked, m.Verdict = m.Verdict, w
+	}
+}
+
+// nonRandomized sets m.VerdictNonRandomized and VerdictPNonRandomized when
+// the verdict variant v's test was randomized at ties: Holm over the tests
+// of v's family (same adjustment, same model) with each randomized test's
+// conservative p, and ClassifyDrop on v's interval with its open limits
+// closed. A verdict that judged nothing (floor, uninformative, no
+// detectable drop) is its own non-randomized verdict.
+func (sm *summarizer) nonRandomized(m *ModelSummary, v *VariantSummary) {
+	t := v.Paired.Test
+	if t.TieU <= 0 {
+		return
+	}
+	var ps []float64
+	at := -1
+	for i := range m.Variants {
+		w := &m.Variants[i]
+		if w.Paired == nil || w.Paired.Test == nil || w.Paired.Test.Adjustment != t.Adjustment || w.Primary != v.Primary {
+			continue
+		}
+		p := w.Paired.Test.P
+		if w.Paired.Test.TieU > 0 {
+			p = w.Paired.Test.PNonRandomized
+		}
+		if w == v {
+			at = len(ps)
+		}
+		ps = append(ps, p)
+	}
+	if at < 0 {
+		return
+	}
+	p := stats.Holm(ps)[at]
+	m.VerdictPNonRandomized = &p
+	m.VerdictNonRandomized = m.Verdict
+	if !stats.IsSignal(m.Verdict) && m.Verdict != VerdictInconclusive {
+		return
+	}
+	l := limits(v.Paired.PairedDropPP.CI)
+	l.LoOpen, l.HiOpen = false, false
+	w := stats.ClassifyDrop(l, p, sm.dropRule())
+	if x := stats.ClassifyDrop(limits(m.VerdictPickedCI), p, sm.dropRule()); m.VerdictPickedCI != nil && stats.Severity(x) < stats.Severity(w) {
+		w = x // the picked variant's strength, as pickedStrength reads it
+	}
+	if stats.Severity(m.Verdict) < stats.Severity(w) {
+		w = m.Verdict // the conservative decision never shows more
+	}
+	m.VerdictNonRandomized = w
+}
+
 // headline is the first line of a model's verdict: the stability verdict
 // when it says something (unstable or stable), then the drop's verdict
 // ("drop inconclusive" for inconclusive); the drop's verdict alone
 // otherwise.
 func headline(m *ModelSummary) string {
 	drop := m.Verdict
-	if drop == VerdictInconclusive {
+	if drop == VerdictInconclusive || drop == VerdictUninformative {
 		drop = "drop " + drop
 	}
 	s := m.Stability

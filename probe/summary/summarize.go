@@ -322,7 +322,43 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	var dr stats.Ratio
 	pr.PairedDropPP, dr, pr.Test, _, _ = sm.testedDrop(pairs, sm.ts, 0)
 	pr.Power = power(pairs, sm.G, sm.p, pr.Reference != "")
+	sm.finishedPairs(pr, pairs)
 	return dr
+}
+
+// FinishedStream is the PCG stream of the Monte Carlo sign flips of the
+// paired drops on pairs finished on both sides ("fini" in ASCII): their
+// own stream, so that adding them left every other test's draws as they
+// were.
+const FinishedStream uint64 = 0x66696e69
+
+// finishedPairs sets the budget's part of pr: the cut shares of both sides,
+// whether they differ by more than the negligible margin, and the paired
+// drop on the pairs finished on both sides.
+func (sm *summarizer) finishedPairs(pr *Paired, pairs []*pairUnit) {
+	var fin []*pairUnit
+	var cb, cv float64
+	for _, q := range pairs {
+		cb += q.cutB / float64(q.copies)
+		cv += q.cutV / float64(q.copies)
+		if q.finished() {
+			fin = append(fin, q)
+		}
+	}
+	n := float64(len(pairs))
+	pr.CutReferencePct, pr.CutVariantPct = 100*cb/n, 100*cv/n
+	pr.BudgetConfounded = math.Abs(pr.CutVariantPct-pr.CutReferencePct) > sm.p.NegligibleDropPP
+	pr.FinishedPairs = len(fin)
+	if len(fin) == 0 || len(fin) == len(pairs) {
+		return
+	}
+	if sm.tsFin == nil {
+		sm.tsFin = &tests{p: &sm.p, rng: rand.New(rand.NewPCG(uint64(sm.p.Seed), FinishedStream))}
+	}
+	pr.FinishedDropPP, _, pr.FinishedTest, _, _ = sm.testedDrop(fin, sm.tsFin, 0)
+	if pr.FinishedTest != nil {
+		pr.FinishedTest.Adjustment = "none (the pairs finished on both sides, beside the verdict's test)"
+	}
 }
 
 // share returns the count of pairs that count gives (per pair, over its
@@ -607,6 +643,11 @@ func (sm *summarizer) verdicts() {
 					vs.RelativeDropPct = nil
 				}
 				sm.variantVerdict(vs, base != nil, floor, rule)
+				uninformative(vs, ref)
+				if vs.Paired.BudgetConfounded && stats.IsSignal(vs.Verdict) {
+					// The budget, not the variant, may carry the drop.
+					vs.Verdict = VerdictInconclusive
+				}
 				if ref != nil && ref.AccuracyPct != nil {
 					vs.Paired.IntervalCoverage = intervalCoverage(vs.Paired)
 				}
@@ -629,6 +670,24 @@ func (sm *summarizer) verdicts() {
 				x.Shown = x.DiffPP != nil && x.DiffPP.CI.Excludes0() && x.Test != nil && x.Test.PAdjusted <= sm.alpha
 			}
 		}
+	}
+}
+
+// uninformative sets VerdictUninformative on a variant whose verdict
+// shows no drop (inconclusive, or no detectable drop) when no drop was
+// detectable: the minimum detectable drop is at or above its reference's
+// accuracy ref (a drop cannot exceed it), or unattainable. A signal the
+// run did show keeps its verdict.
+func uninformative(vs, ref *VariantSummary) {
+	if vs.Verdict != VerdictInconclusive && vs.Verdict != VerdictNoDrop {
+		return
+	}
+	pw := vs.Paired.Power
+	if pw == nil || ref == nil || ref.AccuracyPct == nil {
+		return
+	}
+	if pw.MDEPP == nil && pw.Templates >= 2 || pw.MDEPP != nil && *pw.MDEPP >= ref.AccuracyPct.Value {
+		vs.Verdict = VerdictUninformative
 	}
 }
 

@@ -133,8 +133,10 @@ func TestSummarizeHandCase(t *testing.T) {
 	if noop.ExpectedAnywhere != 0 {
 		t.Errorf("expected anywhere %d", noop.ExpectedAnywhere)
 	}
-	// [−38.4, 100] includes 0 and reaches the margins: inconclusive.
-	if m.Verdict != summary.VerdictInconclusive || m.VerdictVariant != "noop" || m.VerdictRule != "holm" || noop.Verdict != summary.VerdictInconclusive {
+	// [−38.4, 100] includes 0 and reaches the margins, and 3 templates
+	// cannot detect any drop (the sign-flip test's smallest p is 0.25):
+	// uninformative.
+	if m.Verdict != summary.VerdictUninformative || m.VerdictVariant != "noop" || m.VerdictRule != "holm" || noop.Verdict != summary.VerdictUninformative {
 		t.Errorf("model verdict %q from %q (%s)", m.Verdict, m.VerdictVariant, m.VerdictRule)
 	}
 	if s.Params.BootstrapResamples != 200 || s.Params.Seed != 7 || s.Params.Confidence != 0.95 || s.Params.StrongDropPP != summary.StrongDropPP ||
@@ -250,7 +252,7 @@ func TestBootstrapSharedResample(t *testing.T) {
 		if !pd.Degenerate || pd.CI == nil || pd.CI.Method != summary.MethodMOVERWilson || !(pd.CI.Hi > 5) || !near(pd.CI.Lo, -pd.CI.Hi) {
 			t.Errorf("%s: degenerate paired drop reported as %+v", m.Label, pd.CI)
 		}
-		if m.Variants[1].Verdict != summary.VerdictInconclusive { // the bound, 26 pp, is far above the margin
+		if m.Variants[1].Verdict != summary.VerdictUninformative { // the bound, 26 pp, is far above the margin, and no drop is detectable
 			t.Errorf("%s: verdict %q", m.Label, m.Variants[1].Verdict)
 		}
 	}
@@ -536,7 +538,7 @@ func TestFlippedPairsNotNoDrop(t *testing.T) {
 	if p.Pairs != 30 || p.BaseOnly.Count != 15 || p.VariantOnly.Count != 15 || p.PairedDropPP.Value != 0 {
 		t.Fatalf("pairs %+v", p)
 	}
-	if m.Verdict == summary.VerdictNoDrop || noop.Verdict != summary.VerdictInconclusive || p.Test.P != 1 {
+	if m.Verdict == summary.VerdictNoDrop || noop.Verdict != summary.VerdictUninformative || p.Test.P != 1 {
 		t.Errorf("verdict %q (%q), p %v, CI %+v", m.Verdict, noop.Verdict, p.Test.P, p.PairedDropPP.CI)
 	}
 	if ci := p.PairedDropPP.CI; ci.Method != summary.MethodMOVERWilsonSignFlip || ci.Lo > -50 || ci.Hi < 50 {

@@ -281,6 +281,19 @@ type ModelSummary struct {
 	// was picked from); nil otherwise.
 	VerdictPickedCI    *Interval `json:"verdict_picked_ci,omitempty"`
 	VerdictPickedAmong int       `json:"verdict_picked_among,omitempty"`
+	// VerdictUnpicked is, when the verdict's strength was read from
+	// VerdictPickedCI and that changed it, the verdict the variant's own
+	// (unadjusted) interval gave; "" otherwise.
+	VerdictUnpicked string `json:"verdict_unpicked,omitempty"`
+	// VerdictNonRandomized is, when the verdict variant's test was
+	// randomized at ties (Test.TieU > 0), the verdict the conservative test
+	// gives (every tie counted against the drop: Test.PNonRandomized,
+	// Holm-adjusted over the same family with every randomized test's
+	// conservative p, and the interval's open limits closed), and
+	// VerdictPNonRandomized that adjusted p; "" and nil otherwise. When it
+	// differs from Verdict the recorded uniform decided the verdict.
+	VerdictNonRandomized  string   `json:"verdict_non_randomized,omitempty"`
+	VerdictPNonRandomized *float64 `json:"verdict_p_non_randomized,omitempty"`
 	// Stability is the answer-stability verdict (StabilityVerdict); nil
 	// when no variant keeps the problem's answer or none recorded its
 	// extracted answers.
@@ -413,6 +426,26 @@ type Paired struct {
 	// Power is the minimum detectable paired drop at 80% power for this
 	// run's templates and pairs; nil without pairs.
 	Power *Power `json:"power"`
+
+	// CutReferencePct and CutVariantPct are the shares of the pairs, in
+	// percent, whose reference and whose variant generation the output
+	// budget (or a full context) ended. A cut answer is mostly no answer,
+	// so a variant cut more often loses accuracy, stability pairs and
+	// log-probability to the budget whatever its change does.
+	CutReferencePct float64 `json:"cut_reference_pct"`
+	CutVariantPct   float64 `json:"cut_variant_pct"`
+	// BudgetConfounded is true when the two cut shares differ by more than
+	// Params.NegligibleDropPP: the budget, not the variant, may carry the
+	// difference, and the verdict does not call a drop shown (a signal
+	// becomes VerdictInconclusive).
+	BudgetConfounded bool `json:"budget_confounded,omitempty"`
+	// FinishedPairs counts the pairs finished on both sides (no copy cut);
+	// FinishedDropPP and FinishedTest are the paired drop and its sign-flip
+	// test (unadjusted, from FinishedStream) on those pairs alone, nil when
+	// there are none or when every pair finished (then PairedDropPP is it).
+	FinishedPairs  int       `json:"finished_pairs"`
+	FinishedDropPP *Estimate `json:"finished_drop_pp,omitempty"`
+	FinishedTest   *Test     `json:"finished_test,omitempty"`
 
 	// AnswerChanged is answer stability: among the pairs whose expected
 	// answers are equal (the variant leaves the problem's answer as it is,

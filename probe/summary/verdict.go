@@ -35,9 +35,10 @@ func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
 const VerdictTieRule = "among equally severe verdicts, the larger paired drop, then the smaller unadjusted p"
 
 // VerdictRank orders verdicts for the model's verdict: VerdictFloor ranks
-// with "no detectable drop" (every variant of a floor model has it).
+// with "no detectable drop" (every variant of a floor model has it), and
+// so does VerdictUninformative (a variant that could show nothing).
 func VerdictRank(v string) int {
-	if v == VerdictFloor {
+	if v == VerdictFloor || v == VerdictUninformative {
 		return 1
 	}
 	return stats.Severity(v)
