@@ -7,23 +7,41 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 )
 
-// writeStability writes answer stability (summary.Paired.AnswerChanged) and
-// the recall of the original's answer (summary.Paired.OriginalRecalled) of
-// every variant of m that has either; nothing when none has.
+// writeStability writes answer stability of every variant of m that has
+// it: the loss of solved problems (summary.Paired.LossAmongSolved), the
+// excess over the placebo with its interval and test (Paired.Excess), the
+// changes of wrong answers apart (Paired.WrongChanged), all pairs'
+// changed share (Paired.AnswerChanged), and the recall of the original's
+// answer (Paired.OriginalRecalled); nothing when no variant has any.
 func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
 	var rows []string
 	for i := range m.Variants {
 		v := &m.Variants[i]
-		if v.Paired == nil || (v.Paired.AnswerChanged == nil && v.Paired.AnswerLeftOut == 0 && v.Paired.OriginalRecalled == nil) {
+		pr := v.Paired
+		if pr == nil || (pr.AnswerChanged == nil && pr.AnswerLeftOut == 0 && pr.OriginalRecalled == nil) {
 			continue
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", v.Variant, changedText(v.Paired), rateText(v.Paired.OriginalRecalled)))
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", v.Variant, rateText(pr.LossAmongSolved), excessText(pr.Excess),
+			rateText(pr.WrongChanged), changedText(pr), rateText(pr.OriginalRecalled)))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### Answer stability\n\nAnswers changed: among the distinct pairs whose problems have the same answer, those whose extracted answers differ, right or wrong, counted over the pairs in which both sides gave an answer (a pair with no answer on a side, cut by the output budget or without a number, is left out: it says nothing about whether the model gives the same answer). A model that reads the problem gives the same answer to the same problem, so each change is the variant's doing even when the accuracies do not move. Original's answer: among the pairs whose variant re-draws the numbers, those where the model answered the base problem's expected answer (the original's) instead of its own. Shares with %s intervals.\n\n| variant | answers changed | original's answer given |\n|---|---|---|\n", conf)
+	fmt.Fprintf(b, "\n### Answer stability\n\nRead on the problems the reference solved. *Solved, lost*: of the pairs whose reference answer was right (and both sides answered), those whose answer changed. *Excess over the placebo*: that loss minus the placebo's on the same instances (the same problem asked in other words of the instruction), templates weighted equally, with its interval and Holm-adjusted sign-flip p; the stability verdict reads it. *Wrong answers changed*: the same among pairs whose reference was wrong; it measures how arbitrary wrong answers are, and no verdict reads it. *All pairs*: every pair answered on both sides, right or wrong (a pair with no answer on a side is left out). *Original's answer*: among pairs whose variant re-draws the numbers, those answered with the original's answer instead of their own. Shares with %s intervals.\n\n| variant | solved, lost | excess over the placebo, pp | wrong answers changed | all pairs changed | original's answer given |\n|---|---|---|---|---|---|\n", conf)
 	b.WriteString(strings.Join(rows, "\n") + "\n")
+}
+
+// excessText is a stability excess's cell: "x [CI], p = …, n pairs", or
+// "n/a".
+func excessText(x *summary.StabilityExcess) string {
+	if x == nil || x.ExcessPP == nil {
+		return "n/a"
+	}
+	p := ""
+	if x.Test != nil {
+		p = ", p = " + pText(x.Test.PAdjusted)
+	}
+	return fmt.Sprintf("%s %s%s (%d pairs)", fnum(x.ExcessPP.Value, 1), estCI(x.ExcessPP, 1), p, x.Pairs)
 }
 
 // rateText is "k of n (share% [CI])", or "n/a" for no rate.
@@ -56,32 +74,6 @@ func leftOutText(n int) string {
 	return fmt.Sprintf("; %d pairs without an answer on a side left out", n)
 }
 
-// stabilitySentence is the verdict's second line of evidence: the variant
-// whose answers changed most (by its interval's lower bound) among pairs
-// whose problems keep their answer, said to show instability when that
-// bound is above 0; "" when no variant has such pairs.
-func stabilitySentence(m *summary.ModelSummary, conf string) string {
-	var best *summary.VariantSummary
-	for i := range m.Variants {
-		v := &m.Variants[i]
-		if v.Paired == nil || v.Paired.AnswerChanged == nil || v.Paired.AnswerChanged.SharePct.CI == nil {
-			continue
-		}
-		if best == nil || v.Paired.AnswerChanged.SharePct.CI.Lo > best.Paired.AnswerChanged.SharePct.CI.Lo {
-			best = v
-		}
-	}
-	if best == nil {
-		return ""
-	}
-	r := best.Paired.AnswerChanged
-	if r.SharePct.CI.Lo > 0 {
-		return fmt.Sprintf(" Answers were not stable: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s), right or wrong.",
-			best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(best.Paired.AnswerLeftOut))
-	}
-	return fmt.Sprintf(" Answer stability: on %s the extracted answer changed in %s of %d pairs whose problems have the same answer and that were answered on both sides (%s%%, %s CI %s%s).",
-		best.Variant, countNum(r.Count), r.Pairs, fnum(r.SharePct.Value, 1), conf, ivText(r.SharePct.CI, 1), leftOutText(best.Paired.AnswerLeftOut))
-}
 
 // pairName is the variant's name in the paired tables, with the variant it
 // is compared with when that is not base ("noop (vs symbolic)").

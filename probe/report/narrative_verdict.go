@@ -17,12 +17,11 @@ func verdictHead(m *summary.ModelSummary) string {
 // stabilityVerdictSentence states the model's stability verdict
 // (summary.StabilityVerdict): the loss of solved problems on the variant
 // and on the placebo, the excess with its interval and test, and the rule
-// it was read by; it falls back to stabilitySentence for a summary without
-// one.
+// it was read by; "" for a summary without one.
 func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf string) string {
 	s := m.Stability
 	if s == nil {
-		return stabilitySentence(m, conf)
+		return ""
 	}
 	if s.Verdict == summary.StabilityNotAssessed {
 		return fmt.Sprintf(" Answer stability is not assessed: %s.", s.Reason)
