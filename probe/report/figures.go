@@ -582,11 +582,11 @@ func sortedKeys(m map[string]bool) []string {
 // tokens, the way probe defines them (the generated tokens that overlap the
 // extracted number; every token when no rule fired), found by running the
 // answer extraction on the recorded response as the run did (a response the
-// output budget cut read by answer.Truncated). ok is false when the recorded
+// output budget or a full context cut read by answer.Truncated). ok is false when the recorded
 // extraction differs from today's rules, so the span is not known.
 func answerSpan(t *results.Trial, toks []Token) (from, to int, ok bool) {
 	ex := answer.Extract(t.Response)
-	if t.StopReason == llm.StopMaxTokens {
+	if t.StopReason == llm.StopMaxTokens || t.StopReason == llm.StopContextFull {
 		ex = answer.Truncated(ex)
 	}
 	if ex.Value != t.Extracted || ex.Rule != t.Rule {
