@@ -31,12 +31,19 @@ func ParseGSM8K(path string, data []byte) ([]*Template, error) {
 			Question *string `json:"question"`
 			Answer   *string `json:"answer"`
 			Format   string  `json:"format"`
+			// A released GSM-Symbolic instance has question and answer
+			// too: it is refused here, not read as a GSM8K row.
+			Instance   json.RawMessage `json:"instance"`
+			OriginalID json.RawMessage `json:"original_id"`
 		}
 		if err := json.Unmarshal(b, &row); err != nil {
 			return nil, fileError(path, line, "bad JSON: %v", err)
 		}
 		if row.Format == SetFormat {
 			return nil, fileError(path, line, "this is a generated item set, not GSM8K rows")
+		}
+		if row.Instance != nil && row.OriginalID != nil {
+			return nil, fileError(path, line, "released GSM-Symbolic instances (instance, original_id), not GSM8K rows: read them with --dataset")
 		}
 		if row.Question == nil || row.Answer == nil {
 			return nil, fileError(path, line, "a GSM8K row needs \"question\" and \"answer\"")
