@@ -21,13 +21,17 @@ func writeStability(b *strings.Builder, m *summary.ModelSummary, conf string) {
 		if pr == nil || (pr.AnswerChanged == nil && pr.AnswerLeftOut == 0 && pr.OriginalRecalled == nil) {
 			continue
 		}
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", v.Variant, rateText(pr.LossAmongSolved), excessText(pr.Excess),
+		lost := rateText(pr.LossAmongSolved)
+		if pr.LossNoAnswer > 0 {
+			lost += fmt.Sprintf("; %s of them with no answer", countNum(pr.LossNoAnswer))
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s | %s |", v.Variant, lost, excessText(pr.Excess),
 			rateText(pr.WrongChanged), changedText(pr), rateText(pr.OriginalRecalled)))
 	}
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n### Answer stability\n\nRead on the problems the reference solved. *Solved, lost*: of the pairs whose reference answer was right (and both sides answered), those whose answer changed. *Excess over the placebo*: that loss minus the placebo's on the same instances (the same problem asked in other words of the instruction), templates weighted equally, with its interval and Holm-adjusted sign-flip p; the stability verdict reads it. *Wrong answers changed*: the same among pairs whose reference was wrong; it measures how arbitrary wrong answers are, and no verdict reads it. *All pairs*: every pair answered on both sides, right or wrong (a pair with no answer on a side is left out). *Original's answer*: among pairs whose variant re-draws the numbers, those answered with the original's answer instead of their own. Shares with %s intervals.\n\n| variant | solved, lost | excess over the placebo, pp | wrong answers changed | all pairs changed | original's answer given |\n|---|---|---|---|---|---|\n", conf)
+	fmt.Fprintf(b, "\n### Answer stability\n\nRead on the problems the reference solved. *Solved, lost*: of the pairs whose reference answer was right, those whose variant gave another answer or none (cut by the budget, or no number: a problem the variant acted on is never left out). *Excess over the placebo*: that loss minus the placebo's on the same solved instances (the same problem asked in other words of the instruction), templates weighted equally, with its interval and Holm-adjusted sign-flip p; the stability verdict reads it. *Wrong answers changed*: the same among pairs whose reference was wrong; it measures how arbitrary wrong answers are, and no verdict reads it. *All pairs*: every pair answered on both sides, right or wrong (a pair with no answer on a side is left out). *Original's answer*: among pairs whose variant re-draws the numbers, those answered with the original's answer instead of their own. Shares with %s intervals.\n\n| variant | solved, lost | excess over the placebo, pp | wrong answers changed | all pairs changed | original's answer given |\n|---|---|---|---|---|---|\n", conf)
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }
 

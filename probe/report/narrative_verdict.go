@@ -28,18 +28,36 @@ func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf st
 	}
 	ev := excessEvidence(s, conf)
 	margin := fnum(s.MarginPct, 1) + " pp"
-	switch s.Verdict {
-	case summary.StabilityUnstable:
-		return fmt.Sprintf(" **Answers unstable:** %s; the interval lies above 0 and the test reaches α.", ev)
-	case summary.StabilityStable:
-		return fmt.Sprintf(" **Answers stable:** every variant's excess interval lies below %s; the largest, %s.", margin, ev)
+	var out string
+	switch {
+	case s.Verdict == summary.StabilityUnstable:
+		out = fmt.Sprintf(" **Answers unstable:** %s; the interval lies above 0 and the test reaches α.", ev)
+	case s.Verdict == summary.StabilityStable:
+		out = fmt.Sprintf(" **Answers stable:** every variant's excess interval lies below %s; the largest, %s.", margin, ev)
+	case s.BudgetConfounded:
+		out = fmt.Sprintf(" Answer stability is inconclusive: %s; the budget cut the variant's answers more often than the placebo's by more than %s pp, so the budget, not the change, may carry the excess (raise --max-tokens).", ev, fnum(p.NegligibleDropPP, 1))
+	default:
+		out = fmt.Sprintf(" Answer stability is inconclusive: %s; the interval neither lies above 0 with the test at α nor below %s.", ev, margin)
 	}
-	return fmt.Sprintf(" Answer stability is inconclusive: %s; the interval neither lies above 0 with the test at α nor below %s.", ev, margin)
+	if len(s.NotAssessed) > 0 {
+		out += fmt.Sprintf(" Not assessed against the placebo (another reference, or no solved instance): %s.", strings.Join(s.NotAssessed, ", "))
+	}
+	if s.PNonRandomized != nil {
+		same := ", the same"
+		if s.NonRandomized != s.Verdict {
+			same = ": they differ, so the recorded tie-breaking uniform decided it"
+		}
+		out += fmt.Sprintf(" Counting every tie against instability (not randomized): adjusted p = %s, %s%s.", pText(*s.PNonRandomized), s.NonRandomized, same)
+	}
+	if s.PAcrossModels != nil {
+		out += fmt.Sprintf(" Across the %d models' stability tests (Holm): p = %s.", s.Models, pText(*s.PAcrossModels))
+	}
+	return out
 }
 
 // excessEvidence is what a stability verdict rests on, in words: the loss
 // of solved problems on its variant and on the placebo, and the excess
-// with its interval and adjusted p.
+// with its interval, adjusted p and what the budget did to both sides.
 func excessEvidence(s *summary.StabilityVerdict, conf string) string {
 	x := s.Excess
 	loss := func(pct *float64, pairs int) string {
@@ -52,11 +70,15 @@ func excessEvidence(s *summary.StabilityVerdict, conf string) string {
 	if x == nil || x.ExcessPP == nil {
 		return out
 	}
-	out += fmt.Sprintf("; on the %d solved instances both answered, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
+	out += fmt.Sprintf("; on the %d solved instances both were asked, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
 	if x.Test != nil {
 		out += fmt.Sprintf(", p = %s adjusted across %d variants", pText(x.Test.PAdjusted), x.Test.Family)
 	}
-	return out + ")"
+	out += fmt.Sprintf("; no answer on %s and %s of them, cut by the budget on %s and %s)", countNum(x.VariantNoAnswer), countNum(x.PlaceboNoAnswer), countNum(x.VariantCut), countNum(x.PlaceboCut))
+	if d := x.FinishedExcessPP; d != nil {
+		out += fmt.Sprintf("; on the %d finished on both sides, %s pp %s", x.FinishedPairs, fnum(d.Value, 1), ivText(d.CI, 1))
+	}
+	return out
 }
 
 // ivMethod names an interval's method, or "n/a".

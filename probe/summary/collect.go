@@ -128,6 +128,7 @@ type summarizer struct {
 	tsStr   *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
 	tsGroup *tests // the difficulty groups' paired-drop tests' own Monte Carlo stream (GroupStream)
 	tsFin   *tests // the finished pairs' paired-drop tests' own Monte Carlo stream (FinishedStream)
+	tsCons  *tests // the conservative decisions' own Monte Carlo stream (ConservativeStream)
 	mdata   []modelData
 }
 
@@ -278,7 +279,7 @@ func (c *cell) addUnit(t *results.Trial, ti int) {
 	if t.ExpectedAnywhere {
 		c.vs.ExpectedAnywhere++
 	}
-	if t.StopReason == "max_tokens" {
+	if cut(t) {
 		c.vs.CutByBudget++
 	}
 }

@@ -283,7 +283,12 @@ func wilsonPct(k, n float64, c float64) *Interval {
 	return nil
 }
 
-// wilsonDiff is MethodWilsonDifference for shares k1/n1 − k2/n2, in pp.
+// wilsonDiff is MethodWilsonDifference for shares k1/n1 − k2/n2, in pp:
+// [L₁ − U₂, U₁ − L₂] from Wilson score intervals (Wilson 1927) at
+// 1 − α/2 each, which hold together with probability ≥ 1 − α by
+// Bonferroni's inequality: conservative beside Newcombe's (1998, Statistics
+// in Medicine 17:873–890) square-and-add hybrid, and used only where the
+// clustered intervals are degenerate.
 func (sm *summarizer) wilsonDiff(k1, n1, k2, n2 float64) *Interval {
 	a, b := wilsonPct(k1, n1, 1-sm.alpha/2), wilsonPct(k2, n2, 1-sm.alpha/2)
 	if a == nil || b == nil {
@@ -376,14 +381,12 @@ func (sm *summarizer) groupDrop(pairs []*pairUnit, u float64) (*Estimate, *Test,
 // Params.FewTemplates templates and the inverted sign-flip test (upper
 // limit at least the skew-corrected t's) from there (see pairedDropCI).
 func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, float64, float64) {
-	pooled := stats.NewRatio(sm.G)
 	var bo, vo float64
 	for _, q := range pairs {
-		pooled.Add(q.tmpl, q.d())
 		bo += q.bo / float64(q.copies)
 		vo += q.vo / float64(q.copies)
 	}
-	r := pooled.EqualWeights()
+	r := sm.dropRatio(pairs)
 	if len(pairs) == 0 {
 		return nil, r, 0, 0
 	}
@@ -392,6 +395,16 @@ func (sm *summarizer) pairedDrop(pairs []*pairUnit) (*Estimate, stats.Ratio, flo
 	e := sm.es.add(100*v, sm.influence(r, 100), scaled(r, 100), -100, 100, sm.wilsonDiff(bo, n, vo, n))
 	e.MOVERWilson = moverWilson(pairs, sm.G, sm.p.Confidence)
 	return e, r, bo, vo
+}
+
+// dropRatio is the equal-weight ratio of the pairs' per-pair differences
+// (stats.Ratio.EqualWeights), whose value is the paired drop.
+func (sm *summarizer) dropRatio(pairs []*pairUnit) stats.Ratio {
+	pooled := stats.NewRatio(sm.G)
+	for _, q := range pairs {
+		pooled.Add(q.tmpl, q.d())
+	}
+	return pooled.EqualWeights()
 }
 
 // tieU returns the tie-breaking uniform of model mi's paired drop on

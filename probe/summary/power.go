@@ -66,9 +66,11 @@ func mapValues(m map[string]float64) []float64 {
 // stats.PairedDropMDEInformed takes them (a template never solved has a
 // mean difference of exactly 0 and does not move the sign-flip test). The
 // drop is the equal-weight mean of the template means (pairedDrop), whose
-// variance under the one-way model is (1/G²)·Σ_g (σ²_b + σ²_w/n_g) = (σ²_b
-// + σ²_w/m)/G with m the harmonic mean of the pairs per template n_g
-// (harmonicSize), so m is that harmonic mean. With the original as
+// variance under the one-way random-effects model (Donner & Klar 2000,
+// "Design and Analysis of Cluster Randomization Trials", §5) is
+// (1/G²)·Σ_g (σ²_b + σ²_w/n_g) = (σ²_b + σ²_w/m)/G with m the harmonic
+// mean of the pairs per template n_g (harmonicSize), so m is that harmonic
+// mean. With the original as
 // reference the pairs of a template share its one base prompt, so the
 // estimators put the base's own variance in the between part, which more
 // instances do not divide (stats.FixedBaseComponents). MDEPP is filled in

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/fragility/fragility/probe/stats"
 )
@@ -64,6 +65,26 @@ type StabilityVerdict struct {
 	PlaceboLossPct   *float64 `json:"placebo_loss_pct,omitempty"`
 	PlaceboLossPairs int      `json:"placebo_loss_pairs,omitempty"`
 	MarginPct        float64  `json:"margin_pct"` // Params.UnstableAnswerPct, in percentage points
+	// NotAssessed names the variants that keep the answer but have no
+	// excess over the placebo (paired with another reference, or no solved
+	// instance): "answers stable" is not said while any is left.
+	NotAssessed []string `json:"not_assessed,omitempty"`
+	// BudgetConfounded: the excess that would have shown instability comes
+	// with the variant cut by the budget more often than the placebo by
+	// more than the margin (StabilityExcess.BudgetConfounded), so the
+	// verdict is inconclusive.
+	BudgetConfounded bool `json:"budget_confounded,omitempty"`
+	// NonRandomized and PNonRandomized are, when Variant's excess test was
+	// randomized at ties, the verdict the conservative test gives (every
+	// tie counted against instability, u = 1: its own inversion and
+	// Holm-adjusted p) and that p; "" and nil otherwise.
+	NonRandomized  string   `json:"verdict_non_randomized,omitempty"`
+	PNonRandomized *float64 `json:"p_non_randomized,omitempty"`
+	// PAcrossModels is, with several models, Variant's adjusted p
+	// Holm-adjusted again across the Models models with an excess test; an
+	// "answers unstable" whose p across models exceeds α is inconclusive.
+	PAcrossModels *float64 `json:"p_across_models,omitempty"`
+	Models        int      `json:"models,omitempty"`
 }
 
 // Reasons of StabilityNotAssessed (StabilityVerdict.Reason).
@@ -74,9 +95,10 @@ const (
 	ReasonNoSolved  = "no solved problem was answered on both sides by the variant and the placebo"
 )
 
-// stabilityVerdict returns the stability verdict of m; nil when no variant
-// keeps the problem's answer or none recorded its extracted answers.
-func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
+// stabilityVerdict returns the stability verdict of model mi (m); nil when
+// no variant keeps the problem's answer or none recorded its extracted
+// answers.
+func (sm *summarizer) stabilityVerdict(mi int, m *ModelSummary) *StabilityVerdict {
 	var keep []*VariantSummary
 	var placebo *VariantSummary
 	for i := range m.Variants {
@@ -95,17 +117,19 @@ func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
 	sv := &StabilityVerdict{Verdict: StabilityNotAssessed, MarginPct: sm.p.UnstableAnswerPct}
 	var cs []*VariantSummary
 	for _, v := range keep {
-		if v.Paired.Excess != nil && v.Paired.Excess.ExcessPP != nil && v.Paired.Excess.Test != nil {
+		if x := v.Paired.Excess; x != nil && x.ExcessPP != nil && x.Test != nil {
 			cs = append(cs, v)
+		} else {
+			sv.NotAssessed = append(sv.NotAssessed, v.Variant)
 		}
 	}
 	sv.Among = len(cs)
-	switch ref := m.Variant(cmp.Or(keep[0].Paired.Reference, BaseVariant)); {
+	switch {
 	case placebo == nil:
 		sv.Reason = ReasonNoPlacebo
 	case sm.p.Temperature > 0:
 		sv.Reason = ReasonSampling
-	case ref != nil && ref.AccuracyPct != nil && ref.AccuracyPct.Value < FloorAccuracyPct:
+	case atFloor(m.Variant(cmp.Or(placebo.Paired.Reference, BaseVariant))):
 		sv.Reason = ReasonFloor
 	case len(cs) == 0:
 		sv.Reason = ReasonNoSolved
@@ -113,27 +137,21 @@ func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
 	if sv.Reason != "" {
 		return sv
 	}
-	rule := stats.DropRule{Negligible: sv.MarginPct, Strong: math.Inf(1), Alpha: sm.alpha}
-	pick, allBelow := cs[0], true
+	rule := sm.stabilityRule()
+	pick, allBelow, shown := cs[0], len(sv.NotAssessed) == 0, false
 	for _, v := range cs {
 		x := v.Paired.Excess
-		l := limits(x.ExcessPP.CI)
-		allBelow = allBelow && l.Below(sv.MarginPct)
-		if x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted {
+		allBelow = allBelow && limits(x.ExcessPP.CI).Below(sv.MarginPct)
+		signal := stats.IsSignal(stats.ClassifyDrop(limits(x.ExcessPP.CI), x.Test.PAdjusted, rule))
+		switch {
+		case signal && !shown, signal == shown && x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted:
 			pick = v
 		}
-	}
-	shown := false
-	for _, v := range cs {
-		x := v.Paired.Excess
-		if stats.IsSignal(stats.ClassifyDrop(limits(x.ExcessPP.CI), x.Test.PAdjusted, rule)) {
-			if !shown || x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted {
-				pick = v
-			}
-			shown = true
-		}
+		shown = shown || signal
 	}
 	switch {
+	case shown && pick.Paired.Excess.BudgetConfounded:
+		sv.Verdict, sv.BudgetConfounded = StabilityInconclusive, true
 	case shown:
 		sv.Verdict = StabilityUnstable
 	case allBelow:
@@ -155,7 +173,77 @@ func (sm *summarizer) stabilityVerdict(m *ModelSummary) *StabilityVerdict {
 			sv.PlaceboLossPct, sv.PlaceboLossPairs = &r.SharePct.Value, r.Pairs
 		}
 	}
+	sm.stabilityNonRandomized(sv, cs)
 	return sv
+}
+
+// stabilityRule is the rule an excess is read by: a signal as
+// stats.ClassifyDrop gives one (interval above 0, adjusted test at α), the
+// margin Params.UnstableAnswerPct, no strength.
+func (sm *summarizer) stabilityRule() stats.DropRule {
+	return stats.DropRule{Negligible: sm.p.UnstableAnswerPct, Strong: math.Inf(1), Alpha: sm.alpha}
+}
+
+// atFloor reports whether a reference variant's accuracy is below
+// FloorAccuracyPct.
+func atFloor(ref *VariantSummary) bool {
+	return ref != nil && ref.AccuracyPct != nil && ref.AccuracyPct.Value < FloorAccuracyPct
+}
+
+// stabilityNonRandomized sets sv.NonRandomized and PNonRandomized when the
+// verdict variant's excess test was randomized at ties: each randomized
+// test of the family run again with u = 1 (conservative), Holm over them,
+// and the verdict variant's excess classified on its conservative
+// interval, as stabilityVerdict classifies it.
+func (sm *summarizer) stabilityNonRandomized(sv *StabilityVerdict, cs []*VariantSummary) {
+	if sv.Excess.Test.TieU <= 0 {
+		return
+	}
+	ps := make([]float64, len(cs))
+	var ci stats.Limits
+	at := 0
+	for i, v := range cs {
+		x := v.Paired.Excess
+		ps[i] = x.Test.P
+		if x.Test.TieU > 0 {
+			var l stats.Limits
+			ps[i], l = sm.conservative(x.ExcessPP, x.dr)
+			if x == sv.Excess {
+				ci, at = l, i
+			}
+		}
+	}
+	p := stats.Holm(ps)[at]
+	sv.PNonRandomized = &p
+	switch {
+	case stats.IsSignal(stats.ClassifyDrop(ci, p, sm.stabilityRule())) && !sv.BudgetConfounded:
+		sv.NonRandomized = StabilityUnstable
+	case sv.Verdict == StabilityStable && ci.Below(sv.MarginPct):
+		sv.NonRandomized = StabilityStable
+	default:
+		sv.NonRandomized = StabilityInconclusive
+	}
+}
+
+// ConservativeStream is the PCG stream of the sign flips of the
+// conservative (non-randomized) decisions ("cons").
+const ConservativeStream uint64 = 0x636f6e73
+
+// conservative returns the sign-flip p and the reported interval of an
+// equal-weight difference e (ratio dr) with the test not randomized (u = 1:
+// every tie counted against the alternative, Lehmann & Romano 2005
+// §15.2.1), the interval chosen by the rule of pairedDropCI.
+func (sm *summarizer) conservative(e *Estimate, dr stats.Ratio) (float64, stats.Limits) {
+	if sm.tsCons == nil {
+		sm.tsCons = &tests{p: &sm.p, rng: rand.New(rand.NewPCG(uint64(sm.p.Seed), ConservativeStream))}
+	}
+	t, sf, skew := sm.tsCons.signFlipCI(dr, 1)
+	c := *e
+	c.SignFlip, c.SkewT = sf, skew
+	if t == nil {
+		return 1, limits(nil)
+	}
+	return t.P, limits(pairedDropCI(&c, e.Degenerate, sm.p.FewTemplates))
 }
 
 // answersRecorded reports whether a variant's changed answers can be read:
@@ -222,8 +310,11 @@ func (sm *summarizer) selection() {
 	var tests []*Test
 	var holders []*ModelSummary
 	for i := range sm.s.Models {
+		sm.s.Models[i].Stability = sm.stabilityVerdict(i, &sm.s.Models[i])
+	}
+	sm.stabilityAcrossModels()
+	for i := range sm.s.Models {
 		m := &sm.s.Models[i]
-		m.Stability = sm.stabilityVerdict(m)
 		v := m.Variant(m.VerdictVariant)
 		if v == nil || v.Paired == nil || v.Paired.Test == nil {
 			m.Headline = headline(m)
@@ -231,7 +322,7 @@ func (sm *summarizer) selection() {
 		}
 		sm.pickedInterval(m, v)
 		sm.pickedStrength(m, v)
-		sm.nonRandomized(m, v)
+		sm.nonRandomized(i, m, v)
 		t := *v.Paired.Test
 		t.P = t.PAdjusted
 		tests = append(tests, &t)
@@ -276,30 +367,41 @@ func (sm *summarizer) dropRule() stats.DropRule {
 // pickedStrength reads the strength of a signal on a variant picked as the
 // most severe of k from its interval widened for the pick
 // (VerdictPickedCI): ClassifyDrop on that interval and the adjusted test,
-// never stronger than the verdict its own interval gave. The verdict the
+// never stronger than the verdict its own interval gave, and never weaker
+// than a moderate signal (the widened interval reads the strength only). The verdict the
 // own interval gave is kept in VerdictUnpicked when they differ.
 func (sm *summarizer) pickedStrength(m *ModelSummary, v *VariantSummary) {
 	if m.VerdictPickedCI == nil || !stats.IsSignal(m.Verdict) {
 		return
 	}
 	w := stats.ClassifyDrop(limits(m.VerdictPickedCI), v.Paired.Test.PAdjusted, sm.dropRule())
+	if !stats.IsSignal(w) {
+		// The widened interval decides the strength, not whether the drop
+		// the adjusted test and the variant's own interval showed exists.
+		w = stats.VerdictUnclearSize
+		if m.VerdictPickedCI.Hi < sm.p.StrongDropPP {
+			w = stats.VerdictModerate
+		}
+	}
 	if stats.Severity(w) < stats.Severity(m.Verdict) {
 		m.VerdictUnpicked, m.Verdict = m.Verdict, w
 	}
 }
 
 // nonRandomized sets m.VerdictNonRandomized and VerdictPNonRandomized when
-// the verdict variant v's test was randomized at ties: Holm over the tests
-// of v's family (same adjustment, same model) with each randomized test's
-// conservative p, and ClassifyDrop on v's interval with its open limits
-// closed. A verdict that judged nothing (floor, uninformative, no
-// detectable drop) is its own non-randomized verdict.
-func (sm *summarizer) nonRandomized(m *ModelSummary, v *VariantSummary) {
+// the verdict variant v's test was randomized at ties: every randomized
+// test of v's family (same adjustment, same model) run again with u = 1
+// (conservative; sm.conservative), Holm over them, and v's drop
+// classified on its conservative interval, its strength read as
+// pickedStrength reads it; never stronger than the verdict. A verdict that
+// judged nothing (floor, uninformative) is its own.
+func (sm *summarizer) nonRandomized(mi int, m *ModelSummary, v *VariantSummary) {
 	t := v.Paired.Test
 	if t.TieU <= 0 {
 		return
 	}
 	var ps []float64
+	var ci stats.Limits
 	at := -1
 	for i := range m.Variants {
 		w := &m.Variants[i]
@@ -307,8 +409,12 @@ func (sm *summarizer) nonRandomized(m *ModelSummary, v *VariantSummary) {
 			continue
 		}
 		p := w.Paired.Test.P
-		if w.Paired.Test.TieU > 0 {
-			p = w.Paired.Test.PNonRandomized
+		if w.Paired.Test.TieU > 0 && w.Paired.PairedDropPP != nil {
+			var l stats.Limits
+			p, l = sm.conservative(w.Paired.PairedDropPP, sm.dropRatio(sm.cellPairs(mi, w.Variant)))
+			if w == v {
+				ci = l
+			}
 		}
 		if w == v {
 			at = len(ps)
@@ -321,19 +427,60 @@ func (sm *summarizer) nonRandomized(m *ModelSummary, v *VariantSummary) {
 	p := stats.Holm(ps)[at]
 	m.VerdictPNonRandomized = &p
 	m.VerdictNonRandomized = m.Verdict
-	if !stats.IsSignal(m.Verdict) && m.Verdict != VerdictInconclusive {
+	if m.Verdict == VerdictFloor || m.Verdict == VerdictUninformative {
 		return
 	}
-	l := limits(v.Paired.PairedDropPP.CI)
-	l.LoOpen, l.HiOpen = false, false
-	w := stats.ClassifyDrop(l, p, sm.dropRule())
-	if x := stats.ClassifyDrop(limits(m.VerdictPickedCI), p, sm.dropRule()); m.VerdictPickedCI != nil && stats.Severity(x) < stats.Severity(w) {
-		w = x // the picked variant's strength, as pickedStrength reads it
+	w := stats.ClassifyDrop(ci, p, sm.dropRule())
+	if x := stats.ClassifyDrop(limits(m.VerdictPickedCI), p, sm.dropRule()); m.VerdictPickedCI != nil && stats.IsSignal(w) && stats.IsSignal(x) && stats.Severity(x) < stats.Severity(w) {
+		w = x
+	}
+	if w == VerdictNoDrop && m.Verdict != VerdictNoDrop {
+		w = m.Verdict // the conservative interval is wider: it rules out no more
 	}
 	if stats.Severity(m.Verdict) < stats.Severity(w) {
 		w = m.Verdict // the conservative decision never shows more
 	}
 	m.VerdictNonRandomized = w
+}
+
+// cellPairs returns the pairs of model mi's variant, nil when it has none.
+func (sm *summarizer) cellPairs(mi int, variant string) []*pairUnit {
+	vi, ok := sm.vIdx[variant]
+	if !ok || sm.cells[mi][vi] == nil {
+		return nil
+	}
+	c := sm.cells[mi][vi]
+	out := make([]*pairUnit, len(c.pairOrder))
+	for i, k := range c.pairOrder {
+		out[i] = c.pairs[k]
+	}
+	return out
+}
+
+// stabilityAcrossModels Holm-adjusts, with several models, each model's
+// stability test (its verdict variant's adjusted excess p) across the
+// models that have one; an "answers unstable" whose p across models
+// exceeds α becomes inconclusive, as the drop verdict's selection does.
+func (sm *summarizer) stabilityAcrossModels() {
+	var ps []float64
+	var svs []*StabilityVerdict
+	for i := range sm.s.Models {
+		if sv := sm.s.Models[i].Stability; sv != nil && sv.Excess != nil && sv.Excess.Test != nil && sv.Reason == "" {
+			ps = append(ps, sv.Excess.Test.PAdjusted)
+			svs = append(svs, sv)
+		}
+	}
+	if len(ps) < 2 {
+		return
+	}
+	adj := stats.Holm(ps)
+	for i, sv := range svs {
+		p := adj[i]
+		sv.PAcrossModels, sv.Models = &p, len(ps)
+		if sv.Verdict == StabilityUnstable && p > sm.alpha {
+			sv.Verdict = StabilityInconclusive
+		}
+	}
 }
 
 // headline is the first line of a model's verdict: the stability verdict

@@ -86,8 +86,8 @@ func TestStabilityVerdict(t *testing.T) {
 		if c.want != summary.StabilityNotAssessed {
 			x := sv.Excess
 			n := c.templates * c.instances
-			if sv.Variant != "noop" || sv.Among != 1 || x == nil || x.Pairs != n || !near(x.VariantChanged, float64(c.change*c.instances)) ||
-				!near(x.PlaceboChanged, float64(c.placebo*c.instances)) || !near(x.ExcessPP.Value, 100*float64(c.change-c.placebo)/float64(c.templates)) ||
+			if sv.Variant != "noop" || sv.Among != 1 || x == nil || x.Pairs != n || !near(x.VariantLost, float64(c.change*c.instances)) ||
+				!near(x.PlaceboLost, float64(c.placebo*c.instances)) || !near(x.ExcessPP.Value, 100*float64(c.change-c.placebo)/float64(c.templates)) ||
 				sv.LossPct == nil || !near(*sv.LossPct, 100*float64(c.change)/float64(c.templates)) || sv.LossPairs != n {
 				t.Errorf("%s: %+v excess %+v", c.name, sv, x)
 			}

@@ -317,6 +317,11 @@ func (sm *summarizer) paired(vs *VariantSummary, pairs []*pairUnit) stats.Ratio 
 	pr.AnswerChanged, pr.AnswerLeftOut = sm.answerChanged(pairs)
 	if pr.AnswerChanged != nil {
 		pr.LossAmongSolved, pr.WrongChanged = sm.changedBy(pairs, true), sm.changedBy(pairs, false)
+		for _, q := range pairs {
+			if isSolved(q) {
+				pr.LossNoAnswer += noAnswer(q)
+			}
+		}
 	}
 	pr.OriginalRecalled = sm.rate(pairs, func(q *pairUnit) bool { return !q.sameAnswer }, func(q *pairUnit) float64 { return q.recalled / float64(q.copies) })
 	var dr stats.Ratio
@@ -415,20 +420,30 @@ func (sm *summarizer) answerChanged(pairs []*pairUnit) (*Rate, int) {
 	return sm.rate(pairs, answered, func(q *pairUnit) float64 { return q.changed / q.answered }), left
 }
 
-// changedBy is the share of changed answers (as answerChanged) over the
-// pairs whose reference was answered right in every copy (solved true:
-// Paired.LossAmongSolved) or wrong in every copy (Paired.WrongChanged), of
-// those answered on both sides; nil when there are none.
+// changedBy is the share of pairs whose answer changed. solved true:
+// Paired.LossAmongSolved, over every pair whose reference was answered
+// right in every copy, a copy with no variant answer counted as lost
+// (lost). solved false: Paired.WrongChanged, over the pairs whose
+// reference was answered wrong in every copy and that both sides answered.
+// nil when there are none.
 func (sm *summarizer) changedBy(pairs []*pairUnit, solved bool) *Rate {
-	of := func(q *pairUnit) bool {
-		ref := q.b == float64(q.copies)
-		if !solved {
-			ref = q.b == 0
-		}
-		return ref && q.answered > 0
+	if solved {
+		return sm.rate(pairs, isSolved, lost)
 	}
+	of := func(q *pairUnit) bool { return q.b == 0 && q.answered > 0 }
 	return sm.rate(pairs, of, func(q *pairUnit) float64 { return q.changed / q.answered })
 }
+
+// isSolved reports whether q's reference was answered right in every copy.
+func isSolved(q *pairUnit) bool { return q.b == float64(q.copies) }
+
+// noAnswer is, for a solved pair (whose reference side always answered),
+// the share of copies whose variant side gave no answer.
+func noAnswer(q *pairUnit) float64 { return (float64(q.copies) - q.answered) / float64(q.copies) }
+
+// lost is, for a solved pair, the share of copies whose variant lost the
+// solved problem: another answer, or none (noAnswer).
+func lost(q *pairUnit) float64 { return q.changed/float64(q.copies) + noAnswer(q) }
 
 // rate is shareOf over the pairs of one kind (those for which of is true),
 // frac each pair's share; nil when no pair is of that kind.
@@ -644,9 +659,14 @@ func (sm *summarizer) verdicts() {
 				}
 				sm.variantVerdict(vs, base != nil, floor, rule)
 				uninformative(vs, ref)
-				if vs.Paired.BudgetConfounded && stats.IsSignal(vs.Verdict) {
-					// The budget, not the variant, may carry the drop.
-					vs.Verdict = VerdictInconclusive
+				if pr := vs.Paired; pr.BudgetConfounded {
+					// The budget, not the variant, may carry the difference:
+					// a drop where the variant was cut more, its absence
+					// where the reference was.
+					more := pr.CutVariantPct > pr.CutReferencePct
+					if more && stats.IsSignal(vs.Verdict) || !more && vs.Verdict == VerdictNoDrop {
+						vs.Verdict = VerdictInconclusive
+					}
 				}
 				if ref != nil && ref.AccuracyPct != nil {
 					vs.Paired.IntervalCoverage = intervalCoverage(vs.Paired)

@@ -354,7 +354,8 @@ type VariantSummary struct {
 	DropPP          *Estimate `json:"drop_pp"`
 	RelativeDropPct *Estimate `json:"relative_drop_pct"`
 	// CutByBudget counts the scored trials whose generation the output
-	// budget ended (stop reason max_tokens, llm.StopMaxTokens): from
+	// budget or a full context ended (stop reason max_tokens or
+	// context_full, llm.StopMaxTokens and llm.StopContextFull): from
 	// extract/3 on such an answer without a final-answer marker is no
 	// answer, so a share of them large enough lowers accuracy by itself.
 	CutByBudget int `json:"cut_by_budget"`
@@ -435,9 +436,11 @@ type Paired struct {
 	CutReferencePct float64 `json:"cut_reference_pct"`
 	CutVariantPct   float64 `json:"cut_variant_pct"`
 	// BudgetConfounded is true when the two cut shares differ by more than
-	// Params.NegligibleDropPP: the budget, not the variant, may carry the
-	// difference, and the verdict does not call a drop shown (a signal
-	// becomes VerdictInconclusive).
+	// Params.NegligibleDropPP (the design's negligible margin): the budget,
+	// not the variant, may carry the difference. With the variant cut more
+	// the verdict does not call a drop shown (a signal becomes
+	// VerdictInconclusive); with the reference cut more the drop may be
+	// understated, and "no detectable drop" becomes VerdictInconclusive.
 	BudgetConfounded bool `json:"budget_confounded,omitempty"`
 	// FinishedPairs counts the pairs finished on both sides (no copy cut);
 	// FinishedDropPP and FinishedTest are the paired drop and its sign-flip
@@ -464,11 +467,16 @@ type Paired struct {
 	// AnswerChanged is nil. 0 for a variant that re-draws the answer.
 	AnswerLeftOut int `json:"answer_left_out,omitempty"`
 	// LossAmongSolved is answer stability about solved problems: among the
-	// pairs of AnswerChanged whose reference was answered right (in every
-	// copy), the share whose variant answer changed, i.e. a solved problem
-	// lost; Pairs is its denominator. nil when AnswerChanged is nil or no
-	// such pair exists.
+	// pairs of a variant that keeps the answer whose reference was answered
+	// right (in every copy), the share whose variant lost it: another
+	// answer, or none (cut by the budget, or no number; counted in
+	// LossNoAnswer). Pairs is its denominator: every solved pair, so that
+	// no pair the variant acted on is selected away. nil when AnswerChanged
+	// is nil or no such pair exists.
 	LossAmongSolved *Rate `json:"loss_among_solved,omitempty"`
+	// LossNoAnswer is the part of LossAmongSolved's count lost to no
+	// answer on the variant side (copies averaged).
+	LossNoAnswer float64 `json:"loss_no_answer,omitempty"`
 	// WrongChanged is the volatility of wrong answers: among the pairs of
 	// AnswerChanged whose reference was answered wrong (in every copy), the
 	// share whose wrong answer changed to another. It says how arbitrary

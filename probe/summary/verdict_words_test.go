@@ -2,6 +2,7 @@ package summary_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/fragility/fragility/probe/results"
@@ -100,7 +101,9 @@ func TestVerdictNonRandomized(t *testing.T) {
 			t.Fatalf("seed %d: tie_u %v, non-randomized %v %q", seed, v.Paired.Test.TieU, m.VerdictPNonRandomized, m.VerdictNonRandomized)
 		}
 		pn := *m.VerdictPNonRandomized
-		if pn < v.Paired.Test.PAdjusted || pn != v.Paired.Test.PNonRandomized || stats.Severity(m.VerdictNonRandomized) > stats.Severity(m.Verdict) ||
+		// The conservative test is run again (u = 1) on its own Monte Carlo
+		// stream: its p is the recorded p_non_randomized up to the draws' error.
+		if pn < v.Paired.Test.PAdjusted || math.Abs(pn-v.Paired.Test.PNonRandomized) > 0.01 || stats.Severity(m.VerdictNonRandomized) > stats.Severity(m.Verdict) ||
 			pn > s.Params.Alpha && stats.IsSignal(m.VerdictNonRandomized) {
 			t.Errorf("seed %d: verdict %q (p %v), non-randomized %q (p %v)", seed, m.Verdict, v.Paired.Test.PAdjusted, m.VerdictNonRandomized, pn)
 		}
