@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/suggest"
 )
 
 //go:embed manifest.json
@@ -176,7 +177,11 @@ func (m *Manifest) Find(name string) (*Model, error) {
 			return &m.Models[i], nil
 		}
 	}
-	return nil, fmt.Errorf("no model named %q (`fragility models list` lists them: %s)", name, strings.Join(m.Names(), ", "))
+	hint := ""
+	if s := suggest.DidYouMean(name, "", m.Names()); s != "" {
+		hint = s + " "
+	}
+	return nil, fmt.Errorf("no model named %q (%s`fragility models list` lists them: %s)", name, hint, strings.Join(m.Names(), ", "))
 }
 
 // Names returns the model names in manifest order.

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fragility/fragility/internal/suggest"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
 
@@ -228,7 +229,7 @@ func ResolveSource(arg, kind string) (string, *Source, error) {
 		p, err := md.CachedPath()
 		return p, nil, err
 	}
-	notFound := fmt.Errorf("%s: no such file, and no model of that name (known: %s; `fragility models list`)", arg, strings.Join(man.Names(), ", "))
+	notFound := fmt.Errorf("%s: no such file, and no model of that name (%s; `fragility models list`)", arg, knownNames(arg, man.Names()))
 	if !bare || (kind != "" && kind != "llm") {
 		if !modelExt && !strings.ContainsRune(arg, os.PathSeparator) {
 			return "", nil, notFound
@@ -247,9 +248,19 @@ func ResolveSource(arg, kind string) (string, *Source, error) {
 		if un.noStore {
 			return "", nil, notFound
 		}
-		return "", nil, fmt.Errorf("%s: no such file, and no model of that name (known: %s; `fragility models list`), nor in Ollama's store: %s", arg, strings.Join(man.Names(), ", "), strings.TrimPrefix(un.msg, arg+": "))
+		return "", nil, fmt.Errorf("%s: no such file, and no model of that name (%s; `fragility models list`), nor in Ollama's store: %s", arg, knownNames(arg, man.Names()), strings.TrimPrefix(un.msg, arg+": "))
 	}
 	return p, src, err
+}
+
+// knownNames is "known: a, b, c" for the names of fragility's cache,
+// after "did you mean NAME?" when one is near want (suggest.Closest).
+func knownNames(want string, names []string) string {
+	known := "known: " + strings.Join(names, ", ")
+	if s := suggest.DidYouMean(want, "", names); s != "" {
+		return s + " " + known
+	}
+	return known
 }
 
 // ResolveSources resolves each of args with ResolveSource (in order; the

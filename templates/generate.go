@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/fragility/fragility/internal/suggest"
 )
 
 // Variant names one controlled surface change of a template.
@@ -88,7 +90,11 @@ func ParseVariants(csv string) ([]Variant, error) {
 	out := make([]Variant, len(names))
 	for i, name := range names {
 		if !contains(AllVariants, Variant(name)) {
-			return nil, fmt.Errorf("unknown variant %q (known: %s)", name, variantList())
+			known := "known: " + variantList()
+			if s := suggest.DidYouMean(name, "", strings.Split(variantList(), ", ")); s != "" {
+				known = s + " " + known
+			}
+			return nil, fmt.Errorf("unknown variant %q (%s)", name, known)
 		}
 		out[i] = Variant(name)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fragility/fragility/internal/suggest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -34,7 +35,7 @@ func newApp() *cli.App {
 		// Reached only for an argument that names no command.
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usageError{fmt.Sprintf("unknown command %q (see: fragility help)", c.Args().First())}
+				return usageError{fmt.Sprintf("unknown command %q (%ssee: fragility help)", c.Args().First(), didYouMeanCommand(c.Args().First(), c.App.Commands))}
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -101,7 +102,7 @@ func blank(s string) bool { return strings.TrimSpace(s) == "" }
 func unknownSubcommand(c *cli.Context) error {
 	if c.Args().Present() {
 		path := commandPath(c)
-		return usageError{fmt.Sprintf("unknown command %q (see: %s --help)", strings.TrimPrefix(path, "fragility ")+" "+c.Args().First(), path)}
+		return usageError{fmt.Sprintf("unknown command %q (%ssee: %s --help)", strings.TrimPrefix(path, "fragility ")+" "+c.Args().First(), didYouMeanCommand(c.Args().First(), c.Command.Subcommands), path)}
 	}
 	return cli.ShowSubcommandHelp(c)
 }
@@ -118,10 +119,28 @@ func commandPath(c *cli.Context) string {
 	return strings.Join(append([]string{"fragility"}, names...), " ")
 }
 
+// didYouMeanCommand is "did you mean NAME?; " for the command among cs
+// nearest to name (suggest.Closest), "" when none is near.
+func didYouMeanCommand(name string, cs []*cli.Command) string {
+	var names []string
+	for _, c := range cs {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	if s := suggest.DidYouMean(name, "", names); s != "" {
+		return s + "; "
+	}
+	return ""
+}
+
 // onUsageError turns a flag the CLI library could not parse into one line
 // and exit code 2, instead of the whole help text on stdout.
 // The flag package names a flag with one dash; fragility's flags are
-// written with two everywhere.
+// written with two everywhere. An unknown flag is told the command's flag
+// nearest to it ("did you mean --instances?"): urfave/cli's own
+// suggestion (App.Suggest) prints only without an OnUsageError, and
+// always names some flag, however far.
 func onUsageError(c *cli.Context, err error, _ bool) error {
 	msg := oneDashFlag.ReplaceAllString(err.Error(), "$1--$2")
 	if m := badFlagValue.FindStringSubmatch(msg); m != nil && c.Command != nil {
@@ -129,8 +148,25 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 			msg = m[1] + want
 		}
 	}
+	if m := unknownFlag.FindStringSubmatch(msg); m != nil {
+		flags := c.App.Flags
+		if c.Command != nil && c.Command.Name != "" {
+			flags = c.Command.Flags
+		}
+		names := []string{"help"}
+		for _, f := range flags {
+			names = append(names, f.Names()...)
+		}
+		if s := suggest.DidYouMean(m[1], "--", names); s != "" {
+			msg += "; " + s
+		}
+	}
 	return usageError{fmt.Sprintf("%s (see: %s --help)", msg, commandPath(c))}
 }
+
+// unknownFlag matches the flag package's message for a flag the command
+// does not have (after oneDashFlag), and the flag's name.
+var unknownFlag = regexp.MustCompile(`^flag provided but not defined: --?([^ ]+)$`)
 
 // badFlagValue matches the flag package's message for a value it could not
 // parse ("invalid value "x" for flag --n: parse error"): the part to keep

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fragility/fragility/internal/suggest"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -75,7 +76,11 @@ func parseVariant(name string) (string, int, error) {
 			return kind, k, nil
 		}
 	}
-	return "", 0, fmt.Errorf("unknown variant %q for --items (known: %s)", name, VariantsHelp)
+	known := "known: " + VariantsHelp
+	if s := suggest.DidYouMean(name, "", []string{Base, Shuffle, Paraphrase, DistractorShuffle, Paraphrase + "-1", Distractor, Distractor + "-1"}); s != "" {
+		known = s + " " + known
+	}
+	return "", 0, fmt.Errorf("unknown variant %q for --items (%s)", name, known)
 }
 
 // Generate builds the item set of items in the requested variants for
