@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 
 // ReadResults reads the results.csv at path (results.ReadCSV). Errors name
 // the path once: a missing file ("no such file or directory"), a directory
-// in the file's place, a header or row that does not parse.
+// in the file's place, a header or row that does not parse (a torn or
+// ragged row, results.TornRowError, says what to do, naming the run
+// directory).
 func ReadResults(path string) ([]results.Trial, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -23,6 +26,9 @@ func ReadResults(path string) ([]results.Trial, error) {
 		return nil, fmt.Errorf("%s: is a directory, not a file", path)
 	}
 	trials, err := results.ReadCSV(f)
+	if torn := (*results.TornRowError)(nil); errors.As(err, &torn) {
+		torn.Dir = filepath.Dir(path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -248,8 +248,9 @@ func WriteCSV(w io.Writer, trials []Trial) error {
 // without one of the columns every version writes (requiredColumns; the
 // error names them, not a line). Errors name the line
 // of the file (lines count from 1 and include newlines inside quoted fields)
-// and the column, not the file (the caller names it). A UTF-8 byte-order
-// mark before the header is ignored.
+// and the column, not the file (the caller names it); a row that is not a
+// whole record (a torn write, an edited line) is a *TornRowError. A UTF-8
+// byte-order mark before the header is ignored.
 //
 // encoding/csv reads "\r\n" inside a quoted field back as "\n"; no other
 // byte of a text field changes.
@@ -266,6 +267,7 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff")
 	}
+	width := len(header) // header's array is reused by the next Read
 	cols, err := headerColumns(header)
 	if err != nil {
 		return nil, fmt.Errorf("line 1: %w", err)
@@ -279,6 +281,10 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 		if err == io.EOF {
 			return trials, nil
 		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && (errors.Is(err, csv.ErrFieldCount) || errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote)) {
+			return nil, &TornRowError{Line: pe.StartLine, Fields: len(rec), Want: width, Quote: !errors.Is(err, csv.ErrFieldCount)}
+		}
 		if err != nil {
 			return nil, err // *csv.ParseError names the line
 		}
@@ -289,6 +295,31 @@ func ReadCSV(r io.Reader) ([]Trial, error) {
 		}
 		trials = append(trials, t)
 	}
+}
+
+// TornRowError is a results.csv row that is not a whole record: it has
+// another number of fields than the header, or a quoted field that does
+// not close (or a stray quote), as a write cut short or an edit leaves.
+type TornRowError struct {
+	Line   int  // the row's first line in the file (from 1)
+	Fields int  // fields the row has (Quote false)
+	Want   int  // fields the header has
+	Quote  bool // a quote is out of place, not the number of fields
+	// Dir is the run directory, named in the advice; "" says "RUN_DIR".
+	Dir string
+}
+
+func (e *TornRowError) Error() string {
+	what := fmt.Sprintf("%d fields where the header has %d", e.Fields, e.Want)
+	if e.Quote {
+		what = "a quoted field that does not close, or a stray quote"
+	}
+	dir := e.Dir
+	if dir == "" {
+		dir = "RUN_DIR"
+	}
+	return fmt.Sprintf("line %d: a torn or ragged row (%s): a write was cut short or the file was edited; restore results.csv from a copy, or, if the run was interrupted, finish it with `fragility run --resume %s` (it keeps the whole rows before this one and runs the rest again)",
+		e.Line, what, dir)
 }
 
 // NonFinite returns the first column of t, in header order, that holds a
