@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -100,13 +101,21 @@ func bad(field, format string, args ...any) *fieldError {
 // Load reads and validates the items file at path. Every item is checked
 // before any is used; when some are bad the error is an *Errors with one
 // line per bad item ("file:line: field: reason", the item's first problem).
-// An unreadable or empty file is a plain error naming it.
+// An unreadable or empty file is a plain error naming it; a file that is
+// not there, or a folder, names the flag that gave it (--items).
 func Load(path string) ([]Item, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("--items %s: %v (the JSONL file of document questions: docs/docqa.md)", path, err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("--items %s: a folder, not a JSONL file of document questions (docs/docqa.md)", path)
+	}
 	return Read(f, path)
 }
 
