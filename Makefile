@@ -80,9 +80,13 @@ browser:
 	else echo "browser: no Chromium and not root: TestReportInChromium will skip, fail under CI=true (as root: apt-get install -y chromium)"; \
 	  [ "$$CI" != true ]; fi
 
+# -timeout bounds each package's test binary: under a loaded 2-core machine
+# one ran past 60m (issue 55). 80m is headroom, not a fix: time the slow
+# packages (go test -count=1 ./probe/stats/ and the like) and make the one
+# that nears it faster or -short-gated.
 test: headers models browser
 	$(GO) vet ./...
-	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 60m ./...
+	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 80m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
 # The sharded run on a real one-node Slurm cluster alone (installs Debian's
