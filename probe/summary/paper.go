@@ -62,14 +62,48 @@ type PaperRow struct {
 	// accuracy of the j-th dataset (100 × right / scored trials with
 	// Instance = j).
 	Datasets []PaperDataset `json:"datasets"`
+	// TemplatesPerDataset is N, the number of templates in a dataset (its
+	// scored trials, one per template): the smallest over the row's
+	// datasets, TemplatesPerDatasetMax the largest (equal when every
+	// dataset holds the same templates). SDPct depends on N: for templates
+	// of a given spread it shrinks as 1/√N (BinomialSDPct), so an sd from
+	// N templates is comparable with the paper's (datasets of 100
+	// templates) only at the same N.
+	TemplatesPerDataset    int `json:"templates_per_dataset"`
+	TemplatesPerDatasetMax int `json:"templates_per_dataset_max"`
 	// MeanPct is the mean of the datasets' accuracies and SDPct their
-	// sample standard deviation (divisor n − 1; nil below 2 datasets): the
-	// variation of one dataset's accuracy across re-draws, not the
-	// uncertainty of the mean.
+	// sample standard deviation (divisor n − 1; nil below 2 datasets), in
+	// percent and percentage points: the variation of one dataset's
+	// accuracy across re-draws, not the uncertainty of the mean.
 	MeanPct float64  `json:"mean_pct"`
 	SDPct   *float64 `json:"sd_pct"`
-	MinPct  float64  `json:"min_pct"`
-	MaxPct  float64  `json:"max_pct"`
+	// BinomialSDPct is the sd, in percentage points, that the datasets'
+	// accuracies would have if each template's outcome were an independent
+	// Bernoulli draw in every dataset with that template's own accuracy
+	// across datasets: for datasets of the same N templates
+	//
+	//	100 · √(Σ_g s²_g) / N,  s²_g = p_g(1 − p_g) · n_g/(n_g − 1),
+	//
+	// p_g the share of template g's n_g trials in the row answered right
+	// and s²_g the sample variance of those 0/1 outcomes (divisor n_g − 1,
+	// as SDPct's; 0 when n_g = 1), the unbiased estimate of p_g(1 − p_g),
+	// so that under independence E[BinomialSDPct²] = E[SDPct²]. The
+	// formula is the variance of a mean of independent Bernoulli variables
+	// with their own p_g, Var(Σ_g Y_g / N) = Σ_g p_g(1 − p_g) / N² (the
+	// variance of a sum of independent variables is the sum of their
+	// variances; the number right is Poisson-binomial: Wang 1993, "On the
+	// number of successes in independent trials", Statistica Sinica
+	// 3:295–312). Datasets of different sizes N_j average Σ_{g∈j} s²_g /
+	// N_j² over the datasets j before the square root. Nil below 2
+	// datasets. With every dataset holding every template, SDPct² −
+	// BinomialSDPct² is exactly 100² · 2/N² times the sum over pairs of
+	// templates of the sample covariances of their outcomes across
+	// datasets: an SDPct well above it says that templates rise and fall
+	// together from one dataset to the next; near it, the spread is what N
+	// independent template outcomes give.
+	BinomialSDPct *float64 `json:"binomial_sd_pct"`
+	MinPct        float64  `json:"min_pct"`
+	MaxPct        float64  `json:"max_pct"`
 	// AccuracyPct is the pooled accuracy of the row's trials (equal to
 	// MeanPct when every dataset holds every template) with its cluster-t
 	// interval over templates (CR1 standard error, t on G − 1 degrees of
@@ -89,7 +123,12 @@ type PaperRow struct {
 	PairsVsSymbolic int `json:"pairs_vs_symbolic,omitempty"`
 	// OriginalsPercentile is where the originals' accuracy falls among the
 	// datasets: 100 × (datasets below it + half the datasets equal to it)
-	// / datasets (the mid-rank percentile); nil without originals.
+	// / datasets (the mid-rank percentile, in percent); nil without
+	// originals. It is descriptive: it places one number among this run's
+	// datasets, whose spread depends on TemplatesPerDataset, and tests
+	// nothing; whether the drawn problems are answered worse than the
+	// originals is DropPP, paired on the original problem with its
+	// clustered interval.
 	OriginalsPercentile *float64 `json:"originals_percentile"`
 }
 
@@ -225,12 +264,52 @@ func paperRow(spec [3]string, rows []*results.Trial, conf float64) PaperRow {
 	}
 	row.MeanPct, row.SDPct = meanSD(accs)
 	row.MinPct, row.MaxPct = slices.Min(accs), slices.Max(accs)
+	row.TemplatesPerDataset, row.TemplatesPerDatasetMax = row.Datasets[0].Items, row.Datasets[0].Items
+	for _, d := range row.Datasets {
+		row.TemplatesPerDataset = min(row.TemplatesPerDataset, d.Items)
+		row.TemplatesPerDatasetMax = max(row.TemplatesPerDatasetMax, d.Items)
+	}
+	row.BinomialSDPct = binomialSD(rows, row.Datasets)
 	r := stats.NewRatio(len(tmpl))
 	for _, t := range rows {
 		r.Add(tmpl[t.TemplateID], b2f(t.Correct))
 	}
 	row.AccuracyPct = clusterTPct(r, conf, true)
 	return row
+}
+
+// binomialSD is PaperRow.BinomialSDPct of a row's trials and datasets:
+// 100 · √(mean over datasets j of Σ_{t∈j} s²_{g(t)} / N_j²), s²_g the
+// sample variance of template g's 0/1 outcomes in the row (p_g(1 − p_g) ·
+// n_g/(n_g − 1); 0 for one trial), N_j the dataset's trials; nil below 2
+// datasets. Sums run over the trials in their (canonical) order.
+func binomialSD(rows []*results.Trial, ds []PaperDataset) *float64 {
+	if len(ds) < 2 {
+		return nil
+	}
+	type tally struct{ n, k float64 }
+	per := map[string]*tally{}
+	for _, t := range rows {
+		x := per[t.TemplateID]
+		if x == nil {
+			x = &tally{}
+			per[t.TemplateID] = x
+		}
+		x.n, x.k = x.n+1, x.k+b2f(t.Correct)
+	}
+	sum := map[int]float64{} // instance -> Σ s²_g over its trials
+	for _, t := range rows {
+		if x := per[t.TemplateID]; x.n > 1 {
+			p := x.k / x.n
+			sum[t.Instance] += p * (1 - p) * x.n / (x.n - 1)
+		}
+	}
+	var v float64
+	for _, d := range ds {
+		v += sum[d.Instance] / float64(d.Items*d.Items)
+	}
+	sd := 100 * math.Sqrt(v/float64(len(ds)))
+	return &sd
 }
 
 // dropVsOriginals is PaperRow.DropPP: per trial, the result of its

@@ -104,6 +104,62 @@ func TestPaperViewHandCase(t *testing.T) {
 	if !closeTo(noop.MeanPct, 200.0/9) || !closeTo(noop.DropPP.Value, 400.0/9) {
 		t.Errorf("noop mean %v drop %v", noop.MeanPct, noop.DropPP.Value)
 	}
+	// N and the binomial sd, by hand. Symbolic: S1 1 1 0, S2 1 0 0, S3 0 0
+	// 1 over n = 3 datasets, p = 2/3, 1/3, 1/3, s² = p(1 − p)·3/2 = 1/3
+	// each, Σ = 1, N = 3: 100·√1/3 = 33.333 (the observed 19.245 is below:
+	// the sample covariances across datasets are 1/6 (S1, S2), −1/3 (S1,
+	// S3), −1/6 (S2, S3), sum −1/3, and 19.245² − 33.333² = 100²·(2/9)·(−1/3)
+	// = −740.74). P1: Q1 0 0 1 (s² = 1/3), Q2 0 0 0 (0), N = 2: 100·√(1/3)/2
+	// = 28.868, the observed sd (Q2 never varies). NoOp: S1 1 0 0, S2 0 0 0,
+	// S3 0 0 1: 100·√(2/3)/3 = 27.217.
+	for _, c := range []struct {
+		r      summary.PaperRow
+		n      int
+		bin    float64
+		covSum float64
+	}{{sym, 3, 100.0 / 3, -1.0 / 3}, {p1, 2, 100 * math.Sqrt(1.0/3) / 2, 0}, {noop, 3, 100 * math.Sqrt(2.0/3) / 3, math.NaN()}} {
+		if c.r.TemplatesPerDataset != c.n || c.r.TemplatesPerDatasetMax != c.n || c.r.BinomialSDPct == nil || !closeTo(*c.r.BinomialSDPct, c.bin) {
+			t.Errorf("%s: N %d–%d, binomial sd %v, want N = %d, %.3f", c.r.Name, c.r.TemplatesPerDataset, c.r.TemplatesPerDatasetMax, c.r.BinomialSDPct, c.n, c.bin)
+			continue
+		}
+		if !math.IsNaN(c.covSum) {
+			n2 := float64(c.n * c.n)
+			if d := *c.r.SDPct**c.r.SDPct - *c.r.BinomialSDPct**c.r.BinomialSDPct; !closeTo(d, 1e4*2/n2*c.covSum) {
+				t.Errorf("%s: sd² − binomial sd² = %v, want %v", c.r.Name, d, 1e4*2/n2*c.covSum)
+			}
+		}
+	}
+}
+
+// TestPaperBinomialSDUnequalDatasets: datasets of different sizes. A
+// (original OA) right in dataset 0 and wrong in 1, B (OB) wrong in dataset
+// 0 only: datasets 50% and 0%, mean 25, sd √(2·25²) = 35.355; N from 1 to
+// 2; s²_A = ½·½·2/1 = ½, s²_B = 0 (one trial), so the binomial variance is
+// ½/2² = 0.125 in dataset 0 and ½/1² = 0.5 in dataset 1, mean 0.3125:
+// 100·√0.3125 = 55.902. One dataset: no sd, no binomial sd.
+func TestPaperBinomialSDUnequalDatasets(t *testing.T) {
+	mk := func(tmpl, orig string, inst int, ok bool) results.Trial {
+		x := tr(tmpl, "symbolic", inst, ok)
+		x.IDOrig, x.Level = orig, "symbolic"
+		return x
+	}
+	ts := []results.Trial{mk("A", "OA", 0, true), mk("A", "OA", 1, false), mk("B", "OB", 0, false)}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Paper[0].Rows[0]
+	if r.TemplatesPerDataset != 1 || r.TemplatesPerDatasetMax != 2 || !closeTo(r.MeanPct, 25) || !closeTo(*r.SDPct, math.Sqrt(2*25*25)) ||
+		r.BinomialSDPct == nil || !closeTo(*r.BinomialSDPct, 100*math.Sqrt(0.3125)) {
+		t.Errorf("N %d–%d, mean %v, sd %v, binomial sd %v; want 1–2, 25, 35.355, 55.902", r.TemplatesPerDataset, r.TemplatesPerDatasetMax, r.MeanPct, *r.SDPct, r.BinomialSDPct)
+	}
+	s, err = summary.Summarize(ts[:1], summary.Params{BootstrapResamples: 50, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Paper[0].Rows[0]; r.SDPct != nil || r.BinomialSDPct != nil || r.TemplatesPerDataset != 1 {
+		t.Errorf("one dataset: sd %v, binomial sd %v, N %d", r.SDPct, r.BinomialSDPct, r.TemplatesPerDataset)
+	}
 }
 
 // TestPaperViewOnlyForGSMSymbolic: trials of other templates (no IDOrig)
