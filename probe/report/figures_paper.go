@@ -12,7 +12,9 @@ import (
 
 // paperFigure: the distribution of the datasets' accuracies (summary
 // PaperView) per model and row, as histograms with the originals' accuracy
-// marked: the paper's Figure 2 and its first finding.
+// marked: the paper's Figure 2 and its first finding (its percentile
+// captioned as descriptive, the paired drop named for inference), each
+// panel titled with N, the templates per dataset.
 func (v *view) paperFigure() (Figure, error) {
 	f := Figure{ID: "fig-paper-datasets", Title: "Accuracy across datasets (the paper's view)"}
 	var rows [][]*plot.Plot
@@ -24,6 +26,7 @@ func (v *view) paperFigure() (Figure, error) {
 			if len(v.sum.Paper) > 1 {
 				title = pv.Model + ", " + r.Name
 			}
+			title += " (N = " + templatesPerDataset(r) + ")"
 			p, err := paperHistogram(title, r, pv.Originals)
 			if err != nil {
 				return f, err
@@ -45,8 +48,8 @@ func (v *view) paperFigure() (Figure, error) {
 	}
 	err := f.draw(chart{panels: rows, w: vg.Points(math.Min(900, math.Max(430, 220*float64(cols)))), h: vg.Points(210 * float64(len(rows)))})
 	f.Caption = "Histograms of the accuracy of each dataset (the j-th instance of every template; one bar height = datasets in the bin), per level and NoOp. " +
-		"Dashed line: the accuracy on the originals (GSM8K: the base variant at level symbolic). Its mid-rank percentile among the datasets: " +
-		listOr(pcts) + ". The spread is how much one dataset's accuracy moves between re-draws, not the uncertainty of the mean (see the narrative's table for the clustered intervals)."
+		"Dashed line: the accuracy on the originals (GSM8K: the base variant at level symbolic). Its mid-rank percentile among the datasets, descriptive (the paired drop vs GSM8K in the narrative is the number for inference): " +
+		listOr(pcts) + ". The spread is how much one dataset's accuracy moves between re-draws, not the uncertainty of the mean (see the narrative's table for the clustered intervals), and it depends on N, the templates in a dataset: the paper's datasets held 100, and from fewer the same model spreads more."
 	if len(pcts) == 0 {
 		f.Caption = "Histograms of the accuracy of each dataset (the j-th instance of every template), per level and NoOp; the run has no originals to mark."
 	}

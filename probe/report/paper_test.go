@@ -51,10 +51,15 @@ func paperTrials() []results.Trial {
 }
 
 // TestPaperNarrativeAndFigure: the narrative's paper-shaped table holds
-// the hand-computed mean ± sd of each row (Symbolic 44.4 ± 19.2, P1
-// 16.7 ± 28.9, NoOp 22.2 ± 19.2, GSM8K 66.7), the sd sentence and the
-// percentile sentence (83rd: two datasets below, one tied); the page has
-// the dataset histogram with its caption.
+// the hand-computed mean ± sd of each row with N, its templates per
+// dataset (Symbolic 44.4 ± 19.2 with N = 3, P1 16.7 ± 28.9 with N = 2, NoOp
+// 22.2 ± 19.2 with N = 3, GSM8K 66.7), the per-model table the sd of
+// independent templates beside the observed one (Symbolic 100·√(3·⅓)/3 =
+// 33.3, P1 100·√(⅓)/2 = 28.9, NoOp 100·√(⅔)/3 = 27.2: the hand values of
+// summary's TestPaperViewHandCase), the sd sentence and the percentile
+// sentence (83rd: two datasets below, one tied), labelled descriptive with
+// the paired drop named for inference; the page has the dataset histogram
+// with its caption, which says the same.
 func TestPaperNarrativeAndFigure(t *testing.T) {
 	dir := t.TempDir()
 	trials := paperTrials()
@@ -71,12 +76,19 @@ func TestPaperNarrativeAndFigure(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(n), 0o644))
 	for _, want := range []string{
 		"| model | GSM8K (3) | Symbolic | P1 | NoOp |",
-		"| m Q4_K_M | 66.7 | 44.4 ± 19.2 | 16.7 ± 28.9 | 22.2 ± 19.2 |",
-		"| Symbolic | 3 | 3 | 44.4 ± 19.2 | 33.3–66.7 | 44.4 [0.0, 92.3] | +22.2 ",
-		"| NoOp | 3 | 3 | 22.2 ± 19.2 | 0.0–33.3 |",
+		"| m Q4_K_M | 66.7 | 44.4 ± 19.2 (N = 3) | 16.7 ± 28.9 (N = 2) | 22.2 ± 19.2 (N = 3) |",
+		"| templates per dataset (N) | mean ± sd over datasets | sd if templates were independent |",
+		"GSM8K's percentile among the datasets (descriptive) |",
+		"| Symbolic | 3 | 3 | 44.4 ± 19.2 | 33.3 | 33.3–66.7 | 44.4 [0.0, 92.3] | +22.2 ",
+		"| P1 | 3 | 2 | 16.7 ± 28.9 | 28.9 | 0.0–50.0 |",
+		"| NoOp | 3 | 3 | 22.2 ± 19.2 | 27.2 | 0.0–33.3 |",
 		"+22.2 [-25.6, 70.0] (9 pairs)",
 		"It is not a confidence interval of the mean",
+		"the sd would be 100·√(Σ p_g(1 − p_g))/N",
+		"the paper's datasets held 100 templates",
 		"2 scored below that, so the original accuracy sits at the 83rd percentile, on the right (higher) side of",
+		"The percentile is descriptive: it places one number among these datasets, whose spread depends on N (3 templates per dataset here), and tests nothing.",
+		"paired drop vs GSM8K (Symbolic: +22.2 pp [-100.0, 100.0], each trial paired with its own original, clustered by original problem), the number to read for inference.",
 	} {
 		if !strings.Contains(n, want) {
 			t.Errorf("narrative lacks %q", want)
@@ -89,5 +101,8 @@ func TestPaperNarrativeAndFigure(t *testing.T) {
 	page, _ := os.ReadFile(path)
 	if !bytes.Contains(page, []byte(`id="fig-paper-datasets"`)) || !bytes.Contains(page, []byte("m Q4_K_M Symbolic: 83rd")) {
 		t.Errorf("no dataset histogram with the originals' percentile in the page")
+	}
+	if !bytes.Contains(page, []byte("percentile among the datasets, descriptive")) || !bytes.Contains(page, []byte("it depends on N, the templates in a dataset")) {
+		t.Errorf("the histogram's caption does not label the percentile descriptive or name N")
 	}
 }
