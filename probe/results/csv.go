@@ -318,7 +318,7 @@ func (e *TornRowError) Error() string {
 	if dir == "" {
 		dir = "RUN_DIR"
 	}
-	return fmt.Sprintf("line %d: a torn or ragged row (%s): a write was cut short or the file was edited; restore results.csv from a copy, or, if the run was interrupted, finish it with `fragility run --resume %s` (it keeps the whole rows before this one and runs the rest again)",
+	return fmt.Sprintf("line %d: a torn or ragged row (%s): a write was cut short or the file was edited; restore the file from a copy, or, if the run was interrupted, finish it with `fragility run --resume %s` (it keeps the whole rows before this one and runs the rest again)",
 		e.Line, what, dir)
 }
 

@@ -36,7 +36,7 @@ func TestReadCSVTornRow(t *testing.T) {
 		}
 		msg := err.Error()
 		if torn.Line != c.line || !strings.Contains(msg, c.want) || strings.Contains(msg, "wrong number of fields") ||
-			!strings.Contains(msg, "restore results.csv from a copy") || !strings.Contains(msg, "`fragility run --resume RUN_DIR`") {
+			!strings.Contains(msg, "restore the file from a copy") || !strings.Contains(msg, "`fragility run --resume RUN_DIR`") {
 			t.Errorf("%s: line %d (want %d): %s", c.name, torn.Line, c.line, msg)
 		}
 	}
