@@ -281,8 +281,13 @@ func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond
 func classifyError(t *results.Trial) { t.ErrorKind = errorKind(t) }
 
 // errorKind is the error-anatomy kind of t (anatomy.Classify) for a scored
-// arithmetic item, "" for a right answer, a document item or a skipped one.
-func errorKind(t *results.Trial) string {
+// arithmetic item, "" for a right answer, a document item or a skipped one,
+// without its clause's numbers (errorKindClause).
+func errorKind(t *results.Trial) string { return errorKindClause(t, nil) }
+
+// errorKindClause is errorKind with the numbers of the item's no-op clause
+// (clauseNumbers: the instance's, which results.csv does not record).
+func errorKindClause(t *results.Trial, clause []string) string {
 	if t.Skipped() || t.ScoreRule != "" && t.ScoreRule != docqa.ScoreNumber {
 		return ""
 	}
@@ -291,7 +296,7 @@ func errorKind(t *results.Trial) string {
 		original = t.OriginalAnswer
 	}
 	return anatomy.Classify(anatomy.Trial{Correct: t.Correct, Response: t.Response, Extracted: t.Extracted, Rule: t.Rule,
-		StopReason: t.StopReason, Expected: t.Expected, AltAnswer: t.AltAnswer, OriginalAnswer: original})
+		StopReason: t.StopReason, Expected: t.Expected, AltAnswer: t.AltAnswer, OriginalAnswer: original, ClauseNumbers: clause})
 }
 
 // StopRunOn is the stop reason of a generation stopped at a run-on marker

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
@@ -139,7 +140,14 @@ func ApplyOverrides(trials []results.Trial, ovs []Override, path string) ([]resu
 		if t.F1 = 0; t.Correct {
 			t.F1 = 1
 		}
+		was := t.ErrorKind
 		classifyError(&t)
+		if was == anatomy.ClauseUsed && !t.Correct {
+			// No rule up to clause_used reads the expected answer, so a
+			// corrected one leaves it; the clause's numbers it may rest on
+			// (errors/3) are in set.jsonl, not in the row.
+			t.ErrorKind = was
+		}
 		overridden++
 		out = append(out, t)
 	}

@@ -91,6 +91,16 @@ func Recompute(dir string) (*summary.Summary, error) {
 		// The rules the run's rows were scored with, not this binary's.
 		sum.Params.ExtractionRules = man.ExtractionRules
 	}
+	if man.ErrorRules != "" {
+		// Likewise the error anatomy's: older runs are read as recorded.
+		for i := range sum.Models {
+			for j := range sum.Models[i].Variants {
+				if e := sum.Models[i].Variants[j].Errors; e != nil {
+					e.Rules = man.ErrorRules
+				}
+			}
+		}
+	}
 	if sum.Calculator != nil {
 		sum.Calculator.Protocol = CalcProtocolVersion
 		if man.Calculator != nil {

@@ -12,6 +12,8 @@ package anatomy
 import (
 	"math/big"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/fragility/fragility/probe/answer"
@@ -25,7 +27,14 @@ import (
 // ("$1750 + $27 = $1877", "1260 meters + 130 meters = 1490 meters"),
 // which errors/1 missed (a hand check of 50 wrong answers of the default
 // model found 4 such slips labelled other).
-const Version = "errors/2"
+//
+// errors/3 counts as clause_used an answer that follows from an operation
+// taking one of the clause's own numbers as an operand ("11 - 3 = 8", the
+// 3 drawn for the clause; Trial.ClauseNumbers), which errors/2 called
+// other unless the answer was the clause's reviewed alternative answer
+// exactly (most clauses have none, and a misapplication that goes on
+// from the clause's number reaches another answer).
+const Version = "errors/3"
 
 // The kinds of wrong answer, in the order their rules are tried.
 const (
@@ -44,7 +53,11 @@ const (
 	Arithmetic = "arithmetic"
 	// ClauseUsed: a noop or noop-seeming item whose answer is the one the
 	// problem would give if the clause's quantity were applied (the clause's
-	// reviewed alternative answer, templates.Instance.AltAnswer).
+	// reviewed alternative answer, templates.Instance.AltAnswer), or whose
+	// answer follows from a written operation that takes one of the
+	// clause's own numbers as an operand (Trial.ClauseNumbers; errors/3):
+	// the operation's stated result is the final answer or is used again
+	// after it.
 	ClauseUsed = "clause_used"
 	// OriginalRecalled: an item with re-drawn numbers whose answer is the
 	// original problem's answer.
@@ -71,6 +84,10 @@ type Trial struct {
 	// OriginalAnswer is the original problem's answer when the item's
 	// numbers were re-drawn and its answer differs from it; "" otherwise.
 	OriginalAnswer string
+	// ClauseNumbers are the numbers the item's no-op clause brings into
+	// the problem, normalised (answer.NormalizeNumber; see ClauseNumbers);
+	// nil for an item without a clause.
+	ClauseNumbers []string
 }
 
 // Classify returns the kind of a wrong answer ("" for a right one): the
@@ -85,7 +102,8 @@ func Classify(t Trial) string {
 		return NoAnswer
 	case arithmeticSlip(t.Response, t.Extracted):
 		return Arithmetic
-	case t.AltAnswer != "" && answer.AnswerMatches(t.Extracted, t.AltAnswer):
+	case t.AltAnswer != "" && answer.AnswerMatches(t.Extracted, t.AltAnswer),
+		clauseOperand(t.Response, t.Extracted, t.ClauseNumbers):
 		return ClauseUsed
 	case t.OriginalAnswer != "" && !answer.AnswerMatches(t.OriginalAnswer, t.Expected) && answer.AnswerMatches(t.Extracted, t.OriginalAnswer):
 		return OriginalRecalled
@@ -142,6 +160,94 @@ func arithmeticSlip(response, extracted string) bool {
 		if answer.AnswerMatches(extracted, s) || strings.Contains(response[m[1]:], stated) {
 			return true
 		}
+	}
+	return false
+}
+
+// ClauseNumbers returns the numbers a no-op clause brings into its
+// question, normalised (answer.NormalizeNumber), in the order the clause
+// writes them: the numbers written in the clause's text and the numeric
+// values of its own variables (templates.Instance.NoopValues; a value the
+// text writes in words, "five", is one of these), less every number the
+// question also gives outside the clause (a clause that repeats one of the
+// problem's quantities does not make that quantity the clause's). nil for
+// an empty clause.
+func ClauseNumbers(question, clause string, values map[string]string) []string {
+	if clause == "" {
+		return nil
+	}
+	// Outside the clause: the question's count of a number less the
+	// clause's (the clause is inserted whole, but the text around it may
+	// be joined differently, so it is not cut out by position).
+	inQuestion, inClause := map[string]int{}, map[string]int{}
+	for _, n := range numbersIn(question) {
+		inQuestion[n]++
+	}
+	own := numbersIn(clause)
+	for _, n := range own {
+		inClause[n]++
+	}
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if v, ok := answer.NormalizeNumber(values[k]); ok {
+			own = append(own, v)
+		}
+	}
+	var out []string
+	for _, n := range own {
+		if inQuestion[n] <= inClause[n] && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// numberRE matches a number written with digits (thousands separators
+// and decimals allowed).
+var numberRE = regexp.MustCompile(`[0-9][0-9,]*(?:\.[0-9]+)?`)
+
+// numbersIn returns the numbers written with digits in s, normalised.
+func numbersIn(s string) []string {
+	var out []string
+	for _, x := range numberRE.FindAllString(s, -1) {
+		if v, ok := answer.NormalizeNumber(strings.TrimRight(x, ",")); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// clauseOperand reports whether response writes an operation that takes
+// one of the clause's numbers as an operand and whose stated result
+// carries into the answer: it is the final answer (extracted) or is
+// written again after the operation. A clause number that an earlier
+// operation of the response stated as its result is the model's own
+// intermediate value, not the clause's, and does not count.
+func clauseOperand(response, extracted string, clause []string) bool {
+	if len(clause) == 0 {
+		return false
+	}
+	ms := equationRE.FindAllStringSubmatchIndex(response, -1)
+	var results []string // the stated results so far
+	for _, m := range ms {
+		expr, stated := response[m[2]:m[3]], response[m[4]:m[5]]
+		s, ok := answer.NormalizeNumber(stated)
+		if !ok {
+			continue
+		}
+		carried := answer.AnswerMatches(extracted, s) || slices.Contains(numbersIn(response[m[1]:]), s)
+		if carried {
+			for _, op := range numbersIn(expr) {
+				if slices.Contains(clause, op) && !slices.Contains(results, op) {
+					return true
+				}
+			}
+		}
+		results = append(results, s)
 	}
 	return false
 }

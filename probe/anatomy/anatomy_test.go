@@ -1,6 +1,9 @@
 package anatomy
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestClassify: each kind on responses of the shape the default model
 // writes, and the order of the rules (the first that fires).
@@ -29,6 +32,60 @@ func TestClassify(t *testing.T) {
 		{"a slip comes before the clause", Trial{Response: "20 - 5 = 14\nFinal answer: 14", Extracted: "14", Rule: "final_answer", StopReason: "eos", Expected: "20", AltAnswer: "14"}, Arithmetic},
 	} {
 		if got := Classify(c.t); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestClassifyClauseOperand (errors/3): an answer that goes on from the
+// clause's own number is clause_used without the clause's alt_answer; one
+// that writes the number but does not carry the operation into its answer,
+// or uses its own intermediate result that happens to equal it, is not.
+func TestClassifyClauseOperand(t *testing.T) {
+	if Version != "errors/3" {
+		t.Errorf("Version %s, want errors/3", Version)
+	}
+	for _, c := range []struct {
+		name   string
+		t      Trial
+		want   string
+		errors string // the kind without the clause's numbers (errors/2's reading)
+	}{
+		{"the clause's 3 subtracted", Trial{Response: "Ann has 11 apples. 11 - 3 = 8\nFinal answer: 8", Extracted: "8", Rule: "final_answer", StopReason: "eos", Expected: "11", ClauseNumbers: []string{"3"}}, ClauseUsed, Other},
+		{"carried on after", Trial{Response: "20 - 5 = 15 apples are left.\nShe doubles them: 15 * 2 = 30.\nFinal answer: 30", Extracted: "30", Rule: "final_answer", StopReason: "eos", Expected: "40", ClauseNumbers: []string{"5"}}, ClauseUsed, Other},
+		{"with a currency sign and a unit", Trial{Response: "$1,200 - $150 = $1,050 dollars\nFinal answer: $1,050", Extracted: "1050", Rule: "final_answer", StopReason: "eos", Expected: "1200", ClauseNumbers: []string{"150"}}, ClauseUsed, Other},
+		{"written but not carried", Trial{Response: "20 - 5 = 15, but the 5 do not count.\n20 * 2 = 40\nFinal answer: 40", Extracted: "40", Rule: "final_answer", StopReason: "eos", Expected: "42", ClauseNumbers: []string{"5"}}, Other, Other},
+		{"its own intermediate result", Trial{Response: "2 + 1 = 3 boxes.\n3 * 4 = 12\nFinal answer: 12", Extracted: "12", Rule: "final_answer", StopReason: "eos", Expected: "15", ClauseNumbers: []string{"3"}}, Other, Other},
+		{"a slip comes first", Trial{Response: "11 - 3 = 7\nFinal answer: 7", Extracted: "7", Rule: "final_answer", StopReason: "eos", Expected: "11", ClauseNumbers: []string{"3"}}, Arithmetic, Arithmetic},
+		{"no clause", Trial{Response: "11 - 3 = 8\nFinal answer: 8", Extracted: "8", Rule: "final_answer", StopReason: "eos", Expected: "11"}, Other, Other},
+		{"right answer", Trial{Correct: true, Response: "11 - 3 = 8\nFinal answer: 8", Extracted: "8", Rule: "final_answer", StopReason: "eos", Expected: "8", ClauseNumbers: []string{"3"}}, "", ""},
+	} {
+		if got := Classify(c.t); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		c.t.ClauseNumbers = nil
+		if got := Classify(c.t); got != c.errors {
+			t.Errorf("%s, without the clause's numbers: %q, want %q", c.name, got, c.errors)
+		}
+	}
+}
+
+// TestClauseNumbers: the clause's numbers are those of its text and of its
+// own variables, less those the problem gives outside the clause.
+func TestClauseNumbers(t *testing.T) {
+	for _, c := range []struct {
+		name, question, clause string
+		values                 map[string]string
+		want                   []string
+	}{
+		{"drawn number", "Ann has 11 apples. 3 of them are smaller than usual. How many apples does she have?", "3 of them are smaller than usual.", map[string]string{"k": "3"}, []string{"3"}},
+		{"the problem's own number repeated", "Ann has 11 apples. 3 of the 11 are smaller. She eats 3. How many are left?", "3 of the 11 are smaller.", nil, nil},
+		{"written in words", "Ann has 11 apples. Five of them are smaller. How many?", "Five of them are smaller.", map[string]string{"k": "5", "name": "Ann"}, []string{"5"}},
+		{"thousands and money", "A car costs $12,000. A friend paid $1,500 for a bike. What does the car cost?", "A friend paid $1,500 for a bike.", nil, []string{"1500"}},
+		{"no clause", "Ann has 11 apples.", "", nil, nil},
+	} {
+		got := ClauseNumbers(c.question, c.clause, c.values)
+		if !slices.Equal(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -2,6 +2,7 @@ package anatomy
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"testing"
@@ -59,9 +60,46 @@ func TestClassifyRealResponses(t *testing.T) {
 			t.Errorf("no real response of kind %s in testdata", k)
 		}
 	}
-	// Without the reviewed alternative answer the clause cases are other:
-	// the rule needs the clause's alt_answer, not a guess.
+	// Without the reviewed alternative answer and the clause's numbers the
+	// clause cases are other: the rule needs one of them, not a guess.
 	if got := Classify(Trial{Response: "53 - 28 = 25 meters.\nFinal answer: 25", Extracted: "25", Rule: "final_answer", StopReason: "eos", Expected: "8"}); got != Other {
 		t.Errorf("no alt answer: %q", got)
+	}
+}
+
+// TestClassifyRealClauseNumbers (errors/3): the hand-labelled clause cases
+// of testdata, whose alt_answer a reader derived by hand (the built-in
+// clauses carry none), are clause_used from the clause's own number alone:
+// the bakery across the street's 67 baguettes, the park's tallest tree of
+// 53 meters.
+func TestClassifyRealClauseNumbers(t *testing.T) {
+	data, err := os.ReadFile("testdata/responses.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clause := map[string]string{"runs/demo m0/baker/noop-seeming/0": "67", "runs/demo m0/tree-heights/noop-seeming/0": "53"}
+	n := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var c realCase
+		if err := json.Unmarshal(line, &c); err != nil {
+			t.Fatal(err)
+		}
+		num, ok := clause[c.From]
+		if !ok {
+			continue
+		}
+		n++
+		tr := Trial{Correct: c.Correct, Response: c.Response, Extracted: c.Extracted, Rule: c.Rule, StopReason: c.StopReason,
+			Expected: c.Expected, OriginalAnswer: c.OriginalAnswer}
+		if got := Classify(tr); got != Other {
+			t.Errorf("%s without the clause's number: %q, want other", c.From, got)
+		}
+		tr.ClauseNumbers = []string{num}
+		if got := Classify(tr); got != ClauseUsed || got != c.Kind {
+			t.Errorf("%s with the clause's number %s: %q, hand label %q", c.From, num, got, c.Kind)
+		}
+	}
+	if n != len(clause) {
+		t.Errorf("found %d of the %d cases", n, len(clause))
 	}
 }
