@@ -34,7 +34,12 @@ func Narrative(s *summary.Summary) string {
 	p := s.Params
 	conf := fnum(100*p.Confidence, 0) + "%"
 
-	b.WriteString("# Fragility report\n\n## What this probe tests\n\n")
+	b.WriteString("# Fragility report\n\n")
+	if len(s.Models) > 0 {
+		// The answer first: each model's verdict and what it rests on.
+		b.WriteString("## Verdicts\n\n" + Verdicts(s) + "\n")
+	}
+	b.WriteString("## What this probe tests\n\n")
 	if s.Documents != nil {
 		b.WriteString(documentsIntro)
 	} else {

@@ -78,7 +78,6 @@ func leftOutText(n int) string {
 	return fmt.Sprintf("; %d pairs without an answer on a side left out", n)
 }
 
-
 // pairName is the variant's name in the paired tables, with the variant it
 // is compared with when that is not base ("noop (vs symbolic)").
 func pairName(v *summary.VariantSummary) string {

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+
+	"github.com/fragility/fragility/probe/summary"
+)
+
+// Verdicts is the answer first: per model its verdict in one line, then
+// the numbers it rests on in at most four short lines (the accuracies and
+// the paired drop with its interval, the stability excess over the
+// placebo, the answer-first shift, the budget's warning when it applies).
+// It opens narrative.md and is what `fragility run` prints in the terminal.
+// Every number is read from s.
+func Verdicts(s *summary.Summary) string {
+	var b strings.Builder
+	for i := range s.Models {
+		m := &s.Models[i]
+		fmt.Fprintf(&b, "**%s: %s.**\n", m.Label, cmp.Or(m.Headline, m.Verdict, "no verdict"))
+		for _, l := range verdictLines(m) {
+			b.WriteString("- " + l + "\n")
+		}
+		if i < len(s.Models)-1 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// verdictLines are the lines under a model's verdict (Verdicts).
+func verdictLines(m *summary.ModelSummary) []string {
+	var out []string
+	v := m.Variant(m.VerdictVariant)
+	if v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil {
+		ref := referenceOf(v)
+		refAcc := "n/a"
+		if r := m.Variant(ref); r != nil {
+			refAcc = accShort(r)
+		}
+		line := fmt.Sprintf("Accuracy %s on %s, %s on %s: a paired %s %s", refAcc, ref, accShort(v), v.Variant, dropWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP))
+		if pw := v.Paired.Power; pw != nil && pw.MDEPP != nil {
+			line += fmt.Sprintf("; detectable from about %s pp", fnum(*pw.MDEPP, 1))
+		}
+		out = append(out, line+".")
+	}
+	if st := m.Stability; st != nil {
+		switch {
+		case st.Verdict == summary.StabilityNotAssessed:
+			out = append(out, "Stability not assessed: "+st.Reason+".")
+		case st.Excess != nil && st.Excess.ExcessPP != nil && st.LossPct != nil && st.PlaceboLossPct != nil:
+			out = append(out, fmt.Sprintf("Solved problems lost: %s%% on %s, %s%% on the placebo: %s pp more %s (%s).",
+				fnum(*st.LossPct, 1), st.Variant, fnum(*st.PlaceboLossPct, 1), fnum(st.Excess.ExcessPP.Value, 1), boxCI(st.Excess.ExcessPP), st.Verdict))
+		}
+	}
+	if v != nil && v.AnswerFirstLogProbShift != nil && v.AnswerFirstLogProbShift.Shift != nil {
+		a := v.AnswerFirstLogProbShift
+		out = append(out, fmt.Sprintf("Answer first (the right answer forced right after the prompt): %s nats per pair on %s %s.", fnum(a.Shift.Value, 2), v.Variant, boxCI(a.Shift)))
+	}
+	if w := budgetWarning(m, v); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// budgetWarning is the terminal's and the verdict block's line on the
+// output budget: when the verdict variant's cut shares differ by more than
+// the margin (summary.Paired.BudgetConfounded), or a variant's answers
+// were cut in CutShareNote percent or more; "" otherwise. Its advice
+// follows the cause: raise --max-tokens.
+func budgetWarning(m *summary.ModelSummary, v *summary.VariantSummary) string {
+	if v != nil && v.Paired != nil && v.Paired.BudgetConfounded {
+		pr := v.Paired
+		effect := "the budget, not the variant, may carry the drop"
+		if pr.CutVariantPct < pr.CutReferencePct {
+			effect = "the drop may be understated"
+		}
+		return fmt.Sprintf("Budget: it cut %s%% of the answers on %s and %s%% on %s: %s; raise --max-tokens.",
+			fnum(pr.CutVariantPct, 1), v.Variant, fnum(pr.CutReferencePct, 1), referenceOf(v), effect)
+	}
+	worst, name := 0.0, ""
+	for i := range m.Variants {
+		w := &m.Variants[i]
+		if w.Scored > 0 {
+			if x := 100 * float64(w.CutByBudget) / float64(w.Scored); x > worst {
+				worst, name = x, w.Variant
+			}
+		}
+	}
+	if worst >= CutShareNote {
+		return fmt.Sprintf("Budget: it cut %s%% of the answers on %s; a cut answer counts as no answer, so raise --max-tokens.", fnum(worst, 0), name)
+	}
+	return ""
+}
