@@ -335,7 +335,10 @@ func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Sum
 		return err
 	}
 	if !c.Bool("quiet") {
-		fmt.Print(string(narr))
+		// The answer first: the verdicts and what they rest on; the
+		// whole narrative is in the file.
+		fmt.Print(report.Verdicts(sum))
+		fmt.Printf("\nThe narrative (method, tables, every number): %s\n", filepath.Join(out, probe.FileNarrative))
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %s; files in %s\n", count(sum.Trials, "trial"), out)
 	if sum.Trials > 0 && sum.Skipped == sum.Trials {
