@@ -28,6 +28,9 @@ func Order(n int, seed int64) []int {
 // manifest). A requested variant that no document item can be built in is
 // an OptionError (docqa.CheckCovers).
 func generateSet(cfg Config) (*templates.Set, error) {
+	if len(cfg.Datasets) > 0 {
+		return DatasetSet(cfg) // released instances: nothing drawn
+	}
 	if cfg.Items != "" {
 		items, err := docqa.Load(cfg.Items)
 		if err != nil {
@@ -94,9 +97,9 @@ func checkLeftOut(cfg Config, set *templates.Set) error {
 // clause, paraphrase on templates with no paraphrase; an OptionError, wrong
 // usage) or a split without a template, naming the variant or split and the
 // template source; document items are checked by generateSet
-// (docqa.CheckCovers).
+// (docqa.CheckCovers), released instances by DatasetSet.
 func checkSetCovers(cfg Config, set *templates.Set) error {
-	if cfg.Items != "" {
+	if cfg.Items != "" || len(cfg.Datasets) > 0 {
 		return nil
 	}
 	if cfg.Split != "" && len(set.Templates) == 0 {

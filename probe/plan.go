@@ -150,6 +150,9 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		return nil, err
 	}
 	po.Templates = setTemplates(set)
+	if len(cfg.Datasets) > 0 {
+		po.Templates, po.Instances = datasetPairs(set)
+	}
 	var power *Plan
 	if !onlyBase {
 		if power, err = MakePlan(po); err != nil {
