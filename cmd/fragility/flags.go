@@ -55,6 +55,9 @@ var (
 // shots, level and primary variant) into cfg; wrong values are usage
 // errors. Models, batch and the rest are the caller's.
 func runDefinition(c *cli.Context, cfg *probe.Config) error {
+	if usesDataset(c) {
+		return datasetDefinition(c, cfg)
+	}
 	if err := applyPreset(c, cfg); err != nil {
 		return err
 	}

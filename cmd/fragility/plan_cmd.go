@@ -73,8 +73,9 @@ Examples:
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json
-   fragility plan --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper   # adds the time on a GPU (--gpu-bench FILE, else an assumed rate, said so)`,
-		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
+   fragility plan --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper   # adds the time on a GPU (--gpu-bench FILE, else an assumed rate, said so)
+   fragility plan --dataset hf:datasets/apple/GSM-Symbolic --dataset hf:datasets/apple/GSM-Symbolic:p1   # the released instances: 100 originals, 5,000 items per level`,
+		Flags: []cli.Flag{flagJSON, flagModels, flagTemplates, flagDataset, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagSeed, flagPreset, flagGPUBench,
 			flagMaxTokens, flagBatch, flagNCtx, flagNBatch, flagGPULayers, flagPrimary, flagReference, flagSplit, flagSkipInvalid, flagConditions, flagCalcCalls,
 			flagThreads, flagThreadsB, flagTemplate, flagProtocol,
 			&cli.IntFlag{Name: "shards", Value: 1, Usage: "number of shards to size (as fragility run --shard K/N)"},
@@ -253,6 +254,9 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 	if cfg.Items != "" { // document items are not drawn: one instance each
 		set = planSource(cfg)
 	}
+	if len(cfg.Datasets) > 0 { // released instances: nothing drawn
+		set = planSource(cfg) + ": " + datasetContents(cfg)
+	}
 	if p.LeftOut > 0 { // variants some templates or items lack
 		set += ", " + count(p.LeftOut, "variant instance") + " left out"
 	}
@@ -328,10 +332,15 @@ func planSource(cfg probe.Config) string {
 		return "items " + cfg.Items
 	}
 	s := cfg.Templates
+	if len(cfg.Datasets) > 0 {
+		s = "dataset " + strings.Join(cfg.Datasets, ", ")
+	}
 	if len(cfg.TemplateIDs) > 0 {
 		s += " (templates " + strings.Join(cfg.TemplateIDs, ",") + ")"
 	}
-	if cfg.Limit > 0 {
+	if cfg.Limit > 0 && len(cfg.Datasets) > 0 {
+		s += fmt.Sprintf(" (the first %d templates)", cfg.Limit)
+	} else if cfg.Limit > 0 {
 		// The templates the limit keeps, as run loads them: a --limit
 		// above the source's count keeps them all and is not printed.
 		ts, _, err := templates.LoadSkipping(cfg.Templates, templates.LoadOptions{Level: cfg.Level, IDs: cfg.TemplateIDs, Limit: cfg.Limit})
@@ -370,6 +379,11 @@ func printPower(pl *probe.Plan, cfg probe.Config) {
 	ref := "base, or the symbolic draw for noop, noop-seeming and paraphrase with --reference drawn"
 	if items {
 		ref = "the item's base question"
+	}
+	if len(cfg.Datasets) > 0 {
+		// Each original is asked once: only its first template's
+		// instance-0 draw pairs with it (probe.PlanRun).
+		ref = "the original, asked once, paired with the instance-0 draw of its first template; the paper's view pairs every dataset with its original, without a planned test"
 	}
 	fmt.Printf("Paired drop of a variant against its reference (%s), %s, %s%% power, two-sided at %s.\n\n",
 		ref, size, trimFloat(100*pl.Power), level)
