@@ -59,6 +59,11 @@ type Config struct {
 	// MaxItems caps the set's instances (templates × variants × instances,
 	// base included) before any is drawn; 0 is templates.DefaultMaxItems.
 	MaxItems int `json:"max_items,omitempty"`
+	// Datasets are the released GSM-Symbolic instances the run asks
+	// (run --dataset): files, or hf:datasets/ORG/NAME[@REV][:CONFIG] in
+	// the Hugging Face hub cache (see DatasetSet); when set, Templates is
+	// not read.
+	Datasets []string `json:"datasets,omitempty"`
 	// Items is a file of the user's own document-question items (package
 	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
 	Items     string              `json:"items,omitempty"`

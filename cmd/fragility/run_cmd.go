@@ -43,6 +43,7 @@ Examples:
    fragility run --templates gsm8k_test.jsonl --variants base --instances 1 --out runs/gsm8k
    fragility run --templates ~/ml-gsm-symbolic/templates/p1 --prompt gsm-symbolic --out runs/p1
    fragility run --templates ~/ml-gsm-symbolic/templates --preset gsm-symbolic-paper --out runs/paper   # the paper's protocol, its table beside ours
+   fragility run --dataset hf:datasets/apple/GSM-Symbolic --dataset hf:datasets/apple/GSM-Symbolic:p1 --out runs/released   # the instances the paper ran (your download)
    fragility run --variants base,symbolic,noop --primary symbolic --out runs/primary
    fragility run --conditions none,calculator --calc-calls 10 --variants base,numbers,symbolic --out runs/calc
    fragility run --items examples/docqa.jsonl --variants base,paraphrase,distractor --out runs/docqa
@@ -59,7 +60,7 @@ run directory; deploy/ has ready launch files.
 
 ` + storesHelp,
 		Flags: append(modelFlags(), flagTemplate,
-			flagModels, flagTemplates, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
+			flagModels, flagTemplates, flagDataset, flagTemplateIDs, flagLimit, flagMaxItems, flagItems, flagLevel, flagPrompt, flagVariants, flagInstances, flagMaxTokens, flagShots, flagPreset,
 			&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 			flagBatch,
 			&cli.IntFlag{Name: "bootstrap", Value: summary.DefaultBootstrapResamples, Usage: "cluster-bootstrap resamples over templates", Action: bootstrapInRange},
