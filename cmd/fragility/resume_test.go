@@ -252,6 +252,11 @@ func TestInterruptResume(t *testing.T) {
 			if !strings.Contains(r.stderr, hint) {
 				t.Errorf("stderr lacks %q:\n%s", hint, tail(r.stderr))
 			}
+			// Said at once, before the run stops: what happens and how long.
+			notice := "fragility: interrupt: stopping after the decode step under way (about "
+			if i := strings.Index(r.stderr, notice); i < 0 || i > strings.Index(r.stderr, hint) || !strings.Contains(r.stderr, "run again with fragility run --resume "+dir) {
+				t.Errorf("stderr lacks %q before the last line:\n%s", notice, tail(r.stderr))
+			}
 
 			// The interrupted directory: a manifest saying so, and the same
 			// finished trials in both files, a prefix of the straight run.

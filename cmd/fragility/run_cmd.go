@@ -113,11 +113,14 @@ func runAction(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		opt.Progress = newProgress(cfg.MaxTokens, func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
 	}
+	clock := newRunClock(cfg, resume)
+	opt.Progress = clock.wrap(opt.Progress)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	// The first Ctrl-C stops the run at the next batch boundary; restoring
-	// the default handling makes a second one quit at once.
-	go func() { <-ctx.Done(); stop() }()
+	// The first Ctrl-C stops the run after the decode step under way,
+	// saying so at once; restoring the default handling makes a second
+	// one quit at once.
+	go clock.onInterrupt(ctx, stop, os.Stderr, cfg.OutDir)
 	sum, err := probe.Run(ctx, cfg, opt)
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
