@@ -235,10 +235,12 @@ func firstIDs(ids []string) string {
 // item, one with passages, is scored by docqa.ScoreResponse and not
 // re-derived); with errorRules equal to
 // this binary's anatomy.Version (the manifest's error_rules), it
-// re-derives error_kind the same way; and it refuses recorded measures
+// re-derives error_kind the same way, with the numbers of each no-op
+// clause from the set.jsonl beside path (runClauses); and it refuses recorded measures
 // that cannot be (checkMeasures). Runs recorded under older rules are
 // read as recorded.
 func CheckScores(path, extractionRules, errorRules string, trials []results.Trial) error {
+	clauses := clausesOf(filepath.Dir(path)) // the clauses' numbers, from set.jsonl beside it
 	for i := range trials {
 		t := &trials[i]
 		if err := checkMeasures(t); err != nil {
@@ -266,7 +268,7 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 				path, rowRef(path, i), t.ItemID, t.Correct, t.Rule, results.Quote(t.Extracted), results.Quote(t.Expected), want)
 		}
 		if errorRules == anatomy.Version {
-			if k := errorKind(t); k != t.ErrorKind {
+			if k := clauses.errorKind(t); k != t.ErrorKind {
 				return fmt.Errorf("%s: %s (item %s): error_kind is %s, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
 					path, rowRef(path, i), t.ItemID, results.Quote(t.ErrorKind), anatomy.Version, k)
 			}

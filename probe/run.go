@@ -1112,6 +1112,7 @@ func (r *modelRun) record(out batchOutput) error {
 		tr.PromptTokens = len(q.tokens)
 		calls := out.calc.finish(i, g)
 		fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
+		classifyErrorOf(&tr, q.it.inst) // with its clause's numbers (errors/3)
 		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 		trace.CalcCalls = calls
 		if out.answers != nil {
