@@ -60,8 +60,9 @@ var ErrNoGeneration = errors.New("the KV state does not hold that generation")
 // log-probability by the entropy pass of kernel ("" is the default kernel,
 // as in GenerateOptions.EntropyKernel). Forcings of different sequences
 // share llama_decode calls (one token per sequence per call); several
-// forcings of one sequence run one after the other, each from the same kept
-// point. Results are in the order of fs.
+// forcings of one sequence run one after the other, in the order of fs, each
+// keeping at most as many tokens as the one before it (a forcing drops the
+// cells after its kept tokens). Results are in the order of fs.
 //
 // With one sequence, a prompt decoded in one call and the generation's
 // tokens decoded one per call, the logits are those of Score over the prompt
@@ -71,7 +72,8 @@ var ErrNoGeneration = errors.New("the KV state does not hold that generation")
 // gens must be what the latest GenerateBatch returned, with no other call of
 // the model since but ForceAfter (ErrNoGeneration otherwise); afterwards the
 // model's next GenerateBatch starts as usual (a kept prefix stays kept).
-// Errors: a forcing out of range, a forcing that would fill the context, a
+// Errors: a forcing out of range, one that keeps more tokens than an
+// earlier forcing of its sequence, a forcing that would fill the context, a
 // memory that cannot drop part of a sequence (recurrent models), a failed
 // llama_decode, NaN logits, a cancelled ctx (ErrAborted).
 func (m *Model) ForceAfter(ctx context.Context, gens []*Generation, fs []Forcing, kernel string) ([]Forced, error) {
@@ -86,10 +88,15 @@ func (m *Model) ForceAfter(ctx context.Context, gens []*Generation, fs []Forcing
 	}
 	rounds := make([][]int, 0, 2) // rounds[r]: indices into fs of each sequence's r-th forcing
 	nth := make(map[int]int)
+	kept := make(map[int]int) // the tokens the sequence's latest forcing kept
 	for i, f := range fs {
 		if err := m.checkForcing(gens, f); err != nil {
 			return nil, fmt.Errorf("force: forcing %d: %w", i, err)
 		}
+		if k, ok := kept[f.Seq]; ok && f.Keep > k {
+			return nil, fmt.Errorf("force: forcing %d keeps %d tokens of sequence %d, but an earlier forcing of it kept %d and dropped the cells after them", i, f.Keep, f.Seq, k)
+		}
+		kept[f.Seq] = f.Keep
 		r := nth[f.Seq]
 		nth[f.Seq]++
 		if r == len(rounds) {

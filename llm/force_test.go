@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +129,11 @@ func TestForceAfterBatchAndErrors(t *testing.T) {
 	bad := []Forcing{{Seq: 0, Keep: 99, Tokens: ans, To: len(ans)}}
 	if _, err := m.ForceAfter(context.Background(), gens2, bad, ""); err == nil {
 		t.Error("keep beyond the tokens: no error")
+	}
+	// A forcing that keeps more tokens of a sequence than an earlier one
+	// did would read cells that one dropped.
+	grow := []Forcing{{Seq: 0, Keep: 1, Tokens: ans, To: len(ans)}, {Seq: 0, Keep: 2, Tokens: ans, To: len(ans)}}
+	if _, err := m.ForceAfter(context.Background(), gens2, grow, ""); err == nil || !strings.Contains(err.Error(), "an earlier forcing of it kept 1") {
+		t.Errorf("a forcing keeping more than an earlier one: %v", err)
 	}
 }
