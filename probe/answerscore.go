@@ -51,8 +51,28 @@ import (
 // The expected answer is always scored; the model's own extracted answer
 // also, when it gave one that RenderAnswer renders and that differs from the
 // expected one (when they are equal its log-probability is the expected
-// one's and the margin is 0).
-const AnswerScoreVersion = "answer-score/1"
+// one's and the margin is 0). This is the right answer after the model's
+// own reasoning: soft accuracy, as its text decides it.
+//
+// The answer first (answer-score/2; answer-score/1 runs have none), for
+// every numeric item whose generation finished or was cut by the budget:
+//  4. The forced text: AnswerLead and the rendered expected answer, right
+//     after the prompt (no generated token kept, no separator), tokenized
+//     alone as in 2 and only when its pieces give it back; scored as in 3,
+//     the tokens that overlap the rendered answer's bytes (the lead's
+//     tokens are forced, not scored). It runs in the same llm.Model.ForceAfter
+//     call, after the sequence's forcings of 3 (it drops every generated
+//     cell: llm.Forcing Keep 0, its first term from the prefill's logits),
+//     so it adds a measure, never a token. When the model itself began its
+//     text with exactly those tokens, the log-probabilities generation
+//     recorded are used, as in 3. A pair's two sides differ only in their
+//     prompts.
+const AnswerScoreVersion = "answer-score/2"
+
+// AnswerScoreV1 is the first answer-scoring procedure (steps 1–3 only): a
+// run recorded under it has no answer-first records or columns, and is
+// read as recorded.
+const AnswerScoreV1 = "answer-score/1"
 
 // AnswerLead returns the final-answer form of a prompt preset: the text
 // before the number (with its trailing space) and the separator put before
@@ -198,56 +218,63 @@ type AnswerScoreTrace struct {
 }
 
 // answerJob is the answer scoring of one sequence of a batch: its expected
-// answer (exact decimal) and the sequence's extraction.
+// answer (exact decimal), the sequence's extraction, and the passes to run:
+// after the model's text (steps 1–3 of AnswerScoreVersion) and first
+// (step 4).
 type answerJob struct {
-	seq      int
-	expected string
-	ex       answer.Extraction
+	seq          int
+	expected     string
+	ex           answer.Extraction
+	after, first bool
+}
+
+// answerScores is what the answer-scoring pass gave for one job: the trace
+// records of the answer after the model's text and of the answer first
+// (nil when not scored), and the seconds of llama_decode and pass time
+// the answer-first forcing took (ForceAfter's share; 0 when nothing was
+// decoded for it), which no file records.
+type answerScores struct {
+	after     *AnswerScoreTrace
+	first     *AnswerForced
+	firstSecs float64
 }
 
 // scoreAnswers runs the answer-scoring pass over the sequences of the
-// latest batch named by jobs and returns each job's trace record (nil when
-// the sequence is not scored: no final-answer form, an answer with no
-// finite decimal form, a forced text whose tokens do not give it back, a
-// forcing that would fill the context).
-func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []answerJob, preset, kernel string) ([]*AnswerScoreTrace, error) {
-	out := make([]*AnswerScoreTrace, len(jobs))
+// latest batch named by jobs and returns each job's records (nil when not
+// scored: no final-answer form, an answer with no finite decimal form, a
+// forced text whose tokens do not give it back, a forcing that would fill
+// the context). Every forcing runs in one ForceAfter call; a sequence's
+// answer-first forcing comes after its other ones.
+func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []answerJob, preset, kernel string) ([]answerScores, error) {
+	out := make([]answerScores, len(jobs))
+	if testHookNoAnswerFirst {
+		for j := range jobs {
+			jobs[j].first = false
+		}
+	}
 	var fs []llm.Forcing
-	var slots [][2]int // (job, answer) of each forcing
+	var slots [][2]int // (job, answer) of each forcing; answer −1: the answer first
 	for j, job := range jobs {
 		g := gens[job.seq]
-		plan, ok := planAnswer(g, job.ex, preset)
-		want, ok2 := RenderAnswer(job.expected)
-		if !ok || !ok2 {
+		want, ok := RenderAnswer(job.expected)
+		if !ok {
 			continue
 		}
-		answers := []string{want}
-		if own, ok := RenderAnswer(job.ex.Value); ok && job.ex.Rule != answer.RuleNone && own != want {
-			answers = append(answers, own)
-		}
-		tr := &AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
-		for _, a := range answers {
-			f, ok, err := forcingFor(m, job.seq, plan, a)
+		if job.after {
+			f, sl, err := planAfter(m, g, job, j, want, preset, &out[j])
 			if err != nil {
 				return nil, err
 			}
-			if !ok || g.PromptTokens+plan.Keep+len(f.Tokens) >= m.Params().NCtx {
-				break
-			}
-			rec := AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
-			if lps, ok := generatedLogProbs(g, f); ok {
-				rec.FromGeneration, rec.TokenLogProbs = true, lps
-				for _, lp := range lps {
-					rec.LogProb += lp
-				}
-			} else {
-				fs = append(fs, f)
-				slots = append(slots, [2]int{j, len(tr.Answers)})
-			}
-			tr.Answers = append(tr.Answers, rec)
+			fs, slots = append(fs, f...), append(slots, sl...)
 		}
-		if len(tr.Answers) > 0 {
-			out[j] = tr
+		if job.first {
+			f, ok, err := planFirst(m, g, job.seq, want, preset, &out[j])
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				fs, slots = append(fs, f), append(slots, [2]int{j, -1})
+			}
 		}
 	}
 	if len(fs) == 0 {
@@ -258,10 +285,88 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 		return nil, err
 	}
 	for i, sl := range slots {
-		a := &out[sl[0]].Answers[sl[1]]
+		var a *AnswerForced
+		if sl[1] < 0 {
+			a = out[sl[0]].first
+			out[sl[0]].firstSecs = res[i].Seconds
+		} else {
+			a = &out[sl[0]].after.Answers[sl[1]]
+		}
 		a.LogProb, a.TokenLogProbs = res[i].LogProb, res[i].TokenLogProbs
 	}
 	return out, nil
+}
+
+// testHookNoAnswerFirst, set by tests only, leaves the answer first out of
+// every answer-scoring pass (a run as answer-score/1 scored it), so that
+// they can check that it changes no generated token.
+var testHookNoAnswerFirst bool
+
+// planFirst plans the answer-first forcing of want (rendered) for sequence
+// seq (step 4 of AnswerScoreVersion) and sets its record in out; ok is
+// false when it is not scored, or when the model wrote its tokens itself
+// (the record is complete, nothing to force).
+func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, out *answerScores) (llm.Forcing, bool, error) {
+	lead, _, ok := AnswerLead(preset)
+	if !ok {
+		return llm.Forcing{}, false, nil
+	}
+	f, ok, err := forcingFor(m, seq, answerPlan{Keep: 0, Prefix: lead}, want)
+	if err != nil || !ok || g.PromptTokens+len(f.Tokens) >= m.Params().NCtx {
+		return llm.Forcing{}, false, err
+	}
+	rec := &AnswerForced{Answer: want, Tokens: f.Tokens, From: f.From}
+	out.first = rec
+	if lps, ok := generatedLogProbs(g, f); ok {
+		rec.FromGeneration, rec.TokenLogProbs = true, lps
+		for _, lp := range lps {
+			rec.LogProb += lp
+		}
+		return llm.Forcing{}, false, nil
+	}
+	return f, true, nil
+}
+
+// planAfter plans the forcings of the answers after the model's text
+// (steps 1–3 of AnswerScoreVersion) for job j, whose expected answer
+// renders as want, and sets out.after; it returns the forcings left to
+// decode and their slots.
+func planAfter(m *llm.Model, g *llm.Generation, job answerJob, j int, want, preset string, out *answerScores) ([]llm.Forcing, [][2]int, error) {
+	plan, ok := planAnswer(g, job.ex, preset)
+	if !ok {
+		return nil, nil, nil
+	}
+	var fs []llm.Forcing
+	var slots [][2]int
+	answers := []string{want}
+	if own, ok := RenderAnswer(job.ex.Value); ok && job.ex.Rule != answer.RuleNone && own != want {
+		answers = append(answers, own)
+	}
+	tr := &AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
+	for _, a := range answers {
+		f, ok, err := forcingFor(m, job.seq, plan, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok || g.PromptTokens+plan.Keep+len(f.Tokens) >= m.Params().NCtx {
+			break
+		}
+		rec := AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
+		if lps, ok := generatedLogProbs(g, f); ok {
+			rec.FromGeneration, rec.TokenLogProbs = true, lps
+			for _, lp := range lps {
+				rec.LogProb += lp
+			}
+		} else {
+			fs = append(fs, f)
+			slots = append(slots, [2]int{j, len(tr.Answers)})
+		}
+		tr.Answers = append(tr.Answers, rec)
+	}
+	if len(tr.Answers) > 0 {
+		out.after = tr
+	}
+	return fs, slots, nil
 }
 
 // generatedLogProbs returns the log-probabilities generation recorded for
@@ -324,6 +429,15 @@ func fillAnswerScore(t *results.Trial, tr *AnswerScoreTrace) {
 	case t.Rule != answer.RuleNone && ownIsExpected(t.Extracted, a.Answer):
 		t.OwnAnswerLogProb, t.OwnAnswerLogProbTokens = a.LogProb, len(a.TokenLogProbs)
 	}
+}
+
+// fillAnswerFirst sets the answer-first columns of t from its trace record
+// (nothing when a is nil: not scored).
+func fillAnswerFirst(t *results.Trial, a *AnswerForced) {
+	if a == nil {
+		return
+	}
+	t.AnswerFirstLogProb, t.AnswerFirstLogProbTokens = a.LogProb, len(a.TokenLogProbs)
 }
 
 // ownIsExpected reports whether the extracted value renders as the expected

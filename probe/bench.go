@@ -89,6 +89,14 @@ type BenchResult struct {
 	AnswerScoreSec   float64 `json:"c_answer_score_seconds"`
 	AnswerScored     int     `json:"c_answer_scored_items"`
 	AnswerScoreShare float64 `json:"c_answer_score_share_of_generation"`
+	// AnswerFirstSec is, of AnswerScoreSec, the llama_decode and pass
+	// time of the answer-first forcings (step 4 of AnswerScoreVersion:
+	// ForceAfter's share of each decode call they took part in), over the
+	// AnswerFirst items it scored; AnswerFirstShare is AnswerFirstSec /
+	// BatchedSec.
+	AnswerFirstSec   float64 `json:"c_answer_first_seconds"`
+	AnswerFirst      int     `json:"c_answer_first_items"`
+	AnswerFirstShare float64 `json:"c_answer_first_share_of_generation"`
 	// Busy is (a) and (b) again with every core decoding (Threads =
 	// runtime.NumCPU()), so that the entropy pass pool shares a core with
 	// llama.cpp's threads: the cost of exact entropy when no core is spare.
@@ -246,6 +254,7 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 	}
 	score = false
 	res.AnswerScoreShare = res.AnswerScoreSec / res.BatchedSec
+	res.AnswerFirstShare = res.AnswerFirstSec / res.BatchedSec
 	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
 	return run, nil
@@ -256,7 +265,7 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation, expected []string, res *BenchResult) error {
 	jobs := make([]answerJob, len(gens))
 	for i, g := range gens {
-		jobs[i] = answerJob{seq: i, expected: expected[i], ex: extraction(g)}
+		jobs[i] = answerJob{seq: i, expected: expected[i], ex: extraction(g), after: true, first: true}
 	}
 	t0 := time.Now()
 	trs, err := scoreAnswers(ctx, m, gens, jobs, PromptFragility, "")
@@ -265,8 +274,12 @@ func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation,
 	}
 	res.AnswerScoreSec += time.Since(t0).Seconds()
 	for _, tr := range trs {
-		if tr != nil {
+		if tr.after != nil {
 			res.AnswerScored++
+		}
+		if tr.first != nil {
+			res.AnswerFirst++
+			res.AnswerFirstSec += tr.firstSecs
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fragility/fragility/llm"
@@ -300,7 +301,7 @@ func checkMeasures(t *results.Trial) error {
 		n   int
 	}{{"tokens", t.Tokens}, {"prompt_tokens", t.PromptTokens}, {"calc_calls", t.CalcCalls}, {"effort_tokens", t.EffortTokens},
 		{"think_tokens", t.ThinkTokens}, {"reply_tokens", t.ReplyTokens}, {"answer_logprob_tokens", t.AnswerLogProbTokens},
-		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens}} {
+		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens}, {"answer_first_logprob_tokens", t.AnswerFirstLogProbTokens}} {
 		if c.n < 0 {
 			return fmt.Errorf("%s is %d, not a count (at least 0)", c.col, c.n)
 		}
@@ -337,9 +338,15 @@ func checkMeasures(t *results.Trial) error {
 		return fmt.Errorf("answer_logprob is %v, not a log-probability (finite, at most 0)", t.AnswerLogProb)
 	case t.AnswerScored && t.OwnAnswerLogProb > 0:
 		return fmt.Errorf("own_answer_logprob is %v, not a log-probability (finite, at most 0)", t.OwnAnswerLogProb)
+	case t.AnswerFirstLogProb > 0:
+		return fmt.Errorf("answer_first_logprob is %v, not a log-probability (finite, at most 0)", t.AnswerFirstLogProb)
 	}
 	return nil
 }
+
+// answerFirstColumns are the columns answer-score/2 added (the answer
+// first): a run recorded under AnswerScoreV1 has the others without them.
+var answerFirstColumns = []string{"answer_first_logprob", "answer_first_logprob_tokens"}
 
 // headerComplete refuses a results.csv of a run recorded with the current
 // columns (its manifest records the answer-scoring pass, the newest of
@@ -366,7 +373,7 @@ func headerComplete(dir string, man *Manifest) error {
 	}
 	var missing []string
 	for _, h := range results.Header() {
-		if !have[h] {
+		if !have[h] && !(man.AnswerScore == AnswerScoreV1 && slices.Contains(answerFirstColumns, h)) {
 			missing = append(missing, h)
 		}
 	}

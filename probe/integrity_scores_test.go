@@ -94,6 +94,8 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 		{func(tr *results.Trial) { tr.ReplyTokens = -1 }, "reply_tokens is -1, not a count"},
 		{func(tr *results.Trial) { tr.F1 = 1.5 }, "f1 is 1.5, not in [0, 1]"},
 		{func(tr *results.Trial) { tr.AnswerLogProbMargin = math.NaN() }, "answer_logprob_margin is NaN"},
+		{func(tr *results.Trial) { tr.AnswerFirstLogProb = 0.5 }, "answer_first_logprob is 0.5, not a log-probability"},
+		{func(tr *results.Trial) { tr.AnswerFirstLogProbTokens = -1 }, "answer_first_logprob_tokens is -1, not a count"},
 	} {
 		tr := row()
 		c.edit(&tr)

@@ -20,7 +20,8 @@ import (
 // TestQuietlyWrongRunsRefused: a complete run whose traces.jsonl lost its
 // last line, whose results.csv lost a row or a column, whose correct column,
 // level, question, extracted answer (with its label to match), stop
-// reason, token count, entropy, answer log-probability or a response was
+// reason, token count, entropy, answer log-probability (after the
+// reasoning or first) or a response was
 // set by hand, or whose manifest lost its plan sha256 is
 // refused by report (Recompute), verify and merge's summary, naming the
 // file and the item; the untouched run passes.
@@ -112,6 +113,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		{"entropy", func(ts []results.Trial) int { ts[1].EntropyMean += 0.5; return 1 }, "entropy_mean_bits is"},
 		{"answer entropy", func(ts []results.Trial) int { ts[1].AnswerEntropyMean += 0.5; return 1 }, "answer_entropy_mean_bits is"},
 		{"answer_logprob", func(ts []results.Trial) int { ts[1].AnswerLogProb = -0.01; return 1 }, "answer_logprob is -0.01, but its trace in traces.jsonl gives"},
+		{"answer_first_logprob", func(ts []results.Trial) int { ts[1].AnswerFirstLogProb = -0.01; return 1 }, "answer_first_logprob is -0.01, but its trace in traces.jsonl gives"},
 		{"extracted", func(ts []results.Trial) int {
 			ts[1].Extracted, ts[1].Rule, ts[1].Correct, ts[1].ErrorKind, ts[1].F1 = ts[1].Expected, answer.RuleFinalAnswer, true, "", 1
 			return 1
@@ -181,6 +183,37 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), FileResults+": lacks the column(s) ddc_margin") {
 		t.Errorf("a deleted column: %v", err)
 	}
+	undo()
+	// The answer-first columns deleted: refused in a run recorded under
+	// answer-score/2 (its traces give them), read as recorded in one under
+	// answer-score/1 (which wrote none).
+	undo = restore(FileResults)
+	dropColumn(t, filepath.Join(dir, FileResults), "answer_first_logprob")
+	dropColumn(t, filepath.Join(dir, FileResults), "answer_first_logprob_tokens")
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "answer_first_logprob") {
+		t.Errorf("deleted answer-first columns: %v", err)
+	}
+	undoMan := restore(FileManifest)
+	data, _ = os.ReadFile(filepath.Join(dir, FileManifest))
+	v1 := strings.Replace(string(data), `"answer_score": "`+AnswerScoreVersion+`"`, `"answer_score": "`+AnswerScoreV1+`"`, 1)
+	if v1 == string(data) {
+		t.Fatal("no answer_score in the manifest to edit")
+	}
+	os.WriteFile(filepath.Join(dir, FileManifest), []byte(v1), 0o644)
+	undoTr := restore(FileTraces)
+	traces, err := ReadTraces(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range traces {
+		traces[i].AnswerFirst = nil
+	}
+	writeTraces(t, dir, traces)
+	if err := recomputeErr(dir); err != nil {
+		t.Errorf("an %s run without the answer first: %v", AnswerScoreV1, err)
+	}
+	undoTr()
+	undoMan()
 	undo()
 	// The manifest's plan sha256 deleted by hand (which would let any edit
 	// of set.jsonl or the config pass).

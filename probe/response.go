@@ -69,7 +69,7 @@ func responseCut(tr *Trace, t *results.Trial) bool {
 // factor over them and, for an arithmetic item whose response is its
 // trace's text unchanged (no "\r" that results.csv would drop), over its
 // answer's tokens; and the answer-scoring columns from the trace's
-// answer_score. It returns the first column that differs, with the row's
+// answer_score and answer_first. It returns the first column that differs, with the row's
 // value and the trace's, or "" when none does. Floats are compared bit for
 // bit: both files write them in shortest round-trip form.
 func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
@@ -109,12 +109,14 @@ func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
 	var w results.Trial
 	w.Rule, w.Extracted = t.Rule, t.Extracted
 	fillAnswerScore(&w, tr.AnswerScore)
+	fillAnswerFirst(&w, tr.AnswerFirst)
 	for _, c := range []struct {
 		col       string
 		got, want any
 	}{{"answer_scored", t.AnswerScored, w.AnswerScored}, {"answer_logprob", t.AnswerLogProb, w.AnswerLogProb},
 		{"answer_logprob_tokens", t.AnswerLogProbTokens, w.AnswerLogProbTokens}, {"own_answer_logprob", t.OwnAnswerLogProb, w.OwnAnswerLogProb},
-		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens, w.OwnAnswerLogProbTokens}, {"answer_logprob_margin", t.AnswerLogProbMargin, w.AnswerLogProbMargin}} {
+		{"own_answer_logprob_tokens", t.OwnAnswerLogProbTokens, w.OwnAnswerLogProbTokens}, {"answer_logprob_margin", t.AnswerLogProbMargin, w.AnswerLogProbMargin},
+		{"answer_first_logprob", t.AnswerFirstLogProb, w.AnswerFirstLogProb}, {"answer_first_logprob_tokens", t.AnswerFirstLogProbTokens, w.AnswerFirstLogProbTokens}} {
 		if c.got != c.want {
 			return c.col, fmt.Sprint(c.got), fmt.Sprint(c.want)
 		}

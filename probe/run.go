@@ -963,7 +963,7 @@ type batchOutput struct {
 	wall     float64
 	reported int
 	calc     *calculator
-	answers  []*AnswerScoreTrace // the answer-scoring pass, by queue index (nil entries: not scored)
+	answers  []answerScores // the answer-scoring pass, by queue index (nil records: not scored)
 }
 
 // prepare renders and tokenizes one item and queues it for the batch; an
@@ -1051,23 +1051,23 @@ func (r *modelRun) generate() (batchOutput, error) {
 
 // scoreAnswers runs the answer-scoring pass (AnswerScoreVersion) over the
 // batch just generated: the numeric items, in the generation's KV state.
-func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]*AnswerScoreTrace, error) {
+func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]answerScores, error) {
 	var jobs []answerJob
 	for i, q := range r.queue {
 		if q.it.inst.Accepted != nil {
 			continue
 		}
-		jobs = append(jobs, answerJob{seq: i, expected: q.it.inst.Answer, ex: extraction(gens[i])})
+		jobs = append(jobs, answerJob{seq: i, expected: q.it.inst.Answer, ex: extraction(gens[i]), after: true, first: true})
 	}
 	preset, err := ParsePrompt(r.cfg.Prompt)
 	if err != nil || len(jobs) == 0 {
-		return make([]*AnswerScoreTrace, len(r.queue)), err
+		return make([]answerScores, len(r.queue)), err
 	}
 	trs, err := scoreAnswers(r.ctx, r.m, gens, jobs, preset, "")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*AnswerScoreTrace, len(r.queue))
+	out := make([]answerScores, len(r.queue))
 	for j, job := range jobs {
 		out[job.seq] = trs[j]
 	}
@@ -1092,11 +1092,12 @@ func (r *modelRun) record(out batchOutput) error {
 			held = true
 			if genErr == nil {
 				ht, htr := h.trial, h.trace
-				if out.answers != nil && htr.AnswerScore == nil {
+				if a := out.answers; a != nil && htr.AnswerScore == nil && htr.AnswerFirst == nil {
 					// Recorded before the interruption, when the batch
 					// could not be scored: this decode repeats it.
-					fillAnswerScore(&ht, out.answers[i])
-					htr.AnswerScore = out.answers[i]
+					fillAnswerScore(&ht, a[i].after)
+					fillAnswerFirst(&ht, a[i].first)
+					htr.AnswerScore, htr.AnswerFirst = a[i].after, a[i].first
 				}
 				trials, traces = append(trials, ht), append(traces, htr)
 			}
@@ -1116,8 +1117,9 @@ func (r *modelRun) record(out batchOutput) error {
 		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 		trace.CalcCalls = calls
 		if out.answers != nil {
-			fillAnswerScore(&tr, out.answers[i])
-			trace.AnswerScore = out.answers[i]
+			fillAnswerScore(&tr, out.answers[i].after)
+			fillAnswerFirst(&tr, out.answers[i].first)
+			trace.AnswerScore, trace.AnswerFirst = out.answers[i].after, out.answers[i].first
 		}
 		trials = append(trials, tr)
 		traces = append(traces, trace)

@@ -31,6 +31,10 @@ type Trace struct {
 	// AnswerScore is the answer-scoring pass (AnswerScoreVersion); nil
 	// when the trial was not scored or the run predates it.
 	AnswerScore *AnswerScoreTrace `json:"answer_score,omitempty"`
+	// AnswerFirst is the answer-first forcing (AnswerScoreVersion step 4:
+	// the expected answer in the final-answer form right after the prompt);
+	// nil when the trial was not scored so or the run predates it.
+	AnswerFirst *AnswerForced `json:"answer_first,omitempty"`
 }
 
 // ReadTraces reads traces.jsonl of a run directory. Errors name the file

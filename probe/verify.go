@@ -101,6 +101,8 @@ func (d Divergence) String() string {
 		where = fmt.Sprintf("prompt token %d", d.Position)
 	case DivAnswerScore:
 		where = fmt.Sprintf("forced answer %d", d.Position)
+	case DivAnswerFirst:
+		where = "answer forced first"
 	case DivResponse:
 		where = fmt.Sprintf("%s response byte %d", FileResults, d.Position)
 	}

@@ -16,19 +16,33 @@ import (
 // forced answer: 0 the expected one, 1 the model's own).
 const DivAnswerScore = "answer_score"
 
+// DivAnswerFirst is the Divergence field of an answer-first forcing
+// (AnswerScoreVersion step 4) whose replay differs from the record: other
+// forced tokens, or a log-probability that is not bit-identical.
+const DivAnswerFirst = "answer_first"
+
 // replayAnswerScores replays the answer-scoring pass of a replayed batch
 // (gens, in the KV state GenerateBatch left) for the traces that recorded
 // one, with the same procedure as the run (the expected answer as the
-// trace rendered it, the model's own read from the replayed text), and
-// adds a divergence for every trace whose record differs.
+// trace rendered it, the model's own read from the replayed text; the
+// answer first for the traces that recorded it, so that the forcings are
+// the run's), and adds a divergence for every trace whose record differs.
 func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generation, traces []Trace, preset, kernel string, res *VerifyResult) error {
 	var jobs []answerJob
 	var idx []int
 	for i, t := range traces {
-		if t.AnswerScore == nil || len(t.AnswerScore.Answers) == 0 {
+		after := t.AnswerScore != nil && len(t.AnswerScore.Answers) > 0
+		first := t.AnswerFirst != nil
+		if !after && !first {
 			continue
 		}
-		jobs = append(jobs, answerJob{seq: i, expected: t.AnswerScore.Answers[0].Answer, ex: extraction(gens[i])})
+		var expected string
+		if after {
+			expected = t.AnswerScore.Answers[0].Answer
+		} else {
+			expected = t.AnswerFirst.Answer
+		}
+		jobs = append(jobs, answerJob{seq: i, expected: expected, ex: extraction(gens[i]), after: after, first: first})
 		idx = append(idx, i)
 	}
 	if len(jobs) == 0 {
@@ -39,12 +53,45 @@ func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generatio
 		return fmt.Errorf("%s: replaying the answer scores of the batch of %s: %w", m.Metadata().Path, traces[0].ItemID, err)
 	}
 	for j, i := range idx {
-		if d, ok := answerScoreDiff(*traces[i].AnswerScore, got[j]); ok {
+		d, ok := Divergence{}, false
+		if jobs[j].after {
+			d, ok = answerScoreDiff(*traces[i].AnswerScore, got[j].after)
+		}
+		if !ok && jobs[j].first {
+			d, ok = answerFirstDiff(traces[i].AnswerFirst, got[j].first)
+		}
+		if ok {
 			d.Item, d.Model = traces[i].ItemID, m.Metadata().Path
 			res.diverge(d)
 		}
 	}
 	return nil
+}
+
+// answerFirstDiff compares a recorded answer-first forcing with its replay
+// and describes the first difference.
+func answerFirstDiff(rec, rep *AnswerForced) (Divergence, bool) {
+	d := Divergence{Field: DivAnswerFirst}
+	if rep == nil {
+		d.Recorded, d.Replayed = fmt.Sprintf("answer %q scored", rec.Answer), "not scored"
+		return d, true
+	}
+	return forcedDiff(d, *rec, *rep)
+}
+
+// forcedDiff fills d with the first difference between a recorded forced
+// answer and its replay.
+func forcedDiff(d Divergence, a, b AnswerForced) (Divergence, bool) {
+	switch {
+	case a.Answer != b.Answer || a.From != b.From || !slices.Equal(a.Tokens, b.Tokens):
+		d.Recorded = fmt.Sprintf("answer %q tokens %v from %d", a.Answer, a.Tokens, a.From)
+		d.Replayed = fmt.Sprintf("answer %q tokens %v from %d", b.Answer, b.Tokens, b.From)
+		return d, true
+	case math.Float64bits(a.LogProb) != math.Float64bits(b.LogProb) || !sameBits(a.TokenLogProbs, b.TokenLogProbs):
+		d.Recorded, d.Replayed = floatBits(a.LogProb), floatBits(b.LogProb)
+		return d, true
+	}
+	return d, false
 }
 
 // answerScoreDiff compares a recorded answer-scoring record with its replay
@@ -61,15 +108,8 @@ func answerScoreDiff(rec AnswerScoreTrace, rep *AnswerScoreTrace) (Divergence, b
 		return d, true
 	}
 	for k, a := range rec.Answers {
-		b := rep.Answers[k]
 		d.Position = k
-		switch {
-		case a.Answer != b.Answer || a.From != b.From || !slices.Equal(a.Tokens, b.Tokens):
-			d.Recorded = fmt.Sprintf("answer %q tokens %v from %d", a.Answer, a.Tokens, a.From)
-			d.Replayed = fmt.Sprintf("answer %q tokens %v from %d", b.Answer, b.Tokens, b.From)
-			return d, true
-		case math.Float64bits(a.LogProb) != math.Float64bits(b.LogProb) || !sameBits(a.TokenLogProbs, b.TokenLogProbs):
-			d.Recorded, d.Replayed = floatBits(a.LogProb), floatBits(b.LogProb)
+		if d, ok := forcedDiff(d, a, rep.Answers[k]); ok {
 			return d, true
 		}
 	}

@@ -26,9 +26,10 @@ func init() {
       a token runs in the pass pool (--entropy-pool) while the next token decodes;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
       instances, seeded order) decoded one at a time and --batch at a time; after each batch of
-      the first batched pass, the answer-scoring pass (answer-score/1: the expected answer
-      teacher-forced in the generation's KV state) is timed apart, and its share of that pass's
-      generation time printed;
+      the first batched pass, the answer-scoring pass (answer-score/2: the expected answer
+      teacher-forced in the generation's KV state after the model's text, and right after the
+      prompt) is timed apart, and its share of that pass's generation time printed, with the
+      answer-first forcings' part of it;
 when --threads leaves a core free (the default), (a) and (b) run once more with every core
 decoding, so that the entropy pass pool shares a core with llama.cpp's threads (the cost of
 exact entropy when no core is spare; not with layers on a GPU);
@@ -210,6 +211,7 @@ func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))
 	row("ratio c/b: batched / one at a time (target ≥ 1.5)", fmt.Sprintf("%.2f", r.RatioCB))
 	row("(c) answer scoring, share of generation (target ≤ 5%)", fmt.Sprintf("%.1f%% (%.2f s, %d items)", 100*r.AnswerScoreShare, r.AnswerScoreSec, r.AnswerScored))
+	row("(c) of which the answer first, share of generation", fmt.Sprintf("%.1f%% (%.2f s, %d items)", 100*r.AnswerFirstShare, r.AnswerFirstSec, r.AnswerFirst))
 	if r.BatchedDDCSec > 0 {
 		row("(c) batched run without DDC, seconds", fmt.Sprintf("%.2f", r.BatchedSec))
 		row("(c) batched run with DDC beside generation, seconds", fmt.Sprintf("%.2f", r.BatchedDDCSec))

@@ -82,7 +82,7 @@ func TestResultsCSVRoundTrip(t *testing.T) {
 	// The header is the json tags of Trial in field order.
 	header := strings.SplitN(first, "\n", 2)[0]
 	if !strings.HasPrefix(header, "item_id,model_path,model_name,") || !strings.Contains(header, ",ddc_margin,seconds,score_rule,f1,not_stated,passages,") ||
-		!strings.HasSuffix(header, ",condition,calc_calls,cut_marker,effort_tokens,effort_source,think_tokens,think_entropy_mean_bits,reply_tokens,reply_entropy_mean_bits,reference,id_orig,error_kind,alt_answer,original_answer,answer_scored,answer_logprob,answer_logprob_tokens,own_answer_logprob,own_answer_logprob_tokens,answer_logprob_margin") {
+		!strings.HasSuffix(header, ",condition,calc_calls,cut_marker,effort_tokens,effort_source,think_tokens,think_entropy_mean_bits,reply_tokens,reply_entropy_mean_bits,reference,id_orig,error_kind,alt_answer,original_answer,answer_scored,answer_logprob,answer_logprob_tokens,own_answer_logprob,own_answer_logprob_tokens,answer_logprob_margin,answer_first_logprob,answer_first_logprob_tokens") {
 		t.Errorf("header %q", header)
 	}
 	if !strings.Contains(first, ",0.30000000000000004,") || !strings.Contains(first, ",0.3333333333333333,") {

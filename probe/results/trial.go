@@ -99,10 +99,13 @@ type Trial struct {
 	AltAnswer      string `json:"alt_answer"`
 	OriginalAnswer string `json:"original_answer"`
 
-	// The right answer's probability (probe.AnswerScoreVersion): after
-	// generation, the expected answer is teacher-forced in the preset's
-	// final-answer form after the model's text up to its final-answer
-	// marker (or after the cut when the budget ended it). AnswerScored is
+	// The right answer after the model's own reasoning, a soft accuracy
+	// (probe.AnswerScoreVersion, steps 1–3): after generation, the
+	// expected answer is teacher-forced in the preset's final-answer form
+	// after the model's text up to its final-answer marker (or after the
+	// cut when the budget ended it). It follows whether the text reached
+	// that answer (near 0 nats when it did), so it is accuracy with a
+	// truncation artefact, not belief. AnswerScored is
 	// false for a trial that was not scored (a document item, an answer
 	// with no finite decimal form, a run recorded before the procedure);
 	// the other columns are then 0. AnswerLogProb is the natural
@@ -119,6 +122,18 @@ type Trial struct {
 	OwnAnswerLogProb       float64 `json:"own_answer_logprob"`
 	OwnAnswerLogProbTokens int     `json:"own_answer_logprob_tokens"`
 	AnswerLogProbMargin    float64 `json:"answer_logprob_margin"`
+
+	// The answer first (probe.AnswerScoreVersion answer-score/2, step 4):
+	// the expected answer in the preset's final-answer form ("Final
+	// answer: 39") teacher-forced right after the prompt, before any
+	// generated text, so that the two sides of a pair differ only in their
+	// prompts. AnswerFirstLogProb is the natural log-probability (nats,
+	// ≤ 0) of the number's tokens, summed over AnswerFirstLogProbTokens
+	// tokens; both are 0 for a trial not scored so (a document item, an
+	// answer with no finite decimal form, a skipped item, a run recorded
+	// before answer-score/2).
+	AnswerFirstLogProb       float64 `json:"answer_first_logprob"`
+	AnswerFirstLogProbTokens int     `json:"answer_first_logprob_tokens"`
 }
 
 // ReferenceVariant is the variant t is paired with: t.Reference, or
