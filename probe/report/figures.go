@@ -78,6 +78,9 @@ func (v *view) figures() ([]Figure, error) {
 	if hasAnswerProb(v.sum) {
 		builders = append(builders, v.answerProbFigure)
 	}
+	if hasAnswerFirst(v.sum) {
+		builders = append(builders, v.answerFirstFigure)
+	}
 	if v.run.Compare != nil {
 		builders = append(builders, v.compareFigure)
 	}

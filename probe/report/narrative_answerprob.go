@@ -9,63 +9,104 @@ import (
 )
 
 // answerProbSentence is the verdict's further line of evidence from the
-// right answer's probability (summary.AnswerLogProbShift) on the verdict's
-// variant: its paired shift in nats with the interval, the test and the
-// shift the run can detect, said for what it is (the model's belief in the
-// right answer, teacher-forced after its own reasoning, not its accuracy);
-// "" when the run did not record it.
+// right answer's probability on the verdict's variant: the answer first
+// (summary.AnswerFirstLogProbShift: forced right after the prompt, a pair
+// differing only in its prompts) when the run recorded it, else the right
+// answer after the model's own reasoning (summary.AnswerLogProbShift, a
+// soft accuracy, said for what it is); its paired shift in nats with the
+// interval, the test and the shift the run can detect; "" when the run
+// recorded neither.
 func answerProbSentence(m *summary.ModelSummary, conf string) string {
 	v := m.Variant(m.VerdictVariant)
-	if v == nil || v.AnswerLogProbShift == nil || v.AnswerLogProbShift.Shift == nil || v.AnswerLogProbShift.Test == nil {
+	if v == nil {
 		return ""
 	}
-	sh := v.AnswerLogProbShift
-	reading := "the interval includes 0: no shift in belief is shown"
+	sh, what, moved := v.AnswerFirstLogProbShift, "The answer first (the right answer's log-probability forced right after the prompt, before any reasoning; the two sides of a pair differ only in their prompts)", "the probability the model gives the right answer from the problem alone"
+	if sh == nil {
+		sh, what, moved = v.AnswerLogProbShift, "The right answer after the model's own reasoning (soft accuracy: its log-probability forced after the model's text, which follows whether that text reached the answer and where the budget cut it; not belief)", "the right answer's log-probability after the model's reasoning"
+	}
+	if sh == nil || sh.Shift == nil || sh.Test == nil {
+		return ""
+	}
+	reading := "the interval includes 0: no shift is shown"
 	switch {
 	case sh.Shown && sh.Shift.Value < 0:
-		reading = "the variant lowered the probability the model gives the right answer"
+		reading = "the variant lowered " + moved
 	case sh.Shown:
-		reading = "the variant raised the probability the model gives the right answer"
+		reading = "the variant raised " + moved
 	case sh.Shift.CI.Excludes0():
-		reading = "the interval excludes 0, but the adjusted test does not reach α: no shift in belief is shown"
+		reading = "the interval excludes 0, but the adjusted test does not reach α: no shift is shown"
 	case sh.Shift.CI == nil && sh.Shift.NoCI != "":
-		reading = "no interval is given from " + sh.Shift.NoCI + " (a shift that lives in a few collapsed answers can be missed by any interval from them), so no shift in belief is shown"
+		reading = "no interval is given from " + sh.Shift.NoCI + " (a shift that lives in a few collapsed answers can be missed by any interval from them), so no shift is shown"
+	case sh.Shift.CI == nil:
+		reading = "no interval is given, so no shift is shown"
 	}
 	mde := ""
 	if sh.MDENats != nil {
 		mde = fmt.Sprintf("; this run detects a shift of %s nats", fnum(*sh.MDENats, 2))
 	}
-	return fmt.Sprintf(" Belief in the right answer (its log-probability teacher-forced after the model's own reasoning; not accuracy): on %s it moved by %s nats per pair (%s → %s), %s CI %s over %d pairs, sign-flip p = %s%s%s; %s.",
-		v.Variant, signed(sh.Shift.Value, 2), fnum(sh.BaseMean, 2), fnum(sh.VariantMean, 2), conf, ivOpt(sh.Shift, 2), sh.Pairs,
+	return fmt.Sprintf(" %s: on %s it moved by %s nats per pair (%s → %s), %s CI %s over %d pairs, sign-flip p = %s%s%s; %s.",
+		what, v.Variant, signed(sh.Shift.Value, 2), fnum(sh.BaseMean, 2), fnum(sh.VariantMean, 2), conf, ivOpt(sh.Shift, 2), sh.Pairs,
 		pText(sh.Test.P), adjText(sh.Test), mde, reading)
 }
 
-// writeAnswerProb writes the table of the right answer's probability by
-// variant (summary.AnswerLogProbShift); nothing for a run without it.
+// shiftCells formats a shift for a table: the shift with its interval
+// (bold "shown" when shown), and p with its adjustment; "n/a" for none.
+func shiftCells(sh *summary.AnswerLogProbShift) (shift, p string) {
+	if sh == nil || sh.Shift == nil || sh.Test == nil {
+		return "n/a", "n/a"
+	}
+	shown := ""
+	if sh.Shown {
+		shown = " **shown**"
+	}
+	return signed(sh.Shift.Value, 2) + " " + ivOpt(sh.Shift, 2) + shown, pText(sh.Test.P) + adjText(sh.Test)
+}
+
+// mdeCell formats a shift's minimum detectable shift.
+func mdeCell(sh *summary.AnswerLogProbShift) string {
+	if sh == nil || sh.MDENats == nil {
+		return "n/a"
+	}
+	return fnum(*sh.MDENats, 2)
+}
+
+// writeAnswerProb writes the tables of the right answer's probability by
+// variant: after the model's own reasoning (summary.AnswerLogProbShift,
+// with its finished-pairs and per-token shifts) and first
+// (summary.AnswerFirstLogProbShift); nothing for a run without them.
 func writeAnswerProb(b *strings.Builder, m *summary.ModelSummary, conf string) {
-	var rows []string
+	var after, first []string
 	power := 0.0
 	for i := range m.Variants {
 		v := &m.Variants[i]
-		sh := v.AnswerLogProbShift
-		if sh == nil || sh.Shift == nil || sh.Test == nil {
-			continue
+		if sh := v.AnswerLogProbShift; sh != nil && sh.Shift != nil && sh.Test != nil {
+			power = sh.Power
+			s, p := shiftCells(sh)
+			fs, fp := shiftCells(sh.FinishedPairs)
+			fn := 0
+			if sh.FinishedPairs != nil {
+				fn = sh.FinishedPairs.Pairs
+			}
+			ts, tp := shiftCells(sh.PerToken)
+			after = append(after, fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |", v.Variant, sh.Pairs, fnum(sh.BaseMean, 2), fnum(sh.VariantMean, 2),
+				s, p, mdeCell(sh), fn, fs, fp, ts, tp))
 		}
-		mde := "n/a"
-		power = sh.Power
-		if sh.MDENats != nil {
-			mde = fnum(*sh.MDENats, 2)
+		if sh := v.AnswerFirstLogProbShift; sh != nil && sh.Shift != nil && sh.Test != nil {
+			power = sh.Power
+			s, p := shiftCells(sh)
+			ts, tp := shiftCells(sh.PerToken)
+			first = append(first, fmt.Sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s |", v.Variant, sh.Pairs, fnum(sh.BaseMean, 2), fnum(sh.VariantMean, 2),
+				s, p, mdeCell(sh), ts, tp))
 		}
-		shown := ""
-		if sh.Shown {
-			shown = " **shown**"
-		}
-		rows = append(rows, fmt.Sprintf("| %s | %d | %s | %s | %s %s%s | %s%s | %s |", v.Variant, sh.Pairs, fnum(sh.BaseMean, 2), fnum(sh.VariantMean, 2),
-			signed(sh.Shift.Value, 2), ivOpt(sh.Shift, 2), shown, pText(sh.Test.P), adjText(sh.Test), mde))
 	}
-	if len(rows) == 0 {
-		return
+	common := fmt.Sprintf("The shift is the mean over distinct pairs of (variant − reference), in nats, with the %s interval, the sign-flip p (Holm-adjusted across the variants, each measure its own family) and the shift this run detects at %s%% power (MDE). **shown**: the interval excludes 0 and the adjusted test reaches α.", conf, fnum(100*power, 0))
+	if len(after) > 0 {
+		fmt.Fprintf(b, "\n### The right answer after the model's own reasoning (soft accuracy)\n\nAfter each answer, the expected answer was teacher-forced in the prompt's final-answer form right after the model's own reasoning (up to its final-answer marker, or where the budget cut it), in the same context, and its log-probability summed over the number's tokens (natural log; %s). It follows whether the model's text reached the right answer (about 0 when it did, far below when it reached another or was cut), so it is a soft accuracy, not belief: the two sides of a pair are forced after different texts, and the sum moves with the answer's digit count. It is also given over the pairs finished on both sides (neither cut by the budget) and per forced token (the sum divided by the tokens scored). %s\n\n| variant | pairs | reference, nats | variant, nats | shift, nats | p | MDE, nats | finished pairs | shift over them, nats | p | per token, nats | p |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n", probe.AnswerScoreVersion, common)
+		b.WriteString(strings.Join(after, "\n") + "\n")
 	}
-	fmt.Fprintf(b, "\n### Belief in the right answer\n\nAfter each answer, the expected answer was teacher-forced in the prompt's final-answer form right after the model's own reasoning (up to its final-answer marker, or where the budget cut it), in the same context, and its log-probability summed over the number's tokens (natural log, nats; %s). The shift is the mean over distinct pairs of (variant − reference), with the %s interval, the sign-flip p (Holm-adjusted across the variants) and the shift this run detects at %s%% power (MDE). It measures how much probability the model puts on the right answer, not whether it gave it: it moves also in pairs where both answers are wrong. **shown**: the interval excludes 0 and the adjusted test reaches α.\n\n| variant | pairs | reference, nats | variant, nats | shift, nats | p | MDE, nats |\n|---|---|---|---|---|---|---|\n", probe.AnswerScoreVersion, conf, fnum(100*power, 0))
-	b.WriteString(strings.Join(rows, "\n") + "\n")
+	if len(first) > 0 {
+		fmt.Fprintf(b, "\n### The answer first\n\nBefore any reasoning, the expected answer was teacher-forced in the final-answer form right after the prompt (\"Final answer: N\"; no generated text, in the KV state that holds the prompt), and its log-probability summed over the number's tokens (%s). The two sides of a pair differ only in their prompts, so its shift is how much the variant moves the probability the model gives the right answer from the problem alone, whatever its reasoning then does; per token, the sum divided by the tokens scored. %s\n\n| variant | pairs | reference, nats | variant, nats | shift, nats | p | MDE, nats | per token, nats | p |\n|---|---|---|---|---|---|---|---|---|\n", probe.AnswerScoreVersion, common)
+		b.WriteString(strings.Join(first, "\n") + "\n")
+	}
 }
