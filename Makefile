@@ -10,7 +10,7 @@
 #   make cuda     build ggml's CUDA backend as a shared library next to the binary (bin/lib)
 #   make bench    Go benchmarks and `fragility bench` (on Gemma 3 270M: BENCH_MODEL)
 #   make bench-peer   fragility run against a llama-cpp-python script on the same items (not in make test)
-#   make test-slurm   the sharded run on a real one-node Slurm cluster (see README "Running on a cluster")
+#   make test-slurm   the sharded run on a real one-node Slurm cluster (see docs/clusters.md)
 
 SHELL := /bin/bash
 GO ?= go
@@ -121,7 +121,7 @@ bench: build models
 # fragility against the script a researcher would write instead
 # (bench/peer.py: llama-cpp-python, greedy, numpy entropy, one item at a
 # time) on the same items and token counts, back to back; prints the table of
-# README "Performance". The first call installs llama-cpp-python in a virtual
+# docs/performance.md. The first call installs llama-cpp-python in a virtual
 # environment (~/.cache/fragility/bench-venv; pip builds llama.cpp: minutes).
 # Settings: PEER_MODEL, PEER_ITEMS, PEER_MAX_TOKENS, PEER_THREADS, PEER_BATCH
 # (see bench/bench-peer.sh). About 6 minutes on 2 cores after the install.
@@ -161,7 +161,7 @@ demo: build models
 
 # Document questions (docs/docqa.md): the 24 items of examples/docqa.jsonl
 # in base, their two paraphrases and one distractor each, on the default LLM
-# (README "Your own questions" has the measurement: about 3 minutes on 2
+# (docs/templates.md "Your own questions" has the measurement: about 3 minutes on 2
 # busy CPU cores). Change the matrix here or on the command line, e.g.
 #   make demo-docqa DOCQA_VARIANTS=base,paraphrase,distractor-2,shuffle
 DOCQA_OUT ?= runs/docqa
@@ -175,7 +175,7 @@ demo-docqa: build models
 	  --max-tokens $(DOCQA_MAX_TOKENS) --batch $(DEMO_BATCH) --seed $(DEMO_SEED) --out $(DOCQA_OUT) --force; s=$$?; \
 	echo; echo "demo-docqa: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DOCQA_OUT)/"; exit $$s
 
-# GPU (CUDA), see README "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
+# GPU (CUDA), see docs/performance.md "GPU (CUDA)". `make cuda` builds ggml's CUDA backend
 # from the pinned sources with cmake (ninja when present) into bin/lib, where
 # the binary loads it. CUDA_ARCHITECTURES: e.g. 90, "86;89" or native; empty =
 # the compute capabilities nvidia-smi reports. Without nvcc it stops with one line.

@@ -30,7 +30,7 @@ type RunPreset struct {
 // generated 36.4 tokens/s at --batch 8 (README, make bench-peer), so this
 // rate is a conservative one for a busy machine.
 var PaperPresetCPURate = Throughput{TokensPerSecond: 2.3,
-	Source: "recorded: the README's gsm-symbolic-paper example, Qwen2.5-Coder-0.5B-Instruct Q4_K_M, --batch 8, 2 vCPUs shared with other jobs; 36.4 on a quiet machine (make bench-peer); give --from or --bench for yours"}
+	Source: "recorded: the gsm-symbolic-paper example of docs/reading.md, Qwen2.5-Coder-0.5B-Instruct Q4_K_M, --batch 8, 2 vCPUs shared with other jobs; 36.4 on a quiet machine (make bench-peer); give --from or --bench for yours"}
 
 // PaperPresetGPUAssumedRate is the generation rate the plan assumes on a
 // GPU when no GPU measurement is given (--gpu-bench). No GPU rate has been
