@@ -50,7 +50,7 @@ func verdictLines(m *summary.ModelSummary) []string {
 		case st.Verdict == summary.StabilityNotAssessed:
 			out = append(out, "Stability not assessed: "+st.Reason+".")
 		case st.Excess != nil && st.Excess.ExcessPP != nil && st.LossPct != nil && st.PlaceboLossPct != nil:
-			out = append(out, fmt.Sprintf("Solved problems lost: %s%% on %s, %s%% on the placebo: %s pp more %s (%s).",
+			out = append(out, fmt.Sprintf("Solved problems lost: %s%% on %s, %s%% on the placebo: an excess of %s pp %s (%s).",
 				fnum(*st.LossPct, 1), st.Variant, fnum(*st.PlaceboLossPct, 1), fnum(st.Excess.ExcessPP.Value, 1), boxCI(st.Excess.ExcessPP), st.Verdict))
 		}
 	}

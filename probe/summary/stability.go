@@ -51,7 +51,8 @@ type StabilityVerdict struct {
 	// Reason says why the verdict is StabilityNotAssessed; "" otherwise.
 	Reason string `json:"reason,omitempty"`
 	// Variant is the one the verdict names: the smallest adjusted p for
-	// unstable or inconclusive, the highest upper limit for stable.
+	// unstable or inconclusive (on ties the larger excess), the highest
+	// upper limit for stable.
 	Variant string `json:"variant,omitempty"`
 	Among   int    `json:"among"` // k: variants with an excess over the placebo
 	// Excess is Variant's Paired.Excess: the counts, the excess with its
@@ -143,8 +144,10 @@ func (sm *summarizer) stabilityVerdict(mi int, m *ModelSummary) *StabilityVerdic
 		x := v.Paired.Excess
 		allBelow = allBelow && limits(x.ExcessPP.CI).Below(sv.MarginPct)
 		signal := stats.IsSignal(stats.ClassifyDrop(limits(x.ExcessPP.CI), x.Test.PAdjusted, rule))
+		px := pick.Paired.Excess
 		switch {
-		case signal && !shown, signal == shown && x.Test.PAdjusted < pick.Paired.Excess.Test.PAdjusted:
+		case signal && !shown, signal == shown && x.Test.PAdjusted < px.Test.PAdjusted,
+			signal == shown && x.Test.PAdjusted == px.Test.PAdjusted && x.ExcessPP.Value > px.ExcessPP.Value:
 			pick = v
 		}
 		shown = shown || signal
