@@ -125,10 +125,11 @@ type summarizer struct {
 
 	es      *estimates
 	ts      *tests
-	tsStr   *tests // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
-	tsGroup *tests // the difficulty groups' paired-drop tests' own Monte Carlo stream (GroupStream)
-	tsFin   *tests // the finished pairs' paired-drop tests' own Monte Carlo stream (FinishedStream)
-	tsCons  *tests // the conservative decisions' own Monte Carlo stream (ConservativeStream)
+	tsStr   *tests              // the within-stratum shift tests' own Monte Carlo stream (StrataStream)
+	tsGroup *tests              // the difficulty groups' paired-drop tests' own Monte Carlo stream (GroupStream)
+	tsFin   *tests              // the finished pairs' paired-drop tests' own Monte Carlo stream (FinishedStream)
+	tsCons  *tests              // the conservative decisions' own Monte Carlo stream (ConservativeStream)
+	bases   map[[2]string][]int // base trials by model and template (soleBase)
 	mdata   []modelData
 }
 
@@ -246,6 +247,9 @@ func (sm *summarizer) collect() {
 			c.vs.Paired.Reference = ref
 		}
 		bi, ok := sm.seen[trialKey{modelKey(t), t.TemplateID, t.ReferenceVariant(), t.Instance}]
+		if !ok && t.ReferenceVariant() == BaseVariant {
+			bi, ok = sm.soleBase(t)
+		}
 		if !ok {
 			c.vs.Paired.Unmatched++
 			continue
@@ -258,6 +262,27 @@ func (sm *summarizer) collect() {
 		c.vs.Paired.PairTrials++
 		c.addPair(b, t, sm.tIdx[t.TemplateID])
 	}
+}
+
+// soleBase returns the index of the base trial of t's model and template
+// when it has exactly one (a run on released instances asks each original
+// once, as instance 0, and pairs every instance with it: the original is
+// one problem whatever the instance); ok is false otherwise, so that a run
+// with a base trial at each instance pairs by instance as before.
+func (sm *summarizer) soleBase(t *results.Trial) (int, bool) {
+	if sm.bases == nil {
+		sm.bases = map[[2]string][]int{}
+		for i := range sm.trials {
+			if x := &sm.trials[i]; x.Variant == BaseVariant {
+				k := [2]string{modelKey(x), x.TemplateID}
+				sm.bases[k] = append(sm.bases[k], i)
+			}
+		}
+	}
+	if b := sm.bases[[2]string{modelKey(t), t.TemplateID}]; len(b) == 1 {
+		return b[0], true
+	}
+	return 0, false
 }
 
 // addUnit counts the scored trial t of template index ti in its unit.

@@ -147,3 +147,29 @@ func TestVerdictPickedStrength(t *testing.T) {
 		t.Errorf("verdict %q changed from %q without saying so (%q)", m.Verdict, v.Verdict, m.VerdictUnpicked)
 	}
 }
+
+// TestPairsWithSoleBase: a run that asks each original once (instance 0,
+// as a run on released instances does) pairs every symbolic instance with
+// it; a template with a base trial at each instance pairs by instance.
+func TestPairsWithSoleBase(t *testing.T) {
+	var ts []results.Trial
+	for ti := range 4 {
+		tpl := fmt.Sprintf("t%02d", ti)
+		b := tr(tpl, "base", 0, true)
+		b.Question = "original " + tpl
+		ts = append(ts, b)
+		for inst := range 3 {
+			v := tr(tpl, "symbolic", inst, inst != 2)
+			v.Question = fmt.Sprintf("%s %d", tpl, inst)
+			ts = append(ts, v)
+		}
+	}
+	s, err := summary.Summarize(ts, summary.Params{BootstrapResamples: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := s.Models[0].Variant("symbolic").Paired
+	if pr.Pairs != 12 || pr.Unmatched != 0 || !near(pr.BaseOnly.Count, 4) {
+		t.Errorf("pairs %d, unmatched %d, base right → variant wrong %v; want 12, 0, 4", pr.Pairs, pr.Unmatched, pr.BaseOnly.Count)
+	}
+}
