@@ -40,8 +40,11 @@ func verdictLines(m *summary.ModelSummary) []string {
 			refAcc = accShort(r)
 		}
 		line := fmt.Sprintf("Accuracy %s on %s, %s on %s: a paired %s %s", refAcc, ref, accShort(v), v.Variant, dropWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP))
-		if pw := v.Paired.Power; pw != nil && pw.MDEPP != nil {
+		switch pw := v.Paired.Power; {
+		case pw != nil && pw.MDEPP != nil && *pw.MDEPP <= 100:
 			line += fmt.Sprintf("; detectable from about %s pp", fnum(*pw.MDEPP, 1))
+		case pw != nil && pw.Templates >= 2:
+			line += "; no drop is detectable at this size"
 		}
 		out = append(out, line+".")
 	}
