@@ -131,7 +131,7 @@ bench-peer: build models
 # The main job on the default models: every built-in template in base and
 # noop-seeming, one instance; noop-seeming is drawn on the symbolic instance
 # of the same index (run --reference drawn, the default), which the run
-# includes: 204 items (README "The demo" has the measurement). The default LLM
+# includes, and the placebo on it: 272 items (204 before the placebo; README "The demo"). The default LLM
 # is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
 # its answers short and in the "Final answer: N" format (recorded in the
 # manifest). It also writes $(DEMO_OUT)/report.html. Change the matrix here or
