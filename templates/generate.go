@@ -831,7 +831,8 @@ const DefaultMaxItems = 100_000
 // draw from nTemplates templates with more than maxItems instances
 // (maxItems ≤ 0: DefaultMaxItems): templates × kinds × opt.Instances, where
 // the kinds are opt.Variants, base (always drawn) and, with ReferenceDrawn
-// and a variant of DrawnReferenceVariants, symbolic (their reference). The
+// and a variant of DrawnReferenceVariants, symbolic (their reference) and
+// the placebo read against it (Generate adds both). The
 // message says how to raise the cap (--max-items).
 func CheckSetSize(nTemplates int, opt Options, maxItems int) error {
 	if maxItems <= 0 {
@@ -841,14 +842,17 @@ func CheckSetSize(nTemplates int, opt Options, maxItems int) error {
 	if !slices.Contains(kinds, VariantBase) {
 		kinds = append(kinds, VariantBase)
 	}
-	if opt.Reference == ReferenceDrawn && !slices.Contains(kinds, VariantSymbolic) &&
-		slices.ContainsFunc(kinds, func(v Variant) bool { return slices.Contains(DrawnReferenceVariants, v) }) {
-		kinds = append(kinds, VariantSymbolic)
+	if opt.Reference == ReferenceDrawn && slices.ContainsFunc(kinds, func(v Variant) bool { return slices.Contains(DrawnReferenceVariants, v) }) {
+		for _, v := range []Variant{VariantSymbolic, VariantPlacebo} {
+			if !slices.Contains(kinds, v) {
+				kinds = append(kinds, v)
+			}
+		}
 	}
 	perIndex := nTemplates * len(kinds)
 	if perIndex == 0 || opt.Instances <= maxItems/perIndex {
 		return nil
 	}
-	return fmt.Errorf("--instances %d with %d template(s) and %d variant(s) (base and the drawn reference included) makes more than %d instances, the cap: --max-items N raises it",
+	return fmt.Errorf("--instances %d with %d template(s) and %d variant(s) (base, the drawn reference and the placebo included) makes more than %d instances, the cap: --max-items N raises it",
 		opt.Instances, nTemplates, len(kinds), maxItems)
 }

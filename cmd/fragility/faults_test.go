@@ -373,14 +373,15 @@ func TestGenerateSetCap(t *testing.T) {
 		t.Errorf("a set of 2e9 items: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// noop is paired with the symbolic instance it is drawn on (--reference
-	// drawn, the default): base, noop and symbolic, 9 instances.
-	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "8", "--out", "-")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--instances 3 with 1 template(s) and 3 variant(s) (base and the drawn reference included) makes more than 8 instances") {
-		t.Errorf("9 items over --max-items 8: exit %d, stderr %q", r.code, r.stderr)
+	// drawn, the default), and read against the placebo drawn on it: base,
+	// noop, symbolic and placebo, 12 instances.
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "11", "--out", "-")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--instances 3 with 1 template(s) and 4 variant(s) (base, the drawn reference and the placebo included) makes more than 11 instances") {
+		t.Errorf("12 items over --max-items 11: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "9", "--out", "-")
-	if r.code != 0 || strings.Count(r.stdout, "\n") != 10 {
-		t.Errorf("9 items under --max-items 9: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
+	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--instances", "3", "--max-items", "12", "--out", "-")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 13 {
+		t.Errorf("12 items under --max-items 12: exit %d, %d lines, stderr %q", r.code, strings.Count(r.stdout, "\n"), r.stderr)
 	}
 	r = fragility(t, nil, "generate-set", "--templates", tpl, "--variants", "base,noop", "--reference", "original", "--instances", "3", "--max-items", "6", "--out", "-")
 	if r.code != 0 || strings.Count(r.stdout, "\n") != 7 {
