@@ -117,7 +117,14 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 				continue
 			}
 		}
-		if !reflect.DeepEqual(tr, want[j]) {
+		w := want[j]
+		if tr.AnswerScore == nil && tr.AnswerFirst == nil {
+			// The interruption came before this batch's answer-scoring
+			// pass: the item is kept without it, and the resume below
+			// scores it (its traces must then equal the straight run's).
+			w.AnswerScore, w.AnswerFirst = nil, nil
+		}
+		if !reflect.DeepEqual(tr, w) {
 			t.Errorf("kept item %s differs from the uninterrupted run's", tr.ItemID)
 		}
 	}
