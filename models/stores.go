@@ -347,7 +347,7 @@ func closest(want string, names []string, n int) []string {
 	for _, nm := range names {
 		if !seen[nm] {
 			seen[nm] = true
-			cs = append(cs, cand{nm, editDistance(strings.ToLower(want), strings.ToLower(nm))})
+			cs = append(cs, cand{nm, suggest.Distance(strings.ToLower(want), strings.ToLower(nm))})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
@@ -361,27 +361,6 @@ func closest(want string, names []string, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // storeReadError is the error of a store folder that exists but cannot be

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/fragility/fragility/internal/suggest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -369,8 +370,8 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"tiny", "tine", 1}, {"kitten", "sitting", 3}, {"qwen3:8b", "qwen3:latest", 6}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		if got := suggest.Distance(c.a, c.b); got != c.d {
+			t.Errorf("suggest.Distance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
 	}
 }
