@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/fragility/fragility/internal/suggest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/internal/suggest"
 )
 
 // fakeGGUF returns a GGUF v3 header with no tensors and the given
