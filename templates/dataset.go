@@ -308,9 +308,9 @@ func datasetAnswer(s string) (string, error) {
 	return out, nil
 }
 
-// datasetTemplateID is the template ID of dataset id at level, as the
-// template files of apple/ml-gsm-symbolic are named (gsmsID): a whole
-// number padded to four digits, "gsms-0007", "gsms-p1-0007".
+// datasetTemplateID is the template ID of dataset id at level, as
+// gsmsID names a GSM-Symbolic template file: a whole-number id padded to
+// four digits, with the level's prefix.
 func datasetTemplateID(id, level string) string {
 	if n, err := strconv.Atoi(id); err == nil && n >= 0 {
 		id = fmt.Sprintf("%04d", n)
