@@ -72,20 +72,9 @@ func lookupHF(ref, spec string) (*Source, error) {
 		repos, _ := hfRepos(root)
 		return nil, unknown(ref, repo, []string{root}, repo, repos)
 	}
-	commit := rev
-	if b, err := os.ReadFile(filepath.Join(dir, "refs", rev)); err == nil {
-		commit = strings.TrimSpace(string(b))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %v", ref, storeReadError(StoreHF, root, err))
-	}
-	snap := filepath.Join(dir, "snapshots", commit)
-	if st, err := os.Stat(snap); err != nil || !st.IsDir() || commit == "" || strings.ContainsAny(commit, `/\`) {
-		refs, _ := os.ReadDir(filepath.Join(dir, "refs"))
-		var names []string
-		for _, r := range refs {
-			names = append(names, r.Name())
-		}
-		return nil, fmt.Errorf("%s: missing snapshot %s for revision %s (refs: %s)", ref, snap, rev, strings.Join(names, ", "))
+	commit, snap, err := hfSnapshot(ref, root, dir, rev)
+	if err != nil {
+		return nil, err
 	}
 	rel, link, path, err := openGGUF(ref, StoreHF, root, snap, file, "hf:"+repo+":FILE", "missing blob of %s: %v (the download did not finish?)")
 	if err != nil {
@@ -160,4 +149,26 @@ func listHF() ([]Entry, []string) {
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
 	return entries, problems
+}
+
+// hfSnapshot resolves revision rev (a ref name under refs/, or a commit) of
+// the hub-cache repository folder dir to its commit and snapshot folder;
+// the error names ref, the snapshot looked for and the refs there.
+func hfSnapshot(ref, root, dir, rev string) (commit, snap string, err error) {
+	commit = rev
+	if b, err := os.ReadFile(filepath.Join(dir, "refs", rev)); err == nil {
+		commit = strings.TrimSpace(string(b))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("%s: %v", ref, storeReadError(StoreHF, root, err))
+	}
+	snap = filepath.Join(dir, "snapshots", commit)
+	if st, err := os.Stat(snap); err != nil || !st.IsDir() || commit == "" || strings.ContainsAny(commit, `/\`) {
+		refs, _ := os.ReadDir(filepath.Join(dir, "refs"))
+		var names []string
+		for _, r := range refs {
+			names = append(names, r.Name())
+		}
+		return "", "", fmt.Errorf("%s: missing snapshot %s for revision %s (refs: %s)", ref, snap, rev, strings.Join(names, ", "))
+	}
+	return commit, snap, nil
 }

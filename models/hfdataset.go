@@ -86,20 +86,9 @@ func LookupHFDataset(ref string) (*DatasetSource, error) {
 		}
 		return nil, fmt.Errorf("%s: dataset %s is not in the Hugging Face hub cache at %s (closest: %s; download with: hf download --repo-type dataset %s)", ref, repo, root, strings.Join(closest(repo, have, 3), ", "), repo)
 	}
-	commit := rev
-	if b, err := os.ReadFile(filepath.Join(dir, "refs", rev)); err == nil {
-		commit = strings.TrimSpace(string(b))
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %v", ref, storeReadError(StoreHF, root, err))
-	}
-	snap := filepath.Join(dir, "snapshots", commit)
-	if st, err := os.Stat(snap); err != nil || !st.IsDir() || commit == "" || strings.ContainsAny(commit, `/\`) {
-		refs, _ := os.ReadDir(filepath.Join(dir, "refs"))
-		var names []string
-		for _, r := range refs {
-			names = append(names, r.Name())
-		}
-		return nil, fmt.Errorf("%s: missing snapshot %s for revision %s (refs: %s)", ref, snap, rev, strings.Join(names, ", "))
+	commit, snap, err := hfSnapshot(ref, root, dir, rev)
+	if err != nil {
+		return nil, err
 	}
 	path := filepath.Join(snap, config, HFDatasetSplitFile)
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
