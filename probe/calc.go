@@ -96,7 +96,7 @@ func ParseConditions(csv string) ([]string, error) {
 // validateConditions checks and normalises Conditions and CalcCalls: the
 // condition none alone is stored as nil (so that such a run's plan is the
 // plan of a run made before conditions existed).
-func (c *Config) validateConditions() error {
+func validateConditions(c *Config) error {
 	for i, cond := range c.Conditions {
 		if cond != results.ConditionNone && cond != results.ConditionCalculator {
 			return fmt.Errorf("--conditions: unknown condition %q (known: %s, %s)", cond, results.ConditionNone, results.ConditionCalculator)
@@ -154,14 +154,15 @@ type CalcCall struct {
 	Error  string `json:"error,omitempty"`  // why the expression gave no value, or "call limit reached"
 	// Token is the index, in the trace's tokens, of the generated token
 	// that completed "<<EXPR="; the result's tokens follow it.
-	Token  int `json:"token"`
-	offset int // byte offset in the text where the call was made
+	Token int `json:"token"`
 }
 
-// calculator is the calculator of one batch: the calls of each sequence.
+// calculator is the calculator of one batch: the calls of each sequence
+// and the byte offset in its text where each call was made.
 type calculator struct {
-	limit int
-	calls [][]CalcCall
+	limit   int
+	calls   [][]CalcCall
+	offsets [][]int
 }
 
 // newCalculator returns the calculator for a batch of n sequences under
@@ -170,7 +171,7 @@ func newCalculator(cfg Config, cond string, n int) *calculator {
 	if cond != results.ConditionCalculator {
 		return nil
 	}
-	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]CalcCall, n)}
+	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]CalcCall, n), offsets: make([][]int, n)}
 }
 
 // setOptions hooks the calculator into a batch's generation options.
@@ -189,8 +190,11 @@ func (c *calculator) inject(seq int, text string) string {
 	if !ok {
 		return ""
 	}
-	call := CalcCall{Expr: expr, offset: len(text)}
-	defer func() { c.calls[seq] = append(c.calls[seq], call) }()
+	call := CalcCall{Expr: expr}
+	defer func() {
+		c.calls[seq] = append(c.calls[seq], call)
+		c.offsets[seq] = append(c.offsets[seq], len(text))
+	}()
 	if len(c.calls[seq]) >= c.limit {
 		call.Error = "call limit reached"
 		return ""
@@ -251,11 +255,11 @@ func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
 	if c == nil {
 		return nil
 	}
-	calls := c.calls[seq]
+	calls, offsets := c.calls[seq], c.offsets[seq]
 	off, k := 0, 0
 	for i, t := range g.Tokens {
 		off += len(t.Piece)
-		for k < len(calls) && calls[k].offset <= off {
+		for k < len(calls) && offsets[k] <= off {
 			calls[k].Token = i
 			k++
 		}

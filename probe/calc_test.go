@@ -96,15 +96,15 @@ func TestConditionsConfig(t *testing.T) {
 		t.Fatalf("%v %v", cs, err)
 	}
 	c := Config{Conditions: []string{results.ConditionNone}, CalcCalls: 4}
-	if err := c.validateConditions(); err != nil || c.Conditions != nil || c.CalcCalls != 0 {
+	if err := validateConditions(&c); err != nil || c.Conditions != nil || c.CalcCalls != 0 {
 		t.Fatalf("none alone: %+v %v", c, err)
 	}
 	c = Config{Conditions: []string{results.ConditionNone, results.ConditionCalculator}}
-	if err := c.validateConditions(); err != nil || c.CalcCalls != DefaultCalcCalls {
+	if err := validateConditions(&c); err != nil || c.CalcCalls != DefaultCalcCalls {
 		t.Fatalf("calculator default calls: %+v %v", c, err)
 	}
 	c = Config{Conditions: []string{results.ConditionCalculator}, Items: "x.jsonl"}
-	if err := c.validateConditions(); err == nil {
+	if err := validateConditions(&c); err == nil {
 		t.Error("calculator with document items accepted")
 	}
 	if id := results.ConditionItemID("m0/t/base/0", results.ConditionCalculator); id != "m0/t/base/0#calculator" || results.ItemCondition(id) != results.ConditionCalculator || results.ItemCondition("m0/t/base/0") != results.ConditionNone {

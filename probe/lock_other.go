@@ -7,7 +7,3 @@ import "os"
 // flockExclusive does nothing where flock(2) does not exist: the run
 // directory's lock is not enforced there.
 func flockExclusive(f *os.File) error { return nil }
-
-// die ends the process at once, as near to a SIGKILL as the system
-// allows (the crash hook, EnvCrashAt).
-func die() { os.Exit(137) }

@@ -11,10 +11,3 @@ import (
 func flockExclusive(f *os.File) error {
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 }
-
-// die kills the process with SIGKILL: no deferred function, no flush (the
-// crash hook, EnvCrashAt).
-func die() {
-	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-	select {} // the signal is on its way
-}

@@ -4,7 +4,7 @@ import "fmt"
 
 // OptionError is an error caused by an option out of range (a flag of
 // `fragility run` or `fragility plan`: wrong usage, exit 2), not by the
-// input files: Config.Validate, PlanRun, MakePlan and PlanShards return it.
+// input files: Validate, PlanRun, MakePlan and PlanShards return it.
 type OptionError struct{ Msg string }
 
 // Error returns the message.

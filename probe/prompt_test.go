@@ -225,7 +225,7 @@ func TestKeptPrefix(t *testing.T) {
 func TestDecodeProcedure(t *testing.T) {
 	for _, c := range []struct{ in, want string }{{"", DecodeKeepPrefix}, {DecodePerBatch, DecodePerBatch}, {DecodeKeepPrefix, DecodeKeepPrefix}, {DecodeKeepPrefixV1, DecodeKeepPrefixV1}, {"whole/9", ""}} {
 		cfg := Config{Instances: 1, MaxTokens: 8, Decode: c.in}
-		err := cfg.ValidateOptions()
+		err := ValidateOptions(&cfg)
 		var oe OptionError
 		switch {
 		case c.want == "" && !errors.As(err, &oe):

@@ -68,7 +68,7 @@ type Protocol struct {
 	SHA256 string `json:"sha256"`
 }
 
-// FreezeProtocol returns the protocol of cfg (after cfg.Validate) with its
+// FreezeProtocol returns the protocol of cfg (after Validate) with its
 // hashes. Errors name the template source that cannot be read.
 func FreezeProtocol(cfg Config) (*Protocol, error) {
 	if cfg.Items != "" {

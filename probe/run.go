@@ -11,12 +11,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
@@ -279,11 +281,11 @@ func CheckParams(p llm.Params) error {
 // Validate checks a Config before anything is loaded. An option out of
 // range is an OptionError (wrong usage); a bad model file is an error naming
 // the file.
-func (c *Config) Validate() error {
+func Validate(c *Config) error {
 	if len(c.Models) == 0 {
 		return errors.New("no model given (--model)")
 	}
-	if err := c.ValidateOptions(); err != nil {
+	if err := ValidateOptions(c); err != nil {
 		return err
 	}
 	for _, m := range c.Models {
@@ -297,9 +299,9 @@ func (c *Config) Validate() error {
 // ValidateOptions is Validate without the model files: it checks only the
 // options (each error an OptionError), so that a command can refuse wrong
 // usage before it loads backends or reads a model.
-func (c *Config) ValidateOptions() error {
-	for _, check := range []func() error{c.validateFiles, c.validatePrompt, c.validateParams, c.validateRun, c.validatePrimary} {
-		if err := check(); err != nil {
+func ValidateOptions(c *Config) error {
+	for _, check := range []func(*Config) error{validateFiles, validatePrompt, validateParams, validateRun, validatePrimary} {
+		if err := check(c); err != nil {
 			return err
 		}
 	}
@@ -308,7 +310,7 @@ func (c *Config) ValidateOptions() error {
 
 // validateFiles checks --chat-template and reads the overrides file,
 // recording its absolute path and sha256.
-func (c *Config) validateFiles() error {
+func validateFiles(c *Config) error {
 	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
 		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
 	}
@@ -327,7 +329,7 @@ func (c *Config) validateFiles() error {
 
 // validatePrompt checks the options of what is asked: instances, the token
 // limit, the prompt preset and its shots, items, level and temperature.
-func (c *Config) validatePrompt() error {
+func validatePrompt(c *Config) error {
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
@@ -358,7 +360,7 @@ func (c *Config) validatePrompt() error {
 
 // validateParams checks the decode procedure and the decoding parameters
 // (CheckParams), filling the defaults it records.
-func (c *Config) validateParams() error {
+func validateParams(c *Config) error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
@@ -378,7 +380,7 @@ func (c *Config) validateParams() error {
 
 // validateRun refuses a model file given twice and checks the bootstrap
 // resamples (filling the default), the shard and the conditions.
-func (c *Config) validateRun() error {
+func validateRun(c *Config) error {
 	seen := map[string]string{}
 	for _, m := range c.Models {
 		key := m
@@ -401,7 +403,7 @@ func (c *Config) validateRun() error {
 			return OptionError{"--shard " + err.Error()}
 		}
 	}
-	if err := c.validateConditions(); err != nil {
+	if err := validateConditions(c); err != nil {
 		return err
 	}
 	switch {
@@ -415,7 +417,7 @@ func (c *Config) validateRun() error {
 
 // validatePrimary checks that --primary names one of the run's variants
 // other than base.
-func (c *Config) validatePrimary() error {
+func validatePrimary(c *Config) error {
 	if c.Primary != "" {
 		if c.Primary == summary.BaseVariant {
 			return OptionError{"--primary names the variant whose drop against base decides the verdict: it cannot be base"}
@@ -550,7 +552,7 @@ func (r *runner) prepareSet() error {
 		r.cfg.OutDir = r.out
 	}
 	cfg := &r.cfg
-	if err := cfg.Validate(); err != nil {
+	if err := Validate(cfg); err != nil {
 		return err
 	}
 	set, err := generateSet(*cfg)
@@ -1224,6 +1226,23 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	t.EntropyMean, t.EntropyP95, t.BranchingMedian = entropyStats(all)
 	t.AnswerEntropyMean, t.AnswerEntropyP95, t.AnswerBranching = entropyStats(ans)
 	finishTrial(t, g, ex, cond, calls)
+}
+
+// entropyStats returns the mean and 95th percentile of per-token entropies
+// (bits) and the median branching factor 2^H; zeros for no tokens. Quantiles
+// use linear interpolation between order statistics (Hyndman & Fan 1996,
+// definition 7).
+func entropyStats(h []float64) (mean, p95, medianBranching float64) {
+	if len(h) == 0 {
+		return 0, 0, 0
+	}
+	s := append([]float64(nil), h...)
+	sort.Float64s(s)
+	var sum float64
+	for _, v := range s {
+		sum += v
+	}
+	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
 }
 
 // extraction is the answer extracted from g's text (extract/3: an answer

@@ -3,15 +3,12 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -57,21 +54,4 @@ func ReadTraces(dir string) ([]Trace, error) {
 		out = append(out, t)
 	}
 	return out, nil
-}
-
-// entropyStats returns the mean and 95th percentile of per-token entropies
-// (bits) and the median branching factor 2^H; zeros for no tokens. Quantiles
-// use linear interpolation between order statistics (Hyndman & Fan 1996,
-// definition 7).
-func entropyStats(h []float64) (mean, p95, medianBranching float64) {
-	if len(h) == 0 {
-		return 0, 0, 0
-	}
-	s := append([]float64(nil), h...)
-	sort.Float64s(s)
-	var sum float64
-	for _, v := range s {
-		sum += v
-	}
-	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
 }

@@ -149,13 +149,13 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 }
 
 // checkRunOptions refuses, as wrong usage, options of the run cfg defines
-// that run would refuse (probe.Config.ValidateOptions): the decoding flags
+// that run would refuse (probe.ValidateOptions): the decoding flags
 // are read here into a copy's Params (flagParams), so that run, plan and
 // compare refuse the same values with the same message before any backend
 // or model loads. cfg is not changed.
 func checkRunOptions(c *cli.Context, cfg probe.Config) error {
 	cfg.Params = flagParams(c)
-	return cfg.ValidateOptions()
+	return probe.ValidateOptions(&cfg)
 }
 
 // flagParams reads the decoding flags as given, before loadParams turns

@@ -74,7 +74,7 @@ func protocolFreeze(c *cli.Context) error {
 	if cfg.Items != "" {
 		return usageError{"a protocol freezes a template run, not document questions (--items)"}
 	}
-	if err := cfg.ValidateOptions(); err != nil {
+	if err := probe.ValidateOptions(&cfg); err != nil {
 		return err
 	}
 	p, err := probe.FreezeProtocol(cfg)
