@@ -10,6 +10,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // AnswerScoreVersion names the answer-scoring procedure below (where the
@@ -193,30 +194,6 @@ func planAnswerAt(g *llm.Generation, text string, cut int, lead, sep string, fou
 	return answerPlan{Keep: k, Prefix: prefix + lead}, true
 }
 
-// AnswerForced is a trace's record of one forced answer: the rendered
-// answer, the forced token ids, the first scored one, and the summed
-// log-probability (nats) with its terms.
-type AnswerForced struct {
-	Answer        string      `json:"answer"`
-	Tokens        []llm.Token `json:"tokens"`
-	From          int         `json:"from"`
-	LogProb       float64     `json:"logprob"`
-	TokenLogProbs []float64   `json:"token_logprobs"`
-	// FromGeneration: the model wrote these tokens itself after the kept
-	// ones, and their log-probabilities are those generation recorded.
-	FromGeneration bool `json:"from_generation,omitempty"`
-}
-
-// AnswerScoreTrace is a trace's record of the answer-scoring pass
-// (AnswerScoreVersion): the generated tokens kept, the text forced before
-// the answer, and the forced answers (the expected one first, then the
-// model's own when it was scored).
-type AnswerScoreTrace struct {
-	Keep    int            `json:"keep"`
-	Prefix  string         `json:"prefix"`
-	Answers []AnswerForced `json:"answers"`
-}
-
 // answerJob is the answer scoring of one sequence of a batch: its expected
 // answer (exact decimal), the sequence's extraction, and the passes to run:
 // after the model's text (steps 1–3 of AnswerScoreVersion) and first
@@ -234,8 +211,8 @@ type answerJob struct {
 // the answer-first forcing took (ForceAfter's share; 0 when nothing was
 // decoded for it), which no file records.
 type answerScores struct {
-	after     *AnswerScoreTrace
-	first     *AnswerForced
+	after     *rundir.AnswerScoreTrace
+	first     *rundir.AnswerForced
 	firstSecs float64
 }
 
@@ -285,7 +262,7 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 		return nil, err
 	}
 	for i, sl := range slots {
-		var a *AnswerForced
+		var a *rundir.AnswerForced
 		if sl[1] < 0 {
 			a = out[sl[0]].first
 			out[sl[0]].firstSecs = res[i].Seconds
@@ -315,7 +292,7 @@ func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, ou
 	if err != nil || !ok || g.PromptTokens+len(f.Tokens) >= m.Params().NCtx {
 		return llm.Forcing{}, false, err
 	}
-	rec := &AnswerForced{Answer: want, Tokens: f.Tokens, From: f.From}
+	rec := &rundir.AnswerForced{Answer: want, Tokens: f.Tokens, From: f.From}
 	out.first = rec
 	if lps, ok := generatedLogProbs(g, f); ok {
 		rec.FromGeneration, rec.TokenLogProbs = true, lps
@@ -342,7 +319,7 @@ func planAfter(m *llm.Model, g *llm.Generation, job answerJob, j int, want, pres
 	if own, ok := RenderAnswer(job.ex.Value); ok && job.ex.Rule != answer.RuleNone && own != want {
 		answers = append(answers, own)
 	}
-	tr := &AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
+	tr := &rundir.AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
 	for _, a := range answers {
 		f, ok, err := forcingFor(m, job.seq, plan, a)
 		if err != nil {
@@ -351,7 +328,7 @@ func planAfter(m *llm.Model, g *llm.Generation, job answerJob, j int, want, pres
 		if !ok || g.PromptTokens+plan.Keep+len(f.Tokens) >= m.Params().NCtx {
 			break
 		}
-		rec := AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
+		rec := rundir.AnswerForced{Answer: a, Tokens: f.Tokens, From: f.From}
 		if lps, ok := generatedLogProbs(g, f); ok {
 			rec.FromGeneration, rec.TokenLogProbs = true, lps
 			for _, lp := range lps {
@@ -414,7 +391,7 @@ func forcingFor(m *llm.Model, seq int, plan answerPlan, a string) (llm.Forcing, 
 
 // fillAnswerScore sets the answer-score columns of t from its trace record
 // (nothing when tr is nil: the trial was not scored).
-func fillAnswerScore(t *results.Trial, tr *AnswerScoreTrace) {
+func fillAnswerScore(t *results.Trial, tr *rundir.AnswerScoreTrace) {
 	if tr == nil || len(tr.Answers) == 0 {
 		return
 	}
@@ -433,7 +410,7 @@ func fillAnswerScore(t *results.Trial, tr *AnswerScoreTrace) {
 
 // fillAnswerFirst sets the answer-first columns of t from its trace record
 // (nothing when a is nil: not scored).
-func fillAnswerFirst(t *results.Trial, a *AnswerForced) {
+func fillAnswerFirst(t *results.Trial, a *rundir.AnswerForced) {
 	if a == nil {
 		return
 	}

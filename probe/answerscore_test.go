@@ -14,6 +14,7 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -138,20 +139,20 @@ func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 	model := gemmaModel(t)
 	out := filepath.Join(t.TempDir(), "run")
 	params := llm.Params{Threads: 1, NCtx: 512, NSeq: 1}
-	cfg := Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50, Decode: DecodePerBatch, Params: params, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	man, err := ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil || man.AnswerScore != AnswerScoreVersion {
 		t.Fatalf("manifest answer_score %q (%v), want %s", man.AnswerScore, err, AnswerScoreVersion)
 	}
-	traces, err := ReadTraces(out)
+	traces, err := rundir.ReadTraces(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(out, FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 	tr0 := &trials[0]
 	tr0.AnswerScored, tr0.AnswerLogProb, tr0.AnswerLogProbTokens, tr0.OwnAnswerLogProb, tr0.OwnAnswerLogProbTokens, tr0.AnswerLogProbMargin = false, 0, 0, 0, 0, 0
 	fillAnswerScore(tr0, traces[0].AnswerScore)
-	writeTrials(t, filepath.Join(out, FileResults), trials)
+	writeTrials(t, filepath.Join(out, rundir.FileResults), trials)
 	res, err = Verify(context.Background(), out, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -223,18 +224,18 @@ func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 }
 
 // runTraces runs cfg into out and returns its traces and rows.
-func runTraces(t *testing.T, cfg Config) ([]Trace, []results.Trial) {
+func runTraces(t *testing.T, cfg rundir.Config) ([]rundir.Trace, []results.Trial) {
 	t.Helper()
 	t0 := time.Now()
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	t.Logf("%s: run in %.1f s", cfg.OutDir, time.Since(t0).Seconds())
-	traces, err := ReadTraces(cfg.OutDir)
+	traces, err := rundir.ReadTraces(cfg.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(cfg.OutDir, FileResults))
+	f, err := os.Open(filepath.Join(cfg.OutDir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestAnswerFirstRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	params := llm.Params{Threads: 2, NCtx: 1024, NSeq: 2}
-	cfg := Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 3, MaxTokens: 24, BootstrapB: 50, Params: params, OutDir: filepath.Join(t.TempDir(), "with")}
 	traces, trials := runTraces(t, cfg)
 	without := cfg
@@ -280,7 +281,7 @@ func TestAnswerFirstRun(t *testing.T) {
 	if len(bare) != len(traces) {
 		t.Fatalf("%d traces without the answer first, %d with", len(bare), len(traces))
 	}
-	byID := map[string]Trace{}
+	byID := map[string]rundir.Trace{}
 	for _, tr := range bare {
 		byID[tr.ItemID] = tr
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/templates"
 )
@@ -211,7 +212,7 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, KeepFirstLogits: true}
 	// As fragility run does (DecodeKeepPrefix): the instruction and worked
 	// examples are decoded once per model and kept.
-	if iopt.KeepPrefix, err = KeptPrefix(m, Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
+	if iopt.KeepPrefix, err = KeptPrefix(m, rundir.Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
 		return nil, err
 	}
 	logf("bench: (c) %d demo items one at a time", cfg.Items)

@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -53,21 +54,13 @@ const calcNote = "You have a calculator: do every calculation with it, not in yo
 // condition.
 func CalcNote(limit int) string { return fmt.Sprintf(calcNote, limit) }
 
-// CalcInfo is the manifest's record of the calculator condition.
-type CalcInfo struct {
-	Protocol string `json:"protocol"`   // CalcProtocolVersion
-	Calls    int    `json:"call_limit"` // calls per item that get a result
-	Note     string `json:"note"`       // the instruction note (CalcNote)
-	Decimals int    `json:"decimals"`   // CalcDecimals
-}
-
 // calcInfo is the manifest's calculator record of cfg; nil when the
 // calculator does not run.
-func calcInfo(cfg Config) *CalcInfo {
+func calcInfo(cfg rundir.Config) *rundir.CalcInfo {
 	if !slices.Contains(cfg.Conditions, results.ConditionCalculator) {
 		return nil
 	}
-	return &CalcInfo{Protocol: CalcProtocolVersion, Calls: cfg.CalcCalls, Note: CalcNote(cfg.CalcCalls), Decimals: CalcDecimals}
+	return &rundir.CalcInfo{Protocol: CalcProtocolVersion, Calls: cfg.CalcCalls, Note: CalcNote(cfg.CalcCalls), Decimals: CalcDecimals}
 }
 
 // ParseConditions reads a --conditions list ("none,calculator").
@@ -96,7 +89,7 @@ func ParseConditions(csv string) ([]string, error) {
 // validateConditions checks and normalises Conditions and CalcCalls: the
 // condition none alone is stored as nil (so that such a run's plan is the
 // plan of a run made before conditions existed).
-func validateConditions(c *Config) error {
+func validateConditions(c *rundir.Config) error {
 	for i, cond := range c.Conditions {
 		if cond != results.ConditionNone && cond != results.ConditionCalculator {
 			return fmt.Errorf("--conditions: unknown condition %q (known: %s, %s)", cond, results.ConditionNone, results.ConditionCalculator)
@@ -125,7 +118,7 @@ func validateConditions(c *Config) error {
 }
 
 // runConditions returns the conditions a run plans, in order.
-func runConditions(cfg Config) []string {
+func runConditions(cfg rundir.Config) []string {
 	if len(cfg.Conditions) == 0 {
 		return []string{results.ConditionNone}
 	}
@@ -147,31 +140,21 @@ func CalcSolution(s string) string {
 	})
 }
 
-// CalcCall is one calculator call, recorded in traces.jsonl.
-type CalcCall struct {
-	Expr   string `json:"expr"`             // the expression as the model wrote it
-	Result string `json:"result,omitempty"` // the text fed back, ">>" excluded; "" when nothing was
-	Error  string `json:"error,omitempty"`  // why the expression gave no value, or "call limit reached"
-	// Token is the index, in the trace's tokens, of the generated token
-	// that completed "<<EXPR="; the result's tokens follow it.
-	Token int `json:"token"`
-}
-
 // calculator is the calculator of one batch: the calls of each sequence
 // and the byte offset in its text where each call was made.
 type calculator struct {
 	limit   int
-	calls   [][]CalcCall
+	calls   [][]rundir.CalcCall
 	offsets [][]int
 }
 
 // newCalculator returns the calculator for a batch of n sequences under
 // cond, nil under any other condition.
-func newCalculator(cfg Config, cond string, n int) *calculator {
+func newCalculator(cfg rundir.Config, cond string, n int) *calculator {
 	if cond != results.ConditionCalculator {
 		return nil
 	}
-	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]CalcCall, n), offsets: make([][]int, n)}
+	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]rundir.CalcCall, n), offsets: make([][]int, n)}
 }
 
 // setOptions hooks the calculator into a batch's generation options.
@@ -190,7 +173,7 @@ func (c *calculator) inject(seq int, text string) string {
 	if !ok {
 		return ""
 	}
-	call := CalcCall{Expr: expr}
+	call := rundir.CalcCall{Expr: expr}
 	defer func() {
 		c.calls[seq] = append(c.calls[seq], call)
 		c.offsets[seq] = append(c.offsets[seq], len(text))
@@ -251,7 +234,7 @@ func CalcResult(v *big.Rat) string {
 
 // finish gives sequence seq's calls their token indices in g and returns
 // them.
-func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
+func (c *calculator) finish(seq int, g *llm.Generation) []rundir.CalcCall {
 	if c == nil {
 		return nil
 	}
@@ -270,7 +253,7 @@ func (c *calculator) finish(seq int, g *llm.Generation) []CalcCall {
 // finishTrial fills the columns of extract/2, the condition, the stop
 // reason of a run-on, the reasoning effort and the error anatomy from a
 // generation.
-func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []CalcCall) {
+func finishTrial(t *results.Trial, g *llm.Generation, ex answer.Extraction, cond string, calls []rundir.CalcCall) {
 	t.Condition = results.ConditionName(cond)
 	t.CalcCalls = len(calls)
 	t.CutMarker = ex.CutMarker

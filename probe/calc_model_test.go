@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -23,7 +24,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 		t.Skip("runs a real model")
 	}
 	dir := t.TempDir()
-	cfg := Config{
+	cfg := rundir.Config{
 		Models:     []string{gemmaModel(t)},
 		Templates:  tinyTemplates(t),
 		Variants:   []templates.Variant{templates.VariantBase},
@@ -38,17 +39,17 @@ func TestCalculatorOnGemma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil || man.Calculator == nil || man.Calculator.Calls != DefaultCalcCalls || man.Calculator.Protocol != CalcProtocolVersion {
 		t.Fatalf("manifest calculator %+v %v", man.Calculator, err)
 	}
-	f, _ := os.Open(filepath.Join(dir, FileResults))
+	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

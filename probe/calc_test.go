@@ -8,6 +8,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 func TestPendingCall(t *testing.T) {
@@ -56,7 +57,7 @@ func TestCalcResult(t *testing.T) {
 }
 
 func TestCalculatorInject(t *testing.T) {
-	c := newCalculator(Config{CalcCalls: 2}, results.ConditionCalculator, 2)
+	c := newCalculator(rundir.Config{CalcCalls: 2}, results.ConditionCalculator, 2)
 	if got := c.inject(1, "So <<3*12.5="); got != "37.5>>" {
 		t.Fatalf("inject = %q", got)
 	}
@@ -73,7 +74,7 @@ func TestCalculatorInject(t *testing.T) {
 	if len(calls) != 3 || calls[0].Result != "37.5" || calls[1].Error == "" || calls[2].Error != "call limit reached" || len(c.calls[0]) != 0 {
 		t.Fatalf("calls %+v", c.calls)
 	}
-	if newCalculator(Config{}, results.ConditionNone, 1) != nil {
+	if newCalculator(rundir.Config{}, results.ConditionNone, 1) != nil {
 		t.Fatal("a calculator under condition none")
 	}
 	var nilCalc *calculator
@@ -95,15 +96,15 @@ func TestConditionsConfig(t *testing.T) {
 	if err != nil || len(cs) != 2 || cs[1] != results.ConditionCalculator {
 		t.Fatalf("%v %v", cs, err)
 	}
-	c := Config{Conditions: []string{results.ConditionNone}, CalcCalls: 4}
+	c := rundir.Config{Conditions: []string{results.ConditionNone}, CalcCalls: 4}
 	if err := validateConditions(&c); err != nil || c.Conditions != nil || c.CalcCalls != 0 {
 		t.Fatalf("none alone: %+v %v", c, err)
 	}
-	c = Config{Conditions: []string{results.ConditionNone, results.ConditionCalculator}}
+	c = rundir.Config{Conditions: []string{results.ConditionNone, results.ConditionCalculator}}
 	if err := validateConditions(&c); err != nil || c.CalcCalls != DefaultCalcCalls {
 		t.Fatalf("calculator default calls: %+v %v", c, err)
 	}
-	c = Config{Conditions: []string{results.ConditionCalculator}, Items: "x.jsonl"}
+	c = rundir.Config{Conditions: []string{results.ConditionCalculator}, Items: "x.jsonl"}
 	if err := validateConditions(&c); err == nil {
 		t.Error("calculator with document items accepted")
 	}
@@ -133,7 +134,7 @@ func TestFillEffort(t *testing.T) {
 	// No block: effort is the generated tokens before the run-on cut.
 	g := gen("3", "*4", "=<<3*4=", "!12>>", "12", "\nFinal answer: 12", "\nQ:", " next")
 	tr := results.Trial{Expected: "12"}
-	fillFromGeneration(&tr, g, 0, nil, results.ConditionCalculator, []CalcCall{{Expr: "3*4", Result: "12"}})
+	fillFromGeneration(&tr, g, 0, nil, results.ConditionCalculator, []rundir.CalcCall{{Expr: "3*4", Result: "12"}})
 	if tr.Tokens != 7 || tr.EffortSource != "all" || tr.EffortTokens != 5 || tr.ThinkTokens != 0 || tr.CutMarker != "Q:" || tr.CalcCalls != 1 || tr.Condition != results.ConditionCalculator {
 		t.Fatalf("no block: %+v", tr)
 	}

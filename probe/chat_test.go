@@ -11,6 +11,7 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -29,20 +30,20 @@ func TestChatModelFollowsTheFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 1, MaxTokens: 160, Shots: MaxShots, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 1024, NSeq: 2}, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	man, err := ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := man.Prompt.Rendering["0"]; r != "model" {
 		t.Errorf("rendering %q, want the model's own chat template", r)
 	}
-	f, err := os.Open(filepath.Join(out, FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}

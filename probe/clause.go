@@ -8,6 +8,7 @@ import (
 
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -55,7 +56,7 @@ func clausesOf(dir string) *runClauses { return &runClauses{dir: dir} }
 func (rc *runClauses) errorKind(t *results.Trial) string {
 	if !rc.read {
 		rc.read = true
-		if data, err := os.ReadFile(filepath.Join(rc.dir, FileSet)); err == nil {
+		if data, err := os.ReadFile(filepath.Join(rc.dir, rundir.FileSet)); err == nil {
 			if set, err := templates.ReadSet(bytes.NewReader(data)); err == nil {
 				rc.byID = map[string][]string{}
 				for i := range set.Instances {

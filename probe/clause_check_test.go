@@ -10,6 +10,7 @@ import (
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -26,10 +27,10 @@ func TestCheckScoresClauseNumbers(t *testing.T) {
 	if err := (&templates.Set{Instances: []templates.Instance{in}}).WriteJSONL(&set); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, FileSet), set.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileSet), set.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, FileResults)
+	path := filepath.Join(dir, rundir.FileResults)
 	if err := CheckScores(path, answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{tr}); err != nil {
 		t.Errorf("clause_used with set.jsonl: %v", err)
 	}
@@ -45,7 +46,7 @@ func TestCheckScoresClauseNumbers(t *testing.T) {
 
 	// No set.jsonl: the clause's numbers are unknown, so a recorded
 	// clause_used stands, and so does other.
-	bare := filepath.Join(t.TempDir(), FileResults)
+	bare := filepath.Join(t.TempDir(), rundir.FileResults)
 	for _, x := range []results.Trial{tr, edited} {
 		if err := CheckScores(bare, answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{x}); err != nil {
 			t.Errorf("no set.jsonl, %s: %v", x.ErrorKind, err)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -70,7 +71,7 @@ func LoadDataset(names []string, level string) (*templates.Dataset, error) {
 // drawn. Templates, document items and a split are not read with them;
 // a variant other than base and symbolic, or more instances than the
 // dataset holds, or more instances than --max-items, is an OptionError.
-func DatasetSet(cfg Config) (*templates.Set, error) {
+func DatasetSet(cfg rundir.Config) (*templates.Set, error) {
 	switch {
 	case cfg.Items != "":
 		return nil, OptionError{"--dataset and --items: give one or the other"}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/fragility/fragility/templates/fixtures"
@@ -35,7 +36,7 @@ func hfDatasetCache(t *testing.T) {
 // sd, the originals' percentile and the drop paired on the original.
 func TestDatasetPaperView(t *testing.T) {
 	hfDatasetCache(t)
-	cfg := Config{Datasets: []string{"hf:datasets/apple/GSM-Symbolic", "hf:datasets/apple/GSM-Symbolic:p1"},
+	cfg := rundir.Config{Datasets: []string{"hf:datasets/apple/GSM-Symbolic", "hf:datasets/apple/GSM-Symbolic:p1"},
 		Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic}, Instances: 3, Seed: 1}
 	set, err := generateSet(cfg)
 	if err != nil {
@@ -104,17 +105,17 @@ func TestDatasetConfigRefused(t *testing.T) {
 	ref := "hf:datasets/apple/GSM-Symbolic"
 	vs := []templates.Variant{templates.VariantBase, templates.VariantSymbolic}
 	for _, tc := range []struct {
-		cfg    Config
+		cfg    rundir.Config
 		want   string
 		option bool
 	}{
-		{Config{Datasets: []string{ref}, Templates: "t.yaml", Variants: vs, Instances: 3}, "--dataset and --templates: give one or the other", true},
-		{Config{Datasets: []string{ref}, Items: "d.jsonl", Variants: vs, Instances: 3}, "--dataset and --items", true},
-		{Config{Datasets: []string{ref}, Split: templates.SplitDev, Variants: vs, Instances: 3}, "--split", true},
-		{Config{Datasets: []string{ref}, Variants: []templates.Variant{templates.VariantNoop}, Instances: 3}, "--variants noop: the released instances are base", true},
-		{Config{Datasets: []string{ref, ref + ":main"}, Variants: vs, Instances: 3}, "--dataset hf:datasets/apple/GSM-Symbolic:main is given twice", true},
-		{Config{Datasets: []string{ref + ":p1"}, Level: "p2", Variants: vs, Instances: 3}, "--level p2: hf:datasets/apple/GSM-Symbolic:p1 is config p1, level p1", true},
-		{Config{Datasets: []string{ref + ":p2"}, Variants: vs, Instances: 3}, "no config p2 in snapshot", false},
+		{rundir.Config{Datasets: []string{ref}, Templates: "t.yaml", Variants: vs, Instances: 3}, "--dataset and --templates: give one or the other", true},
+		{rundir.Config{Datasets: []string{ref}, Items: "d.jsonl", Variants: vs, Instances: 3}, "--dataset and --items", true},
+		{rundir.Config{Datasets: []string{ref}, Split: templates.SplitDev, Variants: vs, Instances: 3}, "--split", true},
+		{rundir.Config{Datasets: []string{ref}, Variants: []templates.Variant{templates.VariantNoop}, Instances: 3}, "--variants noop: the released instances are base", true},
+		{rundir.Config{Datasets: []string{ref, ref + ":main"}, Variants: vs, Instances: 3}, "--dataset hf:datasets/apple/GSM-Symbolic:main is given twice", true},
+		{rundir.Config{Datasets: []string{ref + ":p1"}, Level: "p2", Variants: vs, Instances: 3}, "--level p2: hf:datasets/apple/GSM-Symbolic:p1 is config p1, level p1", true},
+		{rundir.Config{Datasets: []string{ref + ":p2"}, Variants: vs, Instances: 3}, "no config p2 in snapshot", false},
 	} {
 		_, err := generateSet(tc.cfg)
 		var oe OptionError

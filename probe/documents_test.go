@@ -11,6 +11,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -41,25 +42,25 @@ func TestRunDocQA(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cfg := Config{Models: []string{gemmaModel(t)}, Items: items, Prompt: PromptDocQA, Variants: vs, Instances: 1, Seed: 2,
+	cfg := rundir.Config{Models: []string{gemmaModel(t)}, Items: items, Prompt: PromptDocQA, Variants: vs, Instances: 1, Seed: 2,
 		MaxTokens: 16, Params: llm.Params{Threads: 1, NCtx: 1024, NSeq: 4}, OutDir: dir}
 	sum, err := Run(context.Background(), cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileSet} {
+	for _, name := range []string{rundir.FileManifest, rundir.FileResults, rundir.FileTraces, rundir.FileSummary, rundir.FileSet} {
 		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", name, err)
 		}
 	}
 	const want = 6 * 5 // base, paraphrase-1, paraphrase-2, distractor-1, shuffle
-	rf, _ := os.Open(filepath.Join(dir, FileResults))
+	rf, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(rf)
 	rf.Close()
 	if err != nil || len(trials) != want || sum.Trials != want {
 		t.Fatalf("%d rows (%v), summary %d, want %d", len(trials), err, sum.Trials, want)
 	}
-	sf, _ := os.Open(filepath.Join(dir, FileSet))
+	sf, _ := os.Open(filepath.Join(dir, rundir.FileSet))
 	set, err := templates.ReadSet(sf)
 	sf.Close()
 	if err != nil {
@@ -71,7 +72,7 @@ func TestRunDocQA(t *testing.T) {
 			text[p.Item+"/"+p.ID] = p.Text
 		}
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestRunDocQA(t *testing.T) {
 	if pairs["reworded"] != 12 || pairs["distractor"] != 6 || pairs["shuffled"] != 6 {
 		t.Errorf("pairs per group: %v", pairs)
 	}
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil || man.Prompt.Preset != PromptDocQA || man.Prompt.Version != docqa.PromptVersion || man.Config.Items != items {
 		t.Errorf("manifest prompt %+v, items %q (%v)", man.Prompt, man.Config.Items, err)
 	}

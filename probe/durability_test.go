@@ -10,6 +10,7 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // tempLeft fails if dir holds a temporary file of writeAtomic or checkWritable.
@@ -26,10 +27,10 @@ func tempLeft(t *testing.T, dir string) {
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "summary.json")
-	if err := WriteFileAtomic(p, []byte("one")); err != nil {
+	if err := rundir.WriteFileAtomic(p, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFileAtomic(p, []byte("two")); err != nil {
+	if err := rundir.WriteFileAtomic(p, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "two" {
@@ -40,12 +41,12 @@ func TestWriteAtomic(t *testing.T) {
 	blocked := filepath.Join(dir, "manifest.json")
 	os.Mkdir(blocked, 0o755)
 	os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644)
-	err := WriteFileAtomic(blocked, []byte("{}"))
+	err := rundir.WriteFileAtomic(blocked, []byte("{}"))
 	if err == nil || err.Error() != blocked+": is a directory, not a file" {
 		t.Errorf("rename onto a directory: error %v, want it to say the path is a directory (not rename's \"file exists\")", err)
 	}
 	// No directory to write in at all.
-	if err := WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
 		t.Error("missing directory: no error")
 	}
 	tempLeft(t, dir)
@@ -56,22 +57,22 @@ func TestWriteAtomic(t *testing.T) {
 // traces.jsonl (ReadTraces).
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, FileTraces)+": no such file or directory" {
+	if _, err := rundir.ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, rundir.FileTraces)+": no such file or directory" {
 		t.Errorf("missing traces: %v", err)
 	}
-	p := filepath.Join(dir, FileResults)
-	if _, err := ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
+	p := filepath.Join(dir, rundir.FileResults)
+	if _, err := rundir.ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
 		t.Errorf("missing: %v", err)
 	}
 	os.Mkdir(p, 0o755)
-	if _, err := ReadResults(p); err == nil || err.Error() != p+": is a directory, not a file" {
+	if _, err := rundir.ReadResults(p); err == nil || err.Error() != p+": is a directory, not a file" {
 		t.Errorf("directory: %v", err)
 	}
 	os.Remove(p)
 	var b bytes.Buffer
 	results.WriteCSV(&b, []results.Trial{{ItemID: "m0/a/base/0"}})
 	os.WriteFile(p, []byte(strings.Replace(b.String(), "m0/a/base/0,", "m0/a/base/0,,,,,,,", 1)), 0o644)
-	if _, err := ReadResults(p); err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Count(err.Error(), FileResults) != 1 {
+	if _, err := rundir.ReadResults(p); err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Count(err.Error(), rundir.FileResults) != 1 {
 		t.Errorf("bad row: %v", err)
 	}
 }
@@ -84,27 +85,27 @@ func TestPrepareDir(t *testing.T) {
 	tempLeft(t, filepath.Join(dir, "new"))
 	run := filepath.Join(dir, "run")
 	os.Mkdir(run, 0o755)
-	os.WriteFile(filepath.Join(run, FileResults), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(run, rundir.FileResults), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(run, "notes.txt"), []byte("mine"), 0o644)
 	// Files but no manifest: not a run, so --resume is not suggested.
 	if err := prepareDir(run, false, false); err == nil || !strings.Contains(err.Error(), "holds files but no manifest.json, so it is no run to resume: use another --out, or --force") {
 		t.Fatalf("a folder of files without --force: %v", err)
 	}
-	os.WriteFile(filepath.Join(run, FileManifest), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(run, rundir.FileManifest), []byte("{}"), 0o644)
 	err := prepareDir(run, false, false)
 	if err == nil || !strings.Contains(err.Error(), "already exists and is not empty: use --force") {
 		t.Fatalf("existing run without --force: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(run, FileResults)); string(b) != "old" {
+	if b, _ := os.ReadFile(filepath.Join(run, rundir.FileResults)); string(b) != "old" {
 		t.Error("refused run directory was changed")
 	}
-	for _, name := range []string{FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
+	for _, name := range []string{rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, "report.html", rundir.FileSummary} {
 		os.WriteFile(filepath.Join(run, name), []byte("old"), 0o644)
 	}
 	if err := prepareDir(run, true, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{FileResults, FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
+	for _, name := range []string{rundir.FileResults, rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, "report.html", rundir.FileSummary} {
 		if _, err := os.Stat(filepath.Join(run, name)); err == nil {
 			t.Errorf("--force kept the old %s", name)
 		}
@@ -140,17 +141,17 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 	// Batch 1: a and b; batch 2: c alone (a skipped item); batch 3: d and e.
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
 		var trials []results.Trial
-		var traces []Trace
+		var traces []rundir.Trace
 		for _, id := range batch {
 			trials = append(trials, trialFor(id))
-			traces = append(traces, Trace{ItemID: id, BatchSize: len(batch), Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}})
+			traces = append(traces, rundir.Trace{ItemID: id, BatchSize: len(batch), Tokens: []rundir.TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}})
 		}
 		if err := s.append(trials, traces); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s.close()
-	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
+	resPath, trPath := filepath.Join(dir, rundir.FileResults), filepath.Join(dir, rundir.FileTraces)
 	res, _ := os.ReadFile(resPath)
 	tr, _ := os.ReadFile(trPath)
 
@@ -192,8 +193,8 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 	// after c.
 	s = check("held then completed", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"})
 	h, _ := s.heldOf("d")
-	e := Trace{ItemID: "e", BatchSize: 2, Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
-	if err := s.completeHeld([]results.Trial{h.trial, trialFor("e")}, []Trace{h.trace, e}); err != nil {
+	e := rundir.Trace{ItemID: "e", BatchSize: 2, Tokens: []rundir.TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
+	if err := s.completeHeld([]results.Trial{h.trial, trialFor("e")}, []rundir.Trace{h.trace, e}); err != nil {
 		t.Fatal(err)
 	}
 	s.close()
@@ -212,10 +213,10 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 // the items want, in order.
 func checkFiles(t *testing.T, name, dir string, want []string) {
 	t.Helper()
-	f, _ := os.Open(filepath.Join(dir, FileResults))
+	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
-	traces, terr := ReadTraces(dir)
+	traces, terr := rundir.ReadTraces(dir)
 	if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {
 		t.Errorf("%s: rewritten files: %d trials (%v), %d traces (%v), want %d", name, len(trials), err, len(traces), terr, len(want))
 		return

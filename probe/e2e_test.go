@@ -15,6 +15,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
@@ -68,7 +69,7 @@ func TestRunEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := Config{
+	cfg := rundir.Config{
 		Models:    []string{gemmaModel(t)},
 		Templates: tdir,
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
@@ -79,11 +80,11 @@ func TestRunEndToEnd(t *testing.T) {
 		Params:    llm.Params{Threads: 1, NCtx: 1024, NSeq: 2},
 		OutDir:    dir,
 	}
-	sum, err := Run(context.Background(), cfg, Options{Classifier: classify, Embedder: &Embedder{Name: e.Name(), SHA256: e.SHA256()}})
+	sum, err := Run(context.Background(), cfg, Options{Classifier: classify, Embedder: &rundir.Embedder{Name: e.Name(), SHA256: e.SHA256()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{FileManifest, FileResults, FileTraces, FileSummary, FileSet} {
+	for _, f := range []string{rundir.FileManifest, rundir.FileResults, rundir.FileTraces, rundir.FileSummary, rundir.FileSet} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}
@@ -101,7 +102,7 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := len(ts) * 3
-	f, _ := os.Open(filepath.Join(dir, FileResults))
+	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
@@ -110,7 +111,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if len(trials) != want || sum.Trials != want {
 		t.Fatalf("%d rows, summary %d trials, want %d", len(trials), sum.Trials, want)
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 
 	// Accuracies recomputed from the CSV equal the summary's.
-	raw, _ := os.ReadFile(filepath.Join(dir, FileResults))
+	raw, _ := os.ReadFile(filepath.Join(dir, rundir.FileResults))
 	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestRunEndToEnd(t *testing.T) {
 		n[v] = len(us)
 	}
 	var stored summary.Summary
-	data, _ := os.ReadFile(filepath.Join(dir, FileSummary))
+	data, _ := os.ReadFile(filepath.Join(dir, rundir.FileSummary))
 	if err := json.Unmarshal(data, &stored); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 
 	// The manifest holds what reproduces the run.
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestRunEndToEnd(t *testing.T) {
 	if _, err := WriteSummary(dir); err != nil {
 		t.Fatal(err)
 	}
-	data2, _ := os.ReadFile(filepath.Join(dir, FileSummary))
+	data2, _ := os.ReadFile(filepath.Join(dir, rundir.FileSummary))
 	if !bytes.Equal(data, data2) {
 		t.Error("WriteSummary did not reproduce summary.json byte for byte")
 	}

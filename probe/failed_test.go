@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -58,14 +59,14 @@ func llamaRefusedGGUF(t *testing.T) string {
 func TestRunModelFailsRecorded(t *testing.T) {
 	bad := llamaRefusedGGUF(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := Config{Models: []string{bad}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{bad}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 7, MaxTokens: 8, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: 1}, OutDir: out}
 	_, err := Run(context.Background(), cfg, Options{})
 	if err == nil {
 		t.Fatal("a model llama.cpp refuses ran")
 	}
-	man, rerr := ReadManifest(out)
+	man, rerr := rundir.ReadManifest(out)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -20,13 +21,13 @@ func TestModelFailingMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 7, MaxTokens: 4, Params: llm.Params{Threads: 1, NSeq: 2}, OutDir: out}
 	_, err := Run(context.Background(), cfg, Options{})
 	if err == nil || !strings.Contains(err.Error(), "NaN") {
 		t.Fatalf("run on NaN weights: %v", err)
 	}
-	man, rerr := ReadManifest(out)
+	man, rerr := rundir.ReadManifest(out)
 	if rerr != nil {
 		t.Fatal(rerr)
 	}
@@ -49,7 +50,7 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, name+".run")
-		cfg := Config{Models: []string{gemmaModel(t)}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+		cfg := rundir.Config{Models: []string{gemmaModel(t)}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 			Instances: 1, Seed: 7, MaxTokens: 4, Overrides: ov, Params: llm.Params{Threads: 1}, OutDir: out}
 		_, err := Run(context.Background(), cfg, Options{})
 		want := map[string]string{"nomatch.jsonl": "template nosuch is not in the run", "all.jsonl": "every trial of the run is excluded"}[name]
@@ -67,7 +68,7 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 // instead of reporting "0 items reproduce".
 func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
 	dir := tinyRun(t, []string{gemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
 		t.Fatalf("complete run: status %q, %v", sum.RunStatus, err)
 	}
 	man.Status = "interrupted"
-	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	if sum, err = Recompute(dir); err != nil {
@@ -85,7 +86,7 @@ func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
 	if sum.RunStatus != "interrupted" {
 		t.Errorf("interrupted run: status %q", sum.RunStatus)
 	}
-	if err := os.WriteFile(filepath.Join(dir, FileTraces), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileTraces), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Verify(context.Background(), dir, VerifyOptions{}); err == nil || !strings.Contains(err.Error(), "no trace: nothing to verify") {

@@ -15,6 +15,7 @@ import (
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -22,7 +23,7 @@ import (
 // dir holds, in plan order: every model's items under every condition,
 // from set.jsonl and manifest.json (a shard's contiguous part of the plan
 // for a shard). Errors name the file.
-func PlannedItems(dir string, man *Manifest) ([]string, error) {
+func PlannedItems(dir string, man *rundir.Manifest) ([]string, error) {
 	items, _, edited, err := plannedOf(dir, man)
 	if err != nil {
 		return nil, err
@@ -44,8 +45,8 @@ func PlannedItems(dir string, man *Manifest) ([]string, error) {
 // caller to give after the more precise row checks. A manifest that records
 // error rules (a run of a version that always records the plan sha256) but
 // no plan sha256 is edited too.
-func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templates.Instance]int, edited, err error) {
-	path := filepath.Join(dir, FileSet)
+func plannedOf(dir string, man *rundir.Manifest) (items []plannedItem, lines map[*templates.Instance]int, edited, err error) {
+	path := filepath.Join(dir, rundir.FileSet)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, nil, err
@@ -65,7 +66,7 @@ func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templ
 		// too: a manifest without one was edited, and nothing it says about
 		// the plan could be checked.
 		edited = fmt.Errorf("%s: records no plan sha256, which every run that records its error rules (%s) has: manifest.json was edited after the run",
-			filepath.Join(dir, FileManifest), man.ErrorRules)
+			filepath.Join(dir, rundir.FileManifest), man.ErrorRules)
 	}
 	if man.PlanSHA256 != "" {
 		modelSHA := make([]string, len(man.Models))
@@ -98,7 +99,7 @@ func plannedOf(dir string, man *Manifest) (items []plannedItem, lines map[*templ
 // repeated or not planned, with the counts, or the first row (by line)
 // that disagrees with the set. A run that is not complete (a status other
 // than "complete") is not checked.
-func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []string) error {
+func CheckRecords(dir string, man *rundir.Manifest, trials []results.Trial, traceIDs []string) error {
 	if man.Status != "complete" {
 		return nil
 	}
@@ -117,14 +118,14 @@ func CheckRecords(dir string, man *Manifest, trials []results.Trial, traceIDs []
 	for i := range trials {
 		ids[i] = trials[i].ItemID
 	}
-	if err := sameItems(filepath.Join(dir, FileResults), "row", planned, ids); err != nil {
+	if err := sameItems(filepath.Join(dir, rundir.FileResults), "row", planned, ids); err != nil {
 		return err
 	}
-	if err := rowsMatchSet(filepath.Join(dir, FileResults), items, lines, trials, man.AnswerScore != ""); err != nil {
+	if err := rowsMatchSet(filepath.Join(dir, rundir.FileResults), items, lines, trials, man.AnswerScore != ""); err != nil {
 		return err
 	}
 	if traceIDs != nil {
-		if err := sameItems(filepath.Join(dir, FileTraces), "trace", planned, traceIDs); err != nil {
+		if err := sameItems(filepath.Join(dir, rundir.FileTraces), "trace", planned, traceIDs); err != nil {
 			return err
 		}
 	}
@@ -171,7 +172,7 @@ func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instanc
 			continue
 		}
 		return fmt.Errorf("%s: %s (item %s): %s is %s, but the instance %s in %s (line %d) has %s: a file was edited after the run",
-			path, rowRef(path, i), t.ItemID, field, results.Quote(got), in.ID, FileSet, lines[in], results.Quote(want))
+			path, rundir.RowRef(path, i), t.ItemID, field, results.Quote(got), in.ID, rundir.FileSet, lines[in], results.Quote(want))
 	}
 	return nil
 }
@@ -245,7 +246,7 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 	for i := range trials {
 		t := &trials[i]
 		if err := checkMeasures(t); err != nil {
-			return fmt.Errorf("%s: %s (item %s): %w: the file was edited", path, rowRef(path, i), t.ItemID, err)
+			return fmt.Errorf("%s: %s (item %s): %w: the file was edited", path, rundir.RowRef(path, i), t.ItemID, err)
 		}
 		// A document item (one with passages) is scored by
 		// docqa.ScoreResponse against every accepted answer, and expected
@@ -256,22 +257,22 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 		if extractionRules == answer.ExtractionRulesVersion {
 			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
 				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
-					path, rowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
+					path, rundir.RowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
 			}
 			if want := answer.ExpectedAnywhere(t.Response, t.Expected); want != t.ExpectedAnywhere {
 				return fmt.Errorf("%s: %s (item %s): expected_anywhere is %v, but its response %s the expected answer %s: the file was edited",
-					path, rowRef(path, i), t.ItemID, t.ExpectedAnywhere, map[bool]string{true: "holds", false: "does not hold"}[want], results.Quote(t.Expected))
+					path, rundir.RowRef(path, i), t.ItemID, t.ExpectedAnywhere, map[bool]string{true: "holds", false: "does not hold"}[want], results.Quote(t.Expected))
 			}
 		}
 		want := t.Rule != answer.RuleNone && answer.AnswerMatches(t.Extracted, t.Expected)
 		if want != t.Correct {
 			return fmt.Errorf("%s: %s (item %s): correct is %v, but its extraction (rule %s, answer %s) against the expected %s gives %v: the file was edited (a corrected label goes in an overrides file: run --overrides)",
-				path, rowRef(path, i), t.ItemID, t.Correct, t.Rule, results.Quote(t.Extracted), results.Quote(t.Expected), want)
+				path, rundir.RowRef(path, i), t.ItemID, t.Correct, t.Rule, results.Quote(t.Extracted), results.Quote(t.Expected), want)
 		}
 		if errorRules == anatomy.Version {
 			if k := clauses.errorKind(t); k != t.ErrorKind {
 				return fmt.Errorf("%s: %s (item %s): error_kind is %s, but the error-anatomy rules %s give %q from its response and answers: the file was edited",
-					path, rowRef(path, i), t.ItemID, results.Quote(t.ErrorKind), anatomy.Version, k)
+					path, rundir.RowRef(path, i), t.ItemID, results.Quote(t.ErrorKind), anatomy.Version, k)
 			}
 		}
 	}
@@ -353,11 +354,11 @@ var answerFirstColumns = []string{"answer_first_logprob", "answer_first_logprob_
 // them) whose header lacks some of them: a deleted column would otherwise
 // read as zeros (a DDC margin of 0 in every row) and be summarized as
 // measured. Runs recorded before read the columns they have.
-func headerComplete(dir string, man *Manifest) error {
+func headerComplete(dir string, man *rundir.Manifest) error {
 	if man.AnswerScore == "" {
 		return nil
 	}
-	path := filepath.Join(dir, FileResults)
+	path := filepath.Join(dir, rundir.FileResults)
 	f, err := os.Open(path)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -41,41 +42,41 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		return func() { os.WriteFile(filepath.Join(dir, name), b, 0o644) }
 	}
 	// traces.jsonl without its last line.
-	undo := restore(FileTraces)
-	data, _ := os.ReadFile(filepath.Join(dir, FileTraces))
+	undo := restore(rundir.FileTraces)
+	data, _ := os.ReadFile(filepath.Join(dir, rundir.FileTraces))
 	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
-	os.WriteFile(filepath.Join(dir, FileTraces), []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.FileTraces), []byte(strings.Join(lines[:len(lines)-1], "")), 0o644)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
-		if err == nil || !strings.Contains(err.Error(), FileTraces) || !strings.Contains(err.Error(), "1 item(s) with no trace") {
+		if err == nil || !strings.Contains(err.Error(), rundir.FileTraces) || !strings.Contains(err.Error(), "1 item(s) with no trace") {
 			t.Errorf("%s with a lost trace: %v", name, err)
 		}
 	}
 	undo()
 	// results.csv without its last row.
-	undo = restore(FileResults)
-	data, _ = os.ReadFile(filepath.Join(dir, FileResults))
+	undo = restore(rundir.FileResults)
+	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileResults))
 	rows := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
-	os.WriteFile(filepath.Join(dir, FileResults), []byte(strings.Join(rows[:len(rows)-1], "")), 0o644)
-	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), FileResults) || !strings.Contains(err.Error(), "with no row") {
+	os.WriteFile(filepath.Join(dir, rundir.FileResults), []byte(strings.Join(rows[:len(rows)-1], "")), 0o644)
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), rundir.FileResults) || !strings.Contains(err.Error(), "with no row") {
 		t.Errorf("a lost row: %v", err)
 	}
 	undo()
 	// A wrong answer marked correct by hand (the tiny budget gets every
 	// answer wrong).
-	undo = restore(FileResults)
-	data, _ = os.ReadFile(filepath.Join(dir, FileResults))
+	undo = restore(rundir.FileResults)
+	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileResults))
 	edited := strings.Replace(string(data), ",false,none,", ",true,none,", 1)
 	if edited == string(data) {
 		t.Fatal("no wrong row to edit")
 	}
-	os.WriteFile(filepath.Join(dir, FileResults), []byte(edited), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.FileResults), []byte(edited), 0o644)
 	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "correct is true") || !strings.Contains(err.Error(), "(item m0/") {
 		t.Errorf("an edited label: %v", err)
 	}
 	undo()
 	// A row's template changed by hand.
-	undo = restore(FileResults)
-	f, err := os.Open(filepath.Join(dir, FileResults))
+	undo = restore(rundir.FileResults)
+	f, err := os.Open(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +86,9 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials[1].TemplateID = "not-" + trials[1].TemplateID
-	writeTrials(t, filepath.Join(dir, FileResults), trials)
+	writeTrials(t, filepath.Join(dir, rundir.FileResults), trials)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
-		if err == nil || !strings.Contains(err.Error(), FileResults+": line 3 (item "+trials[1].ItemID+"): template is") {
+		if err == nil || !strings.Contains(err.Error(), rundir.FileResults+": line 3 (item "+trials[1].ItemID+"): template is") {
 			t.Errorf("%s with an edited template column: %v", name, err)
 		}
 	}
@@ -95,7 +96,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	// A row's difficulty level, its extracted answer (with correct and
 	// error_kind edited to match) or its stop reason changed by hand.
 	fresh := func() []results.Trial {
-		ts, err := ReadResults(filepath.Join(dir, FileResults))
+		ts, err := rundir.ReadResults(filepath.Join(dir, rundir.FileResults))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,10 +129,10 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 			return k
 		}, `stop_reason is "eos", but its trace in traces.jsonl has "max_tokens"`},
 	} {
-		undo = restore(FileResults)
+		undo = restore(rundir.FileResults)
 		ts := fresh()
 		k := c.edit(ts)
-		writeTrials(t, filepath.Join(dir, FileResults), ts)
+		writeTrials(t, filepath.Join(dir, rundir.FileResults), ts)
 		for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
 			if err == nil || !strings.Contains(err.Error(), "(item "+ts[k].ItemID+")") || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s with an edited %s: %v, want %q", name, c.name, err, c.want)
@@ -139,10 +140,10 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		}
 		undo()
 	}
-	undo = restore(FileResults)
+	undo = restore(rundir.FileResults)
 	// A response edited by hand ("the" to "teh" in the user's report): its
 	// trace's tokens give another text.
-	undo = restore(FileResults)
+	undo = restore(rundir.FileResults)
 	trials[1].TemplateID = strings.TrimPrefix(trials[1].TemplateID, "not-")
 	k, at := -1, -1
 	for i := range trials {
@@ -157,10 +158,10 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	r := []byte(trials[k].Response)
 	r[at] -= 'a' - 'A' // one letter's case
 	trials[k].Response = string(r)
-	writeTrials(t, filepath.Join(dir, FileResults), trials)
+	writeTrials(t, filepath.Join(dir, rundir.FileResults), trials)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
-		path := filepath.Join(dir, FileResults)
-		want := fmt.Sprintf("%s: %s (item %s): its response differs from its trace in %s at byte %d", path, rowRef(path, k), trials[k].ItemID, FileTraces, at)
+		path := filepath.Join(dir, rundir.FileResults)
+		want := fmt.Sprintf("%s: %s (item %s): its response differs from its trace in %s at byte %d", path, rundir.RowRef(path, k), trials[k].ItemID, rundir.FileTraces, at)
 		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s with an edited response: %v, want %q", name, err, want)
 		}
@@ -168,40 +169,40 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	undo()
 	// An answer changed in set.jsonl: the rows' expected answers disagree,
 	// named with the set's line.
-	undo = restore(FileSet)
-	data, _ = os.ReadFile(filepath.Join(dir, FileSet))
+	undo = restore(rundir.FileSet)
+	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileSet))
 	setLines := strings.SplitAfter(string(data), "\n")
 	setLines[2] = regexp.MustCompile(`"answer":"[^"]*"`).ReplaceAllString(setLines[2], `"answer":"99999"`)
-	os.WriteFile(filepath.Join(dir, FileSet), []byte(strings.Join(setLines, "")), 0o644)
-	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "expected is") || !strings.Contains(err.Error(), FileSet+" (line 3) has \"99999\"") {
+	os.WriteFile(filepath.Join(dir, rundir.FileSet), []byte(strings.Join(setLines, "")), 0o644)
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "expected is") || !strings.Contains(err.Error(), rundir.FileSet+" (line 3) has \"99999\"") {
 		t.Errorf("an edited answer in set.jsonl: %v", err)
 	}
 	undo()
 	// A column deleted from results.csv (it would read as zeros).
-	undo = restore(FileResults)
-	dropColumn(t, filepath.Join(dir, FileResults), "ddc_margin")
-	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), FileResults+": lacks the column(s) ddc_margin") {
+	undo = restore(rundir.FileResults)
+	dropColumn(t, filepath.Join(dir, rundir.FileResults), "ddc_margin")
+	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), rundir.FileResults+": lacks the column(s) ddc_margin") {
 		t.Errorf("a deleted column: %v", err)
 	}
 	undo()
 	// The answer-first columns deleted: refused in a run recorded under
 	// answer-score/2 (its traces give them), read as recorded in one under
 	// answer-score/1 (which wrote none).
-	undo = restore(FileResults)
-	dropColumn(t, filepath.Join(dir, FileResults), "answer_first_logprob")
-	dropColumn(t, filepath.Join(dir, FileResults), "answer_first_logprob_tokens")
+	undo = restore(rundir.FileResults)
+	dropColumn(t, filepath.Join(dir, rundir.FileResults), "answer_first_logprob")
+	dropColumn(t, filepath.Join(dir, rundir.FileResults), "answer_first_logprob_tokens")
 	if err := recomputeErr(dir); err == nil || !strings.Contains(err.Error(), "answer_first_logprob") {
 		t.Errorf("deleted answer-first columns: %v", err)
 	}
-	undoMan := restore(FileManifest)
-	data, _ = os.ReadFile(filepath.Join(dir, FileManifest))
+	undoMan := restore(rundir.FileManifest)
+	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileManifest))
 	v1 := strings.Replace(string(data), `"answer_score": "`+AnswerScoreVersion+`"`, `"answer_score": "`+AnswerScoreV1+`"`, 1)
 	if v1 == string(data) {
 		t.Fatal("no answer_score in the manifest to edit")
 	}
-	os.WriteFile(filepath.Join(dir, FileManifest), []byte(v1), 0o644)
-	undoTr := restore(FileTraces)
-	traces, err := ReadTraces(dir)
+	os.WriteFile(filepath.Join(dir, rundir.FileManifest), []byte(v1), 0o644)
+	undoTr := restore(rundir.FileTraces)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,15 +218,15 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	undo()
 	// The manifest's plan sha256 deleted by hand (which would let any edit
 	// of set.jsonl or the config pass).
-	undo = restore(FileManifest)
-	data, _ = os.ReadFile(filepath.Join(dir, FileManifest))
+	undo = restore(rundir.FileManifest)
+	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileManifest))
 	noSHA := regexp.MustCompile(`\n\s*"plan_sha256": "[0-9a-f]+",`).ReplaceAllString(string(data), "")
 	if noSHA == string(data) {
 		t.Fatal("no plan_sha256 in the manifest to delete")
 	}
-	os.WriteFile(filepath.Join(dir, FileManifest), []byte(noSHA), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.FileManifest), []byte(noSHA), 0o644)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
-		if err == nil || !strings.Contains(err.Error(), FileManifest+": records no plan sha256") {
+		if err == nil || !strings.Contains(err.Error(), rundir.FileManifest+": records no plan sha256") {
 			t.Errorf("%s with the plan sha256 deleted: %v", name, err)
 		}
 	}

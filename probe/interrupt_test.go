@@ -10,6 +10,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -25,7 +26,7 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	old := progressTick
 	progressTick = 0 // a progress report after every decoding step
 	defer func() { progressTick = old }()
-	cfg := Config{
+	cfg := rundir.Config{
 		Models:    []string{gemmaModel(t)},
 		Templates: tinyTemplates(t),
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNumbers, templates.VariantNoop},
@@ -43,7 +44,7 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	if _, err := Run(context.Background(), probeRun, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	pre, err := ReadTraces(probeRun.OutDir)
+	pre, err := rundir.ReadTraces(probeRun.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	if _, err := Run(context.Background(), straight, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReadTraces(straight.OutDir)
+	want, err := rundir.ReadTraces(straight.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	if events < kmin {
 		t.Errorf("%d progress events: want one per decoding step, from the first token", events)
 	}
-	got, err := ReadTraces(cut.OutDir)
+	got, err := rundir.ReadTraces(cut.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +130,11 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 		}
 	}
 
-	if _, err := Run(context.Background(), Config{OutDir: cut.OutDir}, Options{Resume: true}); err != nil {
+	if _, err := Run(context.Background(), rundir.Config{OutDir: cut.OutDir}, Options{Resume: true}); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	a, _ := os.ReadFile(filepath.Join(straight.OutDir, FileTraces))
-	b, _ := os.ReadFile(filepath.Join(cut.OutDir, FileTraces))
+	a, _ := os.ReadFile(filepath.Join(straight.OutDir, rundir.FileTraces))
+	b, _ := os.ReadFile(filepath.Join(cut.OutDir, rundir.FileTraces))
 	if string(a) != string(b) {
 		t.Errorf("resumed traces.jsonl differs from the uninterrupted run's")
 	}
@@ -143,7 +144,7 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	}
 }
 
-func indexOfItem(ts []Trace, id string) int {
+func indexOfItem(ts []rundir.Trace, id string) int {
 	for i, t := range ts {
 		if t.ItemID == id {
 			return i
@@ -155,7 +156,7 @@ func indexOfItem(ts []Trace, id string) int {
 // trialsNoSeconds reads results.csv of dir with the seconds column zeroed.
 func trialsNoSeconds(t *testing.T, dir string) []results.Trial {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, FileResults))
+	f, err := os.Open(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}

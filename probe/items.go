@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -27,7 +28,7 @@ func Order(n int, seed int64) []int {
 // one-line reason, and listed in set.Skipped (then in the set file and the
 // manifest). A requested variant that no document item can be built in is
 // an OptionError (docqa.CheckCovers).
-func generateSet(cfg Config) (*templates.Set, error) {
+func generateSet(cfg rundir.Config) (*templates.Set, error) {
 	if len(cfg.Datasets) > 0 {
 		return DatasetSet(cfg) // released instances: nothing drawn
 	}
@@ -45,7 +46,7 @@ func generateSet(cfg Config) (*templates.Set, error) {
 		}
 		return set, nil
 	}
-	ts, skipped, err := templates.LoadSkipping(cfg.Templates, cfg.loadOptions())
+	ts, skipped, err := templates.LoadSkipping(cfg.Templates, cfg.LoadOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -61,11 +62,6 @@ func generateSet(cfg Config) (*templates.Set, error) {
 	return set, nil
 }
 
-// loadOptions are the template load options of cfg: level and subset.
-func (c Config) loadOptions() templates.LoadOptions {
-	return templates.LoadOptions{Level: c.Level, IDs: c.TemplateIDs, Limit: c.Limit}
-}
-
 // MaxLeftOutShare is the share of a template source's templates that may
 // fail to load or draw before a run stops (unless Config.SkipInvalid): a
 // published set with a known refusal or two runs, a folder that mostly
@@ -75,7 +71,7 @@ const MaxLeftOutShare = 0.10
 // checkLeftOut refuses a run whose template source lost more than
 // MaxLeftOutShare of its templates when loading or drawing, unless
 // cfg.SkipInvalid, naming how many and the first reasons.
-func checkLeftOut(cfg Config, set *templates.Set) error {
+func checkLeftOut(cfg rundir.Config, set *templates.Set) error {
 	n := len(set.Skipped)
 	if n == 0 || cfg.SkipInvalid || cfg.Items != "" {
 		return nil
@@ -98,7 +94,7 @@ func checkLeftOut(cfg Config, set *templates.Set) error {
 // usage) or a split without a template, naming the variant or split and the
 // template source; document items are checked by generateSet
 // (docqa.CheckCovers), released instances by DatasetSet.
-func checkSetCovers(cfg Config, set *templates.Set) error {
+func checkSetCovers(cfg rundir.Config, set *templates.Set) error {
 	if cfg.Items != "" || len(cfg.Datasets) > 0 {
 		return nil
 	}
@@ -131,7 +127,7 @@ func checkSetCovers(cfg Config, set *templates.Set) error {
 // keeps only part: a template named by ID and left out because it is in
 // the other split would otherwise vanish from the run without a word.
 // Templates left out for another reason (Set.Skipped) are not counted.
-func namedOutsideSplit(cfg Config, set *templates.Set) error {
+func namedOutsideSplit(cfg rundir.Config, set *templates.Set) error {
 	if cfg.Split == "" || len(cfg.TemplateIDs) == 0 || cfg.Limit > 0 {
 		return nil
 	}

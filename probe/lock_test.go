@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestLockDir: a second lock of a run directory in use is refused naming
@@ -18,27 +20,27 @@ import (
 // writer left; the lock file does not make a directory "not empty".
 func TestLockDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
-	l, err := LockDir(dir)
+	l, err := rundir.LockDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = LockDir(dir)
+	_, err = rundir.LockDir(dir)
 	want := fmt.Sprintf("%s: in use by another fragility process (pid %d)", dir, os.Getpid())
-	if !errors.Is(err, ErrInUse) || !strings.HasPrefix(err.Error(), want) {
+	if !errors.Is(err, rundir.ErrInUse) || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("second lock: %v, want %q", err, want)
 	}
 	l.Unlock()
 	l.Unlock() // a second release does nothing
-	if hasRunContent(dir) {
+	if rundir.HasRunContent(dir) {
 		t.Error("the lock file alone counts as run content")
 	}
 	if err := prepareDir(dir, false, false); err != nil {
 		t.Errorf("a directory holding only the lock file: %v", err)
 	}
-	os.WriteFile(filepath.Join(dir, "."+FileResults+".tmp-123"), []byte("half"), 0o600)
+	os.WriteFile(filepath.Join(dir, "."+rundir.FileResults+".tmp-123"), []byte("half"), 0o600)
 	os.WriteFile(filepath.Join(dir, ".probe-write-9"), nil, 0o600)
 	os.WriteFile(filepath.Join(dir, ".mine"), nil, 0o600)
-	l, err = LockDir(dir)
+	l, err = rundir.LockDir(dir)
 	if err != nil {
 		t.Fatalf("lock after release: %v", err)
 	}
@@ -48,39 +50,8 @@ func TestLockDir(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	if got := strings.Join(names, ","); got != ".mine,"+FileLock {
+	if got := strings.Join(names, ","); got != ".mine,"+rundir.FileLock {
 		t.Errorf("after the lock the directory holds %s, want .mine and the lock file", got)
-	}
-}
-
-// TestOutDirUsable: an output path that is a file, under a file or a
-// dangling symbolic link is refused with one line naming it; a symbolic
-// link to a directory is followed.
-func TestOutDirUsable(t *testing.T) {
-	base := t.TempDir()
-	file := filepath.Join(base, "f")
-	os.WriteFile(file, nil, 0o644)
-	os.Symlink(filepath.Join(base, "none"), filepath.Join(base, "dangling"))
-	os.Mkdir(filepath.Join(base, "target"), 0o755)
-	os.Symlink(filepath.Join(base, "target"), filepath.Join(base, "link"))
-	for _, c := range []struct{ dir, want string }{
-		{file, "output directory " + file + " is a file, not a directory"},
-		{filepath.Join(file, "x"), "output directory " + filepath.Join(file, "x") + ": mkdir " + file + ": not a directory"},
-		{filepath.Join(base, "dangling"), "is a symbolic link to " + filepath.Join(base, "none") + ", which does not exist"},
-		{"", "no output directory given"},
-	} {
-		err := outDirUsable(c.dir)
-		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: %v, want one line with %q", c.dir, err, c.want)
-		}
-	}
-	l, err := LockDir(filepath.Join(base, "link"))
-	if err != nil {
-		t.Fatalf("symlink to a directory: %v", err)
-	}
-	l.Unlock()
-	if _, err := os.Stat(filepath.Join(base, "target", FileLock)); err != nil {
-		t.Errorf("the lock through the symlink is not in its target: %v", err)
 	}
 }
 
@@ -89,7 +60,7 @@ func TestOutDirUsable(t *testing.T) {
 // with empty streams instead of failing; one with a record does not.
 func TestStreamsStartedFresh(t *testing.T) {
 	dir := t.TempDir()
-	res, tr := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
+	res, tr := filepath.Join(dir, rundir.FileResults), filepath.Join(dir, rundir.FileTraces)
 	s, err := openStreams(dir, true)
 	if err != nil {
 		t.Fatalf("resume with no streams: %v", err)
@@ -123,7 +94,7 @@ func TestMergeChecksShardRows(t *testing.T) {
 	var dirs []string
 	for k := 1; k <= 2; k++ {
 		cfg := shardConfig(tdir, paths, filepath.Join(root, fmt.Sprint("shard", k)))
-		cfg.Shard = &Shard{Index: k, Count: 2}
+		cfg.Shard = &rundir.Shard{Index: k, Count: 2}
 		runOrFail(t, cfg)
 		dirs = append(dirs, cfg.OutDir)
 	}
@@ -144,14 +115,14 @@ func TestMergeChecksShardRows(t *testing.T) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.WriteAll(recs)
-	path := filepath.Join(dirs[1], FileResults)
+	path := filepath.Join(dirs[1], rundir.FileResults)
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	_, err := Merge(filepath.Join(root, "merged2"), dirs, MergeOptions{})
-	want := fmt.Sprintf("%s: line %d (item %s): correct is", path, rowLine(path, row), recs[row+1][slices.Index(recs[0], "item_id")])
+	want := fmt.Sprintf("%s: line %d (item %s): correct is", path, rundir.RowLine(path, row), recs[row+1][slices.Index(recs[0], "item_id")])
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("merge of an edited shard: %v, want %q", err, want)
 	}
-	if _, serr := os.Stat(filepath.Join(root, "merged2", FileResults)); serr == nil {
+	if _, serr := os.Stat(filepath.Join(root, "merged2", rundir.FileResults)); serr == nil {
 		t.Error("the refused merge wrote results.csv")
 	}
 }

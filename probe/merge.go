@@ -16,29 +16,10 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
-	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
-
-// MergedShard is the merged manifest's record of one shard it was made of.
-type MergedShard struct {
-	Dir               string       `json:"dir"`   // the shard's run directory, as given to merge (absolute)
-	Shard             string       `json:"shard"` // "K/N"
-	Source            string       `json:"source,omitempty"`
-	Host              string       `json:"host,omitempty"`
-	FirstBatch        int          `json:"first_batch"`
-	Batches           int          `json:"batches"`
-	Items             int          `json:"items"`
-	Started           string       `json:"started"`
-	Finished          string       `json:"finished,omitempty"`
-	Resumes           int          `json:"resumes"`
-	GenerationSeconds float64      `json:"generation_seconds"`
-	WallSeconds       float64      `json:"wall_seconds"`
-	SystemInfo        string       `json:"llama_system_info"`
-	Backends          []string     `json:"backends"` // per model, "" when the shard did not load it
-	Devices           []llm.Device `json:"devices,omitempty"`
-}
 
 // MergeOptions are the settings of Merge.
 type MergeOptions struct {
@@ -68,7 +49,7 @@ type MergeResult struct {
 // shardRun is one shard directory given to Merge.
 type shardRun struct {
 	dir string
-	man *Manifest
+	man *rundir.Manifest
 }
 
 func (s shardRun) name() string { return fmt.Sprintf("shard %s (%s)", s.man.Config.Shard, s.dir) }
@@ -126,11 +107,11 @@ type merger struct {
 	diffs   []string   // environment differences between the shards
 	setData []byte     // the reference shard's set.jsonl
 	batches []planBatch
-	batchOf map[string]int // item ID -> batch of the plan
-	header  []string       // results.csv's columns
-	records [][]string     // results.csv's records, all shards in order
-	traces  bytes.Buffer   // traces.jsonl, all shards in order
-	lock    *DirLock       // the output directory's, once it exists
+	batchOf map[string]int  // item ID -> batch of the plan
+	header  []string        // results.csv's columns
+	records [][]string      // results.csv's records, all shards in order
+	traces  bytes.Buffer    // traces.jsonl, all shards in order
+	lock    *rundir.DirLock // the output directory's, once it exists
 }
 
 // logf writes a one-line notice to opt.Log, if any.
@@ -169,7 +150,7 @@ func (mg *merger) readShards(dirs []string) error {
 		if abs == outAbs {
 			return fmt.Errorf("%s: the output directory is one of the shards", d)
 		}
-		man, err := ReadManifest(d)
+		man, err := rundir.ReadManifest(d)
 		if err != nil {
 			return err
 		}
@@ -208,13 +189,13 @@ func (mg *merger) lockOut(create bool) error {
 		if _, err := os.Lstat(mg.out); err != nil && !create {
 			return nil
 		}
-		lock, err := LockDir(mg.out)
+		lock, err := rundir.LockDir(mg.out)
 		if err != nil {
 			return err
 		}
 		mg.lock = lock
 	}
-	if hasRunContent(mg.out) && !mg.opt.Force {
+	if rundir.HasRunContent(mg.out) && !mg.opt.Force {
 		return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite its run files", mg.out)
 	}
 	return nil
@@ -334,7 +315,7 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 			return fmt.Errorf("%s: set.jsonl differs from %s's", s.name(), ref.name())
 		}
 	}
-	lo, hi := ShardBatches(*s.man.Config.Shard, len(batches))
+	lo, hi := rundir.ShardBatches(*s.man.Config.Shard, len(batches))
 	if s.man.Shard.FirstBatch != lo || s.man.Shard.Batches != hi-lo {
 		return fmt.Errorf("%s: its manifest records batches %d..%d, but shard %s of this plan is batches %d..%d", s.name(), s.man.Shard.FirstBatch+1, s.man.Shard.FirstBatch+s.man.Shard.Batches, s.man.Config.Shard, lo+1, hi)
 	}
@@ -377,15 +358,15 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 // CheckRecords), so that an edited row is refused naming the shard's own
 // file and row.
 func checkShardFiles(s shardRun) error {
-	path := filepath.Join(s.dir, FileResults)
-	trials, err := ReadResults(path)
+	path := filepath.Join(s.dir, rundir.FileResults)
+	trials, err := rundir.ReadResults(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	if err := CheckScores(path, s.man.ExtractionRules, s.man.ErrorRules, trials); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
-	traces, err := ReadTraces(s.dir)
+	traces, err := rundir.ReadTraces(s.dir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
@@ -433,12 +414,12 @@ func (mg *merger) write() (*MergeResult, error) {
 	for _, f := range []struct {
 		name string
 		data []byte
-	}{{FileSet, mg.setData}, {FileResults, rb.Bytes()}, {FileTraces, mg.traces.Bytes()}} {
-		if err := WriteFileAtomic(filepath.Join(stage, f.name), f.data); err != nil {
+	}{{rundir.FileSet, mg.setData}, {rundir.FileResults, rb.Bytes()}, {rundir.FileTraces, mg.traces.Bytes()}} {
+		if err := rundir.WriteFileAtomic(filepath.Join(stage, f.name), f.data); err != nil {
 			return nil, err
 		}
 	}
-	if err := WriteJSONAtomic(filepath.Join(stage, FileManifest), man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(stage, rundir.FileManifest), man); err != nil {
 		return nil, err
 	}
 	sum, err := WriteSummary(stage)
@@ -525,7 +506,7 @@ func planDifference(a, b shardRun) string {
 	return "same config and set: written by another version"
 }
 
-func embKey(e *Embedder) [2]string {
+func embKey(e *rundir.Embedder) [2]string {
 	if e == nil {
 		return [2]string{}
 	}
@@ -595,7 +576,7 @@ func short(sum string) string {
 func readSetFile(s shardRun) ([]byte, *templates.Set, error) {
 	name := s.man.SetFile
 	if name == "" {
-		name = FileSet
+		name = rundir.FileSet
 	}
 	path := filepath.Join(s.dir, name)
 	data, err := os.ReadFile(path)
@@ -613,7 +594,7 @@ func readSetFile(s shardRun) ([]byte, *templates.Set, error) {
 // is an item of the shard's batches [lo, hi), seen nowhere before, in plan
 // order. seen maps item IDs to the shard that holds them, across shards.
 func readShardResults(s shardRun, batchOf map[string]int, lo, hi int, seen map[string]string) ([]string, [][]string, error) {
-	path := filepath.Join(s.dir, FileResults)
+	path := filepath.Join(s.dir, rundir.FileResults)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", s.name(), err)
@@ -661,7 +642,7 @@ func readShardResults(s shardRun, batchOf map[string]int, lo, hi int, seen map[s
 // readShardTraces appends a shard's traces.jsonl lines to w, checking that
 // line i is the trace of record i of its results.csv.
 func readShardTraces(s shardRun, recs [][]string, idCol int, w *bytes.Buffer) error {
-	path := filepath.Join(s.dir, FileTraces)
+	path := filepath.Join(s.dir, rundir.FileTraces)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
@@ -691,7 +672,7 @@ func readShardTraces(s shardRun, recs [][]string, idCol int, w *bytes.Buffer) er
 
 // mergedManifest builds the manifest of the merge of shards (sorted by
 // index, all of one plan).
-func mergedManifest(shards []shardRun) *Manifest {
+func mergedManifest(shards []shardRun) *rundir.Manifest {
 	m := *shards[0].man
 	m.Config.Shard = nil
 	m.Shard = nil
@@ -732,7 +713,7 @@ func mergedManifest(shards []shardRun) *Manifest {
 				m.Prompt.Rendering[k] = v
 			}
 		}
-		m.MergedFrom = append(m.MergedFrom, MergedShard{
+		m.MergedFrom = append(m.MergedFrom, rundir.MergedShard{
 			Dir: s.dir, Shard: sm.Config.Shard.String(), Source: sm.Shard.Source, Host: sm.Shard.Host,
 			FirstBatch: sm.Shard.FirstBatch, Batches: sm.Shard.Batches, Items: sm.Shard.Items,
 			Started: sm.Started, Finished: sm.Finished, Resumes: sm.Resumes,
@@ -758,7 +739,7 @@ func moveInto(stage, dir string) error {
 		}
 		return nil
 	}
-	for _, name := range RunFiles {
+	for _, name := range rundir.RunFiles {
 		os.Remove(filepath.Join(dir, name))
 	}
 	entries, err := os.ReadDir(stage)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -77,8 +78,8 @@ func shardTemplates(t *testing.T) string {
 // shardConfig is the plan of the shard tests: two tiny models, the templates
 // in tdir (shardTemplates) in base and noop, one instance, 3 items per batch, 4 tokens, and
 // a context that some prompts do not fit (skipped items inside batches).
-func shardConfig(tdir string, modelPaths []string, out string) Config {
-	return Config{Models: modelPaths, Templates: tdir,
+func shardConfig(tdir string, modelPaths []string, out string) rundir.Config {
+	return rundir.Config{Models: modelPaths, Templates: tdir,
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 11, MaxTokens: 4, BootstrapB: 200,
 		Params: llm.Params{Threads: 1, NCtx: shardTestNCtx, NSeq: 3}, OutDir: out}
@@ -88,7 +89,7 @@ func shardConfig(tdir string, modelPaths []string, out string) Config {
 // prompts longer than the context (checked by the test).
 const shardTestNCtx = 96
 
-func runOrFail(t *testing.T, cfg Config) {
+func runOrFail(t *testing.T, cfg rundir.Config) {
 	t.Helper()
 	if _, err := Run(context.Background(), cfg, Options{ToolInfo: map[string]string{"name": "fragility", "version": "test"}}); err != nil {
 		t.Fatalf("run %s (shard %v): %v", cfg.OutDir, cfg.Shard, err)
@@ -98,7 +99,7 @@ func runOrFail(t *testing.T, cfg Config) {
 // csvRows reads results.csv as records, header first.
 func csvRows(t *testing.T, dir string) [][]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, FileResults))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,14 +118,14 @@ func copyDir(t *testing.T, src, dst string) string {
 	return dst
 }
 
-func editManifest(t *testing.T, dir string, edit func(m *Manifest)) {
+func editManifest(t *testing.T, dir string, edit func(m *rundir.Manifest)) {
 	t.Helper()
-	m, err := ReadManifest(dir)
+	m, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	edit(m)
-	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), m); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -145,12 +146,12 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	var shardDirs []string
 	for k := 1; k <= 3; k++ {
 		cfg := shardConfig(tdir, paths, filepath.Join(root, "shard", string(rune('0'+k))))
-		cfg.Shard = &Shard{Index: k, Count: 3}
+		cfg.Shard = &rundir.Shard{Index: k, Count: 3}
 		runOrFail(t, cfg)
 		shardDirs = append(shardDirs, cfg.OutDir)
 	}
 
-	wm, err := ReadManifest(whole)
+	wm, err := rundir.ReadManifest(whole)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	}
 	items, crossModel := 0, false
 	for i, d := range shardDirs {
-		m, err := ReadManifest(d)
+		m, err := rundir.ReadManifest(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,18 +233,18 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.WriteAll(mergedRows)
-	wantCSV, _ := os.ReadFile(filepath.Join(whole, FileResults))
+	wantCSV, _ := os.ReadFile(filepath.Join(whole, rundir.FileResults))
 	if !bytes.Equal(buf.Bytes(), wantCSV) {
 		t.Errorf("merged results.csv with the whole run's seconds is not byte-identical to it")
 	}
-	for _, f := range []string{FileTraces, FileSet, FileSummary} {
+	for _, f := range []string{rundir.FileTraces, rundir.FileSet, rundir.FileSummary} {
 		a, _ := os.ReadFile(filepath.Join(merged, f))
 		b, _ := os.ReadFile(filepath.Join(whole, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("merged %s (%d bytes) is not byte-identical to the whole run's (%d bytes)", f, len(a), len(b))
 		}
 	}
-	mm, err := ReadManifest(merged)
+	mm, err := rundir.ReadManifest(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,19 +281,19 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	foreign := filepath.Join(root, "foreign")
 	fc := shardConfig(tdir, paths, foreign)
 	fc.Seed = 12
-	fc.Shard = &Shard{Index: 2, Count: 3}
+	fc.Shard = &rundir.Shard{Index: 2, Count: 3}
 	runOrFail(t, fc)
 	unfinished := copyDir(t, shardDirs[2], filepath.Join(root, "unfinished"))
-	editManifest(t, unfinished, func(m *Manifest) { m.Status = "interrupted" })
+	editManifest(t, unfinished, func(m *rundir.Manifest) { m.Status = "interrupted" })
 	cut := copyDir(t, shardDirs[1], filepath.Join(root, "cut"))
-	data, _ := os.ReadFile(filepath.Join(cut, FileResults))
+	data, _ := os.ReadFile(filepath.Join(cut, rundir.FileResults))
 	lines := strings.SplitAfter(string(data), "\n")
-	os.WriteFile(filepath.Join(cut, FileResults), []byte(strings.Join(append(lines[:2:2], lines[3:]...), "")), 0o644)
+	os.WriteFile(filepath.Join(cut, rundir.FileResults), []byte(strings.Join(append(lines[:2:2], lines[3:]...), "")), 0o644)
 	otherBinary := copyDir(t, shardDirs[1], filepath.Join(root, "other-binary"))
-	editManifest(t, otherBinary, func(m *Manifest) { m.Tool["version"] = "v9" })
+	editManifest(t, otherBinary, func(m *rundir.Manifest) { m.Tool["version"] = "v9" })
 	otherSplit := filepath.Join(root, "split2")
 	sc := shardConfig(tdir, paths, otherSplit)
-	sc.Shard = &Shard{Index: 2, Count: 2}
+	sc.Shard = &rundir.Shard{Index: 2, Count: 2}
 	runOrFail(t, sc)
 
 	for _, c := range []struct {
@@ -352,7 +353,7 @@ func TestShardTooMany(t *testing.T) {
 	paths := tinyModels(t, 1)
 	tdir := shardTemplates(t)
 	cfg := shardConfig(tdir, paths, filepath.Join(t.TempDir(), "s"))
-	cfg.Shard = &Shard{Index: 1, Count: 500}
+	cfg.Shard = &rundir.Shard{Index: 1, Count: 500}
 	ts, err := templates.Load(cfg.Templates)
 	if err != nil {
 		t.Fatal(err)
@@ -375,7 +376,7 @@ func TestShardInterruptResume(t *testing.T) {
 	tdir := shardTemplates(t)
 	root := t.TempDir()
 	straight := shardConfig(tdir, paths, filepath.Join(root, "straight"))
-	straight.Shard = &Shard{Index: 2, Count: 3}
+	straight.Shard = &rundir.Shard{Index: 2, Count: 3}
 	runOrFail(t, straight)
 
 	cfg := straight
@@ -390,17 +391,17 @@ func TestShardInterruptResume(t *testing.T) {
 	if err == nil || !errors.Is(err, llm.ErrAborted) {
 		t.Fatalf("interrupted shard: %v, want llm.ErrAborted", err)
 	}
-	if m, _ := ReadManifest(cfg.OutDir); m == nil || m.Status != "interrupted" || m.Shard == nil || m.Shard.Index != 2 {
+	if m, _ := rundir.ReadManifest(cfg.OutDir); m == nil || m.Status != "interrupted" || m.Shard == nil || m.Shard.Index != 2 {
 		t.Fatalf("interrupted shard manifest: %+v", m)
 	}
-	if _, err := Run(context.Background(), Config{OutDir: cfg.OutDir}, Options{Resume: true}); err != nil {
+	if _, err := Run(context.Background(), rundir.Config{OutDir: cfg.OutDir}, Options{Resume: true}); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
-	m, err := ReadManifest(cfg.OutDir)
+	m, err := rundir.ReadManifest(cfg.OutDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := ReadManifest(straight.OutDir)
+	want, _ := rundir.ReadManifest(straight.OutDir)
 	if m.Status != "complete" || m.Resumes != 1 || m.Shard == nil || *m.Config.Shard != *straight.Shard || m.PlanSHA256 != want.PlanSHA256 || m.Shard.Items != want.Shard.Items {
 		t.Errorf("resumed shard manifest: status %s, resumes %d, shard %+v, plan %s (want %s)", m.Status, m.Resumes, m.Shard, m.PlanSHA256, want.PlanSHA256)
 	}
@@ -409,8 +410,8 @@ func TestShardInterruptResume(t *testing.T) {
 			t.Errorf("resumed shard: model %d metadata kept %v, straight %v", i, me.Metadata != nil, want.Models[i].Metadata != nil)
 		}
 	}
-	a, _ := os.ReadFile(filepath.Join(cfg.OutDir, FileTraces))
-	b, _ := os.ReadFile(filepath.Join(straight.OutDir, FileTraces))
+	a, _ := os.ReadFile(filepath.Join(cfg.OutDir, rundir.FileTraces))
+	b, _ := os.ReadFile(filepath.Join(straight.OutDir, rundir.FileTraces))
 	if !bytes.Equal(a, b) {
 		t.Errorf("resumed shard traces.jsonl differs from the uninterrupted shard's")
 	}

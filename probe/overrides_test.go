@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -90,7 +91,7 @@ func TestRunWithOverrides(t *testing.T) {
 	model := gemmaModel(t)
 	ov := writeOverrides(t, "{\"template\": \"baker\", \"answer\": \"1\"}\n{\"template\": \"stickers\", \"exclude\": \"checking exclusion\"}\n")
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 7, MaxTokens: 8, BootstrapB: 50, Overrides: ov,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: 2}, OutDir: out}
 	sum, err := Run(context.Background(), cfg, Options{})
@@ -100,14 +101,14 @@ func TestRunWithOverrides(t *testing.T) {
 	if sum.Overrides == nil || sum.Overrides.Overridden != 2 || sum.Overrides.Excluded != 2 || len(sum.Templates) != 1 {
 		t.Fatalf("overrides %+v, templates %v; want 2 overridden, 2 excluded, only baker", sum.Overrides, sum.Templates)
 	}
-	man, err := ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if man.Config.OverridesSHA256 != sum.Overrides.SHA256 || len(man.Config.OverridesSHA256) != 64 {
 		t.Errorf("manifest sha256 %q, summary %q", man.Config.OverridesSHA256, sum.Overrides.SHA256)
 	}
-	f, err := os.Open(filepath.Join(out, FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -79,7 +80,7 @@ type RunPlan struct {
 // cfg.Primary. Errors: OptionError for an option out of range; an error
 // naming the file for templates, models or a From directory that cannot
 // be read.
-func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
+func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 	po := o.Power
 	po.Instances, po.Primary = cfg.Instances, cfg.Primary
 	po.Variants = make([]string, len(cfg.Variants))
@@ -122,7 +123,7 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 		}
 	}
 	pilotComps := false // the variance components are the pilot's
-	var pilot *Manifest
+	var pilot *rundir.Manifest
 	var pilotTrials []results.Trial
 	if o.From != "" {
 		var err error
@@ -172,7 +173,7 @@ func PlanRun(cfg Config, o RunPlanOptions) (*RunPlan, error) {
 // numbers taken from it: a run that did not finish (its rate, tokens per
 // item and components rest on the rows it wrote) and a budget other than
 // the plan's (its answers are capped at the plan's, as RunThroughput says).
-func pilotState(dir string, man *Manifest, cfg Config, trials int) []string {
+func pilotState(dir string, man *rundir.Manifest, cfg rundir.Config, trials int) []string {
 	var notes []string
 	if man.Status != "" && man.Status != "complete" { // "": a run written before the status was kept
 		notes = append(notes, fmt.Sprintf("the pilot %s is not complete (status %q, %d trials in its results.csv): what the plan takes from it rests on those", dir, man.Status, trials))
@@ -190,7 +191,7 @@ func pilotState(dir string, man *Manifest, cfg Config, trials int) []string {
 // comps, the variants (the components are pooled over the pilot's) and the
 // reference design of the pairs (both runs comparing some variant with a
 // reference).
-func pilotDiffers(dir string, pilot, cfg Config, comps bool) []string {
+func pilotDiffers(dir string, pilot, cfg rundir.Config, comps bool) []string {
 	var notes []string
 	names := func(ps []string) string {
 		var out []string
@@ -206,7 +207,7 @@ func pilotDiffers(dir string, pilot, cfg Config, comps bool) []string {
 		}
 		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its %s those of the pilot's models", dir, names(pilot.Models), names(cfg.Models), what))
 	}
-	pairs := func(c Config) bool {
+	pairs := func(c rundir.Config) bool {
 		return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return string(v) != summary.BaseVariant })
 	}
 	if !comps || !pairs(cfg) { // no components taken, or no drop to plan for
@@ -242,7 +243,7 @@ func refWords(drawn bool) string {
 // the sizing (where o.Sizing has none) and, unless o.ComponentsGiven, its
 // variance components for the power analysis; comps reports whether it
 // had components to take.
-func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int, man *Manifest, trials []results.Trial) (comps bool, err error) {
+func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int, man *rundir.Manifest, trials []results.Trial) (comps bool, err error) {
 	rate, tok, prompt, err := throughputOf(o.From, man, trials, budget)
 	if err != nil {
 		return false, err
@@ -655,15 +656,4 @@ func PooledComponents(s *summary.Summary) (PilotComponents, bool) {
 	n := float64(pc.Cells)
 	pc.Between, pc.Within, pc.InformativeShare = pc.Between/n, pc.Within/n, pc.InformativeShare/n
 	return pc, true
-}
-
-// DrawnDesign reports whether the run pairs some variant with a drawn
-// reference (Reference ReferenceDrawn and a variant of
-// templates.DrawnReferenceVariants): its variance components are then the
-// drawn design's (summary.PlanningComponents).
-func (c Config) DrawnDesign() bool {
-	if c.Items != "" || c.Reference != templates.ReferenceDrawn {
-		return false
-	}
-	return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return slices.Contains(templates.DrawnReferenceVariants, v) })
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -262,7 +263,7 @@ func TestPlanRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tdir, "zz-broken.yaml"), []byte("id: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
+	cfg := rundir.Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
 		Instances: 3, Seed: 3, MaxTokens: 50}
 	cfg.Params.NSeq = 4
 	power := PlanOptions{DropPP: 10, Alpha: 0.05, Power: 0.8, Between: summary.PlanningBetween, Within: summary.PlanningWithin, ComponentsSource: "planning defaults"}
@@ -296,11 +297,11 @@ func TestPlanRun(t *testing.T) {
 
 	// A pilot run directory: manifest and results.csv.
 	dir := t.TempDir()
-	man := Manifest{Config: Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "paraphrase"}, Instances: 3, Seed: 3, BootstrapB: 50},
+	man := rundir.Manifest{Config: rundir.Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "paraphrase"}, Instances: 3, Seed: 3, BootstrapB: 50},
 		GenerationSeconds: 12}
 	data, _ := json.Marshal(man)
-	os.WriteFile(filepath.Join(dir, FileManifest), data, 0o644)
-	f, err := os.Create(filepath.Join(dir, FileResults))
+	os.WriteFile(filepath.Join(dir, rundir.FileManifest), data, 0o644)
+	f, err := os.Create(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,14 +329,14 @@ func TestPlanRun(t *testing.T) {
 	// A pilot with one instance per template: σ²_w is not identified, and
 	// the plan says so instead of printing σ²_w = 0 as an estimate.
 	one := t.TempDir()
-	os.WriteFile(filepath.Join(one, FileManifest), data, 0o644)
+	os.WriteFile(filepath.Join(one, rundir.FileManifest), data, 0o644)
 	var ts1 []results.Trial
 	for _, x := range ts {
 		if x.Instance == 0 {
 			ts1 = append(ts1, x)
 		}
 	}
-	f1, err := os.Create(filepath.Join(one, FileResults))
+	f1, err := os.Create(filepath.Join(one, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,8 +379,8 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // of base alone) neither its variants nor its reference design are
 // mentioned, and a model's note leaves the components out.
 func TestPilotDiffers(t *testing.T) {
-	pilot := Config{Models: []string{"/m/a.gguf"}, Variants: []templates.Variant{"base"}, Reference: templates.ReferenceDrawn}
-	plan := Config{Models: []string{"/x/b.gguf"}, Variants: []templates.Variant{"base", "noop-seeming"}, Reference: templates.ReferenceDrawn}
+	pilot := rundir.Config{Models: []string{"/m/a.gguf"}, Variants: []templates.Variant{"base"}, Reference: templates.ReferenceDrawn}
+	plan := rundir.Config{Models: []string{"/x/b.gguf"}, Variants: []templates.Variant{"base", "noop-seeming"}, Reference: templates.ReferenceDrawn}
 	notes := pilotDiffers("p", pilot, plan, false)
 	if len(notes) != 1 || !strings.Contains(notes[0], "ran a.gguf, the plan b.gguf: its rate and tokens per item are those of the pilot's models") {
 		t.Errorf("no components taken: %q", notes)
@@ -399,14 +400,14 @@ func TestPilotDiffers(t *testing.T) {
 // is noted (a new user planned from an interrupted demo at the default
 // budget without a word about either).
 func TestPilotState(t *testing.T) {
-	man := &Manifest{Status: "interrupted", Config: Config{MaxTokens: 192}}
-	notes := pilotState("runs/demo", man, Config{MaxTokens: 256}, 48)
+	man := &rundir.Manifest{Status: "interrupted", Config: rundir.Config{MaxTokens: 192}}
+	notes := pilotState("runs/demo", man, rundir.Config{MaxTokens: 256}, 48)
 	if len(notes) != 2 || !strings.Contains(notes[0], `the pilot runs/demo is not complete (status "interrupted", 48 trials in its results.csv)`) ||
 		!strings.Contains(notes[1], "ran at --max-tokens 192, the plan is at 256 (give --max-tokens 192") {
 		t.Errorf("notes: %q", notes)
 	}
 	man.Status = "complete"
-	if notes := pilotState("runs/demo", man, Config{MaxTokens: 192}, 204); len(notes) != 0 {
+	if notes := pilotState("runs/demo", man, rundir.Config{MaxTokens: 192}, 204); len(notes) != 0 {
 		t.Errorf("a complete pilot at the plan's budget: %q", notes)
 	}
 }

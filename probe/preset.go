@@ -8,19 +8,6 @@ package probe
 // (instances).
 const PresetGSMSymbolicPaper = "gsm-symbolic-paper"
 
-// RunPreset records in the manifest how `--preset` was expanded: the
-// preset's name, the flag values it set (flag name without dashes ->
-// value), the flags given explicitly that it left as given, and the
-// difficulty levels found in the templates folder. It describes how the
-// configuration was chosen and is not part of the plan (PlanSHA256): a
-// run with the same expanded flags given by hand has the same plan.
-type RunPreset struct {
-	Name     string            `json:"name"`
-	Expanded map[string]string `json:"expanded"`
-	Given    []string          `json:"given,omitempty"`
-	Levels   []string          `json:"levels,omitempty"`
-}
-
 // PaperPresetCPURate is the generation rate recorded for the preset's
 // workload on the development machine, used by `fragility plan --preset
 // gsm-symbolic-paper` when no rate is given: the README's measured example

@@ -8,6 +8,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -22,17 +23,9 @@ const PromptVersion = "fragility-prompt-2"
 const Instruction = "Solve the following math word problem. Work it out step by step, " +
 	"then give the result on a last line of the form \"Final answer: <number>\" with the number alone."
 
-// Exemplar is one worked problem of the few-shot mode. The exemplars are our
-// own problems (not from GSM8K or GSM-Symbolic), so they cannot leak an
-// evaluation item.
-type Exemplar struct {
-	Question string `json:"question"`
-	Solution string `json:"solution"`
-}
-
 // Exemplars are the few-shot examples, used in order: --shots k uses the
 // first k.
-var Exemplars = []Exemplar{
+var Exemplars = []rundir.Exemplar{
 	{
 		Question: "A gardener plants 4 rows of 9 tulips. A storm flattens 7 of them. How many tulips are still standing?",
 		Solution: "The gardener plants 4 * 9 = 36 tulips.\nAfter the storm, 36 - 7 = 29 are still standing.\nFinal answer: 29",
@@ -123,7 +116,7 @@ const GSMSymbolicPlaceboInstruction = "You are an expert problem solver: work st
 // GSMSymbolicExemplars are the 8 shots of the gsm-symbolic preset: our own
 // problems (not GSM8K's), written in the protocol's Q:/A: shape. Solution is
 // the text after "A: " up to and including "The final answer is N.".
-var GSMSymbolicExemplars = []Exemplar{
+var GSMSymbolicExemplars = []rundir.Exemplar{
 	{Question: "A library has 48 chairs. It buys 6 new tables that come with 4 chairs each. How many chairs does the library have now?",
 		Solution: "Let's think step by step. The new tables come with 6 * 4 = 24 chairs. The library now has 48 + 24 = 72 chairs. The final answer is 72."},
 	{Question: "Tomas saves $15 every week. How many weeks does he need to save to buy a bike that costs $120?",
@@ -217,7 +210,7 @@ func itemText(in *templates.Instance) string {
 // model's own); PromptGSMSymbolic as raw completion text (Template "raw"),
 // or, when cfg.ChatTemplate names a template, as one user turn rendered with
 // it. Stop strings the preset needs are in the result.
-func RenderItem(m *llm.Model, cfg Config, question string) (llm.Rendered, error) {
+func RenderItem(m *llm.Model, cfg rundir.Config, question string) (llm.Rendered, error) {
 	return renderItem(m, cfg, question, false)
 }
 
@@ -237,7 +230,7 @@ func instructionOf(preset string, placebo bool) string {
 
 // renderItem is RenderItem with the placebo variant's instruction when
 // placebo is set (templates.VariantPlacebo).
-func renderItem(m *llm.Model, cfg Config, question string, placebo bool) (llm.Rendered, error) {
+func renderItem(m *llm.Model, cfg rundir.Config, question string, placebo bool) (llm.Rendered, error) {
 	preset, err := ParsePrompt(cfg.Prompt)
 	if err != nil {
 		return llm.Rendered{}, err
@@ -260,18 +253,18 @@ func renderItem(m *llm.Model, cfg Config, question string, placebo bool) (llm.Re
 }
 
 // promptInfo is the manifest's record of the frozen prompt.
-func promptInfo(cfg Config) PromptInfo {
+func promptInfo(cfg rundir.Config) rundir.PromptInfo {
 	preset, _ := ParsePrompt(cfg.Prompt)
 	if preset == PromptDocQA {
-		return PromptInfo{Version: docqa.PromptVersion, Preset: preset, Instruction: docqa.Instruction, Exemplars: []Exemplar{}}
+		return rundir.PromptInfo{Version: docqa.PromptVersion, Preset: preset, Instruction: docqa.Instruction, Exemplars: []rundir.Exemplar{}}
 	}
 	if preset == PromptGSMSymbolic {
 		shots := min(max(cfg.Shots, 0), len(GSMSymbolicExemplars))
-		return PromptInfo{Version: GSMSymbolicPromptVersion, Preset: preset, Instruction: GSMSymbolicInstruction,
+		return rundir.PromptInfo{Version: GSMSymbolicPromptVersion, Preset: preset, Instruction: GSMSymbolicInstruction,
 			PlaceboInstruction: GSMSymbolicPlaceboInstruction, Exemplars: GSMSymbolicExemplars[:shots], Stop: GSMSymbolicStop}
 	}
 	shots := min(max(cfg.Shots, 0), MaxShots)
-	return PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, PlaceboInstruction: PlaceboInstruction, Exemplars: Exemplars[:shots]}
+	return rundir.PromptInfo{Version: PromptVersion, Preset: preset, Instruction: Instruction, PlaceboInstruction: PlaceboInstruction, Exemplars: Exemplars[:shots]}
 }
 
 // keptPrefixProbes are the problem texts KeptPrefix renders: they start with
@@ -293,7 +286,7 @@ var keptPrefixProbes = []string{"Ab", "12", "(x"}
 // with it (a tokenizer that merges across the boundary) is decoded without
 // it, by the rule of llm.GenerateOptions.KeepPrefix. Errors are those of
 // rendering and tokenizing.
-func KeptPrefix(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
+func KeptPrefix(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, error) {
 	var keep []llm.Token
 	probes := len(keptPrefixProbes)
 	if preset, _ := ParsePrompt(cfg.Prompt); cfg.Decode != DecodeKeepPrefixV1 && preset == PromptFragility {
@@ -328,7 +321,7 @@ type keptPrefixes map[string][]llm.Token
 
 // get returns the kept prefix of condition cond (nil when cfg does not keep
 // one).
-func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, error) {
+func (k *keptPrefixes) get(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, error) {
 	if cfg.Decode != DecodeKeepPrefix && cfg.Decode != DecodeKeepPrefixV1 {
 		return nil, nil
 	}
@@ -349,7 +342,7 @@ func (k *keptPrefixes) get(m *llm.Model, cfg Config, cond string) ([]llm.Token, 
 // renderCondition renders one problem's prompt as RenderItem does, with
 // the calculator note after the instruction under the calculator
 // condition (in the last user turn for the fragility preset).
-func renderCondition(m *llm.Model, cfg Config, question, cond string, placebo bool) (llm.Rendered, error) {
+func renderCondition(m *llm.Model, cfg rundir.Config, question, cond string, placebo bool) (llm.Rendered, error) {
 	if cond != results.ConditionCalculator {
 		return renderItem(m, cfg, question, placebo)
 	}
@@ -392,7 +385,7 @@ func renderCondition(m *llm.Model, cfg Config, question, cond string, placebo bo
 // renderGSMSymbolicText renders the gsm-symbolic preset's completion text:
 // raw (no chat template) unless cfg names one, with the preset's stop
 // strings.
-func renderGSMSymbolicText(m *llm.Model, cfg Config, text string) (llm.Rendered, error) {
+func renderGSMSymbolicText(m *llm.Model, cfg rundir.Config, text string) (llm.Rendered, error) {
 	if cfg.ChatTemplate == "" {
 		return llm.Rendered{Text: text, Template: "raw", Stop: slices.Clone(GSMSymbolicStop)}, nil
 	}

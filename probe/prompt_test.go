@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/fragility/fragility/templates/fixtures"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,10 +12,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/templates/fixtures"
+
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -68,7 +70,7 @@ func TestGSMSymbolicPrompt(t *testing.T) {
 	if MaxShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptFragility) != 0 {
 		t.Error("shot limits")
 	}
-	info := promptInfo(Config{Prompt: PromptGSMSymbolic, Shots: 8})
+	info := promptInfo(rundir.Config{Prompt: PromptGSMSymbolic, Shots: 8})
 	if info.Preset != PromptGSMSymbolic || info.Instruction != GSMSymbolicInstruction || len(info.Exemplars) != 8 || info.Stop[0] != "\nQ:" {
 		t.Errorf("manifest record: %+v", info)
 	}
@@ -109,7 +111,7 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 		t.Skip("runs a real model")
 	}
 	dir := t.TempDir()
-	cfg := Config{
+	cfg := rundir.Config{
 		Models:    []string{gemmaModel(t)},
 		Templates: filepath.Join(gsmsymP1(t), "p1"),
 		Variants:  []templates.Variant{templates.VariantBase},
@@ -124,14 +126,14 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if man.Prompt.Preset != PromptGSMSymbolic || man.Prompt.Version != GSMSymbolicPromptVersion || man.Prompt.Rendering["0"] != "raw" || man.Config.Prompt != PromptGSMSymbolic {
 		t.Errorf("manifest prompt: %+v, config prompt %q", man.Prompt, man.Config.Prompt)
 	}
-	f, _ := os.Open(filepath.Join(dir, FileResults))
+	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil || len(trials) != 1 {
@@ -143,7 +145,7 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 	if tr.Level != "p1" || tr.Expected != "17" {
 		t.Errorf("level %q expected %q", tr.Level, tr.Expected)
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +182,13 @@ func TestKeptPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
-			cfg  Config
+			cfg  rundir.Config
 			cond string
 			last string // text the kept prefix must hold: the end of its last worked example
 		}{
-			{Config{Shots: 3, CalcCalls: 10}, results.ConditionNone, "Final answer: 66"},
-			{Config{Shots: 2, CalcCalls: 10}, results.ConditionCalculator, "Final answer: 28"},
-			{Config{Prompt: PromptGSMSymbolic, Shots: 8}, results.ConditionNone, "The final answer is 19."},
+			{rundir.Config{Shots: 3, CalcCalls: 10}, results.ConditionNone, "Final answer: 66"},
+			{rundir.Config{Shots: 2, CalcCalls: 10}, results.ConditionCalculator, "Final answer: 28"},
+			{rundir.Config{Prompt: PromptGSMSymbolic, Shots: 8}, results.ConditionNone, "The final answer is 19."},
 		} {
 			keep, err := KeptPrefix(m, c.cfg, c.cond)
 			if err != nil {
@@ -224,7 +226,7 @@ func TestKeptPrefix(t *testing.T) {
 // is given, keeps a named one, and refuses an unknown one as wrong usage.
 func TestDecodeProcedure(t *testing.T) {
 	for _, c := range []struct{ in, want string }{{"", DecodeKeepPrefix}, {DecodePerBatch, DecodePerBatch}, {DecodeKeepPrefix, DecodeKeepPrefix}, {DecodeKeepPrefixV1, DecodeKeepPrefixV1}, {"whole/9", ""}} {
-		cfg := Config{Instances: 1, MaxTokens: 8, Decode: c.in}
+		cfg := rundir.Config{Instances: 1, MaxTokens: 8, Decode: c.in}
 		err := ValidateOptions(&cfg)
 		var oe OptionError
 		switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -33,9 +34,9 @@ type Protocol struct {
 
 	// The prompt: preset, its version, instruction and worked examples
 	// (PromptInfo), the chat template ("" = the model's own).
-	Prompt       PromptInfo `json:"prompt"`
-	Shots        int        `json:"shots"`
-	ChatTemplate string     `json:"chat_template"`
+	Prompt       rundir.PromptInfo `json:"prompt"`
+	Shots        int               `json:"shots"`
+	ChatTemplate string            `json:"chat_template"`
 	// The scoring: extraction and error-anatomy rules.
 	ExtractionRules string `json:"extraction_rules"`
 	ErrorRules      string `json:"error_rules"`
@@ -70,7 +71,7 @@ type Protocol struct {
 
 // FreezeProtocol returns the protocol of cfg (after Validate) with its
 // hashes. Errors name the template source that cannot be read.
-func FreezeProtocol(cfg Config) (*Protocol, error) {
+func FreezeProtocol(cfg rundir.Config) (*Protocol, error) {
 	if cfg.Items != "" {
 		return nil, OptionError{"a protocol freezes a template run, not document questions (--items)"}
 	}
@@ -93,7 +94,7 @@ func FreezeProtocol(cfg Config) (*Protocol, error) {
 	}
 	if len(cfg.TemplateIDs) > 0 || cfg.Limit > 0 {
 		// A subset that names an unknown template is refused now, not at run.
-		if _, _, err := templates.LoadSkipping(cfg.Templates, cfg.loadOptions()); err != nil {
+		if _, _, err := templates.LoadSkipping(cfg.Templates, cfg.LoadOptions()); err != nil {
 			return nil, err
 		}
 	}
@@ -160,7 +161,7 @@ func ReadProtocol(path string) (*Protocol, error) {
 // (Config.Protocol, Config.ProtocolSHA256). It refuses, naming the file, a
 // template source whose content changed since the freeze and a prompt this
 // binary renders otherwise.
-func (p *Protocol) Apply(cfg *Config, path string) error {
+func (p *Protocol) Apply(cfg *rundir.Config, path string) error {
 	cfg.Prompt, cfg.Shots, cfg.ChatTemplate = p.Prompt.Preset, p.Shots, p.ChatTemplate
 	cfg.Temperature, cfg.Seed, cfg.MaxTokens = p.Temperature, p.Seed, p.MaxTokens
 	cfg.Variants, cfg.Instances, cfg.Reference = p.Variants, p.Instances, p.Reference

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -21,21 +22,21 @@ func TestProtocolFreezeApply(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(tdir, n+".yaml"), b, 0o644)
 	}
-	cfg := Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop}, Instances: 3, Seed: 9,
+	cfg := rundir.Config{Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop}, Instances: 3, Seed: 9,
 		MaxTokens: 77, Shots: 2, Reference: templates.ReferenceDrawn, Split: templates.SplitTest}
 	p, err := FreezeProtocol(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "protocol.json")
-	if err := WriteJSONAtomic(path, p); err != nil {
+	if err := rundir.WriteJSONAtomic(path, p); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadProtocol(path)
 	if err != nil || got.SHA256 != p.SHA256 || len(p.SHA256) != 64 {
 		t.Fatalf("read back: %v, %+v", err, got)
 	}
-	var run Config
+	var run rundir.Config
 	if err := got.Apply(&run, path); err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +69,13 @@ func TestProtocolFreezeApply(t *testing.T) {
 	if other.SHA256, err = other.hash(); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSONAtomic(path, &other); err != nil {
+	if err := rundir.WriteJSONAtomic(path, &other); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadProtocol(path); err == nil || !strings.Contains(err.Error(), "answer scoring answer-score/0") {
 		t.Errorf("another answer scoring: %v", err)
 	}
-	if _, err := FreezeProtocol(Config{Items: "x.jsonl"}); err == nil {
+	if _, err := FreezeProtocol(rundir.Config{Items: "x.jsonl"}); err == nil {
 		t.Error("a protocol of document questions was frozen")
 	}
 }

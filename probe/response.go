@@ -9,6 +9,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // A row's response is the generation's text (fillFromGeneration:
@@ -33,7 +34,7 @@ func csvText(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 // the run-on stops of the gsm-symbolic preset (RunOnStops) and those of the
 // plain chat rendering of a model without a chat template
 // (llm.PlainStops), which a merged manifest no longer says was used.
-func responseStops(man *Manifest) []string {
+func responseStops(man *rundir.Manifest) []string {
 	var out []string
 	for _, s := range slices.Concat(man.Prompt.Stop, RunOnStops, llm.PlainStops) {
 		if s != "" && !slices.Contains(out, s) {
@@ -44,7 +45,7 @@ func responseStops(man *Manifest) []string {
 }
 
 // traceText returns the text of a trace's tokens: their pieces in order.
-func traceText(tr *Trace) string {
+func traceText(tr *rundir.Trace) string {
 	var b strings.Builder
 	for _, t := range tr.Tokens {
 		b.WriteString(t.Piece)
@@ -55,7 +56,7 @@ func traceText(tr *Trace) string {
 // responseCut reports whether a row's response was cut at a stop string:
 // its trace's stop reason is llm.StopString (a trace without one, from no
 // version of the runner, goes by the row's: llm.StopString or StopRunOn).
-func responseCut(tr *Trace, t *results.Trial) bool {
+func responseCut(tr *rundir.Trace, t *results.Trial) bool {
 	if tr.StopReason != "" {
 		return tr.StopReason == llm.StopString
 	}
@@ -72,7 +73,7 @@ func responseCut(tr *Trace, t *results.Trial) bool {
 // answer_score and answer_first. It returns the first column that differs, with the row's
 // value and the trace's, or "" when none does. Floats are compared bit for
 // bit: both files write them in shortest round-trip form.
-func traceMeasures(tr *Trace, t *results.Trial) (col, got, want string) {
+func traceMeasures(tr *rundir.Trace, t *results.Trial) (col, got, want string) {
 	if t.Skipped() {
 		return "", "", ""
 	}
@@ -145,7 +146,7 @@ func entropyDiff(prefix string, h []float64, mean, p95, branching float64) (col,
 // or StopRunOn for a trace stopped at a stop string (finishTrial names a
 // run-on stop in the row only). A trace without one (from no version of
 // the runner) passes.
-func sameStop(tr *Trace, t *results.Trial) bool {
+func sameStop(tr *rundir.Trace, t *results.Trial) bool {
 	return tr.StopReason == "" || t.StopReason == tr.StopReason || (t.StopReason == StopRunOn && tr.StopReason == llm.StopString)
 }
 
@@ -230,7 +231,7 @@ func matchResponse(resp, pieces string, cut bool, stops []string) (ok bool, at, 
 // several traces passes when one of them gives its response. The
 // error names results.csv, the row, the item and the first place that
 // differs.
-func checkResponses(path string, man *Manifest, trials []results.Trial, traces []Trace) error {
+func checkResponses(path string, man *rundir.Manifest, trials []results.Trial, traces []rundir.Trace) error {
 	byID := make(map[string][]int, len(traces))
 	for k := range traces {
 		byID[traces[k].ItemID] = append(byID[traces[k].ItemID], k)
@@ -254,15 +255,15 @@ func checkResponses(path string, man *Manifest, trials []results.Trial, traces [
 			}
 			if ok && first == nil && !sameStop(tr, t) {
 				first = fmt.Errorf("%s: %s (item %s): stop_reason is %s, but its trace in %s has %s: the file was edited after the run",
-					path, rowRef(path, i), t.ItemID, results.Quote(t.StopReason), FileTraces, results.Quote(tr.StopReason))
+					path, rundir.RowRef(path, i), t.ItemID, results.Quote(t.StopReason), rundir.FileTraces, results.Quote(tr.StopReason))
 			}
 			if ok && first == nil {
 				first = fmt.Errorf("%s: %s (item %s): %s is %s, but its trace in %s gives %s: the file was edited after the run",
-					path, rowRef(path, i), t.ItemID, col, got, FileTraces, want)
+					path, rundir.RowRef(path, i), t.ItemID, col, got, rundir.FileTraces, want)
 			}
 			if !ok && first == nil {
 				first = fmt.Errorf("%s: %s (item %s): its response differs from its trace in %s at byte %d: %s has %s where the trace's tokens give %s: the file was edited after the run",
-					path, rowRef(path, i), t.ItemID, FileTraces, at, FileResults, excerpt(t.Response, at), excerpt(pieces, pat))
+					path, rundir.RowRef(path, i), t.ItemID, rundir.FileTraces, at, rundir.FileResults, excerpt(t.Response, at), excerpt(pieces, pat))
 			}
 		}
 		if first != nil {

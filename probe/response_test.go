@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // roundTrip returns what the files give back of a generation made of
@@ -28,15 +29,15 @@ func roundTrip(t *testing.T, pieces []string, cut int) (resp, joined string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := Trace{ItemID: "m0/a"}
+	tr := rundir.Trace{ItemID: "m0/a"}
 	for _, p := range pieces {
-		tr.Tokens = append(tr.Tokens, TraceToken{Piece: p})
+		tr.Tokens = append(tr.Tokens, rundir.TraceToken{Piece: p})
 	}
 	line, err := json.Marshal(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Trace
+	var back rundir.Trace
 	if err := json.Unmarshal(line, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func roundTrip(t *testing.T, pieces []string, cut int) (resp, joined string) {
 // at a stop string, one that begins with the "\n" of a "\r\n"), and an
 // edited response does not.
 func TestMatchResponse(t *testing.T) {
-	stops := responseStops(&Manifest{})
+	stops := responseStops(&rundir.Manifest{})
 	euro := "\u20ac" // 3 bytes, split over two tokens below
 	cases := []struct {
 		name   string
@@ -105,7 +106,7 @@ func TestMatchResponse(t *testing.T) {
 	if ok, _, _ := matchResponse(resp, joined, true, stops); ok {
 		t.Errorf("a cut before %q, no stop of the run, accepted", "\nAnswer:")
 	}
-	if ok, _, _ := matchResponse(resp, joined, true, responseStops(&Manifest{Prompt: PromptInfo{Stop: []string{"\nAnswer:"}}})); !ok {
+	if ok, _, _ := matchResponse(resp, joined, true, responseStops(&rundir.Manifest{Prompt: rundir.PromptInfo{Stop: []string{"\nAnswer:"}}})); !ok {
 		t.Errorf("a cut before the preset's recorded stop %q refused", "\nAnswer:")
 	}
 }
@@ -115,10 +116,10 @@ func TestMatchResponse(t *testing.T) {
 // trace is left to CheckRecords), and the first edited one is refused on
 // one line naming results.csv, the row, the item and both texts.
 func TestCheckResponses(t *testing.T) {
-	traces := []Trace{
-		{ItemID: "m0/a", StopReason: llm.StopEOS, Tokens: []TraceToken{{Piece: "Since"}, {Piece: " the"}, {Piece: " ratio"}, {Piece: ""}}},
+	traces := []rundir.Trace{
+		{ItemID: "m0/a", StopReason: llm.StopEOS, Tokens: []rundir.TraceToken{{Piece: "Since"}, {Piece: " the"}, {Piece: " ratio"}, {Piece: ""}}},
 		{ItemID: "m0/b", SkipReason: "prompt too long"},
-		{ItemID: "m0/c", StopReason: llm.StopString, Tokens: []TraceToken{{Piece: "4"}, {Piece: "\nUser:"}}},
+		{ItemID: "m0/c", StopReason: llm.StopString, Tokens: []rundir.TraceToken{{Piece: "4"}, {Piece: "\nUser:"}}},
 	}
 	trials := []results.Trial{
 		{ItemID: "m0/a", Response: "Since the ratio", StopReason: llm.StopEOS},
@@ -126,7 +127,7 @@ func TestCheckResponses(t *testing.T) {
 		{ItemID: "m0/c", Response: "4", StopReason: llm.StopString},
 		{ItemID: "m0/d", Response: "no trace"},
 	}
-	man := &Manifest{}
+	man := &rundir.Manifest{}
 	if err := checkResponses("results.csv", man, trials, traces); err != nil {
 		t.Fatalf("untouched rows: %v", err)
 	}
@@ -155,7 +156,7 @@ func TestCheckResponses(t *testing.T) {
 func TestCompareResponse(t *testing.T) {
 	pieces := []string{"4", "\nQ:", " x", "\nUser:"}
 	replayed := "4\nQ: x"
-	ok, _, _ := matchResponse("4", strings.Join(pieces, ""), true, responseStops(&Manifest{}))
+	ok, _, _ := matchResponse("4", strings.Join(pieces, ""), true, responseStops(&rundir.Manifest{}))
 	if !ok {
 		t.Fatal("the trace check refuses a response cut at a stop string")
 	}

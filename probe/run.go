@@ -18,23 +18,13 @@ import (
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/templates"
-)
-
-// File names inside a run directory.
-const (
-	FileManifest  = "manifest.json"
-	FileResults   = "results.csv"
-	FileTraces    = "traces.jsonl"
-	FileSummary   = "summary.json"
-	FileNarrative = "narrative.md"
-	FileSet       = "set.jsonl"
 )
 
 // DDC is the Dewey Decimal reading of one prompt by the embedder.
@@ -48,86 +38,6 @@ type DDC struct {
 // Classifier reads texts into DDC classes, one result per text in order.
 // The embed package provides one; nil disables the DDC columns.
 type Classifier func(texts []string) ([]DDC, error)
-
-// Config is everything that defines a run. It is stored in the manifest, and
-// `fragility run --resume DIR` continues from the stored Config.
-type Config struct {
-	Models    []string `json:"models"`    // GGUF paths, never copied or modified
-	Templates string   `json:"templates"` // "builtin", a directory, a file, or a GSM8K .jsonl; several joined by templates.SourceSeparator
-	// TemplateIDs and Limit pick a subset of the templates loaded
-	// (templates.LoadOptions.IDs and Limit): run --template-ids, --limit.
-	TemplateIDs []string `json:"template_ids,omitempty"`
-	Limit       int      `json:"limit,omitempty"`
-	// MaxItems caps the set's instances (templates × variants × instances,
-	// base included) before any is drawn; 0 is templates.DefaultMaxItems.
-	MaxItems int `json:"max_items,omitempty"`
-	// Datasets are the released GSM-Symbolic instances the run asks
-	// (run --dataset): files, or hf:datasets/ORG/NAME[@REV][:CONFIG] in
-	// the Hugging Face hub cache (see DatasetSet); when set, Templates is
-	// not read.
-	Datasets []string `json:"datasets,omitempty"`
-	// Items is a file of the user's own document-question items (package
-	// docqa); when set, Templates is not read and Prompt is PromptDocQA.
-	Items     string              `json:"items,omitempty"`
-	Variants  []templates.Variant `json:"variants"`
-	Instances int                 `json:"instances"`
-	Seed      int64               `json:"seed"`
-	MaxTokens int                 `json:"max_tokens"`
-	Shots     int                 `json:"shots"`            // few-shot exemplars, 0..MaxShotsFor(Prompt)
-	Prompt    string              `json:"prompt,omitempty"` // prompt preset: "fragility" ("" in older manifests) or "gsm-symbolic"
-	Level     string              `json:"level,omitempty"`  // GSM-Symbolic difficulty level of the templates read; "" infers it from folder names
-	// Reference is what noop, noop-seeming and paraphrase are compared with
-	// (templates.Options.Reference): templates.ReferenceDrawn, the symbolic
-	// instance of the same index, or templates.ReferenceOriginal ("" in
-	// older manifests), the base instance at the template's own values.
-	Reference string `json:"reference,omitempty"`
-	// Split keeps the templates of one split (templates.SplitDev or
-	// SplitTest; "" all of them).
-	Split string `json:"split,omitempty"`
-	// Protocol is the frozen protocol file the run follows (run
-	// --protocol) and ProtocolSHA256 its hash; "" for none.
-	Protocol       string `json:"protocol,omitempty"`
-	ProtocolSHA256 string `json:"protocol_sha256,omitempty"`
-	// SkipInvalid runs a template source of which more than MaxLeftOutShare
-	// could not be loaded or drawn (run --skip-invalid); without it such a
-	// run stops before it starts.
-	SkipInvalid  bool       `json:"skip_invalid,omitempty"`
-	Temperature  float64    `json:"temperature"`   // 0 = greedy
-	ChatTemplate string     `json:"chat_template"` // "" = the model's own (or the recorded fallback)
-	Params       llm.Params `json:"params"`        // NSeq = sequences decoded together in one batch
-	BootstrapB   int        `json:"bootstrap_resamples"`
-	// Overrides is the label-overrides file (run --overrides; see Override)
-	// and OverridesSHA256 its sha256, set by Validate: a report refuses the
-	// file once it has changed.
-	Overrides       string `json:"overrides,omitempty"`
-	OverridesSHA256 string `json:"overrides_sha256,omitempty"`
-	// Shard, when set, runs only that part of the plan (see ShardBatches);
-	// nil runs the whole plan. It is not part of the plan (PlanSHA256).
-	Shard *Shard `json:"shard,omitempty"`
-	// Primary is the pre-specified primary variant (`run --primary`): the
-	// model's verdict is this variant's, tested alone, instead of the most
-	// severe over the variants with Holm's adjustment. "" for none.
-	Primary string `json:"primary_variant,omitempty"`
-	// Conditions are the run's conditions (ConditionNone,
-	// ConditionCalculator), each run on every item; nil means none alone.
-	// CalcCalls is the calculator's call limit per item (DefaultCalcCalls
-	// when 0 and the calculator runs).
-	Conditions []string `json:"conditions,omitempty"`
-	CalcCalls  int      `json:"calc_calls,omitempty"`
-	// Decode is how prompts are split into llama_decode calls
-	// (DecodeKeepPrefix, set by Validate when empty; DecodePerBatch): it
-	// can change logits, so it is part of the plan. Manifests written before
-	// it was recorded have none, which means DecodePerBatch.
-	Decode string `json:"decode,omitempty"`
-	// Preset records how `--preset` expanded into the flags above (nil
-	// without one); not part of the plan.
-	Preset *RunPreset `json:"preset,omitempty"`
-	OutDir string     `json:"-"`
-
-	// ModelSources has, for each of Models named from another tool's store
-	// (Ollama, Hugging Face, LM Studio), where it was found; nil for a path.
-	ModelSources []*models.Source `json:"model_sources,omitempty"`
-}
 
 // Decode procedures (Config.Decode).
 const (
@@ -147,14 +57,6 @@ const (
 	DecodeKeepPrefixV1 = "keep-prefix/1"
 )
 
-// Embedder describes the embedder in the manifest.
-type Embedder struct {
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	Level  string `json:"level"`
-}
-
 // Event is a progress report, sent after every finished batch of trials and,
 // while a batch runs, every 200 ms or so from its first token (Done unchanged).
 type Event struct {
@@ -170,7 +72,7 @@ type Options struct {
 	Force      bool              // overwrite an existing run directory
 	Resume     bool              // continue the run in OutDir from its manifest
 	Classifier Classifier        // nil: no DDC columns
-	Embedder   *Embedder         // recorded in the manifest when Classifier is set
+	Embedder   *rundir.Embedder  // recorded in the manifest when Classifier is set
 	Progress   func(Event)       // may be nil
 	Log        io.Writer         // one-line notices; may be nil
 	ToolInfo   map[string]string // version, build flags... recorded in the manifest
@@ -281,7 +183,7 @@ func CheckParams(p llm.Params) error {
 // Validate checks a Config before anything is loaded. An option out of
 // range is an OptionError (wrong usage); a bad model file is an error naming
 // the file.
-func Validate(c *Config) error {
+func Validate(c *rundir.Config) error {
 	if len(c.Models) == 0 {
 		return errors.New("no model given (--model)")
 	}
@@ -299,8 +201,8 @@ func Validate(c *Config) error {
 // ValidateOptions is Validate without the model files: it checks only the
 // options (each error an OptionError), so that a command can refuse wrong
 // usage before it loads backends or reads a model.
-func ValidateOptions(c *Config) error {
-	for _, check := range []func(*Config) error{validateFiles, validatePrompt, validateParams, validateRun, validatePrimary} {
+func ValidateOptions(c *rundir.Config) error {
+	for _, check := range []func(*rundir.Config) error{validateFiles, validatePrompt, validateParams, validateRun, validatePrimary} {
 		if err := check(c); err != nil {
 			return err
 		}
@@ -310,7 +212,7 @@ func ValidateOptions(c *Config) error {
 
 // validateFiles checks --chat-template and reads the overrides file,
 // recording its absolute path and sha256.
-func validateFiles(c *Config) error {
+func validateFiles(c *rundir.Config) error {
 	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
 		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
 	}
@@ -329,7 +231,7 @@ func validateFiles(c *Config) error {
 
 // validatePrompt checks the options of what is asked: instances, the token
 // limit, the prompt preset and its shots, items, level and temperature.
-func validatePrompt(c *Config) error {
+func validatePrompt(c *rundir.Config) error {
 	if c.Instances < 1 {
 		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
@@ -360,7 +262,7 @@ func validatePrompt(c *Config) error {
 
 // validateParams checks the decode procedure and the decoding parameters
 // (CheckParams), filling the defaults it records.
-func validateParams(c *Config) error {
+func validateParams(c *rundir.Config) error {
 	if c.Params.NSeq < 1 {
 		c.Params.NSeq = 1
 	}
@@ -380,7 +282,7 @@ func validateParams(c *Config) error {
 
 // validateRun refuses a model file given twice and checks the bootstrap
 // resamples (filling the default), the shard and the conditions.
-func validateRun(c *Config) error {
+func validateRun(c *rundir.Config) error {
 	seen := map[string]string{}
 	for _, m := range c.Models {
 		key := m
@@ -417,7 +319,7 @@ func validateRun(c *Config) error {
 
 // validatePrimary checks that --primary names one of the run's variants
 // other than base.
-func validatePrimary(c *Config) error {
+func validatePrimary(c *rundir.Config) error {
 	if c.Primary != "" {
 		if c.Primary == summary.BaseVariant {
 			return OptionError{"--primary names the variant whose drop against base decides the verdict: it cannot be base"}
@@ -439,9 +341,9 @@ func validatePrimary(c *Config) error {
 // manifest exists (a model llama.cpp refuses, a failed write) leaves the
 // manifest with status "failed" and the error as fail_reason, never
 // "running".
-func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error) {
-	var man *Manifest
-	var lock *DirLock
+func Run(ctx context.Context, cfg rundir.Config, opt Options) (*summary.Summary, error) {
+	var man *rundir.Manifest
+	var lock *rundir.DirLock
 	defer func() { lock.Unlock() }()
 	sum, err := run(ctx, cfg, opt, &man, &lock)
 	if err != nil && man != nil && man.Status == "running" {
@@ -451,7 +353,7 @@ func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error)
 		}
 		man.FailReason = err.Error()
 		man.Finished = time.Now().UTC().Format(time.RFC3339)
-		if werr := WriteJSONAtomic(filepath.Join(man.Config.OutDir, FileManifest), man); werr != nil {
+		if werr := rundir.WriteJSONAtomic(filepath.Join(man.Config.OutDir, rundir.FileManifest), man); werr != nil {
 			return nil, fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
 		}
 	}
@@ -463,23 +365,23 @@ func Run(ctx context.Context, cfg Config, opt Options) (*summary.Summary, error)
 // being written and the plan's batches (the shard's only, for a shard).
 type runner struct {
 	ctx      context.Context
-	cfg      Config
+	cfg      rundir.Config
 	opt      Options
 	out      string // the run directory
 	set      *templates.Set
-	man      *Manifest
+	man      *rundir.Manifest
 	setJSONL []byte      // set.jsonl's content
 	batches  []planBatch // the batches this process runs
 	qs       []string    // distinct questions, in run order, for the classifier
 	total    int         // items of batches, all models
 	ddc      *ddcStore
 	done     *streams
-	lock     *DirLock  // the run directory's, from prepareSet on
-	finished int       // trials finished (resumed ones included)
-	genTok   int       // tokens generated in this process
-	doneTok  int       // of genTok, those of finished items
-	genSec   float64   // generation seconds in this process
-	start    time.Time // when generation started in this process
+	lock     *rundir.DirLock // the run directory's, from prepareSet on
+	finished int             // trials finished (resumed ones included)
+	genTok   int             // tokens generated in this process
+	doneTok  int             // of genTok, those of finished items
+	genSec   float64         // generation seconds in this process
+	start    time.Time       // when generation started in this process
 }
 
 // run is Run without the last manifest update on an error: it prepares the
@@ -487,7 +389,7 @@ type runner struct {
 // (published in *manOut from then on), runs every model's batches beside the
 // DDC classifier and completes the run. The run directory's lock, once
 // taken, is published in *lockOut for Run to release last.
-func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest, lockOut **DirLock) (*summary.Summary, error) {
+func run(ctx context.Context, cfg rundir.Config, opt Options, manOut **rundir.Manifest, lockOut **rundir.DirLock) (*summary.Summary, error) {
 	r := &runner{ctx: ctx, cfg: cfg, opt: opt, out: cfg.OutDir}
 	err := r.prepareSet()
 	*lockOut = r.lock
@@ -500,10 +402,10 @@ func run(ctx context.Context, cfg Config, opt Options, manOut **Manifest, lockOu
 	if err := r.plan(); err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(filepath.Join(r.out, FileSet), r.setJSONL); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(r.out, rundir.FileSet), r.setJSONL); err != nil {
 		return nil, err
 	}
-	if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), r.man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), r.man); err != nil {
 		return nil, err
 	}
 	*manOut = r.man
@@ -544,7 +446,7 @@ func (r *runner) logf(format string, args ...any) {
 // it and prepares the run directory; it logs the skipped templates.
 func (r *runner) prepareSet() error {
 	if r.opt.Resume {
-		stored, err := ReadManifest(r.out)
+		stored, err := rundir.ReadManifest(r.out)
 		if err != nil {
 			return err
 		}
@@ -584,7 +486,7 @@ func (r *runner) prepareSet() error {
 	if err := refuseExisting(r.out, r.opt.Force, r.opt.Resume); err != nil {
 		return err
 	}
-	lock, err := LockDir(r.out)
+	lock, err := rundir.LockDir(r.out)
 	if err != nil {
 		return err
 	}
@@ -607,8 +509,8 @@ func (r *runner) prepareSet() error {
 // processes recorded and refuses a model file whose sha256 changed.
 func (r *runner) newManifest() error {
 	cfg, opt, set := r.cfg, r.opt, r.set
-	man := &Manifest{
-		Tool:            withEntropyKernel(opt.ToolInfo),
+	man := &rundir.Manifest{
+		Tool:            rundir.WithEntropyKernel(opt.ToolInfo),
 		LlamaCommit:     llm.LlamaCommit,
 		LlamaModule:     llm.OllamaModule,
 		BuildFlags:      llm.BuildFlags,
@@ -628,14 +530,14 @@ func (r *runner) newManifest() error {
 		KVType:          "f16 (llama.cpp default)",
 		Status:          "running",
 		Started:         time.Now().UTC().Format(time.RFC3339),
-		SetFile:         FileSet,
+		SetFile:         rundir.FileSet,
 		Excluded:        len(set.Excluded),
 		Flagged:         len(set.Flagged),
 		Embedder:        opt.Embedder,
 	}
 	r.man = man
 	if opt.Resume {
-		if old, err := ReadManifest(r.out); err == nil {
+		if old, err := rundir.ReadManifest(r.out); err == nil {
 			man.Started = old.Started
 			man.Resumes = old.Resumes + 1
 			// Time spent by earlier processes of this run (recorded when
@@ -644,7 +546,7 @@ func (r *runner) newManifest() error {
 		}
 	}
 	for i, p := range cfg.Models {
-		mm, err := fileIdentity(p, cfg.modelSource(i))
+		mm, err := rundir.FileIdentity(p, cfg.ModelSource(i))
 		if err != nil {
 			return err
 		}
@@ -661,7 +563,7 @@ func (r *runner) newManifest() error {
 // shard's source) and refuses a model file whose sha256 changed.
 func (r *runner) carryOver() error {
 	man := r.man
-	old, _ := ReadManifest(r.out)
+	old, _ := rundir.ReadManifest(r.out)
 	for i := range man.Models {
 		if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
 			return fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
@@ -688,7 +590,7 @@ func (r *runner) plan() error {
 	cfg, man, set := r.cfg, r.man, r.set
 	setJSONL, err := setBytes(set)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(r.out, FileSet), err)
+		return fmt.Errorf("%s: %w", filepath.Join(r.out, rundir.FileSet), err)
 	}
 	r.setJSONL = setJSONL
 	// The plan: every model's items in batches of NSeq consecutive items of
@@ -700,7 +602,7 @@ func (r *runner) plan() error {
 	}
 	man.PlanSHA256, _ = planSHA(cfg, r.batches, setJSONL, modelSHA, r.opt.Embedder)
 	if r.opt.Resume {
-		if old, err := ReadManifest(r.out); err == nil && old.PlanSHA256 != "" && old.PlanSHA256 != man.PlanSHA256 {
+		if old, err := rundir.ReadManifest(r.out); err == nil && old.PlanSHA256 != "" && old.PlanSHA256 != man.PlanSHA256 {
 			return fmt.Errorf("%s: the plan changed since the run started (plan sha256 %s, now %s: the templates, the embedder or this binary's prompt differ): cannot resume", r.out, old.PlanSHA256, man.PlanSHA256)
 		}
 	}
@@ -718,9 +620,9 @@ func (r *runner) cutShard() error {
 	if cfg.Shard.Count > len(batches) {
 		return fmt.Errorf("--shard %s: the plan has only %d batch(es) of --batch %d (%d items), so at most %d shards", cfg.Shard, len(batches), cfg.Params.NSeq, planItems, len(batches))
 	}
-	lo, hi := ShardBatches(*cfg.Shard, len(batches))
+	lo, hi := rundir.ShardBatches(*cfg.Shard, len(batches))
 	host, _ := os.Hostname()
-	man.Shard = &ShardInfo{Shard: *cfg.Shard, Source: r.opt.ShardSource, Host: host, FirstBatch: lo,
+	man.Shard = &rundir.ShardInfo{Shard: *cfg.Shard, Source: r.opt.ShardSource, Host: host, FirstBatch: lo,
 		Batches: hi - lo, PlanBatches: len(batches), PlanItems: planItems}
 	batches = batches[lo:hi]
 	for _, b := range batches {
@@ -781,7 +683,7 @@ func (r *runner) runModels() error {
 		man.Models[mi].Metadata = &md
 		man.Models[mi].Backend = llm.BackendSummary(cfg.Params.GPULayers)
 		man.Devices = llm.Devices()
-		if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
+		if err := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); err != nil {
 			m.Close()
 			return err
 		}
@@ -818,7 +720,7 @@ func (r *runner) fail(err error) error {
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
 	man.GenerationSeconds += r.genSec
 	man.WallSeconds += time.Since(r.start).Seconds()
-	if werr := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); werr != nil {
+	if werr := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); werr != nil {
 		return fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
 	}
 	return err
@@ -837,7 +739,7 @@ func (r *runner) complete() (*summary.Summary, error) {
 	}
 	man.GenerationSeconds += r.genSec
 	man.WallSeconds += time.Since(r.start).Seconds()
-	if err := WriteJSONAtomic(filepath.Join(r.out, FileManifest), man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); err != nil {
 		return nil, err
 	}
 	crashPoint("summary")
@@ -862,7 +764,7 @@ func countSkipped(ts []results.Trial) int {
 	return n
 }
 
-func samplerName(cfg Config) string {
+func samplerName(cfg rundir.Config) string {
 	if cfg.Temperature == 0 {
 		return "greedy (argmax over the full vocabulary, lowest id among ties)"
 	}
@@ -872,32 +774,32 @@ func samplerName(cfg Config) string {
 // prepareDir refuses to overwrite an existing run unless force, and checks
 // that the directory is writable.
 func prepareDir(dir string, force, resume bool) error {
-	if err := outDirUsable(dir); err != nil {
+	if err := rundir.OutDirUsable(dir); err != nil {
 		return err
 	}
 	if resume {
-		return checkWritable(dir)
+		return rundir.CheckWritable(dir)
 	}
 	if err := refuseExisting(dir, force, resume); err != nil {
 		return err
 	}
-	if hasRunContent(dir) {
-		for _, name := range RunFiles {
+	if rundir.HasRunContent(dir) {
+		for _, name := range rundir.RunFiles {
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
-	return checkWritable(dir)
+	return rundir.CheckWritable(dir)
 }
 
 // refuseExisting refuses, without --force or --resume, an output
 // directory that holds files: a run (to overwrite or resume) or files of
 // something else (no manifest.json: no run to resume).
 func refuseExisting(dir string, force, resume bool) error {
-	if force || resume || !hasRunContent(dir) {
+	if force || resume || !rundir.HasRunContent(dir) {
 		return nil
 	}
-	if !isFile(filepath.Join(dir, FileManifest)) {
-		return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, FileManifest)
+	if !rundir.IsFile(filepath.Join(dir, rundir.FileManifest)) {
+		return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, rundir.FileManifest)
 	}
 	return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
 }
@@ -915,7 +817,7 @@ var progressTick = 200 * time.Millisecond
 // progress gets the items finished, the tokens generated since its last call
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
-func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg Config, man *Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
 	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
 	for _, b := range batches {
 		for _, it := range b.items {
@@ -940,8 +842,8 @@ type modelRun struct {
 	m        *llm.Model
 	md       llm.Metadata
 	mi       int
-	cfg      Config
-	man      *Manifest
+	cfg      rundir.Config
+	man      *rundir.Manifest
 	ddc      *ddcStore
 	st       *streams
 	progress func(n, tokens int, sec float64)
@@ -980,7 +882,7 @@ func (r *modelRun) prepare(it plannedItem) error {
 	if err != nil {
 		return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
 	}
-	r.man.noteRendering(r.mi, rd)
+	r.man.NoteRendering(r.mi, rd)
 	if nctx := cfg.Params.Defaults().NCtx; len(toks)+1 >= nctx {
 		tr, err := newTrial(it, md, cfg, r.ddc)
 		if err != nil {
@@ -989,7 +891,7 @@ func (r *modelRun) prepare(it plannedItem) error {
 		tr.PromptTokens = len(toks)
 		tr.StopReason = "skipped"
 		tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
-		if err := r.st.append([]results.Trial{tr}, []Trace{{ItemID: tr.ItemID, Prompt: rd.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+		if err := r.st.append([]results.Trial{tr}, []rundir.Trace{{ItemID: tr.ItemID, Prompt: rd.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
 			return err
 		}
 		r.progress(1, 0, 0)
@@ -1083,7 +985,7 @@ func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]answerScores, error) 
 func (r *modelRun) record(out batchOutput) error {
 	queue, genErr, wall := r.queue, out.err, out.wall
 	var trials []results.Trial
-	var traces []Trace
+	var traces []rundir.Trace
 	ntok, held, n := 0, false, 0
 	for i, q := range queue {
 		g := out.gens[i]
@@ -1146,9 +1048,9 @@ func (r *modelRun) record(out batchOutput) error {
 }
 
 // newTrial fills the identity columns of a trial.
-func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (results.Trial, error) {
+func newTrial(it plannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore) (results.Trial, error) {
 	in := it.inst
-	id := IdentifyModel(cfg.modelName(it.model, md.Path), md.Name, md.Quantization)
+	id := rundir.IdentifyModel(cfg.ModelName(it.model, md.Path), md.Name, md.Quantization)
 	t := results.Trial{
 		ItemID:         it.id,
 		ModelPath:      md.Path,
@@ -1188,7 +1090,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg Config, ddc *ddcStore) (resul
 //
 // cond is the item's condition and calls its calculator calls; injected
 // tokens (calculator results) are in no entropy statistic.
-func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, accepted []string, cond string, calls []CalcCall) {
+func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, accepted []string, cond string, calls []rundir.CalcCall) {
 	t.Response = g.Text
 	t.Tokens = g.Generated()
 	t.StopReason = g.StopReason
@@ -1256,19 +1158,10 @@ func extraction(g *llm.Generation) answer.Extraction {
 	return ex
 }
 
-// TraceToken is one generated token in a Trace.
-type TraceToken struct {
-	ID          llm.Token `json:"id"`
-	Piece       string    `json:"piece"`
-	EntropyBits float64   `json:"entropy_bits"`
-	LogProb     float64   `json:"logprob"`
-	Injected    bool      `json:"injected,omitempty"` // fed by the calculator, not generated: no entropy
-}
-
-func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, batch int) Trace {
-	tr := Trace{ItemID: id, Prompt: r.Text, PromptTokenIDs: toks, BatchSize: batch, StopReason: g.StopReason}
+func newTrace(id string, r llm.Rendered, toks []llm.Token, g *llm.Generation, batch int) rundir.Trace {
+	tr := rundir.Trace{ItemID: id, Prompt: r.Text, PromptTokenIDs: toks, BatchSize: batch, StopReason: g.StopReason}
 	for _, t := range g.Tokens {
-		tr.Tokens = append(tr.Tokens, TraceToken{ID: t.ID, Piece: t.Piece, EntropyBits: t.EntropyBits, LogProb: t.LogProb, Injected: t.Injected})
+		tr.Tokens = append(tr.Tokens, rundir.TraceToken{ID: t.ID, Piece: t.Piece, EntropyBits: t.EntropyBits, LogProb: t.LogProb, Injected: t.Injected})
 	}
 	return tr
 }

@@ -11,33 +11,9 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
-
-// Shard names one part of a run split for a cluster: shard Index of Count,
-// numbered from 1 ("2/3" is the second of three). A shard runs a contiguous
-// range of the plan's batches (see ShardBatches), so that every item is
-// decoded together with exactly the items it would have been decoded with in
-// the whole run: llama.cpp is not batch-invariant.
-type Shard struct {
-	Index int `json:"index"` // 1..Count
-	Count int `json:"count"` // number of shards the plan is split into
-}
-
-// String renders the shard as "K/N".
-func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
-
-// Valid reports an error unless 1 ≤ Index ≤ Count; the message starts
-// with "K/N: ".
-func (s Shard) Valid() error {
-	if s.Count < 1 {
-		return fmt.Errorf("%s: the number of shards must be at least 1", s)
-	}
-	if s.Index < 1 || s.Index > s.Count {
-		return fmt.Errorf("%s: shards are numbered 1..%d (a 0-based scheduler index i is shard i+1; --shard auto does this)", s, s.Count)
-	}
-	return nil
-}
 
 // Environment variables read by ParseShard for "auto".
 const (
@@ -67,9 +43,9 @@ const (
 // shards is the `--shards` flag (0 = not given); with "K/N" it must be 0 or N.
 // It returns the shard and a description of where it came from, for the
 // manifest. Errors say what is wrong in one line.
-func ParseShard(spec string, shards int, getenv func(string) string) (Shard, string, error) {
+func ParseShard(spec string, shards int, getenv func(string) string) (rundir.Shard, string, error) {
 	if shards < 0 {
-		return Shard{}, "", fmt.Errorf("--shards must be at least 1, got %d", shards)
+		return rundir.Shard{}, "", fmt.Errorf("--shards must be at least 1, got %d", shards)
 	}
 	if spec != "auto" {
 		return parseShardSpec(spec, shards)
@@ -77,47 +53,47 @@ func ParseShard(spec string, shards int, getenv func(string) string) (Shard, str
 	k8s, slurm := getenv(EnvK8sIndex), getenv(EnvSlurmTaskID)
 	switch {
 	case k8s != "" && slurm != "":
-		return Shard{}, "", fmt.Errorf("--shard auto: both %s and %s are set: give --shard K/N", EnvK8sIndex, EnvSlurmTaskID)
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto: both %s and %s are set: give --shard K/N", EnvK8sIndex, EnvSlurmTaskID)
 	case k8s != "":
 		return k8sShard(k8s, shards)
 	case slurm != "":
 		return slurmShard(shards, getenv)
 	}
-	return Shard{}, "", fmt.Errorf("--shard auto: neither %s (Slurm job array) nor %s (Kubernetes Indexed Job) is set: give --shard K/N", EnvSlurmTaskID, EnvK8sIndex)
+	return rundir.Shard{}, "", fmt.Errorf("--shard auto: neither %s (Slurm job array) nor %s (Kubernetes Indexed Job) is set: give --shard K/N", EnvSlurmTaskID, EnvK8sIndex)
 }
 
 // parseShardSpec reads --shard K/N; shards (--shards, 0 when not given)
 // must agree with N.
-func parseShardSpec(spec string, shards int) (Shard, string, error) {
+func parseShardSpec(spec string, shards int) (rundir.Shard, string, error) {
 	k, n, ok := strings.Cut(spec, "/")
 	ki, err1 := strconv.Atoi(strings.TrimSpace(k))
 	ni, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil {
-		return Shard{}, "", fmt.Errorf("--shard %q: want K/N (e.g. 2/8, numbered from 1) or auto", spec)
+		return rundir.Shard{}, "", fmt.Errorf("--shard %q: want K/N (e.g. 2/8, numbered from 1) or auto", spec)
 	}
-	s := Shard{Index: ki, Count: ni}
+	s := rundir.Shard{Index: ki, Count: ni}
 	if err := s.Valid(); err != nil {
-		return Shard{}, "", fmt.Errorf("--shard %s", err)
+		return rundir.Shard{}, "", fmt.Errorf("--shard %s", err)
 	}
 	if shards != 0 && shards != ni {
-		return Shard{}, "", fmt.Errorf("--shard %s and --shards %d disagree", spec, shards)
+		return rundir.Shard{}, "", fmt.Errorf("--shard %s and --shards %d disagree", spec, shards)
 	}
 	return s, "--shard " + s.String(), nil
 }
 
 // k8sShard is the shard of a Kubernetes Indexed Job's pod: its completion
 // index k8s (from 0) of shards (--shards, required).
-func k8sShard(k8s string, shards int) (Shard, string, error) {
+func k8sShard(k8s string, shards int) (rundir.Shard, string, error) {
 	i, err := strconv.Atoi(k8s)
 	if err != nil || i < 0 {
-		return Shard{}, "", fmt.Errorf("--shard auto: %s=%q is not an index ≥ 0", EnvK8sIndex, k8s)
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto: %s=%q is not an index ≥ 0", EnvK8sIndex, k8s)
 	}
 	if shards == 0 {
-		return Shard{}, "", fmt.Errorf("--shard auto with %s needs --shards N (the Job's completions)", EnvK8sIndex)
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto with %s needs --shards N (the Job's completions)", EnvK8sIndex)
 	}
-	s := Shard{Index: i + 1, Count: shards}
+	s := rundir.Shard{Index: i + 1, Count: shards}
 	if err := s.Valid(); err != nil {
-		return Shard{}, "", fmt.Errorf("--shard auto: %s=%d with --shards %d: the index must be below the number of shards", EnvK8sIndex, i, shards)
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto: %s=%d with --shards %d: the index must be below the number of shards", EnvK8sIndex, i, shards)
 	}
 	return s, fmt.Sprintf("%s=%d (Kubernetes Indexed Job, --shards %d)", EnvK8sIndex, i, shards), nil
 }
@@ -125,7 +101,7 @@ func k8sShard(k8s string, shards int) (Shard, string, error) {
 // slurmShard is the shard of a Slurm job array task, numbered by its task
 // ID within the array's evenly spaced range; shards (--shards, 0 when not
 // given) must agree with the array's task count.
-func slurmShard(shards int, getenv func(string) string) (Shard, string, error) {
+func slurmShard(shards int, getenv func(string) string) (rundir.Shard, string, error) {
 	num := func(name, def string) (int, error) {
 		v := getenv(name)
 		if v == "" {
@@ -142,34 +118,34 @@ func slurmShard(shards int, getenv func(string) string) (Shard, string, error) {
 	}
 	id, err := num(EnvSlurmTaskID, "")
 	if err != nil {
-		return Shard{}, "", err
+		return rundir.Shard{}, "", err
 	}
 	lo, err := num(EnvSlurmTaskMin, "")
 	if err != nil {
-		return Shard{}, "", err
+		return rundir.Shard{}, "", err
 	}
 	count, err := num(EnvSlurmTaskCount, "")
 	if err != nil {
-		return Shard{}, "", err
+		return rundir.Shard{}, "", err
 	}
 	step, err := num(EnvSlurmTaskStep, "1")
 	if err != nil {
-		return Shard{}, "", err
+		return rundir.Shard{}, "", err
 	}
 	hi, err := num(EnvSlurmTaskMax, strconv.Itoa(lo+(count-1)*max(step, 1)))
 	if err != nil {
-		return Shard{}, "", err
+		return rundir.Shard{}, "", err
 	}
 	if step < 1 {
 		step = 1
 	}
 	if count < 1 || hi < lo || (hi-lo)%step != 0 || (hi-lo)/step+1 != count || id < lo || id > hi || (id-lo)%step != 0 {
-		return Shard{}, "", fmt.Errorf("--shard auto: the array (tasks %d..%d step %d, %d tasks, this one %d) is not one evenly spaced range, so its task IDs do not number the shards: submit --array=0-%d, or give --shard K/N", lo, hi, step, count, id, max(count-1, 0))
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto: the array (tasks %d..%d step %d, %d tasks, this one %d) is not one evenly spaced range, so its task IDs do not number the shards: submit --array=0-%d, or give --shard K/N", lo, hi, step, count, id, max(count-1, 0))
 	}
 	if shards != 0 && shards != count {
-		return Shard{}, "", fmt.Errorf("--shard auto: --shards %d but the Slurm array has %d tasks (%s)", shards, count, EnvSlurmTaskCount)
+		return rundir.Shard{}, "", fmt.Errorf("--shard auto: --shards %d but the Slurm array has %d tasks (%s)", shards, count, EnvSlurmTaskCount)
 	}
-	s := Shard{Index: (id-lo)/step + 1, Count: count}
+	s := rundir.Shard{Index: (id-lo)/step + 1, Count: count}
 	src := fmt.Sprintf("%s=%d (Slurm job array %s, tasks %d..%d step %d)", EnvSlurmTaskID, id, getenv(EnvSlurmJobID), lo, hi, step)
 	return s, src, nil
 }
@@ -187,7 +163,7 @@ type planBatch struct {
 // planBatches cuts the plan into batches: model by model (in Config.Models
 // order), the run order of the set (Order) in consecutive groups of
 // Params.NSeq items (the last group of a model may be shorter).
-func planBatches(cfg Config, set *templates.Set) []planBatch {
+func planBatches(cfg rundir.Config, set *templates.Set) []planBatch {
 	order := Order(len(set.Instances), cfg.Seed)
 	nseq := max(cfg.Params.NSeq, 1)
 	var out []planBatch
@@ -208,19 +184,6 @@ func planBatches(cfg Config, set *templates.Set) []planBatch {
 	return out
 }
 
-// ShardBatches returns the half-open range [lo, hi) of the plan's batches
-// (numbered 0..batches−1, model by model) that shard s runs: shard k of n
-// gets batches ⌊(k−1)·B/n⌋ up to ⌊k·B/n⌋, so the shards are contiguous,
-// cover every batch once and differ in size by at most one batch.
-// Contiguous ranges keep the models a shard loads to one or two when a plan
-// holds several models. The zero Shard means the whole plan.
-func ShardBatches(s Shard, batches int) (lo, hi int) {
-	if s.Count == 0 {
-		return 0, batches
-	}
-	return (s.Index - 1) * batches / s.Count, s.Index * batches / s.Count
-}
-
 // PlanFormat names the definition of the plan document hashed into
 // Manifest.PlanSHA256.
 const PlanFormat = "fragility-plan/1"
@@ -228,7 +191,7 @@ const PlanFormat = "fragility-plan/1"
 // planDoc is the document whose sha256 identifies a plan (PlanSHA256).
 type planDoc struct {
 	Format          string         `json:"format"`
-	Config          Config         `json:"config"` // Shard cleared; OutDir is never serialised
+	Config          rundir.Config  `json:"config"` // Shard cleared; OutDir is never serialised
 	ModelSHA256     []string       `json:"model_sha256"`
 	Embedder        *planEmbedder  `json:"embedder"` // null without DDC
 	PromptVersion   string         `json:"prompt_version"`
@@ -267,12 +230,12 @@ type planDocBatch struct {
 //
 // setJSONL is the content of set.jsonl; modelSHA the models' sha256s; emb
 // may be nil.
-func PlanSHA256(cfg Config, set *templates.Set, setJSONL []byte, modelSHA []string, emb *Embedder) string {
+func PlanSHA256(cfg rundir.Config, set *templates.Set, setJSONL []byte, modelSHA []string, emb *rundir.Embedder) string {
 	sum, _ := planSHA(cfg, planBatches(cfg, set), setJSONL, modelSHA, emb)
 	return sum
 }
 
-func planSHA(cfg Config, batches []planBatch, setJSONL []byte, modelSHA []string, emb *Embedder) (string, []byte) {
+func planSHA(cfg rundir.Config, batches []planBatch, setJSONL []byte, modelSHA []string, emb *rundir.Embedder) (string, []byte) {
 	c := cfg
 	c.Shard, c.Preset = nil, nil
 	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: promptInfo(cfg).Version,
@@ -296,16 +259,4 @@ func planSHA(cfg Config, batches []planBatch, setJSONL []byte, modelSHA []string
 	data := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:]), data
-}
-
-// ShardInfo is the manifest's record of a shard run.
-type ShardInfo struct {
-	Shard
-	Source      string `json:"source"`       // "--shard 2/8", or the scheduler variable it came from
-	Host        string `json:"host"`         // the machine that ran it
-	FirstBatch  int    `json:"first_batch"`  // 0-based index of its first batch in the plan
-	Batches     int    `json:"batches"`      // batches it runs (contiguous from FirstBatch)
-	Items       int    `json:"items"`        // items it runs
-	PlanBatches int    `json:"plan_batches"` // batches of the whole plan
-	PlanItems   int    `json:"plan_items"`   // items of the whole plan (all models)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -25,34 +26,34 @@ func TestParseShard(t *testing.T) {
 		spec   string
 		shards int
 		env    func(string) string
-		want   Shard
+		want   rundir.Shard
 		err    string // substring of the error; "" = no error
 	}{
-		{"2/3", 0, env(), Shard{2, 3}, ""},
-		{" 1 / 1 ", 0, env(), Shard{1, 1}, ""},
-		{"3/3", 3, env(), Shard{3, 3}, ""},
-		{"0/3", 0, env(), Shard{}, "numbered 1..3"},
-		{"4/3", 0, env(), Shard{}, "numbered 1..3"},
-		{"1/0", 0, env(), Shard{}, "at least 1"},
-		{"2", 0, env(), Shard{}, "want K/N"},
-		{"a/b", 0, env(), Shard{}, "want K/N"},
-		{"2/3", 4, env(), Shard{}, "disagree"},
+		{"2/3", 0, env(), rundir.Shard{Index: 2, Count: 3}, ""},
+		{" 1 / 1 ", 0, env(), rundir.Shard{Index: 1, Count: 1}, ""},
+		{"3/3", 3, env(), rundir.Shard{Index: 3, Count: 3}, ""},
+		{"0/3", 0, env(), rundir.Shard{}, "numbered 1..3"},
+		{"4/3", 0, env(), rundir.Shard{}, "numbered 1..3"},
+		{"1/0", 0, env(), rundir.Shard{}, "at least 1"},
+		{"2", 0, env(), rundir.Shard{}, "want K/N"},
+		{"a/b", 0, env(), rundir.Shard{}, "want K/N"},
+		{"2/3", 4, env(), rundir.Shard{}, "disagree"},
 		// Kubernetes: 0-based completion index, --shards required.
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "0"), Shard{1, 4}, ""},
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "3"), Shard{4, 4}, ""},
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "4"), Shard{}, "below the number of shards"},
-		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), Shard{}, "needs --shards"},
-		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), Shard{}, "not an index"},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "0"), rundir.Shard{Index: 1, Count: 4}, ""},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "3"), rundir.Shard{Index: 4, Count: 4}, ""},
+		{"auto", 4, env("JOB_COMPLETION_INDEX", "4"), rundir.Shard{}, "below the number of shards"},
+		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), rundir.Shard{}, "needs --shards"},
+		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), rundir.Shard{}, "not an index"},
 		// Slurm: any start index and step.
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "2", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{1, 3}, ""},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5", "SLURM_ARRAY_TASK_MAX", "7", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{3, 3}, ""},
-		{"auto", 3, env("SLURM_ARRAY_TASK_ID", "8", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_MAX", "12", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "4"), Shard{2, 3}, ""},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "2"), Shard{2, 2}, ""},                                                                                   // no MAX/STEP (older Slurm)
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "6", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), Shard{}, "not one evenly spaced range"}, // --array=1,5,6
-		{"auto", 4, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "3", "SLURM_ARRAY_TASK_COUNT", "3"), Shard{}, "array has 3 tasks"},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), Shard{}, "SLURM_ARRAY_TASK_MIN is not"},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1", "JOB_COMPLETION_INDEX", "1"), Shard{}, "both"},
-		{"auto", 0, env(), Shard{}, "neither"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "2", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{Index: 1, Count: 3}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5", "SLURM_ARRAY_TASK_MAX", "7", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{Index: 3, Count: 3}, ""},
+		{"auto", 3, env("SLURM_ARRAY_TASK_ID", "8", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_MAX", "12", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "4"), rundir.Shard{Index: 2, Count: 3}, ""},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "2"), rundir.Shard{Index: 2, Count: 2}, ""},                                                                     // no MAX/STEP (older Slurm)
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "6", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{}, "not one evenly spaced range"}, // --array=1,5,6
+		{"auto", 4, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "3", "SLURM_ARRAY_TASK_COUNT", "3"), rundir.Shard{}, "array has 3 tasks"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), rundir.Shard{}, "SLURM_ARRAY_TASK_MIN is not"},
+		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1", "JOB_COMPLETION_INDEX", "1"), rundir.Shard{}, "both"},
+		{"auto", 0, env(), rundir.Shard{}, "neither"},
 	} {
 		got, src, err := ParseShard(c.spec, c.shards, c.env)
 		switch {
@@ -76,7 +77,7 @@ func TestShardBatchesPartition(t *testing.T) {
 		for n := 1; n <= b; n++ {
 			next, smallest, largest := 0, b, 0
 			for k := 1; k <= n; k++ {
-				lo, hi := ShardBatches(Shard{k, n}, b)
+				lo, hi := rundir.ShardBatches(rundir.Shard{Index: k, Count: n}, b)
 				if lo != next || hi <= lo {
 					t.Fatalf("B=%d N=%d: shard %d is [%d,%d), want it to start at %d and be non-empty", b, n, k, lo, hi, next)
 				}
@@ -88,7 +89,7 @@ func TestShardBatchesPartition(t *testing.T) {
 			}
 		}
 	}
-	if lo, hi := ShardBatches(Shard{}, 7); lo != 0 || hi != 7 {
+	if lo, hi := rundir.ShardBatches(rundir.Shard{}, 7); lo != 0 || hi != 7 {
 		t.Errorf("zero Shard: [%d,%d), want the whole plan", lo, hi)
 	}
 }
@@ -109,7 +110,7 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Models: []string{"a.gguf", "b.gguf"}, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{"a.gguf", "b.gguf"}, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 2, Seed: 5, MaxTokens: 8, Params: llm.Params{NSeq: 3, NCtx: 512}}
 	bs := planBatches(cfg, set)
 	n := len(set.Instances)
@@ -139,7 +140,7 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 	sha := []string{"aa", "bb"}
 	base := PlanSHA256(cfg, set, setData, sha, nil)
 	same := cfg
-	same.Shard, same.OutDir = &Shard{2, 3}, "elsewhere"
+	same.Shard, same.OutDir = &rundir.Shard{Index: 2, Count: 3}, "elsewhere"
 	if got := PlanSHA256(same, set, setData, sha, nil); got != base {
 		t.Errorf("shard or output directory changed the plan sha256")
 	}
@@ -149,7 +150,7 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 		"threads":   func() string { c := cfg; c.Params.Threads = 7; return PlanSHA256(c, set, setData, sha, nil) },
 		"model sha": func() string { return PlanSHA256(cfg, set, setData, []string{"aa", "cc"}, nil) },
 		"set":       func() string { return PlanSHA256(cfg, set, append(setData[:len(setData):len(setData)], ' '), sha, nil) },
-		"embedder":  func() string { return PlanSHA256(cfg, set, setData, sha, &Embedder{SHA256: "e", Level: "main"}) },
+		"embedder":  func() string { return PlanSHA256(cfg, set, setData, sha, &rundir.Embedder{SHA256: "e", Level: "main"}) },
 	} {
 		if change() == base {
 			t.Errorf("changing the %s did not change the plan sha256", name)
@@ -163,7 +164,7 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 func TestPlanShards(t *testing.T) {
 	paths := tinyModels(t, 2)
 	tdir := shardTemplates(t)
-	cfg := Config{Models: paths, Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: paths, Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 2, Seed: 3, MaxTokens: 10, Params: llm.Params{NSeq: 4, NCtx: 256}}
 	p, err := PlanShards(cfg, ShardPlanOptions{Shards: 3, TokensPerItem: 6, TokensPerItemSource: "test", Rate: Throughput{TokensPerSecond: 2, Source: "test"}, Memory: true})
 	if err != nil {
@@ -177,7 +178,7 @@ func TestPlanShards(t *testing.T) {
 	}
 	items := 0
 	for k, s := range p.Shards {
-		lo, hi := ShardBatches(Shard{k + 1, 3}, p.Batches)
+		lo, hi := rundir.ShardBatches(rundir.Shard{Index: k + 1, Count: 3}, p.Batches)
 		if s.FirstBatch != lo || s.Batches != hi-lo || s.Seconds != float64(s.Items)*6/2 || s.GenTokensMax != int64(s.Items*10) || len(s.Models) == 0 || s.MemoryBytes == 0 {
 			t.Errorf("shard %s: %+v, want batches [%d,%d)", s.Shard, s, lo, hi)
 		}
@@ -222,8 +223,8 @@ func TestPlanShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, _ := ReadManifest(run)
-	f, _ := os.Open(filepath.Join(run, FileResults))
+	man, _ := rundir.ReadManifest(run)
+	f, _ := os.Open(filepath.Join(run, rundir.FileResults))
 	trials, _ := results.ReadCSV(f)
 	f.Close()
 	sum, np, n2 := 0, 0, 0

@@ -9,6 +9,7 @@ import (
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
@@ -101,7 +102,7 @@ type ShardPlan struct {
 // Errors: templates that do not load, a model file that cannot be read, or
 // (OptionError) more shards than batches. PlanRun calls it with the power
 // analysis of the same run.
-func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
+func PlanShards(cfg rundir.Config, o ShardPlanOptions) (*ShardPlan, error) {
 	set, err := generateSet(cfg)
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func PlanShards(cfg Config, o ShardPlanOptions) (*ShardPlan, error) {
 }
 
 // planShards is PlanShards on the generated set.
-func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan, error) {
+func planShards(cfg rundir.Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan, error) {
 	if o.Shards == 0 {
 		o.Shards = 1
 	}
@@ -161,8 +162,8 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 	}
 	p.GenTokensMax, p.GenTokens, p.PromptTokens, p.Seconds = est(p.Items)
 	for k := 1; k <= o.Shards; k++ {
-		s := Shard{Index: k, Count: o.Shards}
-		lo, hi := ShardBatches(s, len(batches))
+		s := rundir.Shard{Index: k, Count: o.Shards}
+		lo, hi := rundir.ShardBatches(s, len(batches))
 		se := ShardEstimate{Shard: s.String(), FirstBatch: lo, Batches: hi - lo}
 		for _, b := range batches[lo:hi] {
 			se.Items += len(b.items)
@@ -182,7 +183,7 @@ func planShards(cfg Config, set *templates.Set, o ShardPlanOptions) (*ShardPlan,
 
 // sizeModels adds each model file's size to p and, when memory, the memory
 // llama.cpp needs to run it (EstimateMemory).
-func sizeModels(p *ShardPlan, paths []string, cfg Config, memory bool) error {
+func sizeModels(p *ShardPlan, paths []string, cfg rundir.Config, memory bool) error {
 	for _, path := range paths {
 		pm := ShardPlanModel{Path: path}
 		if st, err := os.Stat(path); err == nil {
@@ -316,7 +317,7 @@ func RunThroughput(dir string, budget int) (rate Throughput, tokensPerItem, prom
 }
 
 // throughputOf is RunThroughput on the run in dir already read.
-func throughputOf(dir string, man *Manifest, trials []results.Trial, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
+func throughputOf(dir string, man *rundir.Manifest, trials []results.Trial, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
 	var tok, capped, prompt, n int
 	for i := range trials {
 		t := &trials[i]

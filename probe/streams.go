@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -35,7 +36,7 @@ type streams struct {
 // heldItem is a finished item of a batch cut short by an interruption.
 type heldItem struct {
 	trial results.Trial
-	trace Trace
+	trace rundir.Trace
 }
 
 func (s *streams) has(id string) bool { return s.done[id] }
@@ -52,7 +53,7 @@ func (s *streams) heldOf(id string) (heldItem, bool) {
 // done, and the finished items of a batch cut short as held (see streams);
 // both files are rewritten atomically with those and then appended to.
 func openStreams(dir string, resume bool) (*streams, error) {
-	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
+	resPath, trPath := filepath.Join(dir, rundir.FileResults), filepath.Join(dir, rundir.FileTraces)
 	s := &streams{done: map[string]bool{}, held: map[string]heldItem{}}
 	if resume && !streamsStarted(resPath, trPath) {
 		resume = false // killed before its first batch was written: start them afresh
@@ -71,7 +72,7 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if err := writeCSVRecords(&rb, trials[nDone:]); err != nil {
 			return nil, err
 		}
-		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
+		if err := rundir.WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
 		var tb bytes.Buffer
@@ -85,7 +86,7 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if nHeld == 0 {
 			s.cut[1] = int64(tb.Len())
 		}
-		if err := WriteFileAtomic(trPath, tb.Bytes()); err != nil {
+		if err := rundir.WriteFileAtomic(trPath, tb.Bytes()); err != nil {
 			return nil, err
 		}
 		s.trials = trials[:nDone]
@@ -100,10 +101,10 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if err := results.WriteCSV(&rb, nil); err != nil {
 			return nil, err
 		}
-		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
+		if err := rundir.WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
-		if err := WriteFileAtomic(trPath, nil); err != nil {
+		if err := rundir.WriteFileAtomic(trPath, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -130,7 +131,7 @@ func streamsStarted(resPath, trPath string) bool {
 }
 
 // append writes one batch of trials and their traces and fsyncs both files.
-func (s *streams) append(trials []results.Trial, traces []Trace) error {
+func (s *streams) append(trials []results.Trial, traces []rundir.Trace) error {
 	var tb bytes.Buffer
 	for _, t := range traces {
 		line, err := json.Marshal(t)
@@ -172,7 +173,7 @@ func writeCSVRecords(w io.Writer, trials []results.Trial) error {
 // files back to where the held items start and appends the whole batch in
 // order. trials and traces are the batch's items in order, the held ones
 // included.
-func (s *streams) completeHeld(trials []results.Trial, traces []Trace) error {
+func (s *streams) completeHeld(trials []results.Trial, traces []rundir.Trace) error {
 	if err := s.res.Truncate(s.cut[0]); err != nil {
 		return fmt.Errorf("%s: %w", s.res.Name(), templates.BarePathError(err))
 	}
@@ -198,7 +199,7 @@ func (s *streams) close() {
 // complete trace lines, keeping items present in both, in results.csv order.
 // Whole batches come first; the last nHeld trials are the finished items of
 // a batch cut short by the interruption (only the last batch written can be).
-func readFinished(resPath, trPath string) (trials []results.Trial, traces []Trace, nHeld int, err error) {
+func readFinished(resPath, trPath string) (trials []results.Trial, traces []rundir.Trace, nHeld int, err error) {
 	data, err := os.ReadFile(resPath)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
@@ -211,13 +212,13 @@ func readFinished(resPath, trPath string) (trials []results.Trial, traces []Trac
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
 	}
-	traceOf := map[string]Trace{}
+	traceOf := map[string]rundir.Trace{}
 	lines := strings.Split(string(tdata), "\n")
 	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var t Trace
+		var t rundir.Trace
 		if err := json.Unmarshal([]byte(line), &t); err != nil {
 			if i == len(lines)-1 { // a cut-off last line
 				break

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
@@ -24,7 +25,7 @@ func WriteSummary(dir string) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteJSONAtomic(filepath.Join(dir, FileSummary), sum); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileSummary), sum); err != nil {
 		return nil, err
 	}
 	return sum, nil
@@ -41,10 +42,10 @@ func Recompute(dir string) (*summary.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, FileResults)
+	path := filepath.Join(dir, rundir.FileResults)
 	if len(trials) == 0 {
 		if man.Status == "failed" && man.FailReason != "" {
-			return nil, fmt.Errorf("%s: no trials: the run failed before its first (%s records: %s)", path, FileManifest, man.FailReason)
+			return nil, fmt.Errorf("%s: no trials: the run failed before its first (%s records: %s)", path, rundir.FileManifest, man.FailReason)
 		}
 		return nil, fmt.Errorf("%s: no trials", path)
 	}
@@ -68,7 +69,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 	}
 	p := summary.DefaultParams(man.Config.Seed)
 	if b := man.Config.BootstrapB; b < 0 || b > summary.MaxBootstrapResamples {
-		return nil, fmt.Errorf("%s: bootstrap_resamples %d is outside 1 to %d", filepath.Join(dir, FileManifest), b, summary.MaxBootstrapResamples)
+		return nil, fmt.Errorf("%s: bootstrap_resamples %d is outside 1 to %d", filepath.Join(dir, rundir.FileManifest), b, summary.MaxBootstrapResamples)
 	} else if b > 0 {
 		p.BootstrapResamples = b
 	}
@@ -119,21 +120,21 @@ func Recompute(dir string) (*summary.Summary, error) {
 // without its row or its trace, a repeated item and one not in the plan
 // (CheckRecords). A directory with neither file (results.csv and
 // manifest.json put together by hand) is not checked against a plan.
-func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
-	if err := CheckScores(filepath.Join(dir, FileResults), man.ExtractionRules, man.ErrorRules, trials); err != nil {
+func checkRunFiles(dir string, man *rundir.Manifest, trials []results.Trial) error {
+	if err := CheckScores(filepath.Join(dir, rundir.FileResults), man.ExtractionRules, man.ErrorRules, trials); err != nil {
 		return err
 	}
-	_, setErr := os.Stat(filepath.Join(dir, FileSet))
-	_, trErr := os.Stat(filepath.Join(dir, FileTraces))
+	_, setErr := os.Stat(filepath.Join(dir, rundir.FileSet))
+	_, trErr := os.Stat(filepath.Join(dir, rundir.FileTraces))
 	switch {
 	case setErr != nil && trErr != nil:
 		// results.csv and manifest.json alone (a directory put together
 		// by hand): nothing to check the rows against.
 		return nil
 	case setErr != nil || trErr != nil:
-		missing := FileSet
+		missing := rundir.FileSet
 		if trErr != nil {
-			missing = FileTraces
+			missing = rundir.FileTraces
 		}
 		if man.Status == "complete" {
 			return fmt.Errorf("%s: missing: a complete run has its set.jsonl and traces.jsonl, and the rows cannot be checked against the plan without it", filepath.Join(dir, missing))
@@ -143,11 +144,11 @@ func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 	if err := checkSetRows(dir, man, trials); err != nil {
 		return err
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		return err
 	}
-	if err := checkResponses(filepath.Join(dir, FileResults), man, trials, traces); err != nil {
+	if err := checkResponses(filepath.Join(dir, rundir.FileResults), man, trials, traces); err != nil {
 		return err
 	}
 	traceIDs := make([]string, len(traces))
@@ -159,8 +160,8 @@ func checkRunFiles(dir string, man *Manifest, trials []results.Trial) error {
 
 // checkSetRows reads set.jsonl of dir and checks the rows of results.csv
 // against it and the manifest (checkRowsKnown); errors name the file.
-func checkSetRows(dir string, man *Manifest, trials []results.Trial) error {
-	path := filepath.Join(dir, FileSet)
+func checkSetRows(dir string, man *rundir.Manifest, trials []results.Trial) error {
+	path := filepath.Join(dir, rundir.FileSet)
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -175,12 +176,12 @@ func checkSetRows(dir string, man *Manifest, trials []results.Trial) error {
 
 // readRun reads the manifest and results.csv of the run directory dir.
 // Errors name the directory or the file.
-func readRun(dir string) (*Manifest, []results.Trial, error) {
-	man, err := ReadManifest(dir)
+func readRun(dir string) (*rundir.Manifest, []results.Trial, error) {
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	trials, err := ReadResults(filepath.Join(dir, FileResults))
+	trials, err := rundir.ReadResults(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,7 +194,7 @@ func readRun(dir string) (*Manifest, []results.Trial, error) {
 // results.csv's rows (summary.Summarize orders the rest). A model or
 // condition the Config does not name comes after the others, by path or
 // name.
-func runOrder(trials []results.Trial, cfg Config) {
+func runOrder(trials []results.Trial, cfg rundir.Config) {
 	place := func(names []string, name string) int {
 		if i := slices.Index(names, name); i >= 0 {
 			return i

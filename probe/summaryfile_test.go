@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestRecomputeRowOrder: a run directory (two models, two conditions)
@@ -17,7 +18,7 @@ import (
 func TestRecomputeRowOrder(t *testing.T) {
 	src := filepath.Join("report", "testdata", "runs", "arith")
 	dir := t.TempDir()
-	for _, name := range []string{FileManifest, FileResults} {
+	for _, name := range []string{rundir.FileManifest, rundir.FileResults} {
 		data, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)
@@ -25,14 +26,14 @@ func TestRecomputeRowOrder(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), data, 0o644)
 	}
 	// The manifest names the models against their paths' sort order.
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	first := "/models/a-Q8_0.gguf"
 	man.Config.Models = []string{first, "/models/a-Q4_K_M.gguf"}
 	data, _ := json.Marshal(man)
-	os.WriteFile(filepath.Join(dir, FileManifest), data, 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.FileManifest), data, 0o644)
 	summarize := func() []byte {
 		t.Helper()
 		sum, err := Recompute(dir)
@@ -46,14 +47,14 @@ func TestRecomputeRowOrder(t *testing.T) {
 		return j
 	}
 	want := summarize()
-	f, _ := os.Open(filepath.Join(dir, FileResults))
+	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Reverse(trials)
-	out, _ := os.Create(filepath.Join(dir, FileResults))
+	out, _ := os.Create(filepath.Join(dir, rundir.FileResults))
 	if err := results.WriteCSV(out, trials); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/templates"
@@ -104,7 +105,7 @@ func (d Divergence) String() string {
 	case DivAnswerFirst:
 		where = "answer forced first"
 	case DivResponse:
-		where = fmt.Sprintf("%s response byte %d", FileResults, d.Position)
+		where = fmt.Sprintf("%s response byte %d", rundir.FileResults, d.Position)
 	}
 	return fmt.Sprintf("item %s (%s), %s: %s recorded %s, replayed %s", d.Item, filepath.Base(d.Model), where, d.Field, d.Recorded, d.Replayed)
 }
@@ -132,7 +133,7 @@ func (r *VerifyResult) OK() bool { return r.Divergences == 0 }
 // commit, the ggml build flags, llama.cpp's CPU feature line
 // (llama_print_system_info) and GOOS/GOARCH. Errors: a model file that cannot
 // be read.
-func Environment(man *Manifest) ([]EnvDifference, error) {
+func Environment(man *rundir.Manifest) ([]EnvDifference, error) {
 	var diffs []EnvDifference
 	add := func(what, rec, now string) {
 		if rec != now {
@@ -156,30 +157,6 @@ func Environment(man *Manifest) ([]EnvDifference, error) {
 	return diffs, nil
 }
 
-// ToolEntropyKernel is the key of Manifest.Tool that names the entropy
-// kernel of the run (llm.EntropyKernel when it was made).
-const ToolEntropyKernel = "entropy_kernel"
-
-// withEntropyKernel returns a copy of the tool entry info with
-// ToolEntropyKernel set to this binary's kernel.
-func withEntropyKernel(info map[string]string) map[string]string {
-	out := map[string]string{ToolEntropyKernel: llm.EntropyKernel}
-	for k, v := range info {
-		out[k] = v
-	}
-	return out
-}
-
-// RecordedEntropyKernel returns the entropy kernel a run was made with: its
-// manifest's Tool entry, and llm.EntropyKernelV1 for a run recorded before
-// kernels were named.
-func RecordedEntropyKernel(man *Manifest) string {
-	if k := man.Tool[ToolEntropyKernel]; k != "" {
-		return k
-	}
-	return llm.EntropyKernelV1
-}
-
 // Verify re-runs the recorded run in dir and checks that it reproduces to the
 // last bit (the reproducibility contract of DESIGN.md). It reads
 // manifest.json, set.jsonl and traces.jsonl; refuses with an
@@ -200,7 +177,7 @@ func RecordedEntropyKernel(man *Manifest) string {
 // are for what prevents a replay: a missing or corrupt run file, a trace
 // naming an unknown item, a broken batch, a model that does not load.
 func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, error) {
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -212,12 +189,12 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	if err != nil {
 		return nil, err
 	}
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		return nil, err
 	}
 	if len(traces) == 0 {
-		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, FileTraces))
+		return nil, fmt.Errorf("%s: no trace: nothing to verify", filepath.Join(dir, rundir.FileTraces))
 	}
 	responses, err := verifyRecords(dir, man, traces)
 	if err != nil {
@@ -225,7 +202,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 	}
 	groups, err := batchGroups(traces, len(man.Models), questions)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, FileTraces), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, rundir.FileTraces), err)
 	}
 	if err := replayGroups(ctx, man, groups, questions, responses, opt, res); err != nil {
 		return nil, err
@@ -237,7 +214,7 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 // this process's (unless opt.Force; the differences are then recorded in
 // res) or whose decode procedure this binary cannot replay; it logs a run
 // that is not complete.
-func checkReplayable(dir string, man *Manifest, opt VerifyOptions, res *VerifyResult) error {
+func checkReplayable(dir string, man *rundir.Manifest, opt VerifyOptions, res *VerifyResult) error {
 	diffs, err := Environment(man)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
@@ -249,25 +226,25 @@ func checkReplayable(dir string, man *Manifest, opt VerifyOptions, res *VerifyRe
 		res.Differences = diffs
 	}
 	if man.Status != "complete" && opt.Log != nil {
-		fmt.Fprintf(opt.Log, "verify: the run's status is %q: checking the %s it finished\n", man.Status, FileTraces)
+		fmt.Fprintf(opt.Log, "verify: the run's status is %q: checking the %s it finished\n", man.Status, rundir.FileTraces)
 	}
 	switch man.Config.Decode {
 	case "", DecodePerBatch, DecodeKeepPrefix, DecodeKeepPrefixV1: // "": recorded before the procedure was, which is DecodePerBatch
 	default:
-		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
+		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, rundir.FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
-	if err := llm.CheckEntropyKernel(RecordedEntropyKernel(man)); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, FileManifest), err)
+	if err := llm.CheckEntropyKernel(rundir.RecordedEntropyKernel(man)); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, rundir.FileManifest), err)
 	}
 	return nil
 }
 
 // readQuestions reads the run's set file and returns each instance's text
 // as the prompt shows it, by instance ID.
-func readQuestions(dir string, man *Manifest) (map[string]string, error) {
+func readQuestions(dir string, man *rundir.Manifest) (map[string]string, error) {
 	setPath := filepath.Join(dir, man.SetFile)
 	if man.SetFile == "" {
-		setPath = filepath.Join(dir, FileSet)
+		setPath = filepath.Join(dir, rundir.FileSet)
 	}
 	sf, err := os.Open(setPath)
 	if err != nil {
@@ -288,7 +265,7 @@ func readQuestions(dir string, man *Manifest) (map[string]string, error) {
 // replayGroups decodes every batch of the run again (loading each model
 // when its first batch comes) and compares it with its traces (replayGroup);
 // skipped items are counted in res.Skipped.
-func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, questions, responses map[string]string, opt VerifyOptions, res *VerifyResult) error {
+func replayGroups(ctx context.Context, man *rundir.Manifest, groups []traceGroup, questions, responses map[string]string, opt VerifyOptions, res *VerifyResult) error {
 	total := 0
 	for _, g := range groups {
 		if g.skipped {
@@ -299,7 +276,7 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 	}
 
 	cfg := man.Config
-	kernel := RecordedEntropyKernel(man)
+	kernel := rundir.RecordedEntropyKernel(man)
 	if opt.Threads > 0 {
 		cfg.Params.Threads = opt.Threads
 	}
@@ -340,13 +317,13 @@ func replayGroups(ctx context.Context, man *Manifest, groups []traceGroup, quest
 type traceGroup struct {
 	model   int
 	skipped bool
-	traces  []Trace
+	traces  []rundir.Trace
 }
 
 // batchGroups cuts traces into the batches the run decoded together: a
 // trace with BatchSize k starts a batch of itself and the k−1 traces after
 // it (skipped items stand alone, and are written between batches).
-func batchGroups(traces []Trace, nModels int, questions map[string]string) ([]traceGroup, error) {
+func batchGroups(traces []rundir.Trace, nModels int, questions map[string]string) ([]traceGroup, error) {
 	var out []traceGroup
 	for i := 0; i < len(traces); {
 		t := traces[i]
@@ -358,7 +335,7 @@ func batchGroups(traces []Trace, nModels int, questions map[string]string) ([]tr
 			return nil, fmt.Errorf("line %d: item %s: instance %s is not in the run's set", i+1, t.ItemID, inst)
 		}
 		if t.SkipReason != "" {
-			out = append(out, traceGroup{model: mi, skipped: true, traces: []Trace{t}})
+			out = append(out, traceGroup{model: mi, skipped: true, traces: []rundir.Trace{t}})
 			i++
 			continue
 		}
@@ -407,7 +384,7 @@ func SplitItemID(id string, nModels int) (int, string, error) {
 
 // replayGroup replays one batch and adds its divergences to res; responses
 // are the results.csv responses by item ID.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, kernel string, questions, responses map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg rundir.Config, kernel string, questions, responses map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
@@ -465,7 +442,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg Config, ke
 
 // compareTokens compares one recorded trace with its replay, position by
 // position, and counts every position that differs.
-func compareTokens(t Trace, g *llm.Generation, model string, res *VerifyResult) {
+func compareTokens(t rundir.Trace, g *llm.Generation, model string, res *VerifyResult) {
 	n := max(len(t.Tokens), len(g.Tokens))
 	for j := 0; j < n; j++ {
 		d := Divergence{Item: t.ItemID, Model: model, Position: j}
@@ -547,9 +524,9 @@ func tokenAt(ts []llm.Token, i int) string {
 // (CheckScores) or a response (checkResponses): verify replays the traces
 // it has, so a trace that is gone would otherwise go unnoticed. It returns
 // the responses of results.csv by item ID.
-func verifyRecords(dir string, man *Manifest, traces []Trace) (map[string]string, error) {
-	path := filepath.Join(dir, FileResults)
-	trials, err := ReadResults(path)
+func verifyRecords(dir string, man *rundir.Manifest, traces []rundir.Trace) (map[string]string, error) {
+	path := filepath.Join(dir, rundir.FileResults)
+	trials, err := rundir.ReadResults(path)
 	if err != nil {
 		return nil, err
 	}

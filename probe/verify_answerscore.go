@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // DivAnswerScore is the Divergence field of an answer-scoring pass whose
@@ -27,7 +28,7 @@ const DivAnswerFirst = "answer_first"
 // trace rendered it, the model's own read from the replayed text; the
 // answer first for the traces that recorded it, so that the forcings are
 // the run's), and adds a divergence for every trace whose record differs.
-func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generation, traces []Trace, preset, kernel string, res *VerifyResult) error {
+func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generation, traces []rundir.Trace, preset, kernel string, res *VerifyResult) error {
 	var jobs []answerJob
 	var idx []int
 	for i, t := range traces {
@@ -70,7 +71,7 @@ func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generatio
 
 // answerFirstDiff compares a recorded answer-first forcing with its replay
 // and describes the first difference.
-func answerFirstDiff(rec, rep *AnswerForced) (Divergence, bool) {
+func answerFirstDiff(rec, rep *rundir.AnswerForced) (Divergence, bool) {
 	d := Divergence{Field: DivAnswerFirst}
 	if rep == nil {
 		d.Recorded, d.Replayed = fmt.Sprintf("answer %q scored", rec.Answer), "not scored"
@@ -81,7 +82,7 @@ func answerFirstDiff(rec, rep *AnswerForced) (Divergence, bool) {
 
 // forcedDiff fills d with the first difference between a recorded forced
 // answer and its replay.
-func forcedDiff(d Divergence, a, b AnswerForced) (Divergence, bool) {
+func forcedDiff(d Divergence, a, b rundir.AnswerForced) (Divergence, bool) {
 	switch {
 	case a.Answer != b.Answer || a.From != b.From || !slices.Equal(a.Tokens, b.Tokens):
 		d.Recorded = fmt.Sprintf("answer %q tokens %v from %d", a.Answer, a.Tokens, a.From)
@@ -96,7 +97,7 @@ func forcedDiff(d Divergence, a, b AnswerForced) (Divergence, bool) {
 
 // answerScoreDiff compares a recorded answer-scoring record with its replay
 // and describes the first difference.
-func answerScoreDiff(rec AnswerScoreTrace, rep *AnswerScoreTrace) (Divergence, bool) {
+func answerScoreDiff(rec rundir.AnswerScoreTrace, rep *rundir.AnswerScoreTrace) (Divergence, bool) {
 	d := Divergence{Field: DivAnswerScore}
 	if rep == nil {
 		d.Recorded, d.Replayed = fmt.Sprintf("%d answers scored", len(rec.Answers)), "not scored"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -55,7 +56,7 @@ func tinyTemplates(t *testing.T) string {
 func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := Config{Models: modelPaths, Templates: tinyTemplates(t), Variants: variants,
+	cfg := rundir.Config{Models: modelPaths, Templates: tinyTemplates(t), Variants: variants,
 		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
@@ -67,7 +68,7 @@ func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, ns
 func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	model := gemmaModel(t)
 	dir := tinyRun(t, []string{model}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
-	traces, err := ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +108,12 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	}
 
 	// A different recorded build refuses without --force, replays with it.
-	man, err := ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	man.BuildFlags = "CGO_CFLAGS=-O0"
-	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Verify(context.Background(), dir, VerifyOptions{})
@@ -130,16 +131,16 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 
 	// A decode procedure this binary does not know is refused, even forced.
 	man.Config.Decode = "bogus/9"
-	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Verify(context.Background(), dir, VerifyOptions{Force: true})
-	if err == nil || !strings.Contains(err.Error(), `decode procedure "bogus/9"`) || !strings.Contains(err.Error(), FileManifest) {
+	if err == nil || !strings.Contains(err.Error(), `decode procedure "bogus/9"`) || !strings.Contains(err.Error(), rundir.FileManifest) {
 		t.Fatalf("unknown decode procedure: %v", err)
 	}
 }
 
-func writeTraces(t *testing.T, dir string, traces []Trace) {
+func writeTraces(t *testing.T, dir string, traces []rundir.Trace) {
 	t.Helper()
 	var b strings.Builder
 	for _, tr := range traces {
@@ -150,24 +151,24 @@ func writeTraces(t *testing.T, dir string, traces []Trace) {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(filepath.Join(dir, FileTraces), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileTraces), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestBatchGroups(t *testing.T) {
 	q := map[string]string{"a/base/0": "", "b/base/0": "", "c/base/0": ""}
-	tr := func(id string, batch int, skip string) Trace {
-		return Trace{ItemID: id, BatchSize: batch, SkipReason: skip, PromptTokenIDs: []llm.Token{2, 5}}
+	tr := func(id string, batch int, skip string) rundir.Trace {
+		return rundir.Trace{ItemID: id, BatchSize: batch, SkipReason: skip, PromptTokenIDs: []llm.Token{2, 5}}
 	}
-	gs, err := batchGroups([]Trace{tr("m0/c/base/0", 0, "too long"), tr("m0/a/base/0", 2, ""), tr("m0/b/base/0", 2, ""), tr("m1/a/base/0", 1, "")}, 2, q)
+	gs, err := batchGroups([]rundir.Trace{tr("m0/c/base/0", 0, "too long"), tr("m0/a/base/0", 2, ""), tr("m0/b/base/0", 2, ""), tr("m1/a/base/0", 1, "")}, 2, q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(gs) != 3 || !gs[0].skipped || len(gs[1].traces) != 2 || gs[2].model != 1 {
 		t.Errorf("groups: %+v", gs)
 	}
-	for name, c := range map[string][]Trace{
+	for name, c := range map[string][]rundir.Trace{
 		"batch cut short":      {tr("m0/a/base/0", 2, "")},
 		"batch across models":  {tr("m0/a/base/0", 2, ""), tr("m1/b/base/0", 2, "")},
 		"unknown model index":  {tr("m3/a/base/0", 1, "")},
@@ -185,23 +186,23 @@ func TestBatchGroups(t *testing.T) {
 // with: the one its manifest names, v1 for a manifest from before kernels
 // were named, and an unknown one refused with the manifest's name.
 func TestRecordedEntropyKernel(t *testing.T) {
-	if k := RecordedEntropyKernel(&Manifest{}); k != llm.EntropyKernelV1 {
+	if k := rundir.RecordedEntropyKernel(&rundir.Manifest{}); k != llm.EntropyKernelV1 {
 		t.Errorf("no kernel recorded: %q, want %q", k, llm.EntropyKernelV1)
 	}
-	info := withEntropyKernel(map[string]string{"version": "x"})
-	if info[ToolEntropyKernel] != llm.EntropyKernel || info["version"] != "x" {
+	info := rundir.WithEntropyKernel(map[string]string{"version": "x"})
+	if info[rundir.ToolEntropyKernel] != llm.EntropyKernel || info["version"] != "x" {
 		t.Errorf("withEntropyKernel: %v", info)
 	}
-	if k := RecordedEntropyKernel(&Manifest{Tool: info}); k != llm.EntropyKernel {
+	if k := rundir.RecordedEntropyKernel(&rundir.Manifest{Tool: info}); k != llm.EntropyKernel {
 		t.Errorf("recorded %q, read back %q", llm.EntropyKernel, k)
 	}
 	dir := t.TempDir()
-	man := &Manifest{Tool: map[string]string{ToolEntropyKernel: "v9"}, Status: "complete"}
-	if err := WriteJSONAtomic(filepath.Join(dir, FileManifest), man); err != nil {
+	man := &rundir.Manifest{Tool: map[string]string{rundir.ToolEntropyKernel: "v9"}, Status: "complete"}
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Verify(context.Background(), dir, VerifyOptions{Force: true})
-	if err == nil || !strings.Contains(err.Error(), `"v9"`) || !strings.Contains(err.Error(), FileManifest) {
+	if err == nil || !strings.Contains(err.Error(), `"v9"`) || !strings.Contains(err.Error(), rundir.FileManifest) {
 		t.Fatalf("unknown entropy kernel: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
@@ -126,7 +127,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 	if err != nil {
 		return "", usageError{"--variants: " + err.Error()}
 	}
-	cfg := probe.Config{
+	cfg := rundir.Config{
 		Templates:    templatesSource(c),
 		Variants:     vs,
 		Instances:    c.Int("instances"),
@@ -214,7 +215,7 @@ func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) 
 	if !quiet {
 		fmt.Print(report.CompareNarrative(cmp))
 	}
-	fmt.Fprintf(os.Stderr, "fragility: %s, %s and %s in %s\n", probe.FileCompareCSV, probe.FileCompareMD, probe.FileCompareJSON, dir)
+	fmt.Fprintf(os.Stderr, "fragility: %s, %s and %s in %s\n", rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, dir)
 	return nil
 }
 
@@ -222,12 +223,12 @@ func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) 
 // one model family (probe.SameFamily on their recorded identities), the
 // condition for the run command to follow a run with compareRun.
 func sameFamilyRun(dir string) bool {
-	man, err := probe.ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil || len(man.Models) < 2 {
 		return false
 	}
 	for _, m := range man.Models[1:] {
-		if !probe.SameFamily(man.Models[0].Identity, m.Identity) {
+		if !rundir.SameFamily(man.Models[0].Identity, m.Identity) {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -40,7 +41,7 @@ func usesDataset(c *cli.Context) bool {
 // only (another is wrong usage); the gsm-symbolic prompt unless --prompt
 // is given; every instance in the files unless --instances is given; with
 // --preset gsm-symbolic-paper, datasetPresetFlags.
-func datasetDefinition(c *cli.Context, cfg *probe.Config) error {
+func datasetDefinition(c *cli.Context, cfg *rundir.Config) error {
 	names := c.StringSlice(flagDataset.Name)
 	for _, f := range []string{flagTemplates.Name, flagItems.Name, flagProtocol.Name} {
 		if c.IsSet(f) {
@@ -50,12 +51,12 @@ func datasetDefinition(c *cli.Context, cfg *probe.Config) error {
 	if c.IsSet(flagSplit.Name) {
 		return usageError{"--split chooses templates by a hash of their text; it is not for --dataset"}
 	}
-	var preset *probe.RunPreset
+	var preset *rundir.RunPreset
 	if name := c.String(flagPreset.Name); name != "" {
 		if name != probe.PresetGSMSymbolicPaper {
 			return usageError{fmt.Sprintf("--preset %q: want %s", name, probe.PresetGSMSymbolicPaper)}
 		}
-		preset = &probe.RunPreset{Name: name, Expanded: map[string]string{}}
+		preset = &rundir.RunPreset{Name: name, Expanded: map[string]string{}}
 		for _, kv := range datasetPresetFlags {
 			if !hasFlag(c, kv[0]) {
 				continue
@@ -122,7 +123,7 @@ func datasetDefinition(c *cli.Context, cfg *probe.Config) error {
 // plan: the originals asked once as base and, per level, the released
 // instances (templates × datasets); "" when the set cannot be made (run
 // says why).
-func datasetContents(cfg probe.Config) string {
+func datasetContents(cfg rundir.Config) string {
 	set, err := probe.DatasetSet(cfg)
 	if err != nil {
 		return ""

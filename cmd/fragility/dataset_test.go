@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates/fixtures"
 )
@@ -48,14 +49,14 @@ func TestDatasetRun(t *testing.T) {
 	if !strings.Contains(r.stderr, "fragility: --dataset: 2 templates (levels symbolic), 2 originals asked once as base, 3 of its 3 datasets as symbolic; --prompt gsm-symbolic") {
 		t.Errorf("no dataset line on stderr:\n%s", r.stderr)
 	}
-	man, err := probe.ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c := man.Config; !slices.Equal(c.Datasets, []string{"hf:datasets/apple/GSM-Symbolic"}) || c.Prompt != probe.PromptGSMSymbolic || c.Instances != 3 || c.Templates != "" {
 		t.Errorf("manifest config: datasets %v prompt %q instances %d templates %q", c.Datasets, c.Prompt, c.Instances, c.Templates)
 	}
-	f, err := os.Open(filepath.Join(out, probe.FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestDatasetRun(t *testing.T) {
 		t.Fatalf("%d trials: %v", len(trials), per)
 	}
 	var s summary.Summary
-	b, _ := os.ReadFile(filepath.Join(out, probe.FileSummary))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.FileSummary))
 	if err := json.Unmarshal(b, &s); err != nil || len(s.Paper) != 1 {
 		t.Fatalf("summary.json paper section: %v, %d views", err, len(s.Paper))
 	}
@@ -108,7 +109,7 @@ func TestDatasetRun(t *testing.T) {
 	if math.Abs(row.MeanPct-mean) > 1e-9 || row.SDPct == nil || row.DropPP == nil || row.OriginalsPercentile == nil {
 		t.Errorf("row: mean %v (want %v) sd %v drop %v percentile %v", row.MeanPct, mean, row.SDPct, row.DropPP, row.OriginalsPercentile)
 	}
-	n, _ := os.ReadFile(filepath.Join(out, probe.FileNarrative))
+	n, _ := os.ReadFile(filepath.Join(out, rundir.FileNarrative))
 	if !strings.Contains(string(n), "| model | GSM8K (2) | Symbolic |") {
 		t.Errorf("narrative lacks the paper's table")
 	}

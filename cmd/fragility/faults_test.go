@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // The matrix of the fault tests: the run tests' templates (runArgs) with two
@@ -96,7 +97,7 @@ func sameAsStraight(t *testing.T, dir, want string) {
 	if got, w := rowsWithoutSeconds(t, dir), rowsWithoutSeconds(t, want); !slices.EqualFunc(got, w, slices.Equal) {
 		t.Errorf("results.csv differs from the uninterrupted run's (seconds aside): %d rows, want %d", len(got)-1, len(w)-1)
 	}
-	for _, name := range []string{probe.FileTraces, probe.FileSet, probe.FileSummary, probe.FileNarrative} {
+	for _, name := range []string{rundir.FileTraces, rundir.FileSet, rundir.FileSummary, rundir.FileNarrative} {
 		a, err := os.ReadFile(filepath.Join(dir, name))
 		b, _ := os.ReadFile(filepath.Join(want, name))
 		if err != nil || !bytes.Equal(a, b) {
@@ -126,8 +127,8 @@ func TestKillResume(t *testing.T) {
 		{"before the first batch", "start", ""},
 		{"during the first batch", "decode:4", ""},
 		{"during the third batch", "decode:20", ""},
-		{"traces.jsonl torn", "traces:2", probe.FileTraces},
-		{"results.csv torn", "results:3", probe.FileResults},
+		{"traces.jsonl torn", "traces:2", rundir.FileTraces},
+		{"results.csv torn", "results:3", rundir.FileResults},
 		{"before summary.json", "summary", ""},
 		{fmt.Sprintf("after %v (seed %d)", delay.Round(time.Millisecond), seed), "", ""},
 	} {
@@ -146,12 +147,12 @@ func TestKillResume(t *testing.T) {
 				}
 				t.Fatalf("exit %d, want killed by SIGKILL at %s\n%s", code, c.at, tail(stderr))
 			}
-			if _, err := os.Stat(filepath.Join(dir, probe.FileManifest)); err != nil && c.at == "" {
+			if _, err := os.Stat(filepath.Join(dir, rundir.FileManifest)); err != nil && c.at == "" {
 				// Loading the model comes first: a kill then leaves no run
 				// to resume ("start" covers the earliest point that does).
 				t.Skipf("killed before the run wrote its manifest (%v): nothing to resume", err)
 			}
-			kept := completeRecords(filepath.Join(dir, probe.FileResults))
+			kept := completeRecords(filepath.Join(dir, rundir.FileResults))
 			if c.torn != "" {
 				b, _ := os.ReadFile(filepath.Join(dir, c.torn))
 				if len(b) == 0 || b[len(b)-1] == '\n' {
@@ -190,11 +191,11 @@ func TestTwoRunsOneDir(t *testing.T) {
 	cmd := exec.Command(fragilityBin(t), faultArgs(t, dir)...)
 	out := start(t, cmd)
 	defer cmd.Process.Kill()
-	if !waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, probe.FileResults)) >= 1 }) {
+	if !waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, rundir.FileResults)) >= 1 }) {
 		t.Fatal("no record on disk after a minute")
 	}
 	cmd.Process.Signal(syscall.SIGSTOP)
-	before, _ := os.ReadFile(filepath.Join(dir, probe.FileResults))
+	before, _ := os.ReadFile(filepath.Join(dir, rundir.FileResults))
 	for _, c := range []struct {
 		name string
 		args []string
@@ -209,7 +210,7 @@ func TestTwoRunsOneDir(t *testing.T) {
 		r := fragility(t, nil, c.args...)
 		oneErrorLine(t, c.name, r, dir+": in use by another fragility process (pid "+fmt.Sprint(cmd.Process.Pid)+")")
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, probe.FileResults)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(dir, rundir.FileResults)); !bytes.Equal(before, after) {
 		t.Error("a refused command changed results.csv")
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
@@ -279,7 +280,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	done := make(chan filled, 1)
 	go func() {
-		waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, probe.FileResults)) >= 1 })
+		waitFor(time.Minute, func() bool { return completeRecords(filepath.Join(dir, rundir.FileResults)) >= 1 })
 		p, err := fill(mnt)
 		done <- filled{p, err}
 	}()
@@ -295,13 +296,13 @@ func TestFullDisk(t *testing.T) {
 	// The line names the run file it could not write, once, as
 	// "DIR/FILE: no space left on device", never a temporary file.
 	named := false
-	for _, name := range probe.RunFiles {
+	for _, name := range rundir.RunFiles {
 		named = named || strings.HasPrefix(r.stderr, "fragility: "+filepath.Join(dir, name)+": no space left on device")
 	}
 	if !named || strings.Contains(r.stderr, ".tmp-") {
 		t.Errorf("full disk: %q does not start with a run file of %s and \"no space left on device\"", strings.TrimSpace(r.stderr), dir)
 	}
-	kept := completeRecords(filepath.Join(dir, probe.FileResults))
+	kept := completeRecords(filepath.Join(dir, rundir.FileResults))
 	if kept < 1 {
 		t.Errorf("results.csv kept %d records, want the ones written before the disk was full", kept)
 	}
@@ -410,11 +411,11 @@ func TestReportEditedRow(t *testing.T) {
 	} {
 		dir := filepath.Join(t.TempDir(), "run")
 		os.Mkdir(dir, 0o755)
-		for _, name := range []string{probe.FileManifest, probe.FileSet, probe.FileTraces} {
+		for _, name := range []string{rundir.FileManifest, rundir.FileSet, rundir.FileTraces} {
 			b, _ := os.ReadFile(filepath.Join(want, name))
 			os.WriteFile(filepath.Join(dir, name), b, 0o644)
 		}
-		f, _ := os.Open(filepath.Join(want, probe.FileResults))
+		f, _ := os.Open(filepath.Join(want, rundir.FileResults))
 		recs, err := csv.NewReader(f).ReadAll()
 		f.Close()
 		if err != nil {
@@ -426,7 +427,7 @@ func TestReportEditedRow(t *testing.T) {
 		var buf bytes.Buffer
 		w := csv.NewWriter(&buf)
 		w.WriteAll(recs)
-		path := filepath.Join(dir, probe.FileResults)
+		path := filepath.Join(dir, rundir.FileResults)
 		os.WriteFile(path, buf.Bytes(), 0o644)
 		// The line the edited row starts on (responses may span lines).
 		r := csv.NewReader(bytes.NewReader(buf.Bytes()))

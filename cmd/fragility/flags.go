@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/docqa"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
@@ -54,7 +55,7 @@ var (
 // templates, variants, instances, seed, output budget, prompt preset,
 // shots, level and primary variant) into cfg; wrong values are usage
 // errors. Models, batch and the rest are the caller's.
-func runDefinition(c *cli.Context, cfg *probe.Config) error {
+func runDefinition(c *cli.Context, cfg *rundir.Config) error {
 	if usesDataset(c) {
 		return datasetDefinition(c, cfg)
 	}
@@ -87,7 +88,7 @@ func runDefinition(c *cli.Context, cfg *probe.Config) error {
 // itemsDefinition is runDefinition for --items: document questions (package
 // docqa) with their own variants, the docqa prompt and, unless given, one
 // instance (base and paraphrase prompts are the same at every index).
-func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
+func itemsDefinition(c *cli.Context, cfg *rundir.Config) error {
 	cfg.Items, cfg.Templates = c.String(flagItems.Name), ""
 	if cfg.Items == "" {
 		return usageError{"--items needs a file"}
@@ -118,7 +119,7 @@ func itemsDefinition(c *cli.Context, cfg *probe.Config) error {
 }
 
 // primaryAndBatch checks --primary against cfg.Variants, and --batch.
-func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
+func primaryAndBatch(c *cli.Context, cfg *rundir.Config) error {
 	vs := cfg.Variants
 	cfg.Primary = c.String(flagPrimary.Name)
 	cfg.Reference = c.String(flagReference.Name)
@@ -153,7 +154,7 @@ func primaryAndBatch(c *cli.Context, cfg *probe.Config) error {
 // are read here into a copy's Params (flagParams), so that run, plan and
 // compare refuse the same values with the same message before any backend
 // or model loads. cfg is not changed.
-func checkRunOptions(c *cli.Context, cfg probe.Config) error {
+func checkRunOptions(c *cli.Context, cfg rundir.Config) error {
 	cfg.Params = flagParams(c)
 	return probe.ValidateOptions(&cfg)
 }

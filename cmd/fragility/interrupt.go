@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // runClock keeps the last progress event of a run so that, the moment the
@@ -25,10 +26,10 @@ type runClock struct {
 
 // newRunClock is the clock of the run cfg (for a resume, of the run in
 // the directory resume, whose manifest records its batch).
-func newRunClock(cfg probe.Config, resume string) *runClock {
+func newRunClock(cfg rundir.Config, resume string) *runClock {
 	rc := &runClock{batch: cfg.Params.NSeq}
 	if resume != "" {
-		if man, err := probe.ReadManifest(resume); err == nil {
+		if man, err := rundir.ReadManifest(resume); err == nil {
 			rc.batch = man.Config.Params.NSeq
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/urfave/cli/v2"
 )
 
@@ -71,7 +72,7 @@ func mergeAction(c *cli.Context) error {
 		return printJSON(res)
 	}
 	if !c.Bool("quiet") {
-		narr, err := os.ReadFile(filepath.Join(out, probe.FileNarrative))
+		narr, err := os.ReadFile(filepath.Join(out, rundir.FileNarrative))
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -57,7 +58,7 @@ func TestPresetPaperRun(t *testing.T) {
 	if !strings.Contains(r.stderr, "--preset gsm-symbolic-paper: levels symbolic, p1; set --prompt gsm-symbolic --variants base,symbolic,noop-seeming --reference drawn --temperature 0; as given: --instances") {
 		t.Errorf("no preset line on stderr:\n%s", r.stderr)
 	}
-	man, err := probe.ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestPresetPaperRun(t *testing.T) {
 		man.Config.Prompt != probe.PromptGSMSymbolic || man.Config.Instances != 2 || man.Config.Temperature != 0 {
 		t.Fatalf("manifest: preset %+v prompt %q instances %d", p, man.Config.Prompt, man.Config.Instances)
 	}
-	f, err := os.Open(filepath.Join(out, probe.FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,12 +78,12 @@ func TestPresetPaperRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var s summary.Summary
-	b, _ := os.ReadFile(filepath.Join(out, probe.FileSummary))
+	b, _ := os.ReadFile(filepath.Join(out, rundir.FileSummary))
 	if err := json.Unmarshal(b, &s); err != nil || len(s.Paper) != 1 {
 		t.Fatalf("summary.json paper section: %v, %d views", err, len(s.Paper))
 	}
 	checkPaperRows(t, s.Paper[0], trials)
-	n, _ := os.ReadFile(filepath.Join(out, probe.FileNarrative))
+	n, _ := os.ReadFile(filepath.Join(out, rundir.FileNarrative))
 	page, _ := os.ReadFile(filepath.Join(out, "report.html"))
 	if !strings.Contains(string(n), "| model | GSM8K (3) | Symbolic | P1 | NoOp |") || !strings.Contains(string(n), "It is not a confidence interval of the mean") ||
 		!strings.Contains(string(n), "percentile") || !strings.Contains(string(page), `id="fig-paper-datasets"`) {

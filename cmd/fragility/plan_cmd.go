@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
@@ -97,7 +98,7 @@ func planAction(c *cli.Context) error {
 	if c.NArg() != 0 {
 		return usageError{fmt.Sprintf("plan takes no arguments, got %q", c.Args().First())}
 	}
-	cfg := probe.Config{ChatTemplate: c.String(flagTemplate.Name)}
+	cfg := rundir.Config{ChatTemplate: c.String(flagTemplate.Name)}
 	if err := runDefinition(c, &cfg); err != nil {
 		return err
 	}
@@ -170,7 +171,7 @@ func planAction(c *cli.Context) error {
 // planOptions reads plan's sizing and power flags (--drop, --shards,
 // --tokens-per-second, --from, --between, --within, …) for the run cfg
 // defines; wrong values are usage errors.
-func planOptions(c *cli.Context, cfg *probe.Config) (probe.RunPlanOptions, error) {
+func planOptions(c *cli.Context, cfg *rundir.Config) (probe.RunPlanOptions, error) {
 	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
 		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
 	}
@@ -247,7 +248,7 @@ func printPilotCut(pc *probe.PilotCut) {
 }
 
 // printSizing writes the sizing part of a plan for a reader.
-func printSizing(p *probe.ShardPlan, cfg probe.Config) {
+func printSizing(p *probe.ShardPlan, cfg rundir.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
 	set := fmt.Sprintf("%s, %s, %s refused and drawn again", planSource(cfg), count(cfg.Instances, "instance"), count(p.RefusedDraws, "draw"))
@@ -327,7 +328,7 @@ func printSizing(p *probe.ShardPlan, cfg probe.Config) {
 // planSource names where the plan's items come from: the templates (with
 // the subset --template-ids and --limit pick), or the document items file
 // (a template is then an item).
-func planSource(cfg probe.Config) string {
+func planSource(cfg rundir.Config) string {
 	if cfg.Items != "" {
 		return "items " + cfg.Items
 	}
@@ -354,7 +355,7 @@ func planSource(cfg probe.Config) string {
 // printPower writes the power part of a plan for a reader. With document
 // items (--items) each item is its own cluster with one pair per variant:
 // the text counts items and has no table over instances.
-func printPower(pl *probe.Plan, cfg probe.Config) {
+func printPower(pl *probe.Plan, cfg rundir.Config) {
 	if pl == nil {
 		fmt.Println("## Power\n\nBase alone: no variant to compare with it, so no drop to plan for; the sizing above is the run.")
 		return

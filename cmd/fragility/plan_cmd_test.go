@@ -13,6 +13,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 )
@@ -24,10 +25,10 @@ import (
 func pilotRun(t *testing.T, primary string) string {
 	t.Helper()
 	dir := t.TempDir()
-	man := probe.Manifest{Config: probe.Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "noop"},
+	man := rundir.Manifest{Config: rundir.Config{Models: []string{"m.gguf"}, Variants: []templates.Variant{"base", "symbolic", "noop"},
 		Instances: 3, Seed: 3, BootstrapB: 200, Primary: primary}, GenerationSeconds: 12}
 	data, _ := json.Marshal(man)
-	if err := os.WriteFile(filepath.Join(dir, probe.FileManifest), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileManifest), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var ts []results.Trial
@@ -79,7 +80,7 @@ func pilotRun(t *testing.T, primary string) string {
 		w.Write(append(append([]string{}, r[:lv]...), r[lv+1:]...))
 	}
 	w.Flush()
-	if err := os.WriteFile(filepath.Join(dir, probe.FileResults), out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileResults), out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -248,7 +249,7 @@ func TestReportOldRunDirectory(t *testing.T) {
 		}
 	}
 	var s summary.Summary
-	data, err := os.ReadFile(filepath.Join(dir, probe.FileSummary))
+	data, err := os.ReadFile(filepath.Join(dir, rundir.FileSummary))
 	if err != nil || json.Unmarshal(data, &s) != nil {
 		t.Fatalf("summary.json: %v", err)
 	}

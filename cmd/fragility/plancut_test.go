@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // cutPilot is pilotRun run at --max-tokens 100 whose answers are 20, 21,
@@ -20,9 +21,9 @@ import (
 func cutPilot(t *testing.T, cut int) string {
 	t.Helper()
 	dir := pilotRun(t, "")
-	path := filepath.Join(dir, probe.FileManifest)
+	path := filepath.Join(dir, rundir.FileManifest)
 	data, _ := os.ReadFile(path)
-	var man probe.Manifest
+	var man rundir.Manifest
 	if err := json.Unmarshal(data, &man); err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +43,8 @@ func cutPilot(t *testing.T, cut int) string {
 // each of its n rows (row i, from 0).
 func editTrials(t *testing.T, dir string, edit func(i, n int, tr *results.Trial)) {
 	t.Helper()
-	path := filepath.Join(dir, probe.FileResults)
-	trials, err := probe.ReadResults(path)
+	path := filepath.Join(dir, rundir.FileResults)
+	trials, err := rundir.ReadResults(path)
 	if err != nil {
 		t.Fatal(err)
 	}

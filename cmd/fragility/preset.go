@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -29,7 +30,7 @@ var paperPresetFlags = [][2]string{
 // flags given explicitly as given, and records the expansion in cfg.Preset.
 // Without --preset it does nothing. Wrong usage (an unknown preset, a
 // templates folder without a level folder, --items) is a usageError.
-func applyPreset(c *cli.Context, cfg *probe.Config) error {
+func applyPreset(c *cli.Context, cfg *rundir.Config) error {
 	name := c.String(flagPreset.Name)
 	if name == "" {
 		return nil
@@ -52,7 +53,7 @@ func applyPreset(c *cli.Context, cfg *probe.Config) error {
 	if err != nil {
 		return err
 	}
-	p := &probe.RunPreset{Name: name, Expanded: map[string]string{}, Levels: levels}
+	p := &rundir.RunPreset{Name: name, Expanded: map[string]string{}, Levels: levels}
 	for _, kv := range paperPresetFlags {
 		if !hasFlag(c, kv[0]) {
 			continue
@@ -110,7 +111,7 @@ func presetLevels(dir string) ([]string, error) {
 }
 
 // presetLine describes an expanded preset in one line for stderr.
-func presetLine(p *probe.RunPreset) string {
+func presetLine(p *rundir.RunPreset) string {
 	var set []string
 	for _, kv := range paperPresetFlags {
 		if v, ok := p.Expanded[kv[0]]; ok {
@@ -129,7 +130,7 @@ var flagGPUBench = &cli.StringFlag{Name: "gpu-bench", Usage: "with --preset: the
 
 // presetRate gives a preset plan the recorded CPU rate of the preset's
 // workload when no rate was given (--tokens-per-second, --bench, --from).
-func presetRate(c *cli.Context, cfg probe.Config, o *probe.RunPlanOptions) {
+func presetRate(c *cli.Context, cfg rundir.Config, o *probe.RunPlanOptions) {
 	if cfg.Preset != nil && o.Sizing.Rate.TokensPerSecond == 0 && c.String("from") == "" {
 		o.Sizing.Rate = probe.PaperPresetCPURate
 	}
@@ -137,7 +138,7 @@ func presetRate(c *cli.Context, cfg probe.Config, o *probe.RunPlanOptions) {
 
 // printPresetGPU writes, for a preset plan, the expected generation time on
 // a GPU: from --gpu-bench when given, else from the assumed rate, said so.
-func printPresetGPU(c *cli.Context, p *probe.ShardPlan, cfg probe.Config) error {
+func printPresetGPU(c *cli.Context, p *probe.ShardPlan, cfg rundir.Config) error {
 	if cfg.Preset == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/urfave/cli/v2"
 )
 
@@ -67,7 +68,7 @@ func protocolFreeze(c *cli.Context) error {
 	if _, err := os.Stat(out); err == nil && !c.Bool("force") {
 		return fmt.Errorf("%s already exists: use --force to overwrite it", out)
 	}
-	cfg := probe.Config{ChatTemplate: c.String(flagTemplate.Name), Temperature: c.Float64("temperature"), OutDir: os.TempDir()}
+	cfg := rundir.Config{ChatTemplate: c.String(flagTemplate.Name), Temperature: c.Float64("temperature"), OutDir: os.TempDir()}
 	if err := runDefinition(c, &cfg); err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func protocolFreeze(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := probe.WriteFileAtomic(out, append(data, '\n')); err != nil {
+	if err := rundir.WriteFileAtomic(out, append(data, '\n')); err != nil {
 		return err
 	}
 	if c.Bool("json") {
@@ -107,7 +108,7 @@ func splitName(s string) string {
 // applyProtocol applies run --protocol FILE to cfg: the flags it fixes are
 // wrong usage beside it; a protocol file that cannot be read, was edited,
 // or whose templates changed is bad input.
-func applyProtocol(c *cli.Context, cfg *probe.Config) error {
+func applyProtocol(c *cli.Context, cfg *rundir.Config) error {
 	path := c.String(flagProtocol.Name)
 	if path == "" {
 		return nil

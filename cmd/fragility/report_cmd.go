@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +39,7 @@ Examples:
 			dir := c.Args().First()
 			// A folder without a manifest is refused before the lock: it
 			// gets no lock file.
-			if _, err := probe.ReadManifest(dir); err != nil {
+			if _, err := rundir.ReadManifest(dir); err != nil {
 				return err
 			}
 			lock, err := lockRunDir(dir)
@@ -49,7 +49,7 @@ Examples:
 			defer lock.Unlock()
 			// report.html is re-rendered below: a directory in its place
 			// is refused before summary.json and narrative.md change.
-			if err := probe.CheckNotDirs(filepath.Join(dir, report.FileHTML)); err != nil {
+			if err := rundir.CheckNotDirs(filepath.Join(dir, report.FileHTML)); err != nil {
 				return err
 			}
 			sum, err := report.Rewrite(dir)
@@ -66,7 +66,7 @@ Examples:
 			if c.Bool("json") {
 				return printJSON(sum)
 			}
-			narr, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative))
+			narr, err := os.ReadFile(filepath.Join(dir, rundir.FileNarrative))
 			if err != nil {
 				return err
 			}

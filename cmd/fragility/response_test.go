@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestEditedResponseRefused: a copy of a run whose results.csv has one
@@ -23,7 +23,7 @@ func TestEditedResponseRefused(t *testing.T) {
 	want, _ := faultStraight(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	os.Mkdir(dir, 0o755)
-	for _, name := range []string{probe.FileManifest, probe.FileSet, probe.FileTraces, probe.FileResults} {
+	for _, name := range []string{rundir.FileManifest, rundir.FileSet, rundir.FileTraces, rundir.FileResults} {
 		b, err := os.ReadFile(filepath.Join(want, name))
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +33,7 @@ func TestEditedResponseRefused(t *testing.T) {
 	if r := fragility(t, nil, "report", dir); r.code != 0 {
 		t.Fatalf("untouched copy: exit %d\n%s", r.code, tail(r.stderr))
 	}
-	path := filepath.Join(dir, probe.FileResults)
+	path := filepath.Join(dir, rundir.FileResults)
 	f, _ := os.Open(path)
 	recs, err := csv.NewReader(f).ReadAll()
 	f.Close()
@@ -64,7 +64,7 @@ func TestEditedResponseRefused(t *testing.T) {
 		r.Read()
 		line, _ = r.FieldPos(0)
 	}
-	msg := fmt.Sprintf("%s: line %d (item %s): its response differs from its trace in %s at byte %d", path, line, recs[row][id], probe.FileTraces, at)
+	msg := fmt.Sprintf("%s: line %d (item %s): its response differs from its trace in %s at byte %d", path, line, recs[row][id], rundir.FileTraces, at)
 	oneErrorLine(t, "report of an edited response", fragility(t, nil, "report", dir), msg)
 	res := fragility(t, nil, "verify", "--quiet", dir)
 	oneErrorLine(t, "verify of an edited response", res, msg)

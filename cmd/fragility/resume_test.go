@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // The small matrix of the run tests: four built-in templates, base variant,
@@ -93,7 +93,7 @@ func straightRun(t *testing.T, batch int) string {
 // readTrials parses results.csv strictly.
 func readTrials(t *testing.T, dir string) []results.Trial {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, probe.FileResults))
+	f, err := os.Open(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func readTrials(t *testing.T, dir string) []results.Trial {
 // readManifest returns the status and resume count of a run directory.
 func readManifest(t *testing.T, dir string) (status string, resumes int) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, probe.FileManifest))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRunLimits(t *testing.T) {
 	if skipped != 1 || maxed == 0 {
 		t.Errorf("%d skipped (want 1), %d stopped at max tokens (want some)", skipped, maxed)
 	}
-	traces, err := probe.ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestRunLimits(t *testing.T) {
 	if st, _ := readManifest(t, dir); st != "complete" {
 		t.Errorf("manifest status %q", st)
 	}
-	for _, f := range []string{probe.FileSummary, probe.FileNarrative, probe.FileSet} {
+	for _, f := range []string{rundir.FileSummary, rundir.FileNarrative, rundir.FileSet} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -193,7 +193,7 @@ func TestRunLimits(t *testing.T) {
 // TestForceOverwrites: --force replaces an earlier run's files.
 func TestForceOverwrites(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, probe.FileResults), []byte("old\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, rundir.FileResults), []byte("old\n"), 0o644)
 	args := append([]string{"run", "--model", gemmaName, "--force", "--templates", filepath.Join(templateDir(t), "fruit-stand.yaml"),
 		"--variants", "noop", "--instances", "1", "--max-tokens", "2", "--n-ctx", "128", "--no-ddc", "--quiet", "--out", dir}, cpu...)
 	r := fragility(t, nil, args...)
@@ -234,7 +234,7 @@ func TestInterruptResume(t *testing.T) {
 						return
 					case <-time.After(20 * time.Millisecond):
 					}
-					if completeRecords(filepath.Join(dir, probe.FileResults)) >= c.after {
+					if completeRecords(filepath.Join(dir, rundir.FileResults)) >= c.after {
 						cmd.Process.Signal(c.sig)
 						return
 					}
@@ -264,7 +264,7 @@ func TestInterruptResume(t *testing.T) {
 				t.Errorf("manifest status %q, want interrupted", st)
 			}
 			got := readTrials(t, dir)
-			traces, err := probe.ReadTraces(dir)
+			traces, err := rundir.ReadTraces(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,8 +307,8 @@ func TestInterruptResume(t *testing.T) {
 			if gotRows = rowsWithoutSeconds(t, dir); !slices.EqualFunc(gotRows, wantRows, slices.Equal) {
 				t.Errorf("resumed results.csv differs from the straight run's (seconds aside):\n got %q\nwant %q", gotRows, wantRows)
 			}
-			a, _ := os.ReadFile(filepath.Join(dir, probe.FileTraces))
-			b, _ := os.ReadFile(filepath.Join(want, probe.FileTraces))
+			a, _ := os.ReadFile(filepath.Join(dir, rundir.FileTraces))
+			b, _ := os.ReadFile(filepath.Join(want, rundir.FileTraces))
 			if !bytes.Equal(a, b) {
 				t.Errorf("resumed traces.jsonl differs from the straight run's")
 			}
@@ -342,7 +342,7 @@ func completeRecords(path string) int {
 // column, header included.
 func rowsWithoutSeconds(t *testing.T, dir string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, probe.FileResults))
+	f, err := os.Open(filepath.Join(dir, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/urfave/cli/v2"
 )
@@ -150,12 +151,12 @@ func finishComplete(c *cli.Context, dir string) error {
 	}
 	defer lock.Unlock()
 	missing := ""
-	for _, name := range []string{probe.FileSummary, probe.FileNarrative} {
+	for _, name := range []string{rundir.FileSummary, rundir.FileNarrative} {
 		if _, err := os.Stat(filepath.Join(dir, name)); errors.Is(err, os.ErrNotExist) && missing == "" {
 			missing = name
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, probe.FileTraces)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, rundir.FileTraces)); err != nil {
 		missing = "" // not a directory a run wrote (no traces.jsonl): left as it is
 	}
 	if missing == "" {
@@ -179,11 +180,11 @@ func finishComplete(c *cli.Context, dir string) error {
 // lockRunDir takes the lock of the run directory dir (probe.LockDir) when
 // dir is a directory; otherwise it returns a nil lock and leaves the error
 // to the command's own reading of dir.
-func lockRunDir(dir string) (*probe.DirLock, error) {
+func lockRunDir(dir string) (*rundir.DirLock, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil
 	}
-	return probe.LockDir(dir)
+	return rundir.LockDir(dir)
 }
 
 // runConfig reads the run's definition from the command line: for
@@ -192,14 +193,14 @@ func lockRunDir(dir string) (*probe.DirLock, error) {
 // the models, with the options checked before any GPU notice. It returns
 // the resumed directory ("" for a new run) and where the shard came from;
 // errAlreadyComplete when the resumed run is complete.
-func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, err error) {
+func runConfig(c *cli.Context) (cfg rundir.Config, resume, shardSource string, err error) {
 	if err := outNotStdout(c, "run writes a run directory (results.csv, traces.jsonl, the report)"); err != nil {
 		return cfg, "", "", err
 	}
 	if c.NArg() > 0 {
 		return cfg, "", "", usageError{fmt.Sprintf("run takes no arguments, got %q (models are --model, templates --templates)", c.Args().First())}
 	}
-	cfg = probe.Config{
+	cfg = rundir.Config{
 		Templates:    templatesSource(c),
 		Instances:    c.Int(flagInstances.Name),
 		Seed:         int64(c.Uint64(flagSeed.Name)),
@@ -223,7 +224,7 @@ func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, er
 		}
 		// A directory without a readable manifest is refused before
 		// loadParams prints any GPU notice.
-		man, err := probe.ReadManifest(resume)
+		man, err := rundir.ReadManifest(resume)
 		if err != nil {
 			return cfg, resume, "", err
 		}
@@ -241,7 +242,7 @@ func runConfig(c *cli.Context) (cfg probe.Config, resume, shardSource string, er
 
 // newRunConfig fills cfg for a new run: its shard (returning where it came
 // from), the definition and the models (the default LLM when none is given).
-func newRunConfig(c *cli.Context, cfg *probe.Config) (shardSource string, err error) {
+func newRunConfig(c *cli.Context, cfg *rundir.Config) (shardSource string, err error) {
 	if spec := c.String("shard"); spec != "" {
 		sh, src, err := probe.ParseShard(spec, c.Int("shards"), os.Getenv)
 		if err != nil {
@@ -291,7 +292,7 @@ func runClassifier(c *cli.Context, resume string, beside bool, opt *probe.Option
 	if resume != "" {
 		// The run's manifest, not this command line, says whether and how
 		// prompts were classified: the resumed trials must match the others.
-		man, err := probe.ReadManifest(resume)
+		man, err := rundir.ReadManifest(resume)
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +326,7 @@ func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Sum
 	if err := report.WriteNarrative(out, sum); err != nil {
 		return err
 	}
-	if man, err := probe.ReadManifest(out); err == nil && man.Shard != nil {
+	if man, err := rundir.ReadManifest(out); err == nil && man.Shard != nil {
 		// A shard's statistics are a part's: the run's come from the merge.
 		fmt.Fprintf(os.Stderr, "fragility: shard %s done: %d trials in %s (plan sha256 %.12s); when all %d shards are done: fragility merge OUT SHARD_DIR...\n",
 			man.Shard.Shard, sum.Trials, out, man.PlanSHA256, man.Shard.Count)
@@ -334,7 +335,7 @@ func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Sum
 		}
 		return nil
 	}
-	narr, err := os.ReadFile(filepath.Join(out, probe.FileNarrative))
+	narr, err := os.ReadFile(filepath.Join(out, rundir.FileNarrative))
 	if err != nil {
 		return err
 	}
@@ -342,7 +343,7 @@ func finishRun(ctx context.Context, c *cli.Context, out string, sum *summary.Sum
 		// The answer first: the verdicts and what they rest on; the
 		// whole narrative is in the file.
 		fmt.Print(report.Verdicts(sum))
-		fmt.Printf("\nThe narrative (method, tables, every number): %s\n", filepath.Join(out, probe.FileNarrative))
+		fmt.Printf("\nThe narrative (method, tables, every number): %s\n", filepath.Join(out, rundir.FileNarrative))
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %s; files in %s\n", count(sum.Trials, "trial"), out)
 	if sum.Trials > 0 && sum.Skipped == sum.Trials {
@@ -403,7 +404,7 @@ func ddcCacheOptions() []embed.ClassifierOption {
 // default embedder) and returns a DDC classifier at level for probe.Run. With
 // beside (a CPU run), the embedder runs in one goroutine (embed.WithSequential)
 // so that, working beside llama.cpp's threads, it does not slow generation.
-func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Embedder, func(), error) {
+func openClassifier(dir, level string, beside bool) (probe.Classifier, *rundir.Embedder, func(), error) {
 	if dir == "" {
 		var err error
 		if dir, err = defaultModelPath("embedder"); err != nil {
@@ -435,7 +436,7 @@ func openClassifier(dir, level string, beside bool) (probe.Classifier, *probe.Em
 		cls    *embed.Classifier
 		clsErr error
 	)
-	info := &probe.Embedder{Name: e.Name(), Path: e.ModelPath(), SHA256: e.SHA256(), Level: lv.String()}
+	info := &rundir.Embedder{Name: e.Name(), Path: e.ModelPath(), SHA256: e.SHA256(), Level: lv.String()}
 	f := func(texts []string) ([]probe.DDC, error) {
 		once.Do(func() { cls, clsErr = embed.NewClassifier(e, lv, ddcCacheOptions()...) })
 		if clsErr != nil {
@@ -470,7 +471,7 @@ func toolInfo() map[string]string {
 // modelLabel is how progress names the model at path: the store's name when
 // it was named from one (a blob's file name is its digest), else the file
 // name.
-func modelLabel(cfg probe.Config, path string) string {
+func modelLabel(cfg rundir.Config, path string) string {
 	for i, p := range cfg.Models {
 		if p == path && i < len(cfg.ModelSources) && cfg.ModelSources[i] != nil {
 			return cfg.ModelSources[i].Name

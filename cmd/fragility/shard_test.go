@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestShardUsage: wrong --shard/--shards combinations are usage errors (exit
@@ -124,20 +125,20 @@ func wholeShardRun(t *testing.T) string {
 // sameAsWhole fails unless merged holds the whole run's results (seconds
 // aside), traces, set, summary and narrative byte for byte, and was merged
 // from n shards.
-func sameAsWhole(t *testing.T, merged string, n int) *probe.Manifest {
+func sameAsWhole(t *testing.T, merged string, n int) *rundir.Manifest {
 	t.Helper()
 	whole := wholeShardRun(t)
 	if got, want := rowsWithoutSeconds(t, merged), rowsWithoutSeconds(t, whole); !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("%s: results.csv differs from the whole run's (seconds aside)", merged)
 	}
-	for _, f := range []string{probe.FileTraces, probe.FileSet, probe.FileSummary, probe.FileNarrative} {
+	for _, f := range []string{rundir.FileTraces, rundir.FileSet, rundir.FileSummary, rundir.FileNarrative} {
 		a, _ := os.ReadFile(filepath.Join(merged, f))
 		b, _ := os.ReadFile(filepath.Join(whole, f))
 		if len(a) == 0 || !bytes.Equal(a, b) {
 			t.Errorf("%s: %s is not byte-identical to the whole run's", merged, f)
 		}
 	}
-	man, err := probe.ReadManifest(merged)
+	man, err := rundir.ReadManifest(merged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestLocalShardScripts(t *testing.T) {
 	} else {
 		t.Log("GNU parallel is not installed: run-shards-parallel.sh not tested")
 	}
-	narr, err := os.ReadFile(filepath.Join(wholeShardRun(t), probe.FileNarrative))
+	narr, err := os.ReadFile(filepath.Join(wholeShardRun(t), rundir.FileNarrative))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +196,12 @@ func TestLocalShardScripts(t *testing.T) {
 				t.Errorf("verify merged: exit %d\n%s%s", r.code, r.stdout, tail(r.stderr))
 			}
 			// Run again: the finished shards are kept, the merge is redone.
-			before, _ := os.ReadFile(filepath.Join(out, "shards", "2", probe.FileManifest))
+			before, _ := os.ReadFile(filepath.Join(out, "shards", "2", rundir.FileManifest))
 			again := cmd2(cmd)
 			if r := wait(t, again, start(t, again)); r.code != 0 {
 				t.Errorf("%s again: exit %d\n%s", s, r.code, tail(r.stderr))
 			}
-			after, _ := os.ReadFile(filepath.Join(out, "shards", "2", probe.FileManifest))
+			after, _ := os.ReadFile(filepath.Join(out, "shards", "2", rundir.FileManifest))
 			if !bytes.Equal(before, after) {
 				t.Errorf("running %s again touched a finished shard", s)
 			}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/models"
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // storeLayout lays the tiny model out as Ollama's store (tiny:latest, with
@@ -102,7 +102,7 @@ func TestStoreModels(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", r.code, tail(r.stderr))
 	}
 	// results.csv names each model as its store does.
-	f, err := os.Open(filepath.Join(out, probe.FileResults))
+	f, err := os.Open(filepath.Join(out, rundir.FileResults))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,12 +123,12 @@ func TestStoreModels(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("model_name column %v, want %v", got, want)
 	}
-	narr, _ := os.ReadFile(filepath.Join(out, probe.FileNarrative))
+	narr, _ := os.ReadFile(filepath.Join(out, rundir.FileNarrative))
 	if !strings.Contains(string(narr), "## tiny:latest") {
 		t.Errorf("the narrative has no section on tiny:latest:\n%s", narr)
 	}
 	// The manifest records the store, the digest and the file.
-	man, err := probe.ReadManifest(out)
+	man, err := rundir.ReadManifest(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
@@ -57,7 +58,7 @@ var flagShots = &cli.IntFlag{
 }
 
 // promptFlags reads --prompt, --shots and --level into cfg.
-func promptFlags(c *cli.Context, cfg *probe.Config) error {
+func promptFlags(c *cli.Context, cfg *rundir.Config) error {
 	preset, err := probe.ParsePrompt(c.String(flagPrompt.Name))
 	if err != nil {
 		return usageError{"--prompt: " + err.Error()}

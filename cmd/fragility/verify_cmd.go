@@ -11,6 +11,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -63,11 +64,11 @@ func verifyAction(c *cli.Context) error {
 	// verified without the lock.
 	// A folder without a manifest is refused before the lock: it gets no
 	// lock file.
-	if _, err := probe.ReadManifest(dir); err != nil {
+	if _, err := rundir.ReadManifest(dir); err != nil {
 		return err
 	}
 	lock, err := lockRunDir(dir)
-	if errors.Is(err, probe.ErrInUse) {
+	if errors.Is(err, rundir.ErrInUse) {
 		return err
 	}
 	defer lock.Unlock()

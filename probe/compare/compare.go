@@ -19,6 +19,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
 	"github.com/fragility/fragility/probe/summary"
 )
@@ -246,7 +247,7 @@ func BitsPerWeight(md *llm.Metadata) float64 {
 // prompt token ids (different tokenizers cannot be compared token by token),
 // a model that does not load.
 func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, error) {
-	man, err := probe.ReadManifest(dir)
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +258,7 @@ func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, 
 	if err != nil {
 		return nil, err
 	}
-	traces, err := probe.ReadTraces(dir)
+	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +286,7 @@ type comparer struct {
 	ctx     context.Context
 	dir     string
 	opt     CompareOptions
-	man     *probe.Manifest
+	man     *rundir.Manifest
 	ref     int // index of the reference model
 	cmp     *Comparison
 	items   []compareItem            // the reference's items with tokens
@@ -327,7 +328,7 @@ func (c *comparer) fromSummary(sum *summary.Summary) {
 	man, ref, cmp := c.man, c.ref, c.cmp
 	for i, me := range man.Models {
 		mc := ModelComparison{Path: me.Path, Label: filepath.Base(me.Path), BitsPerWeight: BitsPerWeight(me.Metadata),
-			Reference: i == ref, SameFamily: probe.SameFamily(man.Models[ref].Identity, me.Identity)}
+			Reference: i == ref, SameFamily: rundir.SameFamily(man.Models[ref].Identity, me.Identity)}
 		if me.Metadata != nil {
 			mc.Quantization = me.Metadata.Quantization
 		}
@@ -373,7 +374,7 @@ func variantAccuracies(variants []string, ms *summary.ModelSummary) []VariantAcc
 
 // readItems lists the reference's items with generated tokens and every
 // model's prompt token ids per instance, condition none only.
-func (c *comparer) readItems(traces []probe.Trace) error {
+func (c *comparer) readItems(traces []rundir.Trace) error {
 	man := c.man
 	c.prompts = make([]map[string][]llm.Token, len(man.Models))
 	for i := range c.prompts {
@@ -382,7 +383,7 @@ func (c *comparer) readItems(traces []probe.Trace) error {
 	for ln, t := range traces {
 		mi, inst, err := probe.SplitItemID(t.ItemID, len(man.Models))
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", filepath.Join(c.dir, probe.FileTraces), ln+1, err)
+			return fmt.Errorf("%s:%d: %w", filepath.Join(c.dir, rundir.FileTraces), ln+1, err)
 		}
 		if t.SkipReason != "" || results.ItemCondition(t.ItemID) != results.ConditionNone {
 			continue // the comparison is of the model alone
@@ -429,7 +430,7 @@ func (c *comparer) measure() error {
 
 // compareModel loads model mi, scores the reference's tokens of every item
 // with it and the reference, and records the agreement.
-func (c *comparer) compareModel(mi int, me probe.ModelEntry, params llm.Params) error {
+func (c *comparer) compareModel(mi int, me rundir.ModelEntry, params llm.Params) error {
 	nv := c.cmp.NVocab
 	qm, err := llm.Load(me.Path, params)
 	if err != nil {
@@ -465,7 +466,7 @@ func (c *comparer) compareModel(mi int, me probe.ModelEntry, params llm.Params) 
 // compareItem scores one item's forced tokens with the reference, then with
 // qm, adding each token's measures to s; it refuses an item whose prompt
 // token ids differ from the reference's.
-func (c *comparer) compareItem(qm *llm.Model, mi int, me probe.ModelEntry, it compareItem, s *agreementSums) error {
+func (c *comparer) compareItem(qm *llm.Model, mi int, me rundir.ModelEntry, it compareItem, s *agreementSums) error {
 	ref := c.ref
 	if p, ok := c.prompts[mi][it.inst]; ok && !equalTokens(p, it.prompt) {
 		return fmt.Errorf("%s: item %s: its prompt token ids differ from the reference's (different tokenizers): not comparable token by token", me.Path, fmt.Sprintf("m%d/%s", mi, it.inst))
@@ -504,7 +505,7 @@ func (c *comparer) compareItem(qm *llm.Model, mi int, me probe.ModelEntry, it co
 }
 
 // pickReference returns the index of the reference model and how it was chosen.
-func pickReference(man *probe.Manifest, want string) (int, string, error) {
+func pickReference(man *rundir.Manifest, want string) (int, string, error) {
 	if want != "" {
 		for i, me := range man.Models {
 			if me.Path == want || filepath.Clean(me.Path) == filepath.Clean(want) {
@@ -560,7 +561,7 @@ func pickReference(man *probe.Manifest, want string) (int, string, error) {
 // readSummary reads summary.json of a run directory, recomputing it from
 // results.csv (WriteSummary) when it is missing.
 func readSummary(dir string) (*summary.Summary, error) {
-	path := filepath.Join(dir, probe.FileSummary)
+	path := filepath.Join(dir, rundir.FileSummary)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return probe.WriteSummary(dir)
@@ -604,10 +605,10 @@ func WriteCompareFiles(dir string, c *Comparison) error {
 	if err := WriteCompareCSV(&b, c); err != nil {
 		return err
 	}
-	if err := probe.WriteFileAtomic(filepath.Join(dir, probe.FileCompareCSV), b.Bytes()); err != nil {
+	if err := rundir.WriteFileAtomic(filepath.Join(dir, rundir.FileCompareCSV), b.Bytes()); err != nil {
 		return err
 	}
-	return probe.WriteJSONAtomic(filepath.Join(dir, probe.FileCompareJSON), c)
+	return rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileCompareJSON), c)
 }
 
 // WriteCompareCSV writes one row per model: identity, bits per weight,

@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -134,7 +135,7 @@ func TestCompareQuantizations(t *testing.T) {
 	}
 	run := tinyRun(t, paths, []templates.Variant{templates.VariantBase}, 1)
 
-	man, err := probe.ReadManifest(run)
+	man, err := rundir.ReadManifest(run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestCompareQuantizations(t *testing.T) {
 		t.Errorf("types: %s, %s", c.Models[2].Quantization, c.Models[3].Quantization)
 	}
 
-	f, err := os.Open(filepath.Join(run, probe.FileCompareCSV))
+	f, err := os.Open(filepath.Join(run, rundir.FileCompareCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestPickReferenceRequantized(t *testing.T) {
 	md := func(bytes uint64, from string) *llm.Metadata {
 		return &llm.Metadata{NParams: 1000, ModelSizeBytes: bytes, RequantizedFrom: from}
 	}
-	man := &probe.Manifest{Models: []probe.ModelEntry{
+	man := &rundir.Manifest{Models: []rundir.ModelEntry{
 		{Path: "a-Q4_K_M.gguf", Metadata: md(600, "")},
 		{Path: "a-Q8_0.gguf", Metadata: md(1062, "Q4_K_M sha256:ab")},
 		{Path: "a-Q4_0.gguf", Metadata: md(562, "")},
@@ -237,7 +238,7 @@ func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, ns
 		}
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := probe.Config{Models: modelPaths, Templates: tdir, Variants: variants, Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
+	cfg := rundir.Config{Models: modelPaths, Templates: tdir, Variants: variants, Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
 	if _, err := probe.Run(context.Background(), cfg, probe.Options{}); err != nil {
 		t.Fatalf("run: %v", err)

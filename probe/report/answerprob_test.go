@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -43,15 +43,15 @@ func TestAnswerProbSection(t *testing.T) {
 		}
 		var rb bytes.Buffer
 		must(t, results.WriteCSV(&rb, trials))
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileResults), rb.Bytes(), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, rundir.FileResults), rb.Bytes(), 0o644))
 		sum, err := summary.Summarize(trials, summary.DefaultParams(1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		data, _ := json.Marshal(sum)
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), data, 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, rundir.FileSummary), data, 0o644))
 		nar := Narrative(sum)
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(nar), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, rundir.FileNarrative), []byte(nar), 0o644))
 		for _, want := range []string{"### The right answer after the model's own reasoning (soft accuracy)", "| noop | ", "MDE, nats", "not belief", "teacher-forced", "finished pairs", "per token, nats"} {
 			if !strings.Contains(nar, want) {
 				t.Errorf("first %v: narrative lacks %q", withFirst, want)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/compare"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -16,7 +17,7 @@ func WriteNarrative(dir string, s *summary.Summary) error {
 	if s == nil || s.Params.BootstrapResamples == 0 {
 		return nil
 	}
-	return probe.WriteFileAtomic(filepath.Join(dir, probe.FileNarrative), []byte(Narrative(s)))
+	return rundir.WriteFileAtomic(filepath.Join(dir, rundir.FileNarrative), []byte(Narrative(s)))
 }
 
 // Rewrite recomputes summary.json of the run directory dir from its
@@ -25,7 +26,7 @@ func WriteNarrative(dir string, s *summary.Summary) error {
 // file; a directory in the place of either file is refused before either
 // is written.
 func Rewrite(dir string) (*summary.Summary, error) {
-	if err := probe.CheckNotDirs(filepath.Join(dir, probe.FileSummary), filepath.Join(dir, probe.FileNarrative)); err != nil {
+	if err := rundir.CheckNotDirs(filepath.Join(dir, rundir.FileSummary), filepath.Join(dir, rundir.FileNarrative)); err != nil {
 		return nil, err
 	}
 	s, err := probe.WriteSummary(dir)
@@ -41,5 +42,5 @@ func Rewrite(dir string) (*summary.Summary, error) {
 // WriteCompareNarrative writes compare.md of the run directory dir from c
 // (CompareNarrative), atomically.
 func WriteCompareNarrative(dir string, c *compare.Comparison) error {
-	return probe.WriteFileAtomic(filepath.Join(dir, probe.FileCompareMD), []byte(CompareNarrative(c)))
+	return rundir.WriteFileAtomic(filepath.Join(dir, rundir.FileCompareMD), []byte(CompareNarrative(c)))
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestRewriteByteIdentical: `fragility report` (Rewrite) on the checked-in
@@ -27,7 +27,7 @@ func TestRewriteByteIdentical(t *testing.T) {
 	for _, src := range runs {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range []string{probe.FileManifest, probe.FileResults} {
+			for _, f := range []string{rundir.FileManifest, rundir.FileResults} {
 				b, err := os.ReadFile(filepath.Join(src, f))
 				if err != nil {
 					t.Fatal(err)
@@ -39,7 +39,7 @@ func TestRewriteByteIdentical(t *testing.T) {
 			if _, err := Rewrite(dir); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range []string{probe.FileSummary, probe.FileNarrative} {
+			for _, f := range []string{rundir.FileSummary, rundir.FileNarrative} {
 				want, err := os.ReadFile(filepath.Join(src, f))
 				if err != nil {
 					t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -42,7 +42,7 @@ func embeddedFile(t *testing.T, page, id string) []byte {
 func TestHeadlineFirst(t *testing.T) {
 	dir := t.TempDir()
 	trials := defaultSynth().write(t, dir)
-	if err := os.WriteFile(filepath.Join(dir, probe.FileLock), []byte("123\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileLock), []byte("123\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path, err := WriteHTML(dir, Options{})
@@ -83,12 +83,12 @@ func TestHeadlineFirst(t *testing.T) {
 	if strings.Count(box, `class="warn"`) != strings.Count(box, "more cut than its reference: part of a drop may be the budget's") {
 		t.Errorf("headline box: a flagged cut share without its visible note:\n%s", box)
 	}
-	if strings.Contains(page, `href="`+probe.FileLock+`"`) {
+	if strings.Contains(page, `href="`+rundir.FileLock+`"`) {
 		t.Error("the page lists the run lock among the run's files")
 	}
 	// Every answers-changed share in the box is one of the narrative's
 	// table, to its decimal ("85.0% [70.2, 94.3]", not "85% [70, 94]").
-	narr, _ := os.ReadFile(filepath.Join(dir, probe.FileNarrative))
+	narr, _ := os.ReadFile(filepath.Join(dir, rundir.FileNarrative))
 	shares := regexp.MustCompile(`changed \((\d+\.\d% \[-?\d+\.\d, -?\d+\.\d\])`).FindAllStringSubmatch(box, -1)
 	if len(shares) == 0 {
 		t.Error("headline box: no answers-changed share with one decimal")
@@ -103,7 +103,7 @@ func TestHeadlineFirst(t *testing.T) {
 	if !regexp.MustCompile(`\d+/8 \(\d+%\) → \d+/8 \(\d+%\)`).MatchString(box) {
 		t.Errorf("headline box has no cut share k/8 → k/8:\n%s", box)
 	}
-	for _, f := range []string{probe.FileNarrative, probe.FileResults, probe.FileSummary, probe.FileTraces} {
+	for _, f := range []string{rundir.FileNarrative, rundir.FileResults, rundir.FileSummary, rundir.FileTraces} {
 		if !strings.Contains(box, `<a href="`+f+`">`) {
 			t.Errorf("no link to %s", f)
 		}
@@ -112,7 +112,7 @@ func TestHeadlineFirst(t *testing.T) {
 		!strings.Contains(page, `<details class="nsec" open><summary>Q4_K_M</summary>`) {
 		t.Error("the method sections are not folded or a model's section is not open")
 	}
-	for id, name := range map[string]string{"narrative-md": probe.FileNarrative, "results-csv": probe.FileResults} {
+	for id, name := range map[string]string{"narrative-md": rundir.FileNarrative, "results-csv": rundir.FileResults} {
 		want, _ := os.ReadFile(filepath.Join(dir, name))
 		if got := embeddedFile(t, page, id); !bytes.Equal(got, want) || len(want) == 0 {
 			t.Errorf("embedded %s: %d bytes, differs from the file's %d", name, len(got), len(want))

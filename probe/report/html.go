@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -89,7 +89,7 @@ func Render(w io.Writer, r *Run, opt Options) error {
 	}
 	narr, err := narrativeSections(r.Narrative, r.Summary)
 	if err != nil {
-		return fmt.Errorf("%s: %w", probe.FileNarrative, err)
+		return fmt.Errorf("%s: %w", rundir.FileNarrative, err)
 	}
 	p := page{
 		Title:     "fragility report: " + filepath.Base(filepath.Clean(r.Dir)),
@@ -107,7 +107,7 @@ func Render(w io.Writer, r *Run, opt Options) error {
 	if r.Manifest != nil {
 		p.Version = r.Manifest.Tool["version"]
 	}
-	p.NarrativeB64, p.CSVB64 = fileB64(r.Dir, probe.FileNarrative, 0), fileB64(r.Dir, probe.FileResults, opt.MaxEmbedBytes)
+	p.NarrativeB64, p.CSVB64 = fileB64(r.Dir, rundir.FileNarrative, 0), fileB64(r.Dir, rundir.FileResults, opt.MaxEmbedBytes)
 	p.Files = runFiles(r.Dir)
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
@@ -130,7 +130,7 @@ func WriteHTML(dir string, opt Options) (string, error) {
 		return "", fmt.Errorf("%s: %w", dir, err)
 	}
 	path := filepath.Join(dir, FileHTML)
-	if err := probe.WriteFileAtomic(path, b.Bytes()); err != nil {
+	if err := rundir.WriteFileAtomic(path, b.Bytes()); err != nil {
 		return "", err
 	}
 	return path, nil

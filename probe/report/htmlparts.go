@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -97,7 +97,7 @@ func runFiles(dir string) []runFile {
 	}
 	var out []runFile
 	for _, e := range ents {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || e.Name() == FileHTML || e.Name() == probe.FileLock {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") || e.Name() == FileHTML || e.Name() == rundir.FileLock {
 			continue
 		}
 		info, err := e.Info()

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -134,7 +134,7 @@ func TestRunTableVerdictIsHeadline(t *testing.T) {
 // templates, where the narrative states their number.
 func TestDocumentClustersNamed(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{probe.FileManifest, probe.FileResults} {
+	for _, f := range []string{rundir.FileManifest, rundir.FileResults} {
 		b, err := os.ReadFile(filepath.Join("testdata", "runs", "docqa", f))
 		must(t, err)
 		must(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
@@ -142,7 +142,7 @@ func TestDocumentClustersNamed(t *testing.T) {
 	if _, err := Rewrite(dir); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative))
+	b, err := os.ReadFile(filepath.Join(dir, rundir.FileNarrative))
 	must(t, err)
 	text := string(b)
 	for _, want := range []string{"G = 8 items.", "**Few items: G = 8, below 20.**", "smallest attainable p-value with 8 items"} {

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/internal/jsonerr"
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/compare"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -24,7 +24,7 @@ const FileHTML = "report.html"
 // `fragility compare`; nothing is recomputed.
 type Run struct {
 	Dir       string
-	Manifest  *probe.Manifest     // manifest.json; nil when the file is absent
+	Manifest  *rundir.Manifest    // manifest.json; nil when the file is absent
 	Trials    []results.Trial     // results.csv, in file order
 	Summary   *summary.Summary    // summary.json
 	Narrative string              // narrative.md (Markdown); "" when absent
@@ -51,30 +51,30 @@ type Token struct {
 // manifest.json, narrative.md, traces.jsonl and compare.json are read when
 // present. Errors name the file and what is wrong with it.
 func Load(dir string) (*Run, error) {
-	if err := probe.CheckRunDir(dir); err != nil {
+	if err := rundir.CheckRunDir(dir); err != nil {
 		return nil, err
 	}
 	r := &Run{Dir: dir}
-	if _, err := os.Stat(filepath.Join(dir, probe.FileManifest)); err == nil {
-		m, err := probe.ReadManifest(dir)
+	if _, err := os.Stat(filepath.Join(dir, rundir.FileManifest)); err == nil {
+		m, err := rundir.ReadManifest(dir)
 		if err != nil {
 			return nil, err
 		}
 		r.Manifest = m
 	}
 	var err error
-	r.Trials, err = probe.ReadResults(filepath.Join(dir, probe.FileResults))
+	r.Trials, err = rundir.ReadResults(filepath.Join(dir, rundir.FileResults))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no %s: not a run directory", dir, probe.FileResults)
+		return nil, fmt.Errorf("%s: no %s: not a run directory", dir, rundir.FileResults)
 	}
 	if err != nil {
 		return nil, err
 	}
-	sumPath := filepath.Join(dir, probe.FileSummary)
+	sumPath := filepath.Join(dir, rundir.FileSummary)
 	data, err := os.ReadFile(sumPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, probe.FileSummary, dir, probe.FileResults)
+			return nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, rundir.FileSummary, dir, rundir.FileResults)
 		}
 		return nil, err
 	}
@@ -82,15 +82,15 @@ func Load(dir string) (*Run, error) {
 	if err := json.Unmarshal(data, r.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %s", sumPath, jsonerr.Text(data, err))
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, rundir.FileNarrative)); err == nil {
 		r.Narrative = string(data)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if r.Traces, err = readTraces(filepath.Join(dir, probe.FileTraces)); err != nil {
+	if r.Traces, err = readTraces(filepath.Join(dir, rundir.FileTraces)); err != nil {
 		return nil, err
 	}
-	cmpPath := filepath.Join(dir, probe.FileCompareJSON)
+	cmpPath := filepath.Join(dir, rundir.FileCompareJSON)
 	if data, err := os.ReadFile(cmpPath); err == nil {
 		r.Compare = new(compare.Comparison)
 		if err := json.Unmarshal(data, r.Compare); err != nil {

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -69,11 +69,11 @@ func TestPaperNarrativeAndFigure(t *testing.T) {
 	}
 	var rb bytes.Buffer
 	must(t, results.WriteCSV(&rb, trials))
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileResults), rb.Bytes(), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileResults), rb.Bytes(), 0o644))
 	data, _ := json.Marshal(sum)
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileSummary), data, 0o644))
 	n := Narrative(sum)
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(n), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileNarrative), []byte(n), 0o644))
 	for _, want := range []string{
 		"| model | GSM8K (3) | Symbolic | P1 | NoOp |",
 		"| m Q4_K_M | 66.7 | 44.4 ± 19.2 (N = 3) | 16.7 ± 28.9 (N = 2) | 22.2 ± 19.2 (N = 3) |",

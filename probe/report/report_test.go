@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode/utf16"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -58,11 +58,11 @@ func (s synth) write(t *testing.T, dir string) []results.Trial {
 					}
 					pieces := splitPieces(resp)
 					tr.Tokens = len(pieces)
-					trace := probe.Trace{ItemID: tr.ItemID, Prompt: "You are a careful solver.\nExample: 1+1=2\n" + q}
+					trace := rundir.Trace{ItemID: tr.ItemID, Prompt: "You are a careful solver.\nExample: 1+1=2\n" + q}
 					var sum float64
 					for j, p := range pieces {
 						h := 0.25*float64(j%7) + 0.1*float64(vi)
-						trace.Tokens = append(trace.Tokens, probe.TraceToken{ID: 1, Piece: p, EntropyBits: h, LogProb: -0.5})
+						trace.Tokens = append(trace.Tokens, rundir.TraceToken{ID: 1, Piece: p, EntropyBits: h, LogProb: -0.5})
 						sum += h
 					}
 					tr.EntropyMean = sum / float64(len(pieces))
@@ -81,18 +81,18 @@ func (s synth) write(t *testing.T, dir string) []results.Trial {
 	if err := results.WriteCSV(&rb, trials); err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileResults), rb.Bytes(), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileResults), rb.Bytes(), 0o644))
 	sum, err := summary.Summarize(trials, summary.DefaultParams(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(sum)
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), data, 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileSummary), data, 0o644))
 	if s.narrative {
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileNarrative), []byte(Narrative(sum)), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, rundir.FileNarrative), []byte(Narrative(sum)), 0o644))
 	}
 	if s.traces {
-		must(t, os.WriteFile(filepath.Join(dir, probe.FileTraces), tb.Bytes(), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, rundir.FileTraces), tb.Bytes(), 0o644))
 	}
 	return trials
 }
@@ -385,16 +385,16 @@ func TestLoadErrors(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 	defaultSynth().write(t, dir)
-	os.Remove(filepath.Join(dir, probe.FileSummary))
+	os.Remove(filepath.Join(dir, rundir.FileSummary))
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "fragility report") {
 		t.Errorf("no summary: %v", err)
 	}
 	defaultSynth().write(t, dir)
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileTraces), []byte("{\"item_id\":\"a\"}\n{not json\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileTraces), []byte("{\"item_id\":\"a\"}\n{not json\n"), 0o644))
 	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "traces.jsonl: record 2") {
 		t.Errorf("bad traces: %v", err)
 	}
-	must(t, os.WriteFile(filepath.Join(dir, probe.FileSummary), []byte("{"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, rundir.FileSummary), []byte("{"), 0o644))
 	if _, err := WriteHTML(dir, Options{}); err == nil || !strings.Contains(err.Error(), "summary.json") {
 		t.Errorf("bad summary: %v", err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // TestVerdictsFirst: narrative.md opens with every model's verdict, each
@@ -14,7 +14,7 @@ import (
 // over 300 characters), on the checked-in four-model run.
 func TestVerdictsFirst(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{probe.FileManifest, probe.FileResults} {
+	for _, f := range []string{rundir.FileManifest, rundir.FileResults} {
 		b, err := os.ReadFile(filepath.Join("testdata", "runs", "arith", f))
 		if err != nil {
 			t.Fatal(err)
@@ -27,7 +27,7 @@ func TestVerdictsFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := os.ReadFile(filepath.Join(dir, probe.FileNarrative))
+	md, err := os.ReadFile(filepath.Join(dir, rundir.FileNarrative))
 	if err != nil {
 		t.Fatal(err)
 	}

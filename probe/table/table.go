@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 )
 
@@ -149,15 +149,15 @@ func Load(dirs []string) (*Table, error) {
 }
 
 // readRun reads the manifest and summary of the run directory dir.
-func readRun(dir string) (*probe.Manifest, *summary.Summary, error) {
-	man, err := probe.ReadManifest(dir)
+func readRun(dir string) (*rundir.Manifest, *summary.Summary, error) {
+	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	path := filepath.Join(dir, probe.FileSummary)
+	path := filepath.Join(dir, rundir.FileSummary)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, probe.FileSummary, dir, probe.FileResults)
+		return nil, nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, rundir.FileSummary, dir, rundir.FileResults)
 	}
 	if err != nil {
 		return nil, nil, err

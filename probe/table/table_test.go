@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/rundir"
 )
 
 // runNames are the checked-in synthetic runs of probe/report.
@@ -110,7 +110,7 @@ func TestLoadThreeRuns(t *testing.T) {
 		if r.Dir != dir || r.Model != w.model || r.Quantization != w.quant || r.Condition != w.cond || r.Protocol != NoProtocol {
 			t.Errorf("row %d: %s %s %s %s %s, want %s %s %s %s none", i, r.Dir, r.Model, r.Quantization, r.Condition, r.Protocol, dir, w.model, w.quant, w.cond)
 		}
-		sum := jsonMap(t, filepath.Join(dir, probe.FileSummary))
+		sum := jsonMap(t, filepath.Join(dir, rundir.FileSummary))
 		m := field(sum, "models", modelOf[w.dir])
 		modelOf[w.dir]++
 		if field(m, "label") != w.model {
@@ -200,10 +200,10 @@ func TestLoadProtocolsAndMeasures(t *testing.T) {
 	dirs := copyRuns(t)
 	// The many run frozen under a protocol: manifest and summary say so.
 	hash := strings.Repeat("ab", 32)
-	for _, name := range []string{probe.FileManifest, probe.FileSummary} {
+	for _, name := range []string{rundir.FileManifest, rundir.FileSummary} {
 		path := filepath.Join(dirs[2], name)
 		m := jsonMap(t, path)
-		if name == probe.FileManifest {
+		if name == rundir.FileManifest {
 			m["config"].(map[string]any)["protocol_sha256"] = hash
 		} else {
 			m["protocol_sha256"] = hash
@@ -276,7 +276,7 @@ func TestLoadNotARun(t *testing.T) {
 	if _, err := Load([]string{dirs[0], empty}); err == nil || err.Error() != empty+": no manifest: not a run directory" {
 		t.Errorf("empty folder: %v", err)
 	}
-	os.Remove(filepath.Join(dirs[1], probe.FileSummary))
+	os.Remove(filepath.Join(dirs[1], rundir.FileSummary))
 	if _, err := Load(dirs); err == nil || !strings.HasPrefix(err.Error(), dirs[1]+": no summary.json (fragility report "+dirs[1]) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("no summary: %v", err)
 	}

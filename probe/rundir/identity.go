@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/fragility/fragility/models"
 	gguf "github.com/gpustack/gguf-parser-go"
 )
 
@@ -96,21 +95,4 @@ func IdentifyNamed(name string, id Identity) Identity {
 	n := IdentifyModel(name, id.GeneralName, id.FileType)
 	id.Name, id.BaseName, id.Family = n.Name, n.BaseName, n.Family
 	return id
-}
-
-// modelSource returns where model mi of c was found, or nil.
-func (c *Config) modelSource(mi int) *models.Source {
-	if mi < len(c.ModelSources) {
-		return c.ModelSources[mi]
-	}
-	return nil
-}
-
-// modelName is the name model mi of c is known by in results: the store's
-// name when it came from a store, else path.
-func (c *Config) modelName(mi int, path string) string {
-	if s := c.modelSource(mi); s != nil {
-		return s.Name
-	}
-	return path
 }

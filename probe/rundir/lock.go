@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ type DirLock struct {
 // there (removeStaleTemps). The lock is released by Unlock or by the end of
 // the process; on systems without flock(2) it is not enforced.
 func LockDir(dir string) (*DirLock, error) {
-	if err := outDirUsable(dir); err != nil {
+	if err := OutDirUsable(dir); err != nil {
 		return nil, err
 	}
 	path := filepath.Join(dir, FileLock)
@@ -71,11 +71,11 @@ func (l *DirLock) Unlock() {
 	l.f = nil
 }
 
-// outDirUsable refuses, with one line naming dir, an output path that is a
+// OutDirUsable refuses, with one line naming dir, an output path that is a
 // file (or under a file), and creates dir when it does not exist. A
 // symbolic link to a directory is followed: the run's files go where it
 // points.
-func outDirUsable(dir string) error {
+func OutDirUsable(dir string) error {
 	if dir == "" {
 		return errors.New("no output directory given (--out)")
 	}
@@ -100,9 +100,9 @@ func outDirUsable(dir string) error {
 	}
 }
 
-// hasRunContent reports whether dir exists and holds anything besides its
+// HasRunContent reports whether dir exists and holds anything besides its
 // lock file (FileLock).
-func hasRunContent(dir string) bool {
+func HasRunContent(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
@@ -117,7 +117,7 @@ func hasRunContent(dir string) bool {
 
 // removeStaleTemps removes what a process killed while writing in dir left
 // behind: the temporary files of WriteFileAtomic for the run files and of
-// checkWritable. The caller holds dir's lock, so none is another process's.
+// CheckWritable. The caller holds dir's lock, so none is another process's.
 func removeStaleTemps(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

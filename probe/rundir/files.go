@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"encoding/json"
@@ -100,10 +100,10 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// checkWritable creates dir if needed and proves it is writable by creating
+// CheckWritable creates dir if needed and proves it is writable by creating
 // and removing a file, so an unwritable or full directory is reported before
 // any model loads.
-func checkWritable(dir string) error {
+func CheckWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("output directory %s: %w", dir, err)
 	}
@@ -135,3 +135,13 @@ const (
 // probe/report's FileHTML).
 var RunFiles = []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet,
 	FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html"}
+
+// File names inside a run directory.
+const (
+	FileManifest  = "manifest.json"
+	FileResults   = "results.csv"
+	FileTraces    = "traces.jsonl"
+	FileSummary   = "summary.json"
+	FileNarrative = "narrative.md"
+	FileSet       = "set.jsonl"
+)

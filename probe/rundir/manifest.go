@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"encoding/json"
@@ -32,7 +32,7 @@ type Manifest struct {
 	Sampler         string            `json:"sampler"`
 	ExtractionRules string            `json:"extraction_rules"`
 	ErrorRules      string            `json:"error_rules,omitempty"`  // anatomy.Version; "" in runs recorded before the error anatomy
-	AnswerScore     string            `json:"answer_score,omitempty"` // AnswerScoreVersion; "" in runs recorded before the answer-scoring pass
+	AnswerScore     string            `json:"answer_score,omitempty"` // probe.AnswerScoreVersion; "" in runs recorded before the answer-scoring pass
 	Order           string            `json:"order"`
 	Batching        string            `json:"batching"`
 	KVType          string            `json:"kv_cache_type"`
@@ -40,7 +40,7 @@ type Manifest struct {
 	Excluded        int               `json:"excluded_draws"`
 	Flagged         int               `json:"flagged_noop_clauses"`
 	Skipped         []templates.Skip  `json:"skipped_templates,omitempty"` // templates left out of the set, with the reason
-	// PlanSHA256 identifies the full plan (see PlanSHA256): the same in a
+	// PlanSHA256 identifies the full plan (see probe.PlanSHA256): the same in a
 	// whole run, in each of its shards and in their merge.
 	PlanSHA256 string     `json:"plan_sha256,omitempty"`
 	Shard      *ShardInfo `json:"shard,omitempty"` // set in a shard run (--shard K/N)
@@ -92,7 +92,68 @@ type ModelEntry struct {
 	Source *models.Source `json:"source,omitempty"` // the store the model was named from (nil for a path)
 }
 
-func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
+// CalcInfo is the manifest's record of the calculator condition.
+type CalcInfo struct {
+	Protocol string `json:"protocol"`   // probe.CalcProtocolVersion
+	Calls    int    `json:"call_limit"` // calls per item that get a result
+	Note     string `json:"note"`       // the instruction note (probe.CalcNote)
+	Decimals int    `json:"decimals"`   // probe.CalcDecimals
+}
+
+// MergedShard is the merged manifest's record of one shard it was made of.
+type MergedShard struct {
+	Dir               string       `json:"dir"`   // the shard's run directory, as given to merge (absolute)
+	Shard             string       `json:"shard"` // "K/N"
+	Source            string       `json:"source,omitempty"`
+	Host              string       `json:"host,omitempty"`
+	FirstBatch        int          `json:"first_batch"`
+	Batches           int          `json:"batches"`
+	Items             int          `json:"items"`
+	Started           string       `json:"started"`
+	Finished          string       `json:"finished,omitempty"`
+	Resumes           int          `json:"resumes"`
+	GenerationSeconds float64      `json:"generation_seconds"`
+	WallSeconds       float64      `json:"wall_seconds"`
+	SystemInfo        string       `json:"llama_system_info"`
+	Backends          []string     `json:"backends"` // per model, "" when the shard did not load it
+	Devices           []llm.Device `json:"devices,omitempty"`
+}
+
+// Exemplar is one worked problem of the few-shot mode. The exemplars are our
+// own problems (not from GSM8K or GSM-Symbolic), so they cannot leak an
+// evaluation item.
+type Exemplar struct {
+	Question string `json:"question"`
+	Solution string `json:"solution"`
+}
+
+// ToolEntropyKernel is the key of Manifest.Tool that names the entropy
+// kernel of the run (llm.EntropyKernel when it was made).
+const ToolEntropyKernel = "entropy_kernel"
+
+// WithEntropyKernel returns a copy of the tool entry info with
+// ToolEntropyKernel set to this binary's kernel.
+func WithEntropyKernel(info map[string]string) map[string]string {
+	out := map[string]string{ToolEntropyKernel: llm.EntropyKernel}
+	for k, v := range info {
+		out[k] = v
+	}
+	return out
+}
+
+// RecordedEntropyKernel returns the entropy kernel a run was made with: its
+// manifest's Tool entry, and llm.EntropyKernelV1 for a run recorded before
+// kernels were named.
+func RecordedEntropyKernel(man *Manifest) string {
+	if k := man.Tool[ToolEntropyKernel]; k != "" {
+		return k
+	}
+	return llm.EntropyKernelV1
+}
+
+// NoteRendering records in the manifest how model mi rendered its chat
+// (PromptInfo.Rendering): r's template, and the reason when it fell back.
+func (m *Manifest) NoteRendering(mi int, r llm.Rendered) {
 	if m.Prompt.Rendering == nil {
 		m.Prompt.Rendering = map[string]string{}
 	}
@@ -103,9 +164,9 @@ func (m *Manifest) noteRendering(mi int, r llm.Rendered) {
 	m.Prompt.Rendering[fmt.Sprint(mi)] = v
 }
 
-// fileIdentity hashes a model file and identifies it from its GGUF metadata
+// FileIdentity hashes a model file and identifies it from its GGUF metadata
 // and, when it was named from a store (src not nil), from that name.
-func fileIdentity(path string, src *models.Source) (ModelEntry, error) {
+func FileIdentity(path string, src *models.Source) (ModelEntry, error) {
 	sum, err := models.SHA256FileOnce(path)
 	if err != nil {
 		return ModelEntry{}, err
@@ -135,14 +196,14 @@ func CheckRunDir(dir string) error {
 		return nil
 	}
 	hint := "give the folder that holds " + FileManifest
-	if parent := filepath.Dir(dir); isFile(filepath.Join(parent, FileManifest)) {
+	if parent := filepath.Dir(dir); IsFile(filepath.Join(parent, FileManifest)) {
 		hint += ": " + parent
 	}
 	return fmt.Errorf("%s: not a run directory (%s)", dir, hint)
 }
 
-// isFile reports whether path is a file (not a folder) that can be stat'ed.
-func isFile(path string) bool {
+// IsFile reports whether path is a file (not a folder) that can be stat'ed.
+func IsFile(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
 }
