@@ -67,6 +67,9 @@ func TestAnswerProbSection(t *testing.T) {
 		if !regexp.MustCompile(line).MatchString(nar) {
 			t.Errorf("first %v: no line under the verdict:\n%s", withFirst, nar)
 		}
+		for _, x := range longSentences(nar, maxSentenceChars) {
+			t.Errorf("first %v: a sentence over %d characters outside Methods: %s", withFirst, maxSentenceChars, x)
+		}
 		if got := strings.Contains(nar, "### The answer first"); got != withFirst {
 			t.Errorf("first %v: answer-first section %v", withFirst, got)
 		}
@@ -76,12 +79,12 @@ func TestAnswerProbSection(t *testing.T) {
 		if sh.Shift.Clusters >= 20 {
 			t.Fatalf("the synthetic run has %d templates: the test needs fewer than 20", sh.Shift.Clusters)
 		}
-		for _, want := range []string{"[no interval: fewer than 20 templates]", "no interval is given from fewer than 20 templates"} {
+		for _, want := range []string{"[no interval: fewer than 20 templates]", "No interval is given from fewer than 20 templates"} {
 			if !strings.Contains(nar, want) {
 				t.Errorf("first %v: narrative lacks %q", withFirst, want)
 			}
 		}
-		if strings.Contains(nar, "the interval includes 0: no shift") {
+		if strings.Contains(nar, "The interval includes 0: no shift") {
 			t.Errorf("first %v: the narrative reads an interval it does not have", withFirst)
 		}
 		path, err := WriteHTML(dir, Options{})
@@ -128,9 +131,9 @@ func TestAnswerProbReading(t *testing.T) {
 		m    *summary.ModelSummary
 		want string
 	}{
-		{mk(-4.02, -0.04, 0.099, false), "the interval excludes 0, but the adjusted test does not reach α"},
-		{mk(-4.02, 0.5, 0.3, false), "the interval includes 0"},
-		{mk(-4.02, -1, 0.01, true), "the variant lowered the right answer's log-probability after the model's reasoning"},
+		{mk(-4.02, -0.04, 0.099, false), "The interval excludes 0, but the adjusted test does not reach α"},
+		{mk(-4.02, 0.5, 0.3, false), "The interval includes 0"},
+		{mk(-4.02, -1, 0.01, true), "The variant lowered the right answer's log-probability after the model's reasoning"},
 	} {
 		if got := answerProbSentence(c.m, "95%"); !strings.Contains(got, c.want) {
 			t.Errorf("%q lacks %q", got, c.want)

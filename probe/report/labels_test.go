@@ -82,8 +82,9 @@ func TestGroupDropTableLabelled(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| reference right → variant wrong | reference wrong → variant right | paired drop, pp [95% CI] |",
-		"follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from 8 templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell; p is the sign-flip test of the group's drop on the same sign vectors, so that from 8 templates the interval leaves 0 out exactly when p ≤ α.",
-		"with the interval the verdict reads (from 8 templates the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher; below 8, MOVER-Wilson",
+		"follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from 8 templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell. Its p is the sign-flip test of the group's drop on the same sign vectors, so that from 8 templates the interval leaves 0 out exactly when p ≤ α.",
+		"with the interval the verdict reads (its rule is under **Accuracy and drops** above)",
+		"with its own interval. From 8 templates that interval is the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher. Below 8 it is MOVER-Wilson",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("narrative lacks %q", want)
@@ -105,7 +106,7 @@ func TestAccuracyDropNamed(t *testing.T) {
 	sec := sectionOf(Narrative(s), "### Accuracy and drops", "#")
 	for _, want := range []string{
 		"| accuracy drop (all prompts, not the verdict's), pp [95% CI] |",
-		"the verdict reads the **paired drop** (matched pairs only, every template weighted equally) with its own interval (from 20 templates the inverted sign-flip test",
+		"the verdict reads the **paired drop** (matched pairs only, every template weighted equally), in the verdict and under **Robustness** below, with its own interval. From 20 templates that interval is the inverted sign-flip test",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("accuracy section lacks %q:\n%s", want, sec)

@@ -12,7 +12,7 @@ import (
 // narrativeIntro is the fixed paragraph on what the probe tests. It is the
 // only text of the narrative with numbers that are not from the Summary (the
 // citation).
-const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229): each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), reworded phrasing (paraphrase), an irrelevant clause that does not change the answer (noop), or a clause that looks relevant but was reviewed not to change it (noop-seeming), and compared with its reference: the base instance, or, for a variant drawn on a re-drawn problem (noop, noop-seeming and paraphrase with the default --reference drawn), that same drawn problem without the change (symbolic), so that a pair differs in one factor only. A placebo asks that drawn problem again word for word under another wording of the instruction: the answers it changes are what other tokens alone do, and answer stability is read against it. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
+const narrativeIntro = `This probe asks each model the same grade-school word problems in controlled surface variants and measures what changes. It follows the GSM-Symbolic method (Mirzadeh et al., 2024, "GSM-Symbolic: Understanding the Limitations of Mathematical Reasoning in Large Language Models", arXiv:2410.05229). Each template is instantiated with fresh names (names), fresh numbers with every answer recomputed (numbers), both (symbolic), or reworded phrasing (paraphrase). It can also get an irrelevant clause that does not change the answer (noop), or a clause that looks relevant but was reviewed not to change it (noop-seeming). Each is compared with its reference: the base instance, or, for a variant drawn on a re-drawn problem (noop, noop-seeming and paraphrase with the default --reference drawn), that same drawn problem without the change (symbolic), so that a pair differs in one factor only. A placebo asks that drawn problem again word for word under another wording of the instruction: the answers it changes are what other tokens alone do, and answer stability is read against it. The question is whether accuracy holds when only the surface of a problem changes: GSM-Symbolic reports that it often does not, above all when names or numbers change or an irrelevant clause is added. What the probe reports is what was observed on these problems; an absent drop does not show how a model arrives at its answers. Alongside exactness the probe reports how uncertain the model is while it answers (token entropy) and how an embedding classifier reads the prompt (DDC margin).`
 
 // Narrative renders the summary as Markdown for a reader: what the probe
 // tests; the run's denominators, unit of analysis, number of templates and
@@ -67,8 +67,8 @@ func Narrative(s *summary.Summary) string {
 		copies, clusterSentence(s), strings.Join(s.Variants, ", "))
 	fmt.Fprintf(&b, "- Drops are the reference's accuracy minus the variant's in percentage points (pp; positive = worse than the reference: base, or the variant a row names after \"vs\", such as the drawn symbolic problem); the relative drop is that drop as a percentage of the reference's accuracy. Verdicts rest on the paired drop (the same templates and instances in both variants). Intervals are %s; how each is computed, the tests, multiplicity and power: **Methods**, at the end.\n", conf)
 	if s.FewTemplates && s.Clusters > 0 {
-		fmt.Fprintf(&b, "\n**Few %s: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s, so accuracies and shifts are reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom (lower limit at most the inverted sign-flip test's). Neither is exact with few %s: %s. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many %s a drop of D pp needs.\n",
-			clusterNoun(s)+"s", s.Clusters, p.FewTemplates, conf, clusterNoun(s)+"s", p.PairedDropCoverage, minPSentence(s), clusterNoun(s)+"s")
+		fmt.Fprintf(&b, "\n**Few %s: G = %d, below %d.** With this few clusters the percentile cluster bootstrap covers the true value less often than its nominal %s. Accuracies and shifts are therefore reported with cluster-t intervals on G − 1 degrees of freedom, and paired drops (what the verdicts rest on) with MOVER-Wilson intervals, which also use t on G − 1 degrees of freedom (lower limit at most the inverted sign-flip test's). Neither is exact with few %s: their coverage, measured by simulation, is under **Methods**. %s Read the verdicts with this in mind: `fragility plan --drop D` says how many %s a drop of D pp needs.\n",
+			clusterNoun(s)+"s", s.Clusters, p.FewTemplates, conf, clusterNoun(s)+"s", minPSentence(s), clusterNoun(s)+"s")
 	}
 
 	if len(s.Models) == 0 {
@@ -92,28 +92,45 @@ func Narrative(s *summary.Summary) string {
 		writeComparison(&b, s, conf)
 	}
 	writeThresholds(&b, p, conf)
-	writeMethods(&b, p, conf)
+	writeMethods(&b, p, conf, s.FewTemplates && s.Clusters > 0)
 	return b.String()
 }
 
 // writeMethods writes the closing Methods section: how the intervals, the
 // standard errors, the tests, multiplicity, power and answer extraction
 // are done (summary.Params' statements), after the results a reader reads
-// first.
-func writeMethods(b *strings.Builder, p summary.Params, conf string) {
+// first; with coverage true (the few-template notice points here), the
+// simulated coverage and power, a line per statistic
+// (summary.Params.PairedDropCoverage).
+func writeMethods(b *strings.Builder, p summary.Params, conf string, coverage bool) {
 	b.WriteString("\n## Methods\n\n")
 	fmt.Fprintf(b, "- Intervals: %s. Reported: %s. Standard errors: %s. Also computed for every statistic (in summary.json): the %s with B = %d resamples and seed %d; accuracies also get the %s.\n",
 		conf, p.ReportedInterval, p.ClusterRobust, p.Bootstrap, p.BootstrapResamples, p.Seed, p.AccuracyInterval)
 	fmt.Fprintf(b, "- Tests at α = %s: %s. Multiplicity: %s.\n", alphaText(p.Alpha), p.PermutationTest, p.Multiplicity)
 	fmt.Fprintf(b, "- Power: the minimum detectable drop at %s power is %s.\n", fnum(100*p.Power, 0)+"%", p.MDE)
+	if coverage && p.PairedDropCoverage != "" {
+		b.WriteString("- Coverage and power, measured by simulation (summary.json: params.paired_drop_coverage), a line per statistic:\n")
+		for _, x := range splitSentences(p.PairedDropCoverage) {
+			b.WriteString("  - " + x + "\n")
+		}
+	}
 	fmt.Fprintf(b, "- Answer extraction rules: %s.\n", p.ExtractionRules)
 }
 
-// pairedRule states, in brief, the rule by which every paired drop's
-// interval is built (stats.PairedDropInterval, as summary.Params.
-// ReportedInterval states it in full).
+// splitSentences splits text at the ends of its sentences (". ").
+func splitSentences(text string) []string {
+	parts := strings.SplitAfter(strings.TrimSpace(text), ". ")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+// pairedRule states, in brief and in two sentences, the rule by which
+// every paired drop's interval is built (stats.PairedDropInterval, as
+// summary.Params.ReportedInterval states it in full).
 func pairedRule(p summary.Params) string {
-	return fmt.Sprintf("from %d templates the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher; below %d, MOVER-Wilson, its lower limit lowered to the sign-flip inversion's where lower; the difference of Wilson intervals with a single template", p.FewTemplates, p.FewTemplates)
+	return fmt.Sprintf("From %d templates that interval is the inverted sign-flip test on the template means, randomized at ties (a limit in round brackets is itself excluded), its upper limit raised to the skew-corrected t's where higher. Below %d it is MOVER-Wilson, its lower limit lowered to the sign-flip inversion's where lower; with a single template, the difference of Wilson intervals.", p.FewTemplates, p.FewTemplates)
 }
 
 // clusterNoun is what a cluster of the run is: an item of the document
@@ -210,7 +227,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 		if r := m.Variant(pr.Reference); r != nil {
 			refName, ref = "Its reference "+r.Variant+" (the same drawn problems without the change)", r
 		}
-		fmt.Fprintf(b, "**Verdict: %s** (the drop on %s, %s). %s accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s); sign-flip p = %s%s. %s",
+		fmt.Fprintf(b, "**Verdict: %s** (the drop on %s, %s). %s accuracy %s, %s %s. On %s, %s: a paired drop of %s pp, %s CI %s (%s). Its sign-flip p = %s%s. %s",
 			verdictHead(m), v.Variant, from, refName, accText(ref), v.Variant, accText(v),
 			v.Variant, flipText(pr), fopt(pr.PairedDropPP, 1), conf, ivOpt(pr.PairedDropPP, 1), ciSource(pr.PairedDropPP), pText(pr.Test.P), adjText(pr.Test),
 			verdictReason(pr, v.Verdict, p))
@@ -227,7 +244,7 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 
 // writeAccuracy writes a model's table of accuracy and drops by variant.
 func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error. The accuracy drop is the reference's accuracy minus the variant's over all the distinct prompts of each, matched or not, every prompt weighted equally, with an interval by the same rule (cluster-t or bootstrap), as is the relative drop. It is not the drop the verdict reads: the verdict reads the **paired drop** (matched pairs only, every template weighted equally) with its own interval (%s), in the verdict and under **Robustness** below. The two can agree in value and still differ in interval: they are built differently.\n\n", conf, p.FewTemplates, p.FewTemplates, pairedRule(p))
+	fmt.Fprintf(b, "### Accuracy and drops\n\nAccuracy over distinct prompts (k/n). The %s CI is the reported interval (cluster-t below %d templates, bootstrap from %d; a fallback is named in its cell); Wilson treats the prompts as independent. SE is the CR1 cluster-robust standard error. The accuracy drop is the reference's accuracy minus the variant's over all the distinct prompts of each, matched or not, every prompt weighted equally, with an interval by the same rule (cluster-t or bootstrap), as is the relative drop. It is not the drop the verdict reads: the verdict reads the **paired drop** (matched pairs only, every template weighted equally), in the verdict and under **Robustness** below, with its own interval. %s The two can agree in value and still differ in interval: they are built differently.\n\n", conf, p.FewTemplates, p.FewTemplates, pairedRule(p))
 	fmt.Fprintf(b, "| variant | accuracy (k/n) | %s CI | Wilson | SE, pp | accuracy drop (all prompts, not the verdict's), pp [%s CI] | relative drop, %% of reference [%s CI] | copies | skipped |\n|---|---|---|---|---|---|---|---|---|\n", conf, conf, conf)
 	for i := range m.Variants {
 		v := &m.Variants[i]
@@ -248,7 +265,7 @@ func writeAccuracy(b *strings.Builder, m *summary.ModelSummary, p summary.Params
 // writeFlips writes a model's table of paired flips against the reference by
 // variant, then which pairs were left out.
 func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Robustness: paired flips against the reference\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share reference right → variant wrong minus the reverse, each template weighted equally, with the interval the verdict reads (%s); its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, pairedRule(p), fnum(100*p.Power, 0)+"%")
+	fmt.Fprintf(b, "\n### Robustness: paired flips against the reference\n\nA pair is the same template and instance in base (or in the reference named after \"vs\": the drawn problem the variant changes in one factor) and the variant, both scored; identical pairs count once (copies in brackets). Shares are of the distinct pairs with %s intervals. The paired drop is the share reference right → variant wrong minus the reverse, each template weighted equally, with the interval the verdict reads (its rule is under **Accuracy and drops** above); its test is the sign-flip test over templates (p, then adjusted). MDE: the minimum detectable paired drop at %s power.\n\n", conf, fnum(100*p.Power, 0)+"%")
 	b.WriteString("| variant | pairs | both right | reference right → variant wrong | reference wrong → variant right | both wrong | paired drop, pp [" + conf + " CI] | p (adjusted) | MDE, pp | verdict |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for i := range m.Variants {
 		v := &m.Variants[i]
@@ -285,7 +302,7 @@ func writeFlips(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 // writeShifts writes a model's table of entropy and DDC-margin shifts
 // against the reference by variant, then the meaningful ones in words.
 func writeShifts(b *strings.Builder, m *summary.ModelSummary, p summary.Params, conf string) {
-	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against the reference\n\nMean over distinct pairs of (variant − reference): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units; with the %s cluster-t interval (at every number of templates: the percentile bootstrap under-covers these skewed shifts), the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
+	fmt.Fprintf(b, "\n### Uncertainty and reading: shifts against the reference\n\nMean over distinct pairs of (variant − reference): entropy in bits per token over the answer tokens and over all generated tokens; DDC margin in cosine units. Each comes with the %s cluster-t interval (at every number of templates: the percentile bootstrap under-covers these skewed shifts), the sign-flip p (then Holm-adjusted across the three measures and the variants) and the number of pairs. Marked **meaningful** when the whole interval lies beyond the measure's margin (below) and the adjusted test reaches α.\n\n", conf)
 	b.WriteString("| variant | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|\n")
 	var flagged []string
 	for i := range m.Variants {
@@ -378,7 +395,7 @@ func writeDifficulty(b *strings.Builder, m *summary.ModelSummary, p summary.Para
 			}
 		}
 		if len(rows) > 0 {
-			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs against each variant's reference). The paired drop's interval follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from %d templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell; p is the sign-flip test of the group's drop on the same sign vectors, so that from %d templates the interval leaves 0 out exactly when p ≤ α. These intervals and p-values are not adjusted for the number of groups.\n\n| %s | variant | pairs | reference right → variant wrong | reference wrong → variant right | paired drop, pp [%s CI] | sign-flip p (unadjusted) |\n|---|---|---|---|---|---|---|\n%s\n", axis, p.FewTemplates, p.FewTemplates, axis, conf, strings.Join(rows, "\n"))
+			fmt.Fprintf(b, "\nRobustness within each %s group (distinct pairs against each variant's reference). The paired drop's interval follows the rule of the variant's paired drop (under **Robustness** above) on the group's templates, so from %d templates the inverted sign-flip test and below MOVER-Wilson; the method is named in each cell. Its p is the sign-flip test of the group's drop on the same sign vectors, so that from %d templates the interval leaves 0 out exactly when p ≤ α. These intervals and p-values are not adjusted for the number of groups.\n\n| %s | variant | pairs | reference right → variant wrong | reference wrong → variant right | paired drop, pp [%s CI] | sign-flip p (unadjusted) |\n|---|---|---|---|---|---|---|\n%s\n", axis, p.FewTemplates, p.FewTemplates, axis, conf, strings.Join(rows, "\n"))
 		}
 	}
 	writeLevels(b, m)
@@ -528,7 +545,7 @@ func writeThresholds(b *strings.Builder, p summary.Params, conf string) {
 	fmt.Fprintf(b, "- A shift is meaningful when its whole interval lies beyond ±margin and its test, Holm-adjusted across the three measures and the variants, reaches α. The margin is %s between-template standard deviations of the measure on the reference side (a small standardized effect, Cohen 1988), at least %s bits for an entropy and %s for the DDC margin; the same margin applies within pairs both right and both wrong.\n",
 		fnum(p.ShiftMarginSD, 1), fnum(p.EntropyShiftBits, 3), fnum(p.DDCMarginShift, 3))
 	writeStabilityRule(b, p)
-	fmt.Fprintf(b, "- A paired drop's interval is, from %d templates, the inverted sign-flip test on the template means, randomized at ties so that its level is exactly α (a limit in round brackets is itself excluded: the test rejects it but not the drops beside it), so that it excludes 0 exactly when that test rejects, with its upper limit raised to the skew-corrected t interval's where that is higher (a drop carried by a few templates skews the template means); below %d templates, and when every template mean is equal, it is MOVER-Wilson: asymmetric near 0%% and 100%% accuracy and never [0, 0], even when every pair agrees; its lower limit is lowered to the inverted sign-flip test's where that is lower, which changes no verdict. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain: an accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n", p.FewTemplates, p.FewTemplates)
+	fmt.Fprintf(b, "- A paired drop's interval is, from %d templates, the inverted sign-flip test on the template means, randomized at ties so that its level is exactly α. A limit in round brackets is itself excluded: the test rejects it but not the drops beside it. The interval excludes 0 exactly when that test rejects; its upper limit is raised to the skew-corrected t interval's where that is higher (a drop carried by a few templates skews the template means). Below %d templates, and when every template mean is equal, it is MOVER-Wilson: asymmetric near 0%% and 100%% accuracy and never [0, 0], even when every pair agrees. Its lower limit is lowered to the inverted sign-flip test's where that is lower, which changes no verdict. When every template gives the same value the other clustered intervals are degenerate and are not printed as certain. An accuracy then gets its Wilson interval, a difference between models the Wilson bounds of its two discordant shares (units treated as independent), and an interval that cannot be computed is shown as such.\n", p.FewTemplates, p.FewTemplates)
 }
 
 // verdictReason says which rule of stats.ClassifyDrop gave the verdict, with
@@ -594,7 +611,7 @@ func powerSentence(pw *summary.Power) string {
 		size, fnum(*pw.MDEPP, 1), alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src)
 	if *pw.MDEPP > 100 {
 		// A number above 100 pp read as a drop; it is only the formula's.
-		out = fmt.Sprintf("%s no drop, not even one of 100 pp, is large enough for the test at α = %s to detect it with %s power (from %s; the minimum detectable drop's formula gives %s pp, above what a drop can be).",
+		out = fmt.Sprintf("%s no drop, not even one of 100 pp, is large enough for the test at α = %s to detect it with %s power (from %s). The minimum detectable drop's formula gives %s pp, above what a drop can be.",
 			size, alphaText(pw.Alpha), fnum(100*pw.Power, 0)+"%", src, fnum(*pw.MDEPP, 0))
 	}
 	if !pw.Attainable {

@@ -95,7 +95,7 @@ func writeLevels(b *strings.Builder, m *summary.ModelSummary) {
 	if len(m.Levels) == 0 {
 		return
 	}
-	b.WriteString("\n### Difficulty: paired by original problem\n\nGSM-Symbolic's harder levels add clauses to the problem of a template (p1 one, p2 two): they are other problems, so this is the difficulty axis, not robustness. Each row compares two levels over the original GSM8K problems (id_orig) that have templates at both, with each original's accuracy the share of its scored trials right; the drop is the mean over originals of (easier − harder), clustered by original problem, with its cluster-t interval and the sign-flip test over originals (p, then Holm-adjusted over the level pairs).\n\n| levels | variant | originals | accuracy, easier | accuracy, harder | drop, pp [CI] | p (adjusted) |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n### Difficulty: paired by original problem\n\nGSM-Symbolic's harder levels add clauses to the problem of a template (p1 one, p2 two): they are other problems, so this is the difficulty axis, not robustness. Each row compares two levels over the original GSM8K problems (id_orig) that have templates at both, with each original's accuracy the share of its scored trials right. The drop is the mean over originals of (easier − harder), clustered by original problem, with its cluster-t interval and the sign-flip test over originals (p, then Holm-adjusted over the level pairs).\n\n| levels | variant | originals | accuracy, easier | accuracy, harder | drop, pp [CI] | p (adjusted) |\n|---|---|---|---|---|---|---|\n")
 	for _, d := range m.Levels {
 		fmt.Fprintf(b, "| %s → %s | %s | %d | %s%% | %s%% | %s %s | %s |\n", d.From, d.To, d.Variant, d.Originals,
 			fnum(d.FromPct, 1), fnum(d.ToPct, 1), fopt(d.DropPP, 1), estCI(d.DropPP, 1), testText(d.Test))
@@ -136,7 +136,7 @@ func writeErrors(b *strings.Builder, m *summary.ModelSummary) {
 	for _, k := range kinds {
 		head = append(head, cmpOr(errorKindNames[k], k))
 	}
-	fmt.Fprintf(b, "\n### Error anatomy\n\nWhat went wrong in the wrong answers (trials), by the first rule that fires (%s): the budget ended the answer before a final answer; no number given; an operation whose result is stated wrongly and carried into the answer (checked exactly); the answer the irrelevant clause's quantity would give; the original problem's answer to a re-drawn one; anything else. Shares are of the variant's wrong trials; summary.json has their intervals.\n\n| variant | wrong | %s |\n|---|---|%s\n",
+	fmt.Fprintf(b, "\n### Error anatomy\n\nWhat went wrong in the wrong answers (trials), by the first rule that fires (%s). In order: the budget ended the answer before a final answer; no number given; an operation whose result is stated wrongly and carried into the answer (checked exactly); the answer the irrelevant clause's quantity would give; the original problem's answer to a re-drawn one; anything else. Shares are of the variant's wrong trials; summary.json has their intervals.\n\n| variant | wrong | %s |\n|---|---|%s\n",
 		rules, strings.Join(head, " | "), strings.Repeat("---|", len(head)))
 	b.WriteString(strings.Join(rows, "\n") + "\n")
 }

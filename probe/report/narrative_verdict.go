@@ -26,19 +26,20 @@ func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf st
 	if s.Verdict == summary.StabilityNotAssessed {
 		return fmt.Sprintf(" Answer stability is not assessed: %s.", s.Reason)
 	}
-	ev := excessEvidence(s, conf)
+	ev, finished := excessEvidence(s, conf)
 	margin := fnum(s.MarginPct, 1) + " pp"
 	var out string
 	switch {
 	case s.Verdict == summary.StabilityUnstable:
-		out = fmt.Sprintf(" **Answers unstable:** %s; the interval lies above 0 and the test reaches α.", ev)
+		out = fmt.Sprintf(" **Answers unstable:** %s. The interval lies above 0 and the test reaches α.", ev)
 	case s.Verdict == summary.StabilityStable:
-		out = fmt.Sprintf(" **Answers stable:** every variant's excess interval lies below %s; the largest, %s.", margin, ev)
+		out = fmt.Sprintf(" **Answers stable:** every variant's excess interval lies below %s. The largest: %s.", margin, ev)
 	case s.BudgetConfounded:
-		out = fmt.Sprintf(" Answer stability is inconclusive: %s; the budget cut the variant's answers more often than the placebo's by more than %s pp, so the budget, not the change, may carry the excess (raise --max-tokens).", ev, fnum(p.NegligibleDropPP, 1))
+		out = fmt.Sprintf(" Answer stability is inconclusive: %s. The budget cut the variant's answers more often than the placebo's by more than %s pp, so the budget, not the change, may carry the excess (raise --max-tokens).", ev, fnum(p.NegligibleDropPP, 1))
 	default:
-		out = fmt.Sprintf(" Answer stability is inconclusive: %s; the interval neither lies above 0 with the test at α nor below %s.", ev, margin)
+		out = fmt.Sprintf(" Answer stability is inconclusive: %s. The interval neither lies above 0 with the test at α nor below %s.", ev, margin)
 	}
+	out += finished
 	if len(s.NotAssessed) > 0 {
 		out += fmt.Sprintf(" Not assessed against the placebo (another reference, or no solved instance): %s.", strings.Join(s.NotAssessed, ", "))
 	}
@@ -57,8 +58,11 @@ func stabilityVerdictSentence(m *summary.ModelSummary, p summary.Params, conf st
 
 // excessEvidence is what a stability verdict rests on, in words: the loss
 // of solved problems on its variant and on the placebo, and the excess
-// with its interval, adjusted p and what the budget did to both sides.
-func excessEvidence(s *summary.StabilityVerdict, conf string) string {
+// with its interval, adjusted p and what the budget did to both sides
+// (ev: a clause, then a sentence without its final period); finished is
+// the sentence on the excess over the pairs finished on both sides, with
+// a leading space, or "".
+func excessEvidence(s *summary.StabilityVerdict, conf string) (ev, finished string) {
 	x := s.Excess
 	loss := func(pct *float64, pairs int) string {
 		if pct == nil {
@@ -68,17 +72,17 @@ func excessEvidence(s *summary.StabilityVerdict, conf string) string {
 	}
 	out := fmt.Sprintf("of the problems the reference solved, %s lost %s and the placebo %s", s.Variant, loss(s.LossPct, s.LossPairs), loss(s.PlaceboLossPct, s.PlaceboLossPairs))
 	if x == nil || x.ExcessPP == nil {
-		return out
+		return out, ""
 	}
-	out += fmt.Sprintf("; on the %d solved instances both were asked, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
+	out += fmt.Sprintf(". On the %d solved instances both were asked, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
 	if x.Test != nil {
 		out += fmt.Sprintf(", p = %s adjusted across %d variants", pText(x.Test.PAdjusted), x.Test.Family)
 	}
 	out += fmt.Sprintf("; no answer on %s and %s of them, cut by the budget on %s and %s)", countNum(x.VariantNoAnswer), countNum(x.PlaceboNoAnswer), countNum(x.VariantCut), countNum(x.PlaceboCut))
 	if d := x.FinishedExcessPP; d != nil {
-		out += fmt.Sprintf("; on the %d finished on both sides, %s pp %s", x.FinishedPairs, fnum(d.Value, 1), ivText(d.CI, 1))
+		finished = fmt.Sprintf(" On the %d finished on both sides the excess is %s pp %s.", x.FinishedPairs, fnum(d.Value, 1), ivText(d.CI, 1))
 	}
-	return out
+	return out, finished
 }
 
 // ivMethod names an interval's method, or "n/a".
@@ -140,7 +144,7 @@ func writeShiftStrata(b *strings.Builder, m *summary.ModelSummary, p summary.Par
 			}
 		}
 		if len(ms) > 0 {
-			margins = append(margins, v.Variant+": "+strings.Join(ms, ", "))
+			margins = appendMargins(margins, v.Variant, strings.Join(ms, ", "))
 		}
 		for _, st := range []struct {
 			name string
@@ -162,13 +166,26 @@ func writeShiftStrata(b *strings.Builder, m *summary.ModelSummary, p summary.Par
 		}
 	}
 	if len(margins) > 0 {
-		fmt.Fprintf(b, "\nMargins (the larger of the floor and %s between-template SDs of the measure on the reference side): %s.\n", fnum(p.ShiftMarginSD, 1), strings.Join(margins, "; "))
+		fmt.Fprintf(b, "\nMargins (the larger of the floor and %s between-template SDs of the measure on the reference side):\n\n- %s\n", fnum(p.ShiftMarginSD, 1), strings.Join(margins, "\n- "))
 	}
 	if len(rows) == 0 {
 		return
 	}
 	fmt.Fprintf(b, "\nWithin pairs whose answers are both right and within pairs both wrong the accuracy does not move, so these shifts are not the drop measured again (wrong answers run at higher entropy). %s cluster-t intervals; p Holm-adjusted across both kinds, the three measures and the variants.\n\n| variant | kind of pair | answer-token entropy, bits | all-token entropy, bits | DDC margin |\n|---|---|---|---|---|\n", conf)
 	b.WriteString(strings.Join(rows, "\n") + "\n")
+}
+
+// appendMargins adds variant's margins (text) to the list of margin lines
+// ("variant, variant: text"), on the line of the variants before it when
+// their margins read the same (variants with one reference share them).
+func appendMargins(lines []string, variant, text string) []string {
+	for i, l := range lines {
+		if names, t, _ := strings.Cut(l, ": "); t == text {
+			lines[i] = names + ", " + variant + ": " + text
+			return lines
+		}
+	}
+	return append(lines, variant+": "+text)
 }
 
 // stratumText is a within-stratum shift's table cell.
