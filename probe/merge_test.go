@@ -439,3 +439,47 @@ func TestCtxTrainWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeChecksShardRows runs a plan as 2 shards on a tiny model, edits
+// the correct column of one row of the second shard's results.csv, and
+// checks that merge refuses it naming that shard's file and row (as verify
+// does), not the merge's temporary directory; the unedited shards merge.
+func TestMergeChecksShardRows(t *testing.T) {
+	paths := tinyModels(t, 1)
+	tdir := shardTemplates(t)
+	root := t.TempDir()
+	var dirs []string
+	for k := 1; k <= 2; k++ {
+		cfg := shardConfig(tdir, paths, filepath.Join(root, fmt.Sprint("shard", k)))
+		cfg.Shard = &rundir.Shard{Index: k, Count: 2}
+		runOrFail(t, cfg)
+		dirs = append(dirs, cfg.OutDir)
+	}
+	if _, err := Merge(filepath.Join(root, "merged"), dirs, MergeOptions{}); err != nil {
+		t.Fatalf("merge of the unedited shards: %v", err)
+	}
+	recs := csvRows(t, dirs[1])
+	col, stop := slices.Index(recs[0], "correct"), slices.Index(recs[0], "stop_reason")
+	row := slices.IndexFunc(recs[1:], func(r []string) bool { return r[stop] != "skipped" })
+	if row < 0 {
+		t.Fatal("every item of the second shard was skipped")
+	}
+	if recs[row+1][col] == "true" {
+		recs[row+1][col] = "false"
+	} else {
+		recs[row+1][col] = "true"
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.WriteAll(recs)
+	path := filepath.Join(dirs[1], rundir.FileResults)
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	_, err := Merge(filepath.Join(root, "merged2"), dirs, MergeOptions{})
+	want := fmt.Sprintf("%s: line %d (item %s): correct is", path, rundir.RowLine(path, row), recs[row+1][slices.Index(recs[0], "item_id")])
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("merge of an edited shard: %v, want %q", err, want)
+	}
+	if _, serr := os.Stat(filepath.Join(root, "merged2", rundir.FileResults)); serr == nil {
+		t.Error("the refused merge wrote results.csv")
+	}
+}

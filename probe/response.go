@@ -4,30 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 )
-
-// A row's response is the generation's text (fillFromGeneration:
-// llm.Generation.Text): the pieces of its tokens in order, the calculator's
-// injected ones included, an end-of-generation token contributing nothing,
-// cut before the stop string that ended it (stop reason llm.StopString),
-// and nothing else (no trim). Two writers change its bytes on the way to
-// the files, and the checks below undo exactly those:
-//   - traces.jsonl is JSON (encoding/json), which writes each byte of a
-//     piece that is not valid UTF-8 (a character split across tokens) as
-//     U+FFFD; such a piece matches one byte >= 0x80 of the response, or a
-//     U+FFFD the response really has;
-//   - results.csv is read by encoding/csv, which turns the "\r\n" of a
-//     quoted field into "\n" (csvText).
-
-// csvText is s as results.csv gives it back: encoding/csv reads "\r\n"
-// inside a quoted field as "\n".
-func csvText(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // responseStops returns the stop strings that may have cut a response of
 // the run of man: the prompt preset's recorded ones (PromptInfo.Stop),
@@ -42,15 +24,6 @@ func responseStops(man *rundir.Manifest) []string {
 		}
 	}
 	return out
-}
-
-// traceText returns the text of a trace's tokens: their pieces in order.
-func traceText(tr *rundir.Trace) string {
-	var b strings.Builder
-	for _, t := range tr.Tokens {
-		b.WriteString(t.Piece)
-	}
-	return b.String()
 }
 
 // responseCut reports whether a row's response was cut at a stop string:
@@ -89,7 +62,7 @@ func traceMeasures(tr *rundir.Trace, t *results.Trial) (col, got, want string) {
 	if col, got, want := entropyDiff("", all, t.EntropyMean, t.EntropyP95, t.BranchingMedian); col != "" {
 		return col, got, want
 	}
-	if text := traceText(tr); t.Passages == "" && !strings.Contains(text, "\r") && strings.HasPrefix(text, t.Response) {
+	if text := rundir.TraceText(tr); t.Passages == "" && !strings.Contains(text, "\r") && strings.HasPrefix(text, t.Response) {
 		ex := extraction(&llm.Generation{Text: t.Response, StopReason: tr.StopReason})
 		var ans []float64
 		off := 0
@@ -150,82 +123,9 @@ func sameStop(tr *rundir.Trace, t *results.Trial) bool {
 	return tr.StopReason == "" || t.StopReason == tr.StopReason || (t.StopReason == StopRunOn && tr.StopReason == llm.StopString)
 }
 
-// matchResponse reports whether resp, a response as results.csv gives it
-// back, is the text pieces (the trace's pieces joined, as traces.jsonl
-// gives them back) make: all of it, or, when cut, a part of it that the
-// rest follows from one of stops. Otherwise at and pat are the furthest
-// byte of resp that matched and the byte of pieces it matched with.
-func matchResponse(resp, pieces string, cut bool, stops []string) (ok bool, at, pat int) {
-	end := func(i int) bool { // resp matched up to its end, against pieces[:i]
-		if !cut {
-			return i == len(pieces)
-		}
-		for _, s := range stops {
-			if strings.HasPrefix(pieces[i:], s) {
-				return true
-			}
-		}
-		return false
-	}
-	if !strings.ContainsAny(pieces, "\r\uFFFD") {
-		// Nothing that a file changes: the bytes are the generation's.
-		n := commonPrefix(resp, pieces)
-		if n == len(resp) && end(n) {
-			return true, 0, 0
-		}
-		return false, n, n
-	}
-	// Each U+FFFD of pieces is one byte of the generation or a U+FFFD it
-	// had: a search over the positions (i in pieces, j in resp) both
-	// readings reach.
-	type pos struct{ i, j int }
-	seen := map[pos]bool{}
-	stack := []pos{{0, 0}}
-	var far pos
-	for len(stack) > 0 {
-		p := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		if p.j > far.j {
-			far = p
-		}
-		i, j := p.i, p.j
-		if j == len(resp) && end(i) {
-			return true, 0, 0
-		}
-		if i >= len(pieces) || j >= len(resp) {
-			continue
-		}
-		switch rest := pieces[i:]; {
-		case strings.HasPrefix(rest, "\uFFFD"):
-			if strings.HasPrefix(resp[j:], "\uFFFD") {
-				stack = append(stack, pos{i + 3, j + 3})
-			}
-			if resp[j] >= utf8.RuneSelf {
-				stack = append(stack, pos{i + 3, j + 1})
-			}
-		case strings.HasPrefix(rest, "\r\n"):
-			if resp[j] == '\n' {
-				stack = append(stack, pos{i + 2, j + 1})
-			}
-			if resp[j] == '\r' && j+1 == len(resp) {
-				// The stop string began with the "\n": the response
-				// ends in the "\r", which results.csv keeps.
-				stack = append(stack, pos{i + 1, j + 1})
-			}
-		case rest[0] == resp[j]:
-			stack = append(stack, pos{i + 1, j + 1})
-		}
-	}
-	return false, far.j, far.i
-}
-
 // checkResponses refuses the first row of results.csv (trials, read from
 // path) whose response is not the text its trace in traces.jsonl records:
-// the pieces of the trace's tokens (see matchResponse; a skipped item has
+// the pieces of the trace's tokens (see rundir.MatchResponse; a skipped item has
 // neither), or whose stop reason is not the trace's (sameStop). A row
 // without a trace is left to CheckRecords, and a row whose item has
 // several traces passes when one of them gives its response. The
@@ -243,8 +143,8 @@ func checkResponses(path string, man *rundir.Manifest, trials []results.Trial, t
 		var first error
 		for _, k := range byID[t.ItemID] {
 			tr := &traces[k]
-			pieces := traceText(tr)
-			ok, at, pat := matchResponse(t.Response, pieces, responseCut(tr, t), stops)
+			pieces := rundir.TraceText(tr)
+			ok, at, pat := rundir.MatchResponse(t.Response, pieces, responseCut(tr, t), stops)
 			col, got, want := "", "", ""
 			if ok && current {
 				col, got, want = traceMeasures(tr, t)
@@ -263,7 +163,7 @@ func checkResponses(path string, man *rundir.Manifest, trials []results.Trial, t
 			}
 			if !ok && first == nil {
 				first = fmt.Errorf("%s: %s (item %s): its response differs from its trace in %s at byte %d: %s has %s where the trace's tokens give %s: the file was edited after the run",
-					path, rundir.RowRef(path, i), t.ItemID, rundir.FileTraces, at, rundir.FileResults, excerpt(t.Response, at), excerpt(pieces, pat))
+					path, rundir.RowRef(path, i), t.ItemID, rundir.FileTraces, at, rundir.FileResults, rundir.Excerpt(t.Response, at), rundir.Excerpt(pieces, pat))
 			}
 		}
 		if first != nil {
@@ -271,34 +171,4 @@ func checkResponses(path string, man *rundir.Manifest, trials []results.Trial, t
 		}
 	}
 	return nil
-}
-
-// commonPrefix returns the number of leading bytes a and b share.
-func commonPrefix(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-// excerpt quotes s around byte at: up to 24 bytes either side, widened to
-// whole characters, with "…" where s goes on.
-func excerpt(s string, at int) string {
-	const w = 24
-	from, to := max(0, at-w), min(len(s), at+w)
-	for from > 0 && !utf8.RuneStart(s[from]) {
-		from--
-	}
-	for to < len(s) && !utf8.RuneStart(s[to]) {
-		to++
-	}
-	q := fmt.Sprintf("%q", s[from:to])
-	if from > 0 {
-		q = "…" + q
-	}
-	if to < len(s) {
-		q += "…"
-	}
-	return q
 }

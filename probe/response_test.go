@@ -41,7 +41,7 @@ func roundTrip(t *testing.T, pieces []string, cut int) (resp, joined string) {
 	if err := json.Unmarshal(line, &back); err != nil {
 		t.Fatal(err)
 	}
-	return rec[0], traceText(&back)
+	return rec[0], rundir.TraceText(&back)
 }
 
 // TestMatchResponse: the response of a generation matches its trace's
@@ -73,11 +73,11 @@ func TestMatchResponse(t *testing.T) {
 	}
 	for _, c := range cases {
 		resp, joined := roundTrip(t, c.pieces, c.cut)
-		if ok, at, pat := matchResponse(resp, joined, c.cut >= 0, stops); !ok {
+		if ok, at, pat := rundir.MatchResponse(resp, joined, c.cut >= 0, stops); !ok {
 			t.Errorf("%s: untouched %q refused against %q (at %d, %d)", c.name, resp, joined, at, pat)
 		}
 		if c.cut < 0 {
-			if ok, _, _ := matchResponse(resp, joined, true, stops); ok {
+			if ok, _, _ := rundir.MatchResponse(resp, joined, true, stops); ok {
 				t.Errorf("%s: a whole response read as cut at a stop string", c.name)
 			}
 		}
@@ -89,7 +89,7 @@ func TestMatchResponse(t *testing.T) {
 			if e.resp == resp {
 				continue
 			}
-			if ok, _, _ := matchResponse(e.resp, joined, c.cut >= 0, stops); ok {
+			if ok, _, _ := rundir.MatchResponse(e.resp, joined, c.cut >= 0, stops); ok {
 				t.Errorf("%s: %s (%q) accepted against %q", c.name, e.what, e.resp, joined)
 			}
 		}
@@ -97,16 +97,16 @@ func TestMatchResponse(t *testing.T) {
 	// The user's edit: one transposed pair of letters.
 	resp, joined := roundTrip(t, []string{"Since", " the", " ratio", " is", " 3"}, -1)
 	edited := strings.Replace(resp, "the ratio", "teh ratio", 1)
-	ok, at, pat := matchResponse(edited, joined, false, stops)
+	ok, at, pat := rundir.MatchResponse(edited, joined, false, stops)
 	if ok || at != len("Since t") || pat != at {
 		t.Errorf("teh ratio: ok %v at %d/%d, want refused at byte %d", ok, at, pat, len("Since t"))
 	}
 	// A stop string that is not the run's does not explain a cut.
 	resp, joined = roundTrip(t, []string{"So 4", ".", "\nAnswer:"}, len("So 4."))
-	if ok, _, _ := matchResponse(resp, joined, true, stops); ok {
+	if ok, _, _ := rundir.MatchResponse(resp, joined, true, stops); ok {
 		t.Errorf("a cut before %q, no stop of the run, accepted", "\nAnswer:")
 	}
-	if ok, _, _ := matchResponse(resp, joined, true, responseStops(&rundir.Manifest{Prompt: rundir.PromptInfo{Stop: []string{"\nAnswer:"}}})); !ok {
+	if ok, _, _ := rundir.MatchResponse(resp, joined, true, responseStops(&rundir.Manifest{Prompt: rundir.PromptInfo{Stop: []string{"\nAnswer:"}}})); !ok {
 		t.Errorf("a cut before the preset's recorded stop %q refused", "\nAnswer:")
 	}
 }
@@ -156,7 +156,7 @@ func TestCheckResponses(t *testing.T) {
 func TestCompareResponse(t *testing.T) {
 	pieces := []string{"4", "\nQ:", " x", "\nUser:"}
 	replayed := "4\nQ: x"
-	ok, _, _ := matchResponse("4", strings.Join(pieces, ""), true, responseStops(&rundir.Manifest{}))
+	ok, _, _ := rundir.MatchResponse("4", strings.Join(pieces, ""), true, responseStops(&rundir.Manifest{}))
 	if !ok {
 		t.Fatal("the trace check refuses a response cut at a stop string")
 	}

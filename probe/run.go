@@ -375,7 +375,7 @@ type runner struct {
 	qs       []string    // distinct questions, in run order, for the classifier
 	total    int         // items of batches, all models
 	ddc      *ddcStore
-	done     *streams
+	done     *rundir.Streams
 	lock     *rundir.DirLock // the run directory's, from prepareSet on
 	finished int             // trials finished (resumed ones included)
 	genTok   int             // tokens generated in this process
@@ -409,7 +409,7 @@ func run(ctx context.Context, cfg rundir.Config, opt Options, manOut **rundir.Ma
 		return nil, err
 	}
 	*manOut = r.man
-	crashPoint("start")
+	rundir.CrashPoint("start")
 
 	// DDC reading of every distinct question this run decodes, once, in a
 	// goroutine that runs beside generation (in run order, so the first
@@ -420,13 +420,13 @@ func run(ctx context.Context, cfg rundir.Config, opt Options, manOut **rundir.Ma
 		r.man.EmbedSeconds, r.man.EmbedWaitSeconds = r.ddc.seconds()
 	}()
 
-	done, err := openStreams(r.out, r.opt.Resume)
+	done, err := rundir.OpenStreams(r.out, r.opt.Resume)
 	if err != nil {
 		return nil, err
 	}
-	defer done.close()
+	defer done.Close()
 	r.done = done
-	r.finished = len(done.trials)
+	r.finished = len(done.Trials)
 
 	if err := r.runModels(); err != nil {
 		return nil, err
@@ -483,7 +483,7 @@ func (r *runner) prepareSet() error {
 	}
 	// Refused before the lock too, so that a folder that is not given to
 	// this run is left without a fragility.lock.
-	if err := refuseExisting(r.out, r.opt.Force, r.opt.Resume); err != nil {
+	if err := rundir.RefuseExisting(r.out, r.opt.Force, r.opt.Resume); err != nil {
 		return err
 	}
 	lock, err := rundir.LockDir(r.out)
@@ -491,7 +491,7 @@ func (r *runner) prepareSet() error {
 		return err
 	}
 	r.lock = lock
-	if err := prepareDir(r.out, r.opt.Force, r.opt.Resume); err != nil {
+	if err := rundir.PrepareDir(r.out, r.opt.Force, r.opt.Resume); err != nil {
 		return err
 	}
 	for _, sk := range set.Skipped {
@@ -664,7 +664,7 @@ func (r *runner) runModels() error {
 			}
 			mine = append(mine, b)
 			for _, it := range b.items {
-				if !r.done.has(it.id) {
+				if !r.done.Has(it.id) {
 					todo++
 				}
 			}
@@ -742,14 +742,14 @@ func (r *runner) complete() (*summary.Summary, error) {
 	if err := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); err != nil {
 		return nil, err
 	}
-	crashPoint("summary")
+	rundir.CrashPoint("summary")
 	sum, err := WriteSummary(r.out)
 	if err != nil && r.cfg.Shard != nil {
 		// A shard's own summary is a convenience (the run's statistics come
 		// from the merged shards): a part of the plan that the statistics
 		// cannot summarise on its own does not fail the shard.
 		r.logf("shard %s: no summary of this shard alone (%v); fragility merge computes the run's", r.cfg.Shard, err)
-		return &summary.Summary{Trials: len(r.done.trials), Skipped: countSkipped(r.done.trials)}, nil
+		return &summary.Summary{Trials: len(r.done.Trials), Skipped: countSkipped(r.done.Trials)}, nil
 	}
 	return sum, err
 }
@@ -771,39 +771,6 @@ func samplerName(cfg rundir.Config) string {
 	return fmt.Sprintf("temperature %g over the full vocabulary, math/rand/v2 PCG(seed, sequence slot) with seed %d", cfg.Temperature, cfg.Seed)
 }
 
-// prepareDir refuses to overwrite an existing run unless force, and checks
-// that the directory is writable.
-func prepareDir(dir string, force, resume bool) error {
-	if err := rundir.OutDirUsable(dir); err != nil {
-		return err
-	}
-	if resume {
-		return rundir.CheckWritable(dir)
-	}
-	if err := refuseExisting(dir, force, resume); err != nil {
-		return err
-	}
-	if rundir.HasRunContent(dir) {
-		for _, name := range rundir.RunFiles {
-			os.Remove(filepath.Join(dir, name))
-		}
-	}
-	return rundir.CheckWritable(dir)
-}
-
-// refuseExisting refuses, without --force or --resume, an output
-// directory that holds files: a run (to overwrite or resume) or files of
-// something else (no manifest.json: no run to resume).
-func refuseExisting(dir string, force, resume bool) error {
-	if force || resume || !rundir.HasRunContent(dir) {
-		return nil
-	}
-	if !rundir.IsFile(filepath.Join(dir, rundir.FileManifest)) {
-		return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, rundir.FileManifest)
-	}
-	return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
-}
-
 // progressTick is the shortest interval between two progress reports of a
 // batch in flight.
 var progressTick = 200 * time.Millisecond
@@ -817,11 +784,11 @@ var progressTick = 200 * time.Millisecond
 // progress gets the items finished, the tokens generated since its last call
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
-func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *streams, progress func(n, tokens int, sec float64)) error {
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
 	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
 	for _, b := range batches {
 		for _, it := range b.items {
-			if st.has(it.id) {
+			if st.Has(it.id) {
 				continue
 			}
 			if err := r.prepare(it); err != nil {
@@ -845,7 +812,7 @@ type modelRun struct {
 	cfg      rundir.Config
 	man      *rundir.Manifest
 	ddc      *ddcStore
-	st       *streams
+	st       *rundir.Streams
 	progress func(n, tokens int, sec float64)
 	queue    []preparedItem
 	keeps    keptPrefixes
@@ -891,7 +858,7 @@ func (r *modelRun) prepare(it plannedItem) error {
 		tr.PromptTokens = len(toks)
 		tr.StopReason = "skipped"
 		tr.SkipReason = (&llm.PromptTooLongError{Tokens: len(toks), NCtx: nctx}).Error()
-		if err := r.st.append([]results.Trial{tr}, []rundir.Trace{{ItemID: tr.ItemID, Prompt: rd.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
+		if err := r.st.Append([]results.Trial{tr}, []rundir.Trace{{ItemID: tr.ItemID, Prompt: rd.Text, PromptTokenIDs: toks, SkipReason: tr.SkipReason}}); err != nil {
 			return err
 		}
 		r.progress(1, 0, 0)
@@ -926,7 +893,7 @@ func (r *modelRun) generate() (batchOutput, error) {
 	var out batchOutput
 	lastTick := time.Now()
 	onStep := func(tokens int) {
-		crashPoint("decode")
+		rundir.CrashPoint("decode")
 		if now := time.Now(); now.Sub(lastTick) >= progressTick || out.reported == 0 {
 			r.progress(0, tokens-out.reported, 0)
 			out.reported, lastTick = tokens, now
@@ -990,12 +957,12 @@ func (r *modelRun) record(out batchOutput) error {
 	for i, q := range queue {
 		g := out.gens[i]
 		ntok += g.Generated()
-		if h, ok := r.st.heldOf(q.it.id); ok {
+		if h, ok := r.st.Held(q.it.id); ok {
 			// Finished before an earlier interruption: its recorded
 			// result stands (this decode of the whole batch repeats it).
 			held = true
 			if genErr == nil {
-				ht, htr := h.trial, h.trace
+				ht, htr := h.Trial, h.Trace
 				if a := out.answers; a != nil && htr.AnswerScore == nil && htr.AnswerFirst == nil {
 					// Recorded before the interruption, when the batch
 					// could not be scored: this decode repeats it.
@@ -1029,9 +996,9 @@ func (r *modelRun) record(out batchOutput) error {
 		traces = append(traces, trace)
 		n++
 	}
-	write := r.st.append
+	write := r.st.Append
 	if held && genErr == nil {
-		write = r.st.completeHeld
+		write = r.st.CompleteHeld
 		n = len(queue)
 	}
 	if len(trials) > 0 {

@@ -470,16 +470,16 @@ func compareTokens(t rundir.Trace, g *llm.Generation, model string, res *VerifyR
 
 // compareResponse compares the response results.csv records for an item
 // with the text of its replay whose tokens reproduced (as results.csv gives
-// it back: csvText), and counts a difference as one divergence at its
+// it back: rundir.CSVText), and counts a difference as one divergence at its
 // first differing byte.
 func compareResponse(item, recorded, replayed, model string, res *VerifyResult) {
-	replayed = csvText(replayed)
+	replayed = rundir.CSVText(replayed)
 	if recorded == replayed {
 		return
 	}
-	j := commonPrefix(recorded, replayed)
+	j := rundir.CommonPrefix(recorded, replayed)
 	res.diverge(Divergence{Item: item, Model: model, Position: j, Field: DivResponse,
-		Recorded: excerpt(recorded, j), Replayed: excerpt(replayed, j)})
+		Recorded: rundir.Excerpt(recorded, j), Replayed: rundir.Excerpt(replayed, j)})
 }
 
 // diverge counts d and keeps it when it is the first.

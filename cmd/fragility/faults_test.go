@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/rundir"
 )
 
@@ -135,7 +134,7 @@ func TestKillResume(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			cmd := exec.Command(fragilityBin(t), faultArgs(t, dir)...)
-			cmd.Env = append(os.Environ(), probe.EnvCrashAt+"="+c.at)
+			cmd.Env = append(os.Environ(), rundir.EnvCrashAt+"="+c.at)
 			out := start(t, cmd)
 			if c.at == "" {
 				time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })

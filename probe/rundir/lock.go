@@ -131,3 +131,36 @@ func removeStaleTemps(dir string) {
 		}
 	}
 }
+
+// PrepareDir refuses to overwrite an existing run unless force, and checks
+// that the directory is writable.
+func PrepareDir(dir string, force, resume bool) error {
+	if err := OutDirUsable(dir); err != nil {
+		return err
+	}
+	if resume {
+		return CheckWritable(dir)
+	}
+	if err := RefuseExisting(dir, force, resume); err != nil {
+		return err
+	}
+	if HasRunContent(dir) {
+		for _, name := range RunFiles {
+			os.Remove(filepath.Join(dir, name))
+		}
+	}
+	return CheckWritable(dir)
+}
+
+// RefuseExisting refuses, without --force or --resume, an output
+// directory that holds files: a run (to overwrite or resume) or files of
+// something else (no manifest.json: no run to resume).
+func RefuseExisting(dir string, force, resume bool) error {
+	if force || resume || !HasRunContent(dir) {
+		return nil
+	}
+	if !IsFile(filepath.Join(dir, FileManifest)) {
+		return fmt.Errorf("output directory %s already exists and holds files but no %s, so it is no run to resume: use another --out, or --force to write the run beside them (only fragility's run files are replaced)", dir, FileManifest)
+	}
+	return fmt.Errorf("output directory %s already exists and is not empty: use --force to overwrite it or --resume to finish it", dir)
+}

@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"os"
@@ -50,8 +50,8 @@ func crashHere(point string) bool {
 	return crash.seen == crash.at
 }
 
-// crashPoint kills the process at point when the crash hook says so.
-func crashPoint(point string) {
+// CrashPoint kills the process at point when the crash hook says so.
+func CrashPoint(point string) {
 	if crashHere(point) {
 		die()
 	}

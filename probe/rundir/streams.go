@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"bytes"
@@ -12,11 +12,10 @@ import (
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/results"
-	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
-// streams appends finished trials to results.csv and traces.jsonl, with an
+// Streams appends finished trials to results.csv and traces.jsonl, with an
 // fsync after every batch, so an interrupted run keeps all it finished.
 //
 // A batch cut short by an interruption leaves its finished items at the end
@@ -25,36 +24,39 @@ import (
 // done it cuts the files back to where the held items start (cut) and writes
 // the batch in order, the held items as they were recorded and the others
 // as decoded now. The files are then what an uninterrupted run writes.
-type streams struct {
+type Streams struct {
 	res, tr *os.File
-	trials  []results.Trial
-	done    map[string]bool
-	held    map[string]heldItem
-	cut     [2]int64 // sizes of results.csv and traces.jsonl before the held items
+	// Trials are the trials finished, in results.csv order: those read
+	// back on a resume (held items not included) and those appended since.
+	Trials []results.Trial
+	done   map[string]bool
+	held   map[string]HeldItem
+	cut    [2]int64 // sizes of results.csv and traces.jsonl before the held items
 }
 
-// heldItem is a finished item of a batch cut short by an interruption.
-type heldItem struct {
-	trial results.Trial
-	trace rundir.Trace
+// HeldItem is a finished item of a batch cut short by an interruption.
+type HeldItem struct {
+	Trial results.Trial
+	Trace Trace
 }
 
-func (s *streams) has(id string) bool { return s.done[id] }
+// Has reports whether the item id is finished (written, not held).
+func (s *Streams) Has(id string) bool { return s.done[id] }
 
-// heldOf returns the recorded result of a held item.
-func (s *streams) heldOf(id string) (heldItem, bool) {
+// Held returns the recorded result of a held item, and whether id is one.
+func (s *Streams) Held(id string) (HeldItem, bool) {
 	h, ok := s.held[id]
 	return h, ok
 }
 
-// openStreams opens the result streams of dir. Without resume they are
+// OpenStreams opens the result streams of dir. Without resume they are
 // created empty (results.csv with its header). With resume the finished
 // trials are read back: only items present in both files, whole batches as
-// done, and the finished items of a batch cut short as held (see streams);
+// done, and the finished items of a batch cut short as held (see Streams);
 // both files are rewritten atomically with those and then appended to.
-func openStreams(dir string, resume bool) (*streams, error) {
-	resPath, trPath := filepath.Join(dir, rundir.FileResults), filepath.Join(dir, rundir.FileTraces)
-	s := &streams{done: map[string]bool{}, held: map[string]heldItem{}}
+func OpenStreams(dir string, resume bool) (*Streams, error) {
+	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
+	s := &Streams{done: map[string]bool{}, held: map[string]HeldItem{}}
 	if resume && !streamsStarted(resPath, trPath) {
 		resume = false // killed before its first batch was written: start them afresh
 	}
@@ -72,7 +74,7 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if err := writeCSVRecords(&rb, trials[nDone:]); err != nil {
 			return nil, err
 		}
-		if err := rundir.WriteFileAtomic(resPath, rb.Bytes()); err != nil {
+		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
 		var tb bytes.Buffer
@@ -86,25 +88,25 @@ func openStreams(dir string, resume bool) (*streams, error) {
 		if nHeld == 0 {
 			s.cut[1] = int64(tb.Len())
 		}
-		if err := rundir.WriteFileAtomic(trPath, tb.Bytes()); err != nil {
+		if err := WriteFileAtomic(trPath, tb.Bytes()); err != nil {
 			return nil, err
 		}
-		s.trials = trials[:nDone]
-		for _, t := range s.trials {
+		s.Trials = trials[:nDone]
+		for _, t := range s.Trials {
 			s.done[t.ItemID] = true
 		}
 		for i := nDone; i < len(trials); i++ {
-			s.held[trials[i].ItemID] = heldItem{trial: trials[i], trace: traces[i]}
+			s.held[trials[i].ItemID] = HeldItem{Trial: trials[i], Trace: traces[i]}
 		}
 	} else {
 		var rb bytes.Buffer
 		if err := results.WriteCSV(&rb, nil); err != nil {
 			return nil, err
 		}
-		if err := rundir.WriteFileAtomic(resPath, rb.Bytes()); err != nil {
+		if err := WriteFileAtomic(resPath, rb.Bytes()); err != nil {
 			return nil, err
 		}
-		if err := rundir.WriteFileAtomic(trPath, nil); err != nil {
+		if err := WriteFileAtomic(trPath, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -130,8 +132,8 @@ func streamsStarted(resPath, trPath string) bool {
 	return err == nil && bytes.Count(data, []byte("\n")) > 1
 }
 
-// append writes one batch of trials and their traces and fsyncs both files.
-func (s *streams) append(trials []results.Trial, traces []rundir.Trace) error {
+// Append writes one batch of trials and their traces and fsyncs both files.
+func (s *Streams) Append(trials []results.Trial, traces []Trace) error {
 	var tb bytes.Buffer
 	for _, t := range traces {
 		line, err := json.Marshal(t)
@@ -152,7 +154,7 @@ func (s *streams) append(trials []results.Trial, traces []rundir.Trace) error {
 	}
 	for _, t := range trials {
 		s.done[t.ItemID] = true
-		s.trials = append(s.trials, t)
+		s.Trials = append(s.Trials, t)
 	}
 	return nil
 }
@@ -169,11 +171,11 @@ func writeCSVRecords(w io.Writer, trials []results.Trial) error {
 	return cw.Error()
 }
 
-// completeHeld writes a batch that held items (see streams): it cuts both
+// CompleteHeld writes a batch that held items (see Streams): it cuts both
 // files back to where the held items start and appends the whole batch in
 // order. trials and traces are the batch's items in order, the held ones
 // included.
-func (s *streams) completeHeld(trials []results.Trial, traces []rundir.Trace) error {
+func (s *Streams) CompleteHeld(trials []results.Trial, traces []Trace) error {
 	if err := s.res.Truncate(s.cut[0]); err != nil {
 		return fmt.Errorf("%s: %w", s.res.Name(), templates.BarePathError(err))
 	}
@@ -183,10 +185,11 @@ func (s *streams) completeHeld(trials []results.Trial, traces []rundir.Trace) er
 	for _, t := range trials {
 		delete(s.held, t.ItemID)
 	}
-	return s.append(trials, traces)
+	return s.Append(trials, traces)
 }
 
-func (s *streams) close() {
+// Close closes both files.
+func (s *Streams) Close() {
 	if s.res != nil {
 		s.res.Close()
 	}
@@ -199,7 +202,7 @@ func (s *streams) close() {
 // complete trace lines, keeping items present in both, in results.csv order.
 // Whole batches come first; the last nHeld trials are the finished items of
 // a batch cut short by the interruption (only the last batch written can be).
-func readFinished(resPath, trPath string) (trials []results.Trial, traces []rundir.Trace, nHeld int, err error) {
+func readFinished(resPath, trPath string) (trials []results.Trial, traces []Trace, nHeld int, err error) {
 	data, err := os.ReadFile(resPath)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
@@ -212,13 +215,13 @@ func readFinished(resPath, trPath string) (trials []results.Trial, traces []rund
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("cannot resume: %w", err)
 	}
-	traceOf := map[string]rundir.Trace{}
+	traceOf := map[string]Trace{}
 	lines := strings.Split(string(tdata), "\n")
 	for i, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var t rundir.Trace
+		var t Trace
 		if err := json.Unmarshal([]byte(line), &t); err != nil {
 			if i == len(lines)-1 { // a cut-off last line
 				break

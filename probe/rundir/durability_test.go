@@ -1,4 +1,4 @@
-package probe
+package rundir
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/results"
-	"github.com/fragility/fragility/probe/rundir"
 )
 
 // tempLeft fails if dir holds a temporary file of writeAtomic or checkWritable.
@@ -27,10 +26,10 @@ func tempLeft(t *testing.T, dir string) {
 func TestWriteAtomic(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "summary.json")
-	if err := rundir.WriteFileAtomic(p, []byte("one")); err != nil {
+	if err := WriteFileAtomic(p, []byte("one")); err != nil {
 		t.Fatal(err)
 	}
-	if err := rundir.WriteFileAtomic(p, []byte("two")); err != nil {
+	if err := WriteFileAtomic(p, []byte("two")); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "two" {
@@ -41,12 +40,12 @@ func TestWriteAtomic(t *testing.T) {
 	blocked := filepath.Join(dir, "manifest.json")
 	os.Mkdir(blocked, 0o755)
 	os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644)
-	err := rundir.WriteFileAtomic(blocked, []byte("{}"))
+	err := WriteFileAtomic(blocked, []byte("{}"))
 	if err == nil || err.Error() != blocked+": is a directory, not a file" {
 		t.Errorf("rename onto a directory: error %v, want it to say the path is a directory (not rename's \"file exists\")", err)
 	}
 	// No directory to write in at all.
-	if err := rundir.WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
+	if err := WriteFileAtomic(filepath.Join(dir, "nowhere", "a.json"), nil); err == nil {
 		t.Error("missing directory: no error")
 	}
 	tempLeft(t, dir)
@@ -57,55 +56,55 @@ func TestWriteAtomic(t *testing.T) {
 // traces.jsonl (ReadTraces).
 func TestReadResultsErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := rundir.ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, rundir.FileTraces)+": no such file or directory" {
+	if _, err := ReadTraces(dir); err == nil || err.Error() != filepath.Join(dir, FileTraces)+": no such file or directory" {
 		t.Errorf("missing traces: %v", err)
 	}
-	p := filepath.Join(dir, rundir.FileResults)
-	if _, err := rundir.ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
+	p := filepath.Join(dir, FileResults)
+	if _, err := ReadResults(p); err == nil || err.Error() != p+": no such file or directory" {
 		t.Errorf("missing: %v", err)
 	}
 	os.Mkdir(p, 0o755)
-	if _, err := rundir.ReadResults(p); err == nil || err.Error() != p+": is a directory, not a file" {
+	if _, err := ReadResults(p); err == nil || err.Error() != p+": is a directory, not a file" {
 		t.Errorf("directory: %v", err)
 	}
 	os.Remove(p)
 	var b bytes.Buffer
 	results.WriteCSV(&b, []results.Trial{{ItemID: "m0/a/base/0"}})
 	os.WriteFile(p, []byte(strings.Replace(b.String(), "m0/a/base/0,", "m0/a/base/0,,,,,,,", 1)), 0o644)
-	if _, err := rundir.ReadResults(p); err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Count(err.Error(), rundir.FileResults) != 1 {
+	if _, err := ReadResults(p); err == nil || !strings.HasPrefix(err.Error(), p+": ") || strings.Count(err.Error(), FileResults) != 1 {
 		t.Errorf("bad row: %v", err)
 	}
 }
 
 func TestPrepareDir(t *testing.T) {
 	dir := t.TempDir()
-	if err := prepareDir(filepath.Join(dir, "new"), false, false); err != nil {
+	if err := PrepareDir(filepath.Join(dir, "new"), false, false); err != nil {
 		t.Fatalf("new directory: %v", err)
 	}
 	tempLeft(t, filepath.Join(dir, "new"))
 	run := filepath.Join(dir, "run")
 	os.Mkdir(run, 0o755)
-	os.WriteFile(filepath.Join(run, rundir.FileResults), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(run, FileResults), []byte("old"), 0o644)
 	os.WriteFile(filepath.Join(run, "notes.txt"), []byte("mine"), 0o644)
 	// Files but no manifest: not a run, so --resume is not suggested.
-	if err := prepareDir(run, false, false); err == nil || !strings.Contains(err.Error(), "holds files but no manifest.json, so it is no run to resume: use another --out, or --force") {
+	if err := PrepareDir(run, false, false); err == nil || !strings.Contains(err.Error(), "holds files but no manifest.json, so it is no run to resume: use another --out, or --force") {
 		t.Fatalf("a folder of files without --force: %v", err)
 	}
-	os.WriteFile(filepath.Join(run, rundir.FileManifest), []byte("{}"), 0o644)
-	err := prepareDir(run, false, false)
+	os.WriteFile(filepath.Join(run, FileManifest), []byte("{}"), 0o644)
+	err := PrepareDir(run, false, false)
 	if err == nil || !strings.Contains(err.Error(), "already exists and is not empty: use --force") {
 		t.Fatalf("existing run without --force: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(run, rundir.FileResults)); string(b) != "old" {
+	if b, _ := os.ReadFile(filepath.Join(run, FileResults)); string(b) != "old" {
 		t.Error("refused run directory was changed")
 	}
-	for _, name := range []string{rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, "report.html", rundir.FileSummary} {
+	for _, name := range []string{FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
 		os.WriteFile(filepath.Join(run, name), []byte("old"), 0o644)
 	}
-	if err := prepareDir(run, true, false); err != nil {
+	if err := PrepareDir(run, true, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{rundir.FileResults, rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, "report.html", rundir.FileSummary} {
+	for _, name := range []string{FileResults, FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html", FileSummary} {
 		if _, err := os.Stat(filepath.Join(run, name)); err == nil {
 			t.Errorf("--force kept the old %s", name)
 		}
@@ -113,12 +112,12 @@ func TestPrepareDir(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(run, "notes.txt")); string(b) != "mine" {
 		t.Error("--force removed a file that is not the run's")
 	}
-	if err := prepareDir("", false, false); err == nil {
+	if err := PrepareDir("", false, false); err == nil {
 		t.Error("empty --out: no error")
 	}
 	f := filepath.Join(dir, "file")
 	os.WriteFile(f, nil, 0o644)
-	if err := prepareDir(filepath.Join(f, "run"), false, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if err := PrepareDir(filepath.Join(f, "run"), false, false); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("directory under a file: %v", err)
 	}
 }
@@ -134,41 +133,41 @@ func trialFor(id string) results.Trial {
 // held batch cuts them off and writes the batch in order.
 func TestResumeKeepsWholeBatches(t *testing.T) {
 	dir := t.TempDir()
-	s, err := openStreams(dir, false)
+	s, err := OpenStreams(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Batch 1: a and b; batch 2: c alone (a skipped item); batch 3: d and e.
 	for _, batch := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
 		var trials []results.Trial
-		var traces []rundir.Trace
+		var traces []Trace
 		for _, id := range batch {
 			trials = append(trials, trialFor(id))
-			traces = append(traces, rundir.Trace{ItemID: id, BatchSize: len(batch), Tokens: []rundir.TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}})
+			traces = append(traces, Trace{ItemID: id, BatchSize: len(batch), Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}})
 		}
-		if err := s.append(trials, traces); err != nil {
+		if err := s.Append(trials, traces); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.close()
-	resPath, trPath := filepath.Join(dir, rundir.FileResults), filepath.Join(dir, rundir.FileTraces)
+	s.Close()
+	resPath, trPath := filepath.Join(dir, FileResults), filepath.Join(dir, FileTraces)
 	res, _ := os.ReadFile(resPath)
 	tr, _ := os.ReadFile(trPath)
 
-	check := func(name string, res, tr []byte, want, held []string) *streams {
+	check := func(name string, res, tr []byte, want, held []string) *Streams {
 		t.Helper()
 		os.WriteFile(resPath, res, 0o644)
 		os.WriteFile(trPath, tr, 0o644)
-		s, err := openStreams(dir, true)
+		s, err := OpenStreams(dir, true)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		var got, gotHeld []string
-		for _, x := range s.trials {
+		for _, x := range s.Trials {
 			got = append(got, x.ItemID)
 		}
 		for _, id := range []string{"a", "b", "c", "d", "e"} {
-			if _, ok := s.heldOf(id); ok {
+			if _, ok := s.Held(id); ok {
 				gotHeld = append(gotHeld, id)
 			}
 		}
@@ -181,24 +180,24 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 		return s
 	}
 	all := []string{"a", "b", "c", "d", "e"}
-	check("complete", res, tr, all, nil).close()
-	check("record cut short", res[:len(res)-5], tr, []string{"a", "b", "c"}, nil).close()
-	check("trace line cut short", res, tr[:len(tr)-10], []string{"a", "b", "c"}, []string{"d"}).close()
+	check("complete", res, tr, all, nil).Close()
+	check("record cut short", res[:len(res)-5], tr, []string{"a", "b", "c"}, nil).Close()
+	check("trace line cut short", res, tr[:len(tr)-10], []string{"a", "b", "c"}, []string{"d"}).Close()
 	lines := strings.SplitAfter(string(tr), "\n")
-	check("batch missing a trace", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"}).close()
-	check("first batch incomplete", res, []byte(lines[0]), nil, []string{"a"}).close()
-	check("nothing finished", []byte(strings.SplitAfter(string(res), "\n")[0]), nil, nil, nil).close()
+	check("batch missing a trace", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"}).Close()
+	check("first batch incomplete", res, []byte(lines[0]), nil, []string{"a"}).Close()
+	check("nothing finished", []byte(strings.SplitAfter(string(res), "\n")[0]), nil, nil, nil).Close()
 
 	// Completing the held batch (d held, e decoded now) writes d, e in order
 	// after c.
 	s = check("held then completed", res, []byte(strings.Join(lines[:4], "")), []string{"a", "b", "c"}, []string{"d"})
-	h, _ := s.heldOf("d")
-	e := rundir.Trace{ItemID: "e", BatchSize: 2, Tokens: []rundir.TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
-	if err := s.completeHeld([]results.Trial{h.trial, trialFor("e")}, []rundir.Trace{h.trace, e}); err != nil {
+	h, _ := s.Held("d")
+	e := Trace{ItemID: "e", BatchSize: 2, Tokens: []TraceToken{{ID: 1, Piece: "x", EntropyBits: 0.1 + 0.2, LogProb: -1.0 / 3}}}
+	if err := s.CompleteHeld([]results.Trial{h.Trial, trialFor("e")}, []Trace{h.Trace, e}); err != nil {
 		t.Fatal(err)
 	}
-	s.close()
-	if _, ok := s.heldOf("d"); ok {
+	s.Close()
+	if _, ok := s.Held("d"); ok {
 		t.Error("d still held after its batch was written")
 	}
 	checkFiles(t, "held then completed", dir, all)
@@ -213,10 +212,10 @@ func TestResumeKeepsWholeBatches(t *testing.T) {
 // the items want, in order.
 func checkFiles(t *testing.T, name, dir string, want []string) {
 	t.Helper()
-	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
+	f, _ := os.Open(filepath.Join(dir, FileResults))
 	trials, err := results.ReadCSV(f)
 	f.Close()
-	traces, terr := rundir.ReadTraces(dir)
+	traces, terr := ReadTraces(dir)
 	if err != nil || terr != nil || len(trials) != len(want) || len(traces) != len(want) {
 		t.Errorf("%s: rewritten files: %d trials (%v), %d traces (%v), want %d", name, len(trials), err, len(traces), terr, len(want))
 		return
