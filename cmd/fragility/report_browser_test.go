@@ -79,26 +79,8 @@ func TestReportInChromium(t *testing.T) {
 	t.Logf("report.html: %d bytes", st.Size())
 	trials := readTrialsCSV(t, filepath.Join(out, "results.csv"))
 
-	allocOpts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 1000),
-	}
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), allocOpts...)
-	defer cancelA()
-	ctx, cancelB := chromedp.NewContext(actx)
-	defer cancelB()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
+	ctx, cancel := chromiumContext(t, chrome, 1000)
+	defer cancel()
 
 	var mu sync.Mutex
 	var problems, requests []string
@@ -321,6 +303,30 @@ func TestReportInChromium(t *testing.T) {
 }
 
 // readTrialsCSV reads results.csv as maps from column name to value.
+// chromiumContext starts headless Chromium at chrome in a 1280 × height
+// window with a throw-away profile and no network chatter, and returns a
+// chromedp context bounded to 90 s and the function that stops it.
+func chromiumContext(t *testing.T, chrome string, height int) (context.Context, context.CancelFunc) {
+	allocOpts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chrome),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, height),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), allocOpts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	return ctx, func() { cancelT(); cancelB(); cancelA() }
+}
+
 func readTrialsCSV(t *testing.T, path string) []map[string]string {
 	t.Helper()
 	f, err := os.Open(path)
