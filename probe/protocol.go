@@ -63,6 +63,9 @@ type Protocol struct {
 	// (Config.TemplateIDs, Config.Limit); none when absent.
 	TemplateIDs []string `json:"template_ids,omitempty"`
 	Limit       int      `json:"limit,omitempty"`
+	// Primary is the pre-specified primary variant (Config.Primary): the
+	// verdict is its drop, tested alone; "" = Holm across the variants.
+	Primary string `json:"primary_variant,omitempty"`
 
 	// SHA256 is the hash of the protocol's other fields (the JSON of the
 	// Protocol with SHA256 empty, as written): a changed field is seen.
@@ -102,7 +105,7 @@ func FreezeProtocol(cfg rundir.Config) (*Protocol, error) {
 		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version, AnswerScore: AnswerScoreVersion,
 		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
 		Variants: cfg.Variants, Instances: cfg.Instances, Reference: cfg.Reference, Conditions: cfg.Conditions, CalcCalls: cfg.CalcCalls,
-		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split, TemplateIDs: cfg.TemplateIDs, Limit: cfg.Limit}
+		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split, TemplateIDs: cfg.TemplateIDs, Limit: cfg.Limit, Primary: cfg.Primary}
 	p.SHA256, err = p.hash()
 	return p, err
 }
@@ -167,7 +170,7 @@ func (p *Protocol) Apply(cfg *rundir.Config, path string) error {
 	cfg.Variants, cfg.Instances, cfg.Reference = p.Variants, p.Instances, p.Reference
 	cfg.Conditions, cfg.CalcCalls = p.Conditions, p.CalcCalls
 	cfg.Templates, cfg.Level, cfg.Split = p.Templates, p.Level, p.Split
-	cfg.TemplateIDs, cfg.Limit = p.TemplateIDs, p.Limit
+	cfg.TemplateIDs, cfg.Limit, cfg.Primary = p.TemplateIDs, p.Limit, p.Primary
 	sum, err := templates.SourceSHA256(cfg.Templates, templates.LoadOptions{Level: cfg.Level})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)

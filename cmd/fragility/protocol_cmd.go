@@ -16,7 +16,7 @@ var flagProtocol = &cli.StringFlag{Name: "protocol", Usage: "run exactly the fro
 // protocolFlags are the flags a frozen protocol fixes: given with --protocol
 // they are wrong usage.
 var protocolFlags = []string{"templates", "level", "split", "prompt", "shots", "chat-template", "temperature", "seed", "max-tokens",
-	"variants", "instances", "reference", "conditions", "calc-calls", "items", "template-ids", "limit"}
+	"variants", "instances", "reference", "conditions", "calc-calls", "items", "template-ids", "limit", "primary"}
 
 func init() {
 	register(&cli.Command{
@@ -26,7 +26,7 @@ func init() {
 frozen: once the test is frozen no prompt is chosen by its test scores. "protocol freeze" writes
 everything that shapes an answer or its score to one JSON file with its sha256: the prompt preset
 with its instruction and worked examples, the chat template, the extraction and error-anatomy
-rules, temperature, seed, output budget, variants, instances, reference, conditions, the template
+rules, temperature, seed, output budget, variants, instances, reference, the primary variant, conditions, the template
 source with the sha256 of its files, the level and the split. "run --protocol FILE" runs exactly
 that: a flag that would change it is refused, a template source whose files changed since, an
 edited protocol file or a binary that scores otherwise is refused, and the manifest, summary.json
@@ -40,7 +40,7 @@ Examples:
 			Name:  "freeze",
 			Usage: "write the protocol the given run flags define to --out FILE",
 			Flags: []cli.Flag{flagTemplates, flagTemplateIDs, flagLimit, flagLevel, flagPrompt, flagShots, flagVariants, flagInstances, flagMaxTokens, flagSeed,
-				flagReference, flagSplit, flagConditions, flagCalcCalls, flagTemplate,
+				flagReference, flagSplit, flagConditions, flagCalcCalls, flagTemplate, flagPrimary,
 				&cli.Float64Flag{Name: "temperature", Value: 0, Usage: "0: greedy; >0: seeded sampling"},
 				&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "protocol file to write (never overwritten without --force)"},
 				&cli.BoolFlag{Name: "force", Usage: "overwrite --out"}, flagJSON,

@@ -35,6 +35,21 @@ func TestProtocolCommand(t *testing.T) {
 	if r := fragility(t, noModels(t), "plan", "--protocol", p, "--instances", "3"); r.code != 2 || !strings.Contains(r.stderr, "--instances with --protocol") {
 		t.Errorf("plan --protocol --instances: exit %d: %s", r.code, r.stderr)
 	}
+	// A pre-specified primary variant is part of the protocol: frozen,
+	// applied by run and plan, and not to be changed beside it.
+	pp := filepath.Join(dir, "primary.json")
+	if r := fragility(t, noModels(t), "protocol", "freeze", "--templates", tdir, "--variants", "base,noop-seeming", "--primary", "noop-seeming", "--out", pp); r.code != 0 {
+		t.Fatalf("freeze --primary: exit %d: %s", r.code, r.stderr)
+	}
+	if data, _ := os.ReadFile(pp); !strings.Contains(string(data), `"primary_variant": "noop-seeming"`) {
+		t.Errorf("frozen protocol has no primary variant:\n%s", data)
+	}
+	if r := fragility(t, noModels(t), "plan", "--protocol", pp, "--json"); r.code != 0 || !strings.Contains(r.stdout, `"primary_variant": "noop-seeming"`) {
+		t.Errorf("plan --protocol with a primary: exit %d: %s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := fragility(t, noModels(t), "run", "--protocol", pp, "--primary", "symbolic", "--out", filepath.Join(dir, "run")); r.code != 2 || !strings.Contains(r.stderr, "--primary with --protocol") {
+		t.Errorf("run --protocol --primary: exit %d: %s", r.code, r.stderr)
+	}
 	data, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(data), `"max_tokens": 64`, `"max_tokens": 640`, 1)), 0o644)
 	if r := fragility(t, noModels(t), "run", "--protocol", p, "--out", filepath.Join(dir, "run")); r.code != 1 || !strings.Contains(r.stderr, p) || !strings.Contains(r.stderr, "sha256") {
