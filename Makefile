@@ -36,7 +36,7 @@ VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X 'main.version=$(VERSION)' -X '$(PKG)/llm.BuildFlags=CGO_CFLAGS=$(CGO_CFLAGS); CGO_CXXFLAGS=$(CGO_CXXFLAGS)'
 GOFLAGS_BUILD := -ldflags "$(LDFLAGS)"
 
-.PHONY: all build headers models models-extra browser test test-short test-slurm demo demo-docqa bench cuda gpu-bundle fmt vet clean fuzz
+.PHONY: all build headers models models-extra browser test test-short test-slurm demo demo-figure demo-docqa bench cuda gpu-bundle fmt vet clean fuzz
 
 all: build
 
@@ -128,29 +128,26 @@ bench: build models
 bench-peer: build models
 	bench/bench-peer.sh bin/fragility
 
-# The main job on the default models: every built-in template in base and
-# noop-seeming, one instance; noop-seeming is drawn on the symbolic instance
-# of the same index (run --reference drawn, the default), which the run
-# includes, and the placebo on it: 272 items (204 before the placebo; README "The demo"). The default LLM
-# is an instruction-tuned chat model; the 3 worked exemplars (--shots 3) keep
-# its answers short and in the "Final answer: N" format (recorded in the
-# manifest). It also writes $(DEMO_OUT)/report.html. Change the matrix here or
-# on the command line, e.g.
-#   make demo DEMO_INSTANCES=2 DEMO_MODEL=qwen2.5-coder-1.5b
+# The main job on the default models: the frozen demo protocol
+# examples/demo-protocol.json (fragility protocol freeze; docs/demo-design.md
+# says how it was designed from a pilot on the development split): the 22
+# test-split built-in templates of at most 3 steps, 2 drawn instances each, in
+# symbolic, the placebo and noop-seeming drawn on the symbolic instance (and
+# base, always drawn): 176 items, greedy, seed 1, three worked examples, a
+# 384-token budget, noop-seeming the pre-specified primary variant. run
+# --protocol refuses a flag that would change the protocol; the batch and the
+# model are not part of it. It also writes $(DEMO_OUT)/report.html. Another
+# model on the same protocol, e.g.
+#   make demo DEMO_MODEL=qwen2.5-coder-1.5b
 DEMO_OUT ?= runs/demo
 DEMO_MODEL ?= qwen2.5-coder-0.5b
-DEMO_TEMPLATES ?= builtin
-DEMO_VARIANTS ?= base,noop-seeming
-DEMO_INSTANCES ?= 1
-DEMO_SHOTS ?= 3
-DEMO_MAX_TOKENS ?= 192
+DEMO_PROTOCOL ?= examples/demo-protocol.json
 DEMO_BATCH ?= 8
 DEMO_SEED ?= 1
 demo: build models
 	@t0=$$(date +%s); \
-	bin/fragility run --model $(DEMO_MODEL) --templates $(DEMO_TEMPLATES) --variants $(DEMO_VARIANTS) \
-	  --instances $(DEMO_INSTANCES) --shots $(DEMO_SHOTS) --max-tokens $(DEMO_MAX_TOKENS) --batch $(DEMO_BATCH) \
-	  --seed $(DEMO_SEED) --out $(DEMO_OUT) --force; s=$$?; \
+	bin/fragility run --protocol $(DEMO_PROTOCOL) --model $(DEMO_MODEL) --batch $(DEMO_BATCH) \
+	  --out $(DEMO_OUT) --force; s=$$?; \
 	echo; echo "demo: $$(( $$(date +%s) - t0 )) s; the run's files are in $(DEMO_OUT)/:"; \
 	ls -1 $(DEMO_OUT) 2>/dev/null | sed 's|^|  $(DEMO_OUT)/|'; \
 	if grep -q '"status": "complete"' $(DEMO_OUT)/manifest.json 2>/dev/null; then \
@@ -158,6 +155,13 @@ demo: build models
 	elif [ -f $(DEMO_OUT)/manifest.json ]; then \
 	  echo "demo: not finished: bin/fragility run --resume $(DEMO_OUT) goes on from where it stopped (make demo starts over)"; fi; \
 	exit $$s
+
+# The README's figure: the first screen of $(DEMO_OUT)/report.html as
+# headless Chromium shows it (the browser test's set-up), written to
+# docs/report.png; run it after make demo.
+demo-figure: browser
+	FRAGILITY_SCREENSHOT_RUN=$(abspath $(DEMO_OUT)) FRAGILITY_SCREENSHOT_OUT=$(abspath docs/report.png) \
+	  go test -count=1 -run TestReportScreenshot ./cmd/fragility/
 
 # Document questions (docs/docqa.md): the 24 items of examples/docqa.jsonl
 # in base, their two paraphrases and one distractor each, on the default LLM

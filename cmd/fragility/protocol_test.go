@@ -59,3 +59,20 @@ func TestProtocolCommand(t *testing.T) {
 		t.Error("a refused run created its directory")
 	}
 }
+
+// TestDemoProtocol: the demo's frozen protocol (make demo runs it) is read
+// by this binary, its templates are unchanged since the freeze and it
+// sizes the demo's 176 items with noop-seeming as the primary variant; a
+// change of the prompt, the scoring rules or the built-in templates that
+// breaks make demo fails here first (freeze it again, docs/demo-design.md).
+func TestDemoProtocol(t *testing.T) {
+	r := fragility(t, noModels(t), "plan", "--protocol", filepath.Join("..", "..", "examples", "demo-protocol.json"), "--json")
+	if r.code != 0 {
+		t.Fatalf("plan --protocol examples/demo-protocol.json: exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{`"items": 176`, `"primary_variant": "noop-seeming"`, `"max_tokens": 384`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("plan of the demo protocol lacks %s:\n%.2000s", want, r.stdout)
+		}
+	}
+}
