@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -63,7 +64,7 @@ func generationOf(t *testing.T, m *llm.Model, text string) *llm.Generation {
 // again. Without a marker the preset's separator and form follow the text,
 // and a calculator trial is scored after its last tool result.
 func TestAnswerForcedTokensAreTheModels(t *testing.T) {
-	for _, name := range []string{gemmaName, chatName} {
+	for _, name := range []string{probetest.GemmaName, probetest.ChatName} {
 		p, err := models.PathOf(name)
 		if err != nil {
 			t.Fatal(err)
@@ -136,10 +137,10 @@ func TestAnswerForcedTokensAreTheModels(t *testing.T) {
 // 1e-9 nats. Then verify replays the scoring pass bit for bit, and a
 // one-bit change of a recorded log-probability is reported.
 func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
-	model := gemmaModel(t)
+	model := probetest.GemmaModel(t)
 	out := filepath.Join(t.TempDir(), "run")
 	params := llm.Params{Threads: 1, NCtx: 512, NSeq: 1}
-	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50, Decode: DecodePerBatch, Params: params, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
 		t.Fatalf("run: %v", err)
@@ -207,13 +208,13 @@ func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 		t.Fatalf("verify: %v, %+v", err, res)
 	}
 	traces[0].AnswerScore.Answers[0].LogProb = math.Nextafter(traces[0].AnswerScore.Answers[0].LogProb, 0)
-	writeTraces(t, out, traces)
+	probetest.WriteTraces(t, out, traces)
 	// The row edited to match, so that the files agree and only the replay
 	// can tell (report refuses a row its trace contradicts).
 	tr0 := &trials[0]
 	tr0.AnswerScored, tr0.AnswerLogProb, tr0.AnswerLogProbTokens, tr0.OwnAnswerLogProb, tr0.OwnAnswerLogProbTokens, tr0.AnswerLogProbMargin = false, 0, 0, 0, 0, 0
 	fillAnswerScore(tr0, traces[0].AnswerScore)
-	writeTrials(t, filepath.Join(out, rundir.FileResults), trials)
+	probetest.WriteTrials(t, filepath.Join(out, rundir.FileResults), trials)
 	res, err = Verify(context.Background(), out, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -264,12 +265,12 @@ func TestAnswerFirstRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real model")
 	}
-	model, err := models.PathOf(chatName)
+	model, err := models.PathOf(probetest.ChatName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	params := llm.Params{Threads: 2, NCtx: 1024, NSeq: 2}
-	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 3, MaxTokens: 24, BootstrapB: 50, Params: params, OutDir: filepath.Join(t.TempDir(), "with")}
 	traces, trials := runTraces(t, cfg)
 	without := cfg
@@ -353,7 +354,7 @@ func TestAnswerFirstRun(t *testing.T) {
 		t.Fatalf("verify: %v, %+v", err, res)
 	}
 	traces[0].AnswerFirst.TokenLogProbs[len(traces[0].AnswerFirst.TokenLogProbs)-1] = math.Nextafter(traces[0].AnswerFirst.TokenLogProbs[len(traces[0].AnswerFirst.TokenLogProbs)-1], 0)
-	writeTraces(t, cfg.OutDir, traces)
+	probetest.WriteTraces(t, cfg.OutDir, traces)
 	res, err = Verify(context.Background(), cfg.OutDir, VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 )
 
 // TestBenchTinyModel runs `fragility bench`'s measurement on a tiny model
@@ -18,7 +19,7 @@ func TestBenchTinyModel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a model")
 	}
-	m := tinyModels(t, 1)[0]
+	m := probetest.TinyModels(t, 1)[0]
 	cfg := BenchConfig{Model: m, Params: llm.Params{Threads: 1, GPULayers: 0}, PP: 16, TG: 32, Reps: 1, Batch: 2, Items: 2, Shots: 0, MaxTokens: 16, Seed: 1}
 	r, err := Bench(context.Background(), cfg, nil, t.Logf)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -25,8 +26,8 @@ func TestCalculatorOnGemma(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg := rundir.Config{
-		Models:     []string{gemmaModel(t)},
-		Templates:  tinyTemplates(t),
+		Models:     []string{probetest.GemmaModel(t)},
+		Templates:  probetest.TinyTemplates(t),
 		Variants:   []templates.Variant{templates.VariantBase},
 		Instances:  1,
 		Seed:       1,

@@ -10,6 +10,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -25,12 +26,12 @@ func TestChatModelFollowsTheFormat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real model")
 	}
-	p, err := models.PathOf(chatName)
+	p, err := models.PathOf(probetest.ChatName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{p}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 1, MaxTokens: 160, Shots: MaxShots, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 1024, NSeq: 2}, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/docqa"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -42,7 +43,7 @@ func TestRunDocQA(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	cfg := rundir.Config{Models: []string{gemmaModel(t)}, Items: items, Prompt: PromptDocQA, Variants: vs, Instances: 1, Seed: 2,
+	cfg := rundir.Config{Models: []string{probetest.GemmaModel(t)}, Items: items, Prompt: PromptDocQA, Variants: vs, Instances: 1, Seed: 2,
 		MaxTokens: 16, Params: llm.Params{Threads: 1, NCtx: 1024, NSeq: 4}, OutDir: dir}
 	sum, err := Run(context.Background(), cfg, Options{})
 	if err != nil {

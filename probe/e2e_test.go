@@ -14,6 +14,7 @@ import (
 	"github.com/fragility/fragility/embed"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
@@ -70,7 +71,7 @@ func TestRunEndToEnd(t *testing.T) {
 		}
 	}
 	cfg := rundir.Config{
-		Models:    []string{gemmaModel(t)},
+		Models:    []string{probetest.GemmaModel(t)},
 		Templates: tdir,
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantSymbolic, templates.VariantNoop},
 		Instances: 1,

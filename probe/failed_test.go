@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
@@ -59,7 +60,7 @@ func llamaRefusedGGUF(t *testing.T) string {
 func TestRunModelFailsRecorded(t *testing.T) {
 	bad := llamaRefusedGGUF(t)
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: []string{bad}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{bad}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 7, MaxTokens: 8, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: 1}, OutDir: out}
 	_, err := Run(context.Background(), cfg, Options{})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
@@ -17,11 +18,11 @@ import (
 // reason, not "interrupted" (which would invite a resume that fails again).
 func TestModelFailingMidRun(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "nan.gguf")
-	if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tinyTokenizer(t), Seed: 1, NaNWeights: true}); err != nil {
+	if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: probetest.TinyTokenizer(t), Seed: 1, NaNWeights: true}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: []string{p}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+	cfg := rundir.Config{Models: []string{p}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 		Instances: 1, Seed: 7, MaxTokens: 4, Params: llm.Params{Threads: 1, NSeq: 2}, OutDir: out}
 	_, err := Run(context.Background(), cfg, Options{})
 	if err == nil || !strings.Contains(err.Error(), "NaN") {
@@ -50,7 +51,7 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, name+".run")
-		cfg := rundir.Config{Models: []string{gemmaModel(t)}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
+		cfg := rundir.Config{Models: []string{probetest.GemmaModel(t)}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase},
 			Instances: 1, Seed: 7, MaxTokens: 4, Overrides: ov, Params: llm.Params{Threads: 1}, OutDir: out}
 		_, err := Run(context.Background(), cfg, Options{})
 		want := map[string]string{"nomatch.jsonl": "template nosuch is not in the run", "all.jsonl": "every trial of the run is excluded"}[name]
@@ -67,7 +68,7 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 // the run is not complete (the narrative's sentence: package report); verify refuses a traces.jsonl with no trace
 // instead of reporting "0 items reproduce".
 func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
-	dir := tinyRun(t, []string{gemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
+	dir := tinyRun(t, []string{probetest.GemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
 	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +98,11 @@ func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
 // TestCheckVocabularies: files with vocabularies of different sizes are
 // refused from their headers, before compare generates anything.
 func TestCheckVocabularies(t *testing.T) {
-	tiny := tinyModels(t, 2)
+	tiny := probetest.TinyModels(t, 2)
 	if err := CheckVocabularies(tiny); err != nil {
 		t.Errorf("two tiny models: %v", err)
 	}
-	err := CheckVocabularies([]string{tiny[0], gemmaModel(t)})
+	err := CheckVocabularies([]string{tiny[0], probetest.GemmaModel(t)})
 	if err == nil || !strings.Contains(err.Error(), "vocabulary of 262144 tokens") || !strings.Contains(err.Error(), tiny[0]) {
 		t.Errorf("tiny and Gemma: %v", err)
 	}

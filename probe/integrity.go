@@ -32,7 +32,7 @@ func PlannedItems(dir string, man *rundir.Manifest) ([]string, error) {
 	}
 	ids := make([]string, len(items))
 	for i, it := range items {
-		ids[i] = it.id
+		ids[i] = it.ID
 	}
 	return ids, nil
 }
@@ -44,7 +44,7 @@ func PlannedItems(dir string, man *rundir.Manifest) ([]string, error) {
 // caller to give after the more precise row checks. A manifest that records
 // error rules (a run of a version that always records the plan sha256) but
 // no plan sha256 is edited too.
-func plannedOf(dir string, man *rundir.Manifest) (items []plannedItem, lines map[*templates.Instance]int, edited, err error) {
+func plannedOf(dir string, man *rundir.Manifest) (items []PlannedItem, lines map[*templates.Instance]int, edited, err error) {
 	path := filepath.Join(dir, rundir.FileSet)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -59,7 +59,7 @@ func plannedOf(dir string, man *rundir.Manifest) (items []plannedItem, lines map
 	if len(cfg.Models) != len(man.Models) {
 		cfg.Models = make([]string, len(man.Models))
 	}
-	batches := planBatches(cfg, set)
+	batches := PlanBatches(cfg, set)
 	if man.PlanSHA256 == "" && man.ErrorRules != "" {
 		// Every run that records its error rules records its plan sha256
 		// too: a manifest without one was edited, and nothing it says about
@@ -74,7 +74,7 @@ func plannedOf(dir string, man *rundir.Manifest) (items []plannedItem, lines map
 		}
 		if sum, _ := planSHA(cfg, batches, data, modelSHA, man.Embedder); sum != man.PlanSHA256 {
 			edited = fmt.Errorf("%s: with the manifest's config it gives plan sha256 %s, not the %s the manifest records: set.jsonl or manifest.json was edited after the run",
-				path, short(sum), short(man.PlanSHA256))
+				path, rundir.ShortSHA(sum), rundir.ShortSHA(man.PlanSHA256))
 		}
 	}
 	if sh := man.Shard; sh != nil && sh.FirstBatch+sh.Batches <= len(batches) {
@@ -85,7 +85,7 @@ func plannedOf(dir string, man *rundir.Manifest) (items []plannedItem, lines map
 		lines[&set.Instances[i]] = i + 2 // after the header line
 	}
 	for _, b := range batches {
-		items = append(items, b.items...)
+		items = append(items, b.Items...)
 	}
 	return items, lines, edited, nil
 }
@@ -111,7 +111,7 @@ func CheckRecords(dir string, man *rundir.Manifest, trials []results.Trial, trac
 	}
 	planned := make([]string, len(items))
 	for i, it := range items {
-		planned[i] = it.id
+		planned[i] = it.ID
 	}
 	ids := make([]string, len(trials))
 	for i := range trials {
@@ -138,10 +138,10 @@ func CheckRecords(dir string, man *rundir.Manifest, trials []results.Trial, trac
 // also refuses a relation, step count or difficulty level that is not the
 // instance's, as these group the summary's statistics, and a question
 // that is not its text (as results.csv gives it back: rundir.CSVText).
-func rowsMatchSet(path string, items []plannedItem, lines map[*templates.Instance]int, trials []results.Trial, current bool) error {
+func rowsMatchSet(path string, items []PlannedItem, lines map[*templates.Instance]int, trials []results.Trial, current bool) error {
 	byID := make(map[string]*templates.Instance, len(items))
 	for _, it := range items {
-		byID[it.id] = it.inst
+		byID[it.ID] = it.Inst
 	}
 	for i := range trials {
 		t := &trials[i]

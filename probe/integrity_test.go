@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -30,7 +31,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the fast model")
 	}
-	dir := tinyRun(t, []string{gemmaModel(t)}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
+	dir := tinyRun(t, []string{probetest.GemmaModel(t)}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
 	if _, err := Recompute(dir); err != nil {
 		t.Fatalf("untouched run: %v", err)
 	}
@@ -86,7 +87,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	trials[1].TemplateID = "not-" + trials[1].TemplateID
-	writeTrials(t, filepath.Join(dir, rundir.FileResults), trials)
+	probetest.WriteTrials(t, filepath.Join(dir, rundir.FileResults), trials)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
 		if err == nil || !strings.Contains(err.Error(), rundir.FileResults+": line 3 (item "+trials[1].ItemID+"): template is") {
 			t.Errorf("%s with an edited template column: %v", name, err)
@@ -132,7 +133,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		undo = restore(rundir.FileResults)
 		ts := fresh()
 		k := c.edit(ts)
-		writeTrials(t, filepath.Join(dir, rundir.FileResults), ts)
+		probetest.WriteTrials(t, filepath.Join(dir, rundir.FileResults), ts)
 		for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
 			if err == nil || !strings.Contains(err.Error(), "(item "+ts[k].ItemID+")") || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s with an edited %s: %v, want %q", name, c.name, err, c.want)
@@ -158,7 +159,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	r := []byte(trials[k].Response)
 	r[at] -= 'a' - 'A' // one letter's case
 	trials[k].Response = string(r)
-	writeTrials(t, filepath.Join(dir, rundir.FileResults), trials)
+	probetest.WriteTrials(t, filepath.Join(dir, rundir.FileResults), trials)
 	for name, err := range map[string]error{"report": recomputeErr(dir), "verify": verifyErr(dir)} {
 		path := filepath.Join(dir, rundir.FileResults)
 		want := fmt.Sprintf("%s: %s (item %s): its response differs from its trace in %s at byte %d", path, rundir.RowRef(path, k), trials[k].ItemID, rundir.FileTraces, at)
@@ -209,7 +210,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	for i := range traces {
 		traces[i].AnswerFirst = nil
 	}
-	writeTraces(t, dir, traces)
+	probetest.WriteTraces(t, dir, traces)
 	if err := recomputeErr(dir); err != nil {
 		t.Errorf("an %s run without the answer first: %v", AnswerScoreV1, err)
 	}
@@ -233,18 +234,6 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	undo()
 	if _, err := Recompute(dir); err != nil {
 		t.Fatalf("restored run: %v", err)
-	}
-}
-
-// writeTrials writes trials as a results.csv file.
-func writeTrials(t *testing.T, path string, trials []results.Trial) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := results.WriteCSV(&buf, trials); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

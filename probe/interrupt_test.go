@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -27,8 +28,8 @@ func TestInterruptKeepsFinishedItems(t *testing.T) {
 	progressTick = 0 // a progress report after every decoding step
 	defer func() { progressTick = old }()
 	cfg := rundir.Config{
-		Models:    []string{gemmaModel(t)},
-		Templates: tinyTemplates(t),
+		Models:    []string{probetest.GemmaModel(t)},
+		Templates: probetest.TinyTemplates(t),
 		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNumbers, templates.VariantNoop},
 		Instances: 1,
 		Seed:      5,

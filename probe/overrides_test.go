@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -88,10 +89,10 @@ func TestApplyOverrides(t *testing.T) {
 // corrected and the other excluded: the summary counts them, the manifest
 // records the file's sha256, results.csv keeps the original labels.
 func TestRunWithOverrides(t *testing.T) {
-	model := gemmaModel(t)
+	model := probetest.GemmaModel(t)
 	ov := writeOverrides(t, "{\"template\": \"baker\", \"answer\": \"1\"}\n{\"template\": \"stickers\", \"exclude\": \"checking exclusion\"}\n")
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: []string{model}, Templates: tinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
+	cfg := rundir.Config{Models: []string{model}, Templates: probetest.TinyTemplates(t), Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 1, Seed: 7, MaxTokens: 8, BootstrapB: 50, Overrides: ov,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: 2}, OutDir: out}
 	sum, err := Run(context.Background(), cfg, Options{})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
@@ -259,7 +260,7 @@ func TestPlanFromMatchesSummary(t *testing.T) {
 // halves: the rate and tokens per item, and the pooled variance
 // components, unless components were given.
 func TestPlanRun(t *testing.T) {
-	tdir := shardTemplates(t)
+	tdir := probetest.ShardTemplates(t)
 	if err := os.WriteFile(filepath.Join(tdir, "zz-broken.yaml"), []byte("id: [unclosed\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe/answer"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -112,7 +113,7 @@ func TestRunGSMSymbolicPreset(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cfg := rundir.Config{
-		Models:    []string{gemmaModel(t)},
+		Models:    []string{probetest.GemmaModel(t)},
 		Templates: filepath.Join(gsmsymP1(t), "p1"),
 		Variants:  []templates.Variant{templates.VariantBase},
 		Instances: 1,
@@ -172,7 +173,7 @@ func TestKeptPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{chatName, gemmaName} {
+	for _, name := range []string{probetest.ChatName, probetest.GemmaName} {
 		p, err := models.PathOf(name)
 		if err != nil {
 			t.Fatal(err)

@@ -123,7 +123,7 @@ func sameStop(tr *rundir.Trace, t *results.Trial) bool {
 	return tr.StopReason == "" || t.StopReason == tr.StopReason || (t.StopReason == StopRunOn && tr.StopReason == llm.StopString)
 }
 
-// checkResponses refuses the first row of results.csv (trials, read from
+// CheckResponses refuses the first row of results.csv (trials, read from
 // path) whose response is not the text its trace in traces.jsonl records:
 // the pieces of the trace's tokens (see rundir.MatchResponse; a skipped item has
 // neither), or whose stop reason is not the trace's (sameStop). A row
@@ -131,7 +131,7 @@ func sameStop(tr *rundir.Trace, t *results.Trial) bool {
 // several traces passes when one of them gives its response. The
 // error names results.csv, the row, the item and the first place that
 // differs.
-func checkResponses(path string, man *rundir.Manifest, trials []results.Trial, traces []rundir.Trace) error {
+func CheckResponses(path string, man *rundir.Manifest, trials []results.Trial, traces []rundir.Trace) error {
 	byID := make(map[string][]int, len(traces))
 	for k := range traces {
 		byID[traces[k].ItemID] = append(byID[traces[k].ItemID], k)

@@ -128,23 +128,23 @@ func TestCheckResponses(t *testing.T) {
 		{ItemID: "m0/d", Response: "no trace"},
 	}
 	man := &rundir.Manifest{}
-	if err := checkResponses("results.csv", man, trials, traces); err != nil {
+	if err := CheckResponses("results.csv", man, trials, traces); err != nil {
 		t.Fatalf("untouched rows: %v", err)
 	}
 	trials[0].Response = "Since teh ratio"
-	err := checkResponses("results.csv", man, trials, traces)
+	err := CheckResponses("results.csv", man, trials, traces)
 	want := `results.csv: row 1 (item m0/a): its response differs from its trace in traces.jsonl at byte 7: results.csv has "Since teh ratio" where the trace's tokens give "Since the ratio": the file was edited after the run`
 	if err == nil || err.Error() != want {
 		t.Errorf("edited response:\n got %v\nwant %s", err, want)
 	}
 	trials[0].Response = "Since the ratio"
 	trials[1].Response = "made up"
-	if err := checkResponses("results.csv", man, trials, traces); err == nil || !strings.Contains(err.Error(), "row 2 (item m0/b)") {
+	if err := CheckResponses("results.csv", man, trials, traces); err == nil || !strings.Contains(err.Error(), "row 2 (item m0/b)") {
 		t.Errorf("a response given to a skipped item: %v", err)
 	}
 	trials[1].Response = ""
 	trials[2].Response = ""
-	if err := checkResponses("results.csv", man, trials, traces); err == nil || !strings.Contains(err.Error(), "row 3 (item m0/c)") {
+	if err := CheckResponses("results.csv", man, trials, traces); err == nil || !strings.Contains(err.Error(), "row 3 (item m0/c)") {
 		t.Errorf("a cut response emptied: %v", err)
 	}
 }

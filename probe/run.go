@@ -81,12 +81,13 @@ type Options struct {
 	ShardSource string
 }
 
-// plannedItem is one item of the plan: an instance for one model.
-type plannedItem struct {
-	model int
-	inst  *templates.Instance
-	id    string
-	cond  string // condition; "" is ConditionNone
+// PlannedItem is one item of the plan: an instance for one model under
+// one condition.
+type PlannedItem struct {
+	Model int                 // index of the model in Config.Models
+	Inst  *templates.Instance // the instance, in the run's set
+	ID    string              // the item ID (results.ConditionItemID of itemID)
+	Cond  string              // condition; "" is results.ConditionNone
 }
 
 // CheckNBatch refuses (an OptionError) a logical batch of nbatch tokens
@@ -371,7 +372,7 @@ type runner struct {
 	set      *templates.Set
 	man      *rundir.Manifest
 	setJSONL []byte      // set.jsonl's content
-	batches  []planBatch // the batches this process runs
+	batches  []PlanBatch // the batches this process runs
 	qs       []string    // distinct questions, in run order, for the classifier
 	total    int         // items of batches, all models
 	ddc      *ddcStore
@@ -595,7 +596,7 @@ func (r *runner) plan() error {
 	r.setJSONL = setJSONL
 	// The plan: every model's items in batches of NSeq consecutive items of
 	// the order; a shard runs a contiguous range of these batches.
-	r.batches = planBatches(cfg, set)
+	r.batches = PlanBatches(cfg, set)
 	modelSHA := make([]string, len(man.Models))
 	for i, mm := range man.Models {
 		modelSHA[i] = mm.SHA256
@@ -626,7 +627,7 @@ func (r *runner) cutShard() error {
 		Batches: hi - lo, PlanBatches: len(batches), PlanItems: planItems}
 	batches = batches[lo:hi]
 	for _, b := range batches {
-		man.Shard.Items += len(b.items)
+		man.Shard.Items += len(b.Items)
 	}
 	r.batches = batches
 	r.logf("shard %s: batches %d..%d of %d (%d of %d items), plan sha256 %s", cfg.Shard, lo+1, hi, man.Shard.PlanBatches, man.Shard.Items, planItems, man.PlanSHA256)
@@ -638,9 +639,9 @@ func (r *runner) cutShard() error {
 func (r *runner) collectQuestions() {
 	seen := map[string]bool{}
 	for _, b := range r.batches {
-		r.total += len(b.items)
-		for _, it := range b.items {
-			if q := it.inst.Question; !seen[q] {
+		r.total += len(b.Items)
+		for _, it := range b.Items {
+			if q := it.Inst.Question; !seen[q] {
 				seen[q] = true
 				r.qs = append(r.qs, q)
 			}
@@ -656,15 +657,15 @@ func (r *runner) runModels() error {
 	cfg, man := r.cfg, r.man
 	r.start = time.Now()
 	for mi, path := range cfg.Models {
-		var mine []planBatch
+		var mine []PlanBatch
 		todo := 0
 		for _, b := range r.batches {
-			if b.model != mi {
+			if b.Model != mi {
 				continue
 			}
 			mine = append(mine, b)
-			for _, it := range b.items {
-				if !r.done.Has(it.id) {
+			for _, it := range b.Items {
+				if !r.done.Has(it.ID) {
 					todo++
 				}
 			}
@@ -784,11 +785,11 @@ var progressTick = 200 * time.Millisecond
 // progress gets the items finished, the tokens generated since its last call
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
-func runModel(ctx context.Context, m *llm.Model, mi int, batches []planBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []PlanBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
 	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
 	for _, b := range batches {
-		for _, it := range b.items {
-			if st.Has(it.id) {
+		for _, it := range b.Items {
+			if st.Has(it.ID) {
 				continue
 			}
 			if err := r.prepare(it); err != nil {
@@ -820,7 +821,7 @@ type modelRun struct {
 
 // preparedItem is an item of a batch with its rendered prompt and tokens.
 type preparedItem struct {
-	it       plannedItem
+	it       PlannedItem
 	rendered llm.Rendered
 	tokens   []llm.Token
 }
@@ -839,15 +840,15 @@ type batchOutput struct {
 
 // prepare renders and tokenizes one item and queues it for the batch; an
 // item whose prompt does not fit the context is recorded as skipped at once.
-func (r *modelRun) prepare(it plannedItem) error {
+func (r *modelRun) prepare(it PlannedItem) error {
 	cfg, md := r.cfg, r.md
-	rd, err := renderCondition(r.m, cfg, itemText(it.inst), it.cond, it.inst.Variant == templates.VariantPlacebo)
+	rd, err := renderCondition(r.m, cfg, itemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
 	}
 	toks, err := r.m.Tokenize(rd.Text, true, true)
 	if err != nil {
-		return fmt.Errorf("%s: item %s: %w", md.Path, it.id, err)
+		return fmt.Errorf("%s: item %s: %w", md.Path, it.ID, err)
 	}
 	r.man.NoteRendering(r.mi, rd)
 	if nctx := cfg.Params.Defaults().NCtx; len(toks)+1 >= nctx {
@@ -901,10 +902,10 @@ func (r *modelRun) generate() (batchOutput, error) {
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep, KeepFirstLogits: true}
 	var err error
-	if opt.KeepPrefix, err = r.keeps.get(r.m, cfg, queue[0].it.cond); err != nil {
+	if opt.KeepPrefix, err = r.keeps.get(r.m, cfg, queue[0].it.Cond); err != nil {
 		return out, fmt.Errorf("%s: %w", r.md.Path, err)
 	}
-	out.calc = newCalculator(cfg, queue[0].it.cond, len(queue))
+	out.calc = newCalculator(cfg, queue[0].it.Cond, len(queue))
 	out.calc.setOptions(&opt)
 	t0 := time.Now()
 	out.gens, out.err = r.m.GenerateBatch(r.ctx, prompts, opt)
@@ -925,10 +926,10 @@ func (r *modelRun) generate() (batchOutput, error) {
 func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]answerScores, error) {
 	var jobs []answerJob
 	for i, q := range r.queue {
-		if q.it.inst.Accepted != nil {
+		if q.it.Inst.Accepted != nil {
 			continue
 		}
-		jobs = append(jobs, answerJob{seq: i, expected: q.it.inst.Answer, ex: extraction(gens[i]), after: true, first: true})
+		jobs = append(jobs, answerJob{seq: i, expected: q.it.Inst.Answer, ex: extraction(gens[i]), after: true, first: true})
 	}
 	preset, err := ParsePrompt(r.cfg.Prompt)
 	if err != nil || len(jobs) == 0 {
@@ -957,7 +958,7 @@ func (r *modelRun) record(out batchOutput) error {
 	for i, q := range queue {
 		g := out.gens[i]
 		ntok += g.Generated()
-		if h, ok := r.st.Held(q.it.id); ok {
+		if h, ok := r.st.Held(q.it.ID); ok {
 			// Finished before an earlier interruption: its recorded
 			// result stands (this decode of the whole batch repeats it).
 			held = true
@@ -983,8 +984,8 @@ func (r *modelRun) record(out batchOutput) error {
 		}
 		tr.PromptTokens = len(q.tokens)
 		calls := out.calc.finish(i, g)
-		fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.inst.Accepted, q.it.cond, calls)
-		classifyErrorOf(&tr, q.it.inst) // with its clause's numbers (errors/3)
+		fillFromGeneration(&tr, g, wall/float64(len(queue)), q.it.Inst.Accepted, q.it.Cond, calls)
+		classifyErrorOf(&tr, q.it.Inst) // with its clause's numbers (errors/3)
 		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 		trace.CalcCalls = calls
 		if out.answers != nil {
@@ -1015,11 +1016,11 @@ func (r *modelRun) record(out batchOutput) error {
 }
 
 // newTrial fills the identity columns of a trial.
-func newTrial(it plannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore) (results.Trial, error) {
-	in := it.inst
-	id := rundir.IdentifyModel(cfg.ModelName(it.model, md.Path), md.Name, md.Quantization)
+func newTrial(it PlannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore) (results.Trial, error) {
+	in := it.Inst
+	id := rundir.IdentifyModel(cfg.ModelName(it.Model, md.Path), md.Name, md.Quantization)
 	t := results.Trial{
-		ItemID:         it.id,
+		ItemID:         it.ID,
 		ModelPath:      md.Path,
 		ModelName:      id.Name,
 		ModelFamily:    id.Family,
@@ -1039,7 +1040,7 @@ func newTrial(it plannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore)
 		Expected:       in.Answer,
 		Rule:           answer.RuleNone,
 		Passages:       docqa.PassageList(in),
-		Condition:      results.ConditionName(it.cond),
+		Condition:      results.ConditionName(it.Cond),
 	}
 	d, ok, err := ddc.get(in.Question)
 	if err != nil {

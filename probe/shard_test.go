@@ -8,91 +8,11 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
-
-func env(kv ...string) func(string) string {
-	m := map[string]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return func(k string) string { return m[k] }
-}
-
-func TestParseShard(t *testing.T) {
-	for _, c := range []struct {
-		spec   string
-		shards int
-		env    func(string) string
-		want   rundir.Shard
-		err    string // substring of the error; "" = no error
-	}{
-		{"2/3", 0, env(), rundir.Shard{Index: 2, Count: 3}, ""},
-		{" 1 / 1 ", 0, env(), rundir.Shard{Index: 1, Count: 1}, ""},
-		{"3/3", 3, env(), rundir.Shard{Index: 3, Count: 3}, ""},
-		{"0/3", 0, env(), rundir.Shard{}, "numbered 1..3"},
-		{"4/3", 0, env(), rundir.Shard{}, "numbered 1..3"},
-		{"1/0", 0, env(), rundir.Shard{}, "at least 1"},
-		{"2", 0, env(), rundir.Shard{}, "want K/N"},
-		{"a/b", 0, env(), rundir.Shard{}, "want K/N"},
-		{"2/3", 4, env(), rundir.Shard{}, "disagree"},
-		// Kubernetes: 0-based completion index, --shards required.
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "0"), rundir.Shard{Index: 1, Count: 4}, ""},
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "3"), rundir.Shard{Index: 4, Count: 4}, ""},
-		{"auto", 4, env("JOB_COMPLETION_INDEX", "4"), rundir.Shard{}, "below the number of shards"},
-		{"auto", 0, env("JOB_COMPLETION_INDEX", "1"), rundir.Shard{}, "needs --shards"},
-		{"auto", 2, env("JOB_COMPLETION_INDEX", "x"), rundir.Shard{}, "not an index"},
-		// Slurm: any start index and step.
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "0", "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "2", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{Index: 1, Count: 3}, ""},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5", "SLURM_ARRAY_TASK_MAX", "7", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{Index: 3, Count: 3}, ""},
-		{"auto", 3, env("SLURM_ARRAY_TASK_ID", "8", "SLURM_ARRAY_TASK_MIN", "4", "SLURM_ARRAY_TASK_MAX", "12", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "4"), rundir.Shard{Index: 2, Count: 3}, ""},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_COUNT", "2"), rundir.Shard{Index: 2, Count: 2}, ""},                                                                     // no MAX/STEP (older Slurm)
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "5", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "6", "SLURM_ARRAY_TASK_COUNT", "3", "SLURM_ARRAY_TASK_STEP", "1"), rundir.Shard{}, "not one evenly spaced range"}, // --array=1,5,6
-		{"auto", 4, env("SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "3", "SLURM_ARRAY_TASK_COUNT", "3"), rundir.Shard{}, "array has 3 tasks"},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1"), rundir.Shard{}, "SLURM_ARRAY_TASK_MIN is not"},
-		{"auto", 0, env("SLURM_ARRAY_TASK_ID", "1", "JOB_COMPLETION_INDEX", "1"), rundir.Shard{}, "both"},
-		{"auto", 0, env(), rundir.Shard{}, "neither"},
-	} {
-		got, src, err := ParseShard(c.spec, c.shards, c.env)
-		switch {
-		case c.err == "" && err != nil:
-			t.Errorf("ParseShard(%q, %d): %v", c.spec, c.shards, err)
-		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-			t.Errorf("ParseShard(%q, %d) = %v, %v; want an error containing %q", c.spec, c.shards, got, err, c.err)
-		case c.err == "" && (got != c.want || src == ""):
-			t.Errorf("ParseShard(%q, %d) = %v (%q), want %v", c.spec, c.shards, got, src, c.want)
-		case err != nil && strings.Contains(err.Error(), "\n"):
-			t.Errorf("ParseShard(%q): error is not one line: %q", c.spec, err)
-		}
-	}
-}
-
-// TestShardBatchesPartition: for every plan size and shard count, the
-// shards' ranges are contiguous, in order, cover every batch exactly once
-// and differ in size by at most one.
-func TestShardBatchesPartition(t *testing.T) {
-	for b := 1; b <= 40; b++ {
-		for n := 1; n <= b; n++ {
-			next, smallest, largest := 0, b, 0
-			for k := 1; k <= n; k++ {
-				lo, hi := rundir.ShardBatches(rundir.Shard{Index: k, Count: n}, b)
-				if lo != next || hi <= lo {
-					t.Fatalf("B=%d N=%d: shard %d is [%d,%d), want it to start at %d and be non-empty", b, n, k, lo, hi, next)
-				}
-				next = hi
-				smallest, largest = min(smallest, hi-lo), max(largest, hi-lo)
-			}
-			if next != b || largest-smallest > 1 {
-				t.Fatalf("B=%d N=%d: shards end at %d (want %d), sizes %d..%d", b, n, next, b, smallest, largest)
-			}
-		}
-	}
-	if lo, hi := rundir.ShardBatches(rundir.Shard{}, 7); lo != 0 || hi != 7 {
-		t.Errorf("zero Shard: [%d,%d), want the whole plan", lo, hi)
-	}
-}
 
 // TestPlanBatchesAndSHA: batches are consecutive NSeq-groups of the order per
 // model; the plan sha256 ignores the shard and the output directory and
@@ -112,7 +32,7 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 	}
 	cfg := rundir.Config{Models: []string{"a.gguf", "b.gguf"}, Templates: "builtin", Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 2, Seed: 5, MaxTokens: 8, Params: llm.Params{NSeq: 3, NCtx: 512}}
-	bs := planBatches(cfg, set)
+	bs := PlanBatches(cfg, set)
 	n := len(set.Instances)
 	per := (n + 2) / 3
 	if len(bs) != 2*per {
@@ -122,12 +42,12 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 	for mi := 0; mi < 2; mi++ {
 		pos := 0
 		for _, b := range bs[mi*per : (mi+1)*per] {
-			if b.model != mi || len(b.items) == 0 || len(b.items) > 3 {
-				t.Fatalf("batch of model %d: model %d, %d items", mi, b.model, len(b.items))
+			if b.Model != mi || len(b.Items) == 0 || len(b.Items) > 3 {
+				t.Fatalf("batch of model %d: model %d, %d items", mi, b.Model, len(b.Items))
 			}
-			for _, it := range b.items {
-				if want := itemID(mi, &set.Instances[order[pos]]); it.id != want {
-					t.Fatalf("item %d of model %d is %s, want %s (the order)", pos, mi, it.id, want)
+			for _, it := range b.Items {
+				if want := itemID(mi, &set.Instances[order[pos]]); it.ID != want {
+					t.Fatalf("item %d of model %d is %s, want %s (the order)", pos, mi, it.ID, want)
 				}
 				pos++
 			}
@@ -162,8 +82,8 @@ func TestPlanBatchesAndSHA(t *testing.T) {
 // ShardBatches, and the times are tokens ÷ rate; the rates read from a
 // bench JSON and from a run directory are the documented ratios.
 func TestPlanShards(t *testing.T) {
-	paths := tinyModels(t, 2)
-	tdir := shardTemplates(t)
+	paths := probetest.TinyModels(t, 2)
+	tdir := probetest.ShardTemplates(t)
 	cfg := rundir.Config{Models: paths, Templates: tdir, Variants: []templates.Variant{templates.VariantBase, templates.VariantNoop},
 		Instances: 2, Seed: 3, MaxTokens: 10, Params: llm.Params{NSeq: 4, NCtx: 256}}
 	p, err := PlanShards(cfg, ShardPlanOptions{Shards: 3, TokensPerItem: 6, TokensPerItemSource: "test", Rate: Throughput{TokensPerSecond: 2, Source: "test"}, Memory: true})

@@ -126,13 +126,13 @@ func planShards(cfg rundir.Config, set *templates.Set, o ShardPlanOptions) (*Sha
 	if len(paths) == 0 {
 		cfg.Models = []string{""} // one model to size, with no file
 	}
-	batches := planBatches(cfg, set)
+	batches := PlanBatches(cfg, set)
 	if o.Shards > len(batches) {
 		return nil, optionErrorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
 	}
 	items := 0
 	for _, b := range batches {
-		items += len(b.items)
+		items += len(b.Items)
 	}
 	refused, leftOut := set.ExclusionCounts()
 	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), RefusedDraws: refused, LeftOut: leftOut, Conditions: max(len(cfg.Conditions), 1), Items: items,
@@ -166,13 +166,13 @@ func planShards(cfg rundir.Config, set *templates.Set, o ShardPlanOptions) (*Sha
 		lo, hi := rundir.ShardBatches(s, len(batches))
 		se := ShardEstimate{Shard: s.String(), FirstBatch: lo, Batches: hi - lo}
 		for _, b := range batches[lo:hi] {
-			se.Items += len(b.items)
+			se.Items += len(b.Items)
 			if len(paths) == 0 {
 				continue
 			}
-			if len(se.Models) == 0 || se.Models[len(se.Models)-1] != b.model {
-				se.Models = append(se.Models, b.model)
-				se.MemoryBytes = max(se.MemoryBytes, p.Models[b.model].MemoryBytes)
+			if len(se.Models) == 0 || se.Models[len(se.Models)-1] != b.Model {
+				se.Models = append(se.Models, b.Model)
+				se.MemoryBytes = max(se.MemoryBytes, p.Models[b.Model].MemoryBytes)
 			}
 		}
 		se.GenTokensMax, se.GenTokens, se.PromptTokens, se.Seconds = est(se.Items)

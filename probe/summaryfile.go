@@ -115,7 +115,7 @@ func Recompute(dir string) (*summary.Summary, error) {
 // lines: a results.csv row whose correct column contradicts its recorded
 // extraction (CheckScores); a row whose variant or model name is not its
 // item's (checkRowsKnown); a row whose response is not the text its
-// trace's tokens give (checkResponses); for a complete run, a missing
+// trace's tokens give (CheckResponses); for a complete run, a missing
 // set.jsonl or traces.jsonl when the other is there, and a planned item
 // without its row or its trace, a repeated item and one not in the plan
 // (CheckRecords). A directory with neither file (results.csv and
@@ -148,7 +148,7 @@ func checkRunFiles(dir string, man *rundir.Manifest, trials []results.Trial) err
 	if err != nil {
 		return err
 	}
-	if err := checkResponses(filepath.Join(dir, rundir.FileResults), man, trials, traces); err != nil {
+	if err := CheckResponses(filepath.Join(dir, rundir.FileResults), man, trials, traces); err != nil {
 		return err
 	}
 	traceIDs := make([]string, len(traces))

@@ -521,7 +521,7 @@ func tokenAt(ts []llm.Token, i int) string {
 
 // verifyRecords refuses a complete run whose results.csv or traces.jsonl
 // lost or gained items (CheckRecords), whose correct column was edited
-// (CheckScores) or a response (checkResponses): verify replays the traces
+// (CheckScores) or a response (CheckResponses): verify replays the traces
 // it has, so a trace that is gone would otherwise go unnoticed. It returns
 // the responses of results.csv by item ID.
 func verifyRecords(dir string, man *rundir.Manifest, traces []rundir.Trace) (map[string]string, error) {
@@ -533,7 +533,7 @@ func verifyRecords(dir string, man *rundir.Manifest, traces []rundir.Trace) (map
 	if err := CheckScores(path, man.ExtractionRules, man.ErrorRules, trials); err != nil {
 		return nil, err
 	}
-	if err := checkResponses(path, man, trials, traces); err != nil {
+	if err := CheckResponses(path, man, trials, traces); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(traces))

@@ -2,61 +2,24 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
-
-// gemmaName is the manifest name of the fast pretrained model these tests
-// run (Gemma 3 270M, no chat template); chatName the instruction-tuned chat
-// model (the default LLM).
-const (
-	gemmaName = "gemma-3-270m-q4_k_m"
-	chatName  = "qwen2.5-coder-0.5b"
-)
-
-// gemmaModel returns the path of the cached Gemma 3 270M model, or fails
-// the test saying how to fetch it.
-func gemmaModel(t *testing.T) string {
-	t.Helper()
-	p, err := models.PathOf(gemmaName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// tinyTemplates copies two built-in templates into a fresh directory.
-func tinyTemplates(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"baker.yaml", "stickers.yaml"} {
-		b, err := os.ReadFile(filepath.Join("..", "templates", "builtin", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // tinyRun runs the two tiny templates on the given models: base and noop,
 // one instance, 16 tokens, nseq items per batch, no DDC.
 func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: modelPaths, Templates: tinyTemplates(t), Variants: variants,
+	cfg := rundir.Config{Models: modelPaths, Templates: probetest.TinyTemplates(t), Variants: variants,
 		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
 		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
 	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
@@ -66,7 +29,7 @@ func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, ns
 }
 
 func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
-	model := gemmaModel(t)
+	model := probetest.GemmaModel(t)
 	dir := tinyRun(t, []string{model}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
 	traces, err := rundir.ReadTraces(dir)
 	if err != nil {
@@ -90,7 +53,7 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	orig := traces[ti].Tokens[tj].EntropyBits
 	flipped := math.Float64frombits(math.Float64bits(orig) ^ 1)
 	traces[ti].Tokens[tj].EntropyBits = flipped
-	writeTraces(t, dir, traces)
+	probetest.WriteTraces(t, dir, traces)
 
 	res, err = Verify(context.Background(), dir, VerifyOptions{})
 	if err != nil {
@@ -137,22 +100,6 @@ func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	_, err = Verify(context.Background(), dir, VerifyOptions{Force: true})
 	if err == nil || !strings.Contains(err.Error(), `decode procedure "bogus/9"`) || !strings.Contains(err.Error(), rundir.FileManifest) {
 		t.Fatalf("unknown decode procedure: %v", err)
-	}
-}
-
-func writeTraces(t *testing.T, dir string, traces []rundir.Trace) {
-	t.Helper()
-	var b strings.Builder
-	for _, tr := range traces {
-		line, err := json.Marshal(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(filepath.Join(dir, rundir.FileTraces), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 

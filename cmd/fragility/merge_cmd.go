@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/shard"
 	"github.com/urfave/cli/v2"
 )
 
@@ -50,7 +50,7 @@ func mergeAction(c *cli.Context) error {
 	}
 	args := c.Args().Slice()
 	out, dirs := args[0], args[1:]
-	res, err := probe.Merge(out, dirs, probe.MergeOptions{Force: c.Bool("force"), AcceptEnvDiff: c.Bool("accept-env-diff"), Log: os.Stderr})
+	res, err := shard.Merge(out, dirs, shard.MergeOptions{Force: c.Bool("force"), AcceptEnvDiff: c.Bool("accept-env-diff"), Log: os.Stderr})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/shard"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/urfave/cli/v2"
 )
@@ -244,7 +245,7 @@ func runConfig(c *cli.Context) (cfg rundir.Config, resume, shardSource string, e
 // from), the definition and the models (the default LLM when none is given).
 func newRunConfig(c *cli.Context, cfg *rundir.Config) (shardSource string, err error) {
 	if spec := c.String("shard"); spec != "" {
-		sh, src, err := probe.ParseShard(spec, c.Int("shards"), os.Getenv)
+		sh, src, err := shard.ParseShard(spec, c.Int("shards"), os.Getenv)
 		if err != nil {
 			return "", usageError{err.Error()}
 		}

@@ -235,3 +235,12 @@ func ReadManifest(dir string) (*Manifest, error) {
 	}
 	return &m, nil
 }
+
+// ShortSHA is a sha256 (hex) shortened to its first 12 digits for a
+// message.
+func ShortSHA(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}

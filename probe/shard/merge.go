@@ -1,4 +1,4 @@
-package probe
+package shard
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -72,7 +73,7 @@ func (s shardRun) name() string { return fmt.Sprintf("shard %s (%s)", s.man.Conf
 // order, which is the order of the whole run: the files are byte-identical
 // to an unsharded run's except the `seconds` column, which keeps each
 // shard's measured time. set.jsonl is the shards' (identical) set.
-// summary.json and narrative.md are computed once over all trials by WriteSummary (narrative.md by
+// summary.json and narrative.md are computed once over all trials by probe.WriteSummary (narrative.md by
 // package report, called by the merge command),
 // as `fragility report` does. manifest.json is the first shard's with the
 // shard cleared, status "complete", started/finished the earliest start and
@@ -106,7 +107,7 @@ type merger struct {
 	ref     shardRun   // the first shard of the plan most shards share
 	diffs   []string   // environment differences between the shards
 	setData []byte     // the reference shard's set.jsonl
-	batches []planBatch
+	batches []probe.PlanBatch
 	batchOf map[string]int  // item ID -> batch of the plan
 	header  []string        // results.csv's columns
 	records [][]string      // results.csv's records, all shards in order
@@ -237,7 +238,7 @@ func (mg *merger) checkShards() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("shard %s missing: the plan (sha256 %s) was split into %d shards and only %s are given", strings.Join(missing, ", "), short(ref.man.PlanSHA256), n, strings.Join(given, ", "))
+		return fmt.Errorf("shard %s missing: the plan (sha256 %s) was split into %d shards and only %s are given", strings.Join(missing, ", "), rundir.ShortSHA(ref.man.PlanSHA256), n, strings.Join(given, ", "))
 	}
 	return nil
 }
@@ -273,18 +274,18 @@ func (mg *merger) recomputePlan() error {
 	mg.setData = setData
 	cfg := ref.man.Config
 	cfg.Shard = nil
-	mg.batches = planBatches(cfg, set)
+	mg.batches = probe.PlanBatches(cfg, set)
 	modelSHA := make([]string, len(ref.man.Models))
 	for i, m := range ref.man.Models {
 		modelSHA[i] = m.SHA256
 	}
-	if sum, _ := planSHA(cfg, mg.batches, setData, modelSHA, ref.man.Embedder); sum != ref.man.PlanSHA256 {
-		return fmt.Errorf("%s: its set.jsonl and config give plan sha256 %s, not the %s its manifest records: a file was changed, or the shard was written by another version", ref.name(), short(sum), short(ref.man.PlanSHA256))
+	if sum := probe.PlanSHA256(cfg, set, setData, modelSHA, ref.man.Embedder); sum != ref.man.PlanSHA256 {
+		return fmt.Errorf("%s: its set.jsonl and config give plan sha256 %s, not the %s its manifest records: a file was changed, or the shard was written by another version", ref.name(), rundir.ShortSHA(sum), rundir.ShortSHA(ref.man.PlanSHA256))
 	}
 	mg.batchOf = map[string]int{}
 	for bi, b := range mg.batches {
-		for _, it := range b.items {
-			mg.batchOf[it.id] = bi
+		for _, it := range b.Items {
+			mg.batchOf[it.ID] = bi
 		}
 	}
 	return nil
@@ -321,7 +322,7 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 	}
 	want := 0
 	for _, b := range batches[lo:hi] {
-		want += len(b.items)
+		want += len(b.Items)
 	}
 	h, recs, err := readShardResults(s, mg.batchOf, lo, hi, seen)
 	if err != nil {
@@ -335,9 +336,9 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 	if len(recs) != want {
 		var first string
 		for _, b := range batches[lo:hi] {
-			for _, it := range b.items {
-				if seen[it.id] == "" && first == "" {
-					first = it.id
+			for _, it := range b.Items {
+				if seen[it.ID] == "" && first == "" {
+					first = it.ID
 				}
 			}
 		}
@@ -354,8 +355,8 @@ func (mg *merger) collectShard(s shardRun, seen map[string]string) error {
 }
 
 // checkShardFiles cross-checks a shard's results.csv against its
-// traces.jsonl and its plan as verify does (CheckScores, checkResponses,
-// CheckRecords), so that an edited row is refused naming the shard's own
+// traces.jsonl and its plan as verify does (probe.CheckScores, probe.CheckResponses,
+// probe.CheckRecords), so that an edited row is refused naming the shard's own
 // file and row.
 func checkShardFiles(s shardRun) error {
 	path := filepath.Join(s.dir, rundir.FileResults)
@@ -363,21 +364,21 @@ func checkShardFiles(s shardRun) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
-	if err := CheckScores(path, s.man.ExtractionRules, s.man.ErrorRules, trials); err != nil {
+	if err := probe.CheckScores(path, s.man.ExtractionRules, s.man.ErrorRules, trials); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	traces, err := rundir.ReadTraces(s.dir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
-	if err := checkResponses(path, s.man, trials, traces); err != nil {
+	if err := probe.CheckResponses(path, s.man, trials, traces); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	ids := make([]string, len(traces))
 	for i := range traces {
 		ids[i] = traces[i].ItemID
 	}
-	if err := CheckRecords(s.dir, s.man, trials, ids); err != nil {
+	if err := probe.CheckRecords(s.dir, s.man, trials, ids); err != nil {
 		return fmt.Errorf("%s: %w", s.name(), err)
 	}
 	return nil
@@ -422,7 +423,7 @@ func (mg *merger) write() (*MergeResult, error) {
 	if err := rundir.WriteJSONAtomic(filepath.Join(stage, rundir.FileManifest), man); err != nil {
 		return nil, err
 	}
-	sum, err := WriteSummary(stage)
+	sum, err := probe.WriteSummary(stage)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +431,7 @@ func (mg *merger) write() (*MergeResult, error) {
 		return nil, err
 	}
 	ref := mg.ref
-	mg.logf("merge: %d shards, %d items, plan sha256 %s -> %s", len(mg.shards), len(mg.records), short(ref.man.PlanSHA256), out)
+	mg.logf("merge: %d shards, %d items, plan sha256 %s -> %s", len(mg.shards), len(mg.records), rundir.ShortSHA(ref.man.PlanSHA256), out)
 	return &MergeResult{Out: out, PlanSHA256: ref.man.PlanSHA256, Shards: len(mg.shards), Items: len(mg.records), Differences: mg.diffs, Summary: sum}, nil
 }
 
@@ -446,7 +447,7 @@ func sameRun(ref, s shardRun) error {
 	}
 	for i := range a.Models {
 		if a.Models[i].SHA256 != b.Models[i].SHA256 {
-			return fmt.Errorf("%s: model %d (%s) has sha256 %s, %s's (%s) has %s", s.name(), i, b.Models[i].Path, short(b.Models[i].SHA256), ref.name(), a.Models[i].Path, short(a.Models[i].SHA256))
+			return fmt.Errorf("%s: model %d (%s) has sha256 %s, %s's (%s) has %s", s.name(), i, b.Models[i].Path, rundir.ShortSHA(b.Models[i].SHA256), ref.name(), a.Models[i].Path, rundir.ShortSHA(a.Models[i].SHA256))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(mergeKeys(a.Tool, b.Tool))) {
@@ -461,7 +462,7 @@ func sameRun(ref, s shardRun) error {
 		return fmt.Errorf("%s: build flags %q, %s's %q", s.name(), b.BuildFlags, ref.name(), a.BuildFlags)
 	}
 	if a.PlanSHA256 != b.PlanSHA256 {
-		return fmt.Errorf("%s: plan sha256 %s, %s's %s: a shard of another plan (%s)", s.name(), short(b.PlanSHA256), ref.name(), short(a.PlanSHA256), planDifference(ref, s))
+		return fmt.Errorf("%s: plan sha256 %s, %s's %s: a shard of another plan (%s)", s.name(), rundir.ShortSHA(b.PlanSHA256), ref.name(), rundir.ShortSHA(a.PlanSHA256), planDifference(ref, s))
 	}
 	return nil
 }
@@ -563,13 +564,6 @@ func envDiffs(ref, s shardRun) []string {
 		}
 	}
 	return out
-}
-
-func short(sum string) string {
-	if len(sum) > 12 {
-		return sum[:12]
-	}
-	return sum
 }
 
 // readSetFile reads a shard's set.jsonl: its bytes and the parsed set.

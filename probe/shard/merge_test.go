@@ -1,4 +1,4 @@
-package probe
+package shard
 
 import (
 	"bytes"
@@ -13,120 +13,16 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
 
-// tinyModels writes n tiny random-weight models (seeds 1..n) and returns
-// their paths. They need the default embedder's tokenizer.json.
-func tinyModels(t *testing.T, n int) []string {
-	t.Helper()
-	tok := tinyTokenizer(t)
-	out := t.TempDir()
-	var paths []string
-	for i := 1; i <= n; i++ {
-		p := filepath.Join(out, "tiny-"+string(rune('a'+i-1))+".gguf")
-		if _, err := llm.WriteTinyModel(p, llm.TinyOptions{Tokenizer: tok, Seed: uint64(i)}); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	return paths
-}
-
-// tinyTokenizer returns the default embedder's tokenizer.json, the
-// vocabulary of the tiny models.
-func tinyTokenizer(t *testing.T) string {
-	t.Helper()
-	man, err := models.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	md, err := man.Default("embedder")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := md.Path()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok := filepath.Join(dir, "tokenizer.json")
-	if _, err := os.Stat(tok); err != nil {
-		t.Fatalf("tiny model: %v (run `make models`)", err)
-	}
-	return tok
-}
-
-// shardTemplates copies six built-in templates into a directory of the
-// test, so that the shard tests' cost does not grow with the library.
-func shardTemplates(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"baker", "cycling", "discount", "fruit-stand", "packing", "stickers"} {
-		b, err := os.ReadFile(filepath.Join("..", "templates", "builtin", name+".yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".yaml"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-// shardConfig is the plan of the shard tests: two tiny models, the templates
-// in tdir (shardTemplates) in base and noop, one instance, 3 items per batch, 4 tokens, and
-// a context that some prompts do not fit (skipped items inside batches).
-func shardConfig(tdir string, modelPaths []string, out string) rundir.Config {
-	return rundir.Config{Models: modelPaths, Templates: tdir,
-		Variants:  []templates.Variant{templates.VariantBase, templates.VariantNoop},
-		Instances: 1, Seed: 11, MaxTokens: 4, BootstrapB: 200,
-		Params: llm.Params{Threads: 1, NCtx: shardTestNCtx, NSeq: 3}, OutDir: out}
-}
-
-// shardTestNCtx is chosen so that the tiny models' tokenizer leaves a few
-// prompts longer than the context (checked by the test).
-const shardTestNCtx = 96
-
 func runOrFail(t *testing.T, cfg rundir.Config) {
 	t.Helper()
-	if _, err := Run(context.Background(), cfg, Options{ToolInfo: map[string]string{"name": "fragility", "version": "test"}}); err != nil {
+	if _, err := probe.Run(context.Background(), cfg, probe.Options{ToolInfo: map[string]string{"name": "fragility", "version": "test"}}); err != nil {
 		t.Fatalf("run %s (shard %v): %v", cfg.OutDir, cfg.Shard, err)
-	}
-}
-
-// csvRows reads results.csv as records, header first.
-func csvRows(t *testing.T, dir string) [][]string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, rundir.FileResults))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", dir, err)
-	}
-	return recs
-}
-
-func copyDir(t *testing.T, src, dst string) string {
-	t.Helper()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-func editManifest(t *testing.T, dir string, edit func(m *rundir.Manifest)) {
-	t.Helper()
-	m, err := rundir.ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(m)
-	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), m); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -137,15 +33,15 @@ func editManifest(t *testing.T, dir string, edit func(m *rundir.Manifest)) {
 // for bit, and that merge refuses a missing, duplicated, foreign, unfinished
 // or cut shard, naming it.
 func TestShardMergeByteIdentical(t *testing.T) {
-	paths := tinyModels(t, 2)
-	tdir := shardTemplates(t)
+	paths := probetest.TinyModels(t, 2)
+	tdir := probetest.ShardTemplates(t)
 	root := t.TempDir()
 	whole := filepath.Join(root, "whole")
-	runOrFail(t, shardConfig(tdir, paths, whole))
+	runOrFail(t, probetest.ShardConfig(tdir, paths, whole))
 
 	var shardDirs []string
 	for k := 1; k <= 3; k++ {
-		cfg := shardConfig(tdir, paths, filepath.Join(root, "shard", string(rune('0'+k))))
+		cfg := probetest.ShardConfig(tdir, paths, filepath.Join(root, "shard", string(rune('0'+k))))
 		cfg.Shard = &rundir.Shard{Index: k, Count: 3}
 		runOrFail(t, cfg)
 		shardDirs = append(shardDirs, cfg.OutDir)
@@ -175,11 +71,11 @@ func TestShardMergeByteIdentical(t *testing.T) {
 			}
 		}
 		crossModel = crossModel || loaded == 2
-		if rows := len(csvRows(t, d)) - 1; rows != m.Shard.Items {
+		if rows := len(probetest.CSVRows(t, d)) - 1; rows != m.Shard.Items {
 			t.Errorf("shard %d: %d rows, manifest says %d items", i+1, rows, m.Shard.Items)
 		}
 	}
-	wholeRows := csvRows(t, whole)
+	wholeRows := probetest.CSVRows(t, whole)
 	if items != len(wholeRows)-1 {
 		t.Fatalf("shards hold %d items, the whole run %d", items, len(wholeRows)-1)
 	}
@@ -207,7 +103,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	}
 
 	// results.csv: every column but seconds identical; seconds = the shards'.
-	mergedRows := csvRows(t, merged)
+	mergedRows := probetest.CSVRows(t, merged)
 	sec := slices.Index(wholeRows[0], "seconds")
 	drop := func(rows [][]string) [][]string {
 		out := make([][]string, len(rows))
@@ -221,7 +117,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	}
 	var shardRows [][]string
 	for _, d := range shardDirs {
-		shardRows = append(shardRows, csvRows(t, d)[1:]...)
+		shardRows = append(shardRows, probetest.CSVRows(t, d)[1:]...)
 	}
 	if !slices.EqualFunc(mergedRows[1:], shardRows, slices.Equal) {
 		t.Errorf("merged results.csv rows (with seconds) are not the shards' rows in shard order")
@@ -263,7 +159,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	}
 
 	// The merged directory replays bit for bit.
-	vr, err := Verify(context.Background(), merged, VerifyOptions{})
+	vr, err := probe.Verify(context.Background(), merged, probe.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("verify merged: %v", err)
 	}
@@ -279,20 +175,20 @@ func TestShardMergeByteIdentical(t *testing.T) {
 		t.Errorf("merge --force over the merged directory: %v", err)
 	}
 	foreign := filepath.Join(root, "foreign")
-	fc := shardConfig(tdir, paths, foreign)
+	fc := probetest.ShardConfig(tdir, paths, foreign)
 	fc.Seed = 12
 	fc.Shard = &rundir.Shard{Index: 2, Count: 3}
 	runOrFail(t, fc)
-	unfinished := copyDir(t, shardDirs[2], filepath.Join(root, "unfinished"))
-	editManifest(t, unfinished, func(m *rundir.Manifest) { m.Status = "interrupted" })
-	cut := copyDir(t, shardDirs[1], filepath.Join(root, "cut"))
+	unfinished := probetest.CopyDir(t, shardDirs[2], filepath.Join(root, "unfinished"))
+	probetest.EditManifest(t, unfinished, func(m *rundir.Manifest) { m.Status = "interrupted" })
+	cut := probetest.CopyDir(t, shardDirs[1], filepath.Join(root, "cut"))
 	data, _ := os.ReadFile(filepath.Join(cut, rundir.FileResults))
 	lines := strings.SplitAfter(string(data), "\n")
 	os.WriteFile(filepath.Join(cut, rundir.FileResults), []byte(strings.Join(append(lines[:2:2], lines[3:]...), "")), 0o644)
-	otherBinary := copyDir(t, shardDirs[1], filepath.Join(root, "other-binary"))
-	editManifest(t, otherBinary, func(m *rundir.Manifest) { m.Tool["version"] = "v9" })
+	otherBinary := probetest.CopyDir(t, shardDirs[1], filepath.Join(root, "other-binary"))
+	probetest.EditManifest(t, otherBinary, func(m *rundir.Manifest) { m.Tool["version"] = "v9" })
 	otherSplit := filepath.Join(root, "split2")
-	sc := shardConfig(tdir, paths, otherSplit)
+	sc := probetest.ShardConfig(tdir, paths, otherSplit)
 	sc.Shard = &rundir.Shard{Index: 2, Count: 2}
 	runOrFail(t, sc)
 
@@ -350,9 +246,9 @@ func mapsEqual(a, b map[string]string) bool {
 // TestShardTooMany: a run refuses more shards than its plan has batches,
 // before any model loads.
 func TestShardTooMany(t *testing.T) {
-	paths := tinyModels(t, 1)
-	tdir := shardTemplates(t)
-	cfg := shardConfig(tdir, paths, filepath.Join(t.TempDir(), "s"))
+	paths := probetest.TinyModels(t, 1)
+	tdir := probetest.ShardTemplates(t)
+	cfg := probetest.ShardConfig(tdir, paths, filepath.Join(t.TempDir(), "s"))
 	cfg.Shard = &rundir.Shard{Index: 1, Count: 500}
 	ts, err := templates.Load(cfg.Templates)
 	if err != nil {
@@ -362,8 +258,8 @@ func TestShardTooMany(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := len(planBatches(cfg, set))
-	_, err = Run(context.Background(), cfg, Options{})
+	b := len(probe.PlanBatches(cfg, set))
+	_, err = probe.Run(context.Background(), cfg, probe.Options{})
 	if want := fmt.Sprintf("so at most %d shards", b); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("500 shards of a %d-batch plan: %v, want a refusal containing %q", b, err, want)
 	}
@@ -372,17 +268,17 @@ func TestShardTooMany(t *testing.T) {
 // TestShardInterruptResume: a shard interrupted after its first batch and
 // resumed keeps its shard and gives the uninterrupted shard's files.
 func TestShardInterruptResume(t *testing.T) {
-	paths := tinyModels(t, 2)
-	tdir := shardTemplates(t)
+	paths := probetest.TinyModels(t, 2)
+	tdir := probetest.ShardTemplates(t)
 	root := t.TempDir()
-	straight := shardConfig(tdir, paths, filepath.Join(root, "straight"))
+	straight := probetest.ShardConfig(tdir, paths, filepath.Join(root, "straight"))
 	straight.Shard = &rundir.Shard{Index: 2, Count: 3}
 	runOrFail(t, straight)
 
 	cfg := straight
 	cfg.OutDir = filepath.Join(root, "interrupted")
 	ctx, cancel := context.WithCancel(context.Background())
-	_, err := Run(ctx, cfg, Options{Progress: func(ev Event) {
+	_, err := probe.Run(ctx, cfg, probe.Options{Progress: func(ev probe.Event) {
 		if ev.Done >= 2 {
 			cancel()
 		}
@@ -394,7 +290,7 @@ func TestShardInterruptResume(t *testing.T) {
 	if m, _ := rundir.ReadManifest(cfg.OutDir); m == nil || m.Status != "interrupted" || m.Shard == nil || m.Shard.Index != 2 {
 		t.Fatalf("interrupted shard manifest: %+v", m)
 	}
-	if _, err := Run(context.Background(), rundir.Config{OutDir: cfg.OutDir}, Options{Resume: true}); err != nil {
+	if _, err := probe.Run(context.Background(), rundir.Config{OutDir: cfg.OutDir}, probe.Options{Resume: true}); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	m, err := rundir.ReadManifest(cfg.OutDir)
@@ -417,40 +313,17 @@ func TestShardInterruptResume(t *testing.T) {
 	}
 }
 
-// TestCtxTrainWarning: a run whose --n-ctx is above a model's training
-// context (the tiny model's 2048) says so once per model on its log, and
-// one within it says nothing.
-func TestCtxTrainWarning(t *testing.T) {
-	paths := tinyModels(t, 1)
-	tdir := shardTemplates(t)
-	for _, c := range []struct {
-		nctx int
-		want bool
-	}{{4096, true}, {shardTestNCtx, false}} {
-		cfg := shardConfig(tdir, paths, filepath.Join(t.TempDir(), "run"))
-		cfg.Params.NCtx = c.nctx
-		var log bytes.Buffer
-		if _, err := Run(context.Background(), cfg, Options{Log: &log}); err != nil {
-			t.Fatal(err)
-		}
-		want := fmt.Sprintf("Warning: --n-ctx 4096 is above %s's training context of 2048 tokens", filepath.Base(paths[0]))
-		if got := strings.Count(log.String(), want); (got == 1) != c.want || (!c.want && strings.Contains(log.String(), "training context")) {
-			t.Errorf("--n-ctx %d: %d warnings in the log, want %v:\n%s", c.nctx, got, c.want, log.String())
-		}
-	}
-}
-
 // TestMergeChecksShardRows runs a plan as 2 shards on a tiny model, edits
 // the correct column of one row of the second shard's results.csv, and
 // checks that merge refuses it naming that shard's file and row (as verify
 // does), not the merge's temporary directory; the unedited shards merge.
 func TestMergeChecksShardRows(t *testing.T) {
-	paths := tinyModels(t, 1)
-	tdir := shardTemplates(t)
+	paths := probetest.TinyModels(t, 1)
+	tdir := probetest.ShardTemplates(t)
 	root := t.TempDir()
 	var dirs []string
 	for k := 1; k <= 2; k++ {
-		cfg := shardConfig(tdir, paths, filepath.Join(root, fmt.Sprint("shard", k)))
+		cfg := probetest.ShardConfig(tdir, paths, filepath.Join(root, fmt.Sprint("shard", k)))
 		cfg.Shard = &rundir.Shard{Index: k, Count: 2}
 		runOrFail(t, cfg)
 		dirs = append(dirs, cfg.OutDir)
@@ -458,7 +331,7 @@ func TestMergeChecksShardRows(t *testing.T) {
 	if _, err := Merge(filepath.Join(root, "merged"), dirs, MergeOptions{}); err != nil {
 		t.Fatalf("merge of the unedited shards: %v", err)
 	}
-	recs := csvRows(t, dirs[1])
+	recs := probetest.CSVRows(t, dirs[1])
 	col, stop := slices.Index(recs[0], "correct"), slices.Index(recs[0], "stop_reason")
 	row := slices.IndexFunc(recs[1:], func(r []string) bool { return r[stop] != "skipped" })
 	if row < 0 {
