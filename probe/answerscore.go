@@ -194,58 +194,60 @@ func planAnswerAt(g *llm.Generation, text string, cut int, lead, sep string, fou
 	return answerPlan{Keep: k, Prefix: prefix + lead}, true
 }
 
-// answerJob is the answer scoring of one sequence of a batch: its expected
+// AnswerJob is the answer scoring of one sequence of a batch: its expected
 // answer (exact decimal), the sequence's extraction, and the passes to run:
 // after the model's text (steps 1–3 of AnswerScoreVersion) and first
 // (step 4).
-type answerJob struct {
-	seq          int
-	expected     string
-	ex           answer.Extraction
-	after, first bool
+type AnswerJob struct {
+	Seq      int               // the sequence's index in the batch
+	Expected string            // the expected answer, an exact decimal
+	Ex       answer.Extraction // the sequence's extraction (Extract)
+	// After and First say which passes run: the answer after the model's
+	// text and the answer first.
+	After, First bool
 }
 
-// answerScores is what the answer-scoring pass gave for one job: the trace
+// AnswerScores is what the answer-scoring pass gave for one job: the trace
 // records of the answer after the model's text and of the answer first
 // (nil when not scored), and the seconds of llama_decode and pass time
 // the answer-first forcing took (ForceAfter's share; 0 when nothing was
 // decoded for it), which no file records.
-type answerScores struct {
-	after     *rundir.AnswerScoreTrace
-	first     *rundir.AnswerForced
-	firstSecs float64
+type AnswerScores struct {
+	After     *rundir.AnswerScoreTrace // the answer after the model's text; nil when not scored
+	First     *rundir.AnswerForced     // the answer first; nil when not scored
+	FirstSecs float64                  // seconds the answer-first forcing took
 }
 
-// scoreAnswers runs the answer-scoring pass over the sequences of the
+// ScoreAnswers runs the answer-scoring pass over the sequences of the
 // latest batch named by jobs and returns each job's records (nil when not
 // scored: no final-answer form, an answer with no finite decimal form, a
 // forced text whose tokens do not give it back, a forcing that would fill
 // the context). Every forcing runs in one ForceAfter call; a sequence's
 // answer-first forcing comes after its other ones.
-func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []answerJob, preset, kernel string) ([]answerScores, error) {
-	out := make([]answerScores, len(jobs))
+func ScoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, jobs []AnswerJob, preset, kernel string) ([]AnswerScores, error) {
+	out := make([]AnswerScores, len(jobs))
 	if testHookNoAnswerFirst {
 		for j := range jobs {
-			jobs[j].first = false
+			jobs[j].First = false
 		}
 	}
 	var fs []llm.Forcing
 	var slots [][2]int // (job, answer) of each forcing; answer −1: the answer first
 	for j, job := range jobs {
-		g := gens[job.seq]
-		want, ok := RenderAnswer(job.expected)
+		g := gens[job.Seq]
+		want, ok := RenderAnswer(job.Expected)
 		if !ok {
 			continue
 		}
-		if job.after {
+		if job.After {
 			f, sl, err := planAfter(m, g, job, j, want, preset, &out[j])
 			if err != nil {
 				return nil, err
 			}
 			fs, slots = append(fs, f...), append(slots, sl...)
 		}
-		if job.first {
-			f, ok, err := planFirst(m, g, job.seq, want, preset, &out[j])
+		if job.First {
+			f, ok, err := planFirst(m, g, job.Seq, want, preset, &out[j])
 			if err != nil {
 				return nil, err
 			}
@@ -264,10 +266,10 @@ func scoreAnswers(ctx context.Context, m *llm.Model, gens []*llm.Generation, job
 	for i, sl := range slots {
 		var a *rundir.AnswerForced
 		if sl[1] < 0 {
-			a = out[sl[0]].first
-			out[sl[0]].firstSecs = res[i].Seconds
+			a = out[sl[0]].First
+			out[sl[0]].FirstSecs = res[i].Seconds
 		} else {
-			a = &out[sl[0]].after.Answers[sl[1]]
+			a = &out[sl[0]].After.Answers[sl[1]]
 		}
 		a.LogProb, a.TokenLogProbs = res[i].LogProb, res[i].TokenLogProbs
 	}
@@ -283,7 +285,7 @@ var testHookNoAnswerFirst bool
 // seq (step 4 of AnswerScoreVersion) and sets its record in out; ok is
 // false when it is not scored, or when the model wrote its tokens itself
 // (the record is complete, nothing to force).
-func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, out *answerScores) (llm.Forcing, bool, error) {
+func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, out *AnswerScores) (llm.Forcing, bool, error) {
 	lead, _, ok := AnswerLead(preset)
 	if !ok {
 		return llm.Forcing{}, false, nil
@@ -293,7 +295,7 @@ func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, ou
 		return llm.Forcing{}, false, err
 	}
 	rec := &rundir.AnswerForced{Answer: want, Tokens: f.Tokens, From: f.From}
-	out.first = rec
+	out.First = rec
 	if lps, ok := generatedLogProbs(g, f); ok {
 		rec.FromGeneration, rec.TokenLogProbs = true, lps
 		for _, lp := range lps {
@@ -308,20 +310,20 @@ func planFirst(m *llm.Model, g *llm.Generation, seq int, want, preset string, ou
 // (steps 1–3 of AnswerScoreVersion) for job j, whose expected answer
 // renders as want, and sets out.after; it returns the forcings left to
 // decode and their slots.
-func planAfter(m *llm.Model, g *llm.Generation, job answerJob, j int, want, preset string, out *answerScores) ([]llm.Forcing, [][2]int, error) {
-	plan, ok := planAnswer(g, job.ex, preset)
+func planAfter(m *llm.Model, g *llm.Generation, job AnswerJob, j int, want, preset string, out *AnswerScores) ([]llm.Forcing, [][2]int, error) {
+	plan, ok := planAnswer(g, job.Ex, preset)
 	if !ok {
 		return nil, nil, nil
 	}
 	var fs []llm.Forcing
 	var slots [][2]int
 	answers := []string{want}
-	if own, ok := RenderAnswer(job.ex.Value); ok && job.ex.Rule != answer.RuleNone && own != want {
+	if own, ok := RenderAnswer(job.Ex.Value); ok && job.Ex.Rule != answer.RuleNone && own != want {
 		answers = append(answers, own)
 	}
 	tr := &rundir.AnswerScoreTrace{Keep: plan.Keep, Prefix: plan.Prefix}
 	for _, a := range answers {
-		f, ok, err := forcingFor(m, job.seq, plan, a)
+		f, ok, err := forcingFor(m, job.Seq, plan, a)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -341,7 +343,7 @@ func planAfter(m *llm.Model, g *llm.Generation, job answerJob, j int, want, pres
 		tr.Answers = append(tr.Answers, rec)
 	}
 	if len(tr.Answers) > 0 {
-		out.after = tr
+		out.After = tr
 	}
 	return fs, slots, nil
 }

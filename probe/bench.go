@@ -264,23 +264,23 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 // benchAnswerScore times the answer-scoring pass over a batch just
 // generated (the fragility preset, as fragility run scores it).
 func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation, expected []string, res *BenchResult) error {
-	jobs := make([]answerJob, len(gens))
+	jobs := make([]AnswerJob, len(gens))
 	for i, g := range gens {
-		jobs[i] = answerJob{seq: i, expected: expected[i], ex: extraction(g), after: true, first: true}
+		jobs[i] = AnswerJob{Seq: i, Expected: expected[i], Ex: Extract(g), After: true, First: true}
 	}
 	t0 := time.Now()
-	trs, err := scoreAnswers(ctx, m, gens, jobs, PromptFragility, "")
+	trs, err := ScoreAnswers(ctx, m, gens, jobs, PromptFragility, "")
 	if err != nil {
 		return err
 	}
 	res.AnswerScoreSec += time.Since(t0).Seconds()
 	for _, tr := range trs {
-		if tr.after != nil {
+		if tr.After != nil {
 			res.AnswerScored++
 		}
-		if tr.first != nil {
+		if tr.First != nil {
 			res.AnswerFirst++
-			res.AnswerFirstSec += tr.firstSecs
+			res.AnswerFirstSec += tr.FirstSecs
 		}
 	}
 	return nil

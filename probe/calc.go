@@ -140,25 +140,25 @@ func CalcSolution(s string) string {
 	})
 }
 
-// calculator is the calculator of one batch: the calls of each sequence
+// Calculator is the calculator of one batch: the calls of each sequence
 // and the byte offset in its text where each call was made.
-type calculator struct {
+type Calculator struct {
 	limit   int
 	calls   [][]rundir.CalcCall
 	offsets [][]int
 }
 
-// newCalculator returns the calculator for a batch of n sequences under
+// NewCalculator returns the calculator for a batch of n sequences under
 // cond, nil under any other condition.
-func newCalculator(cfg rundir.Config, cond string, n int) *calculator {
+func NewCalculator(cfg rundir.Config, cond string, n int) *Calculator {
 	if cond != results.ConditionCalculator {
 		return nil
 	}
-	return &calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]rundir.CalcCall, n), offsets: make([][]int, n)}
+	return &Calculator{limit: max(cfg.CalcCalls, 1), calls: make([][]rundir.CalcCall, n), offsets: make([][]int, n)}
 }
 
-// setOptions hooks the calculator into a batch's generation options.
-func (c *calculator) setOptions(opt *llm.GenerateOptions) {
+// SetOptions hooks the calculator into a batch's generation options.
+func (c *Calculator) SetOptions(opt *llm.GenerateOptions) {
 	if c == nil {
 		return
 	}
@@ -168,7 +168,7 @@ func (c *calculator) setOptions(opt *llm.GenerateOptions) {
 
 // inject is the llm.GenerateOptions.Inject hook: the protocol of
 // CalcProtocolVersion.
-func (c *calculator) inject(seq int, text string) string {
+func (c *Calculator) inject(seq int, text string) string {
 	expr, ok := pendingCall(text)
 	if !ok {
 		return ""
@@ -234,7 +234,7 @@ func CalcResult(v *big.Rat) string {
 
 // finish gives sequence seq's calls their token indices in g and returns
 // them.
-func (c *calculator) finish(seq int, g *llm.Generation) []rundir.CalcCall {
+func (c *Calculator) finish(seq int, g *llm.Generation) []rundir.CalcCall {
 	if c == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package probe
+package probe_test
 
 import (
 	"context"
@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/verify"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -36,12 +38,12 @@ func TestCalculatorOnGemma(t *testing.T) {
 		Conditions: []string{results.ConditionNone, results.ConditionCalculator},
 		OutDir:     dir,
 	}
-	sum, err := Run(context.Background(), cfg, Options{})
+	sum, err := probe.Run(context.Background(), cfg, probe.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	man, err := rundir.ReadManifest(dir)
-	if err != nil || man.Calculator == nil || man.Calculator.Calls != DefaultCalcCalls || man.Calculator.Protocol != CalcProtocolVersion {
+	if err != nil || man.Calculator == nil || man.Calculator.Calls != probe.DefaultCalcCalls || man.Calculator.Protocol != probe.CalcProtocolVersion {
 		t.Fatalf("manifest calculator %+v %v", man.Calculator, err)
 	}
 	f, _ := os.Open(filepath.Join(dir, rundir.FileResults))
@@ -88,7 +90,7 @@ func TestCalculatorOnGemma(t *testing.T) {
 				t.Fatalf("%s: call %+v is not at the generated token ending <<EXPR=: %q", tr.ItemID, c, text.String())
 			}
 			v, err := templates.EvalArithmetic(c.Expr)
-			if err != nil || c.Result != CalcResult(v) {
+			if err != nil || c.Result != probe.CalcResult(v) {
 				t.Fatalf("%s: call %+v, evaluator %v %v", tr.ItemID, c, v, err)
 			}
 			var fed strings.Builder
@@ -106,10 +108,10 @@ func TestCalculatorOnGemma(t *testing.T) {
 	if calls == 0 {
 		t.Fatal("Gemma made no calculator call (it echoes the instruction's example on these templates)")
 	}
-	if sum.Calculator == nil || len(sum.Calculator.Models) != 1 || sum.Calculator.CallLimit != DefaultCalcCalls {
+	if sum.Calculator == nil || len(sum.Calculator.Models) != 1 || sum.Calculator.CallLimit != probe.DefaultCalcCalls {
 		t.Fatalf("summary calculator %+v", sum.Calculator)
 	}
-	res, err := Verify(context.Background(), dir, VerifyOptions{})
+	res, err := verify.Verify(context.Background(), dir, verify.VerifyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestCalcResult(t *testing.T) {
 }
 
 func TestCalculatorInject(t *testing.T) {
-	c := newCalculator(rundir.Config{CalcCalls: 2}, results.ConditionCalculator, 2)
+	c := NewCalculator(rundir.Config{CalcCalls: 2}, results.ConditionCalculator, 2)
 	if got := c.inject(1, "So <<3*12.5="); got != "37.5>>" {
 		t.Fatalf("inject = %q", got)
 	}
@@ -74,12 +74,12 @@ func TestCalculatorInject(t *testing.T) {
 	if len(calls) != 3 || calls[0].Result != "37.5" || calls[1].Error == "" || calls[2].Error != "call limit reached" || len(c.calls[0]) != 0 {
 		t.Fatalf("calls %+v", c.calls)
 	}
-	if newCalculator(rundir.Config{}, results.ConditionNone, 1) != nil {
+	if NewCalculator(rundir.Config{}, results.ConditionNone, 1) != nil {
 		t.Fatal("a calculator under condition none")
 	}
-	var nilCalc *calculator
+	var nilCalc *Calculator
 	opt := llm.GenerateOptions{}
-	nilCalc.setOptions(&opt)
+	nilCalc.SetOptions(&opt)
 	if opt.Inject != nil || nilCalc.finish(0, &llm.Generation{}) != nil {
 		t.Fatal("nil calculator changed the options")
 	}

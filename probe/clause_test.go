@@ -25,7 +25,7 @@ func clauseTrial(in templates.Instance) results.Trial {
 	t := results.Trial{ItemID: "m0/" + in.ID, TemplateID: in.TemplateID, Variant: string(in.Variant), Instance: in.Index,
 		Question: in.Question, Expected: in.Answer, Response: "She has 11 apples.\n11 - 3 = 8\nFinal answer: 8",
 		StopReason: "eos", Tokens: 12, ScoreRule: docqa.ScoreNumber, Reference: string(in.Reference)}
-	ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason})
+	ex := Extract(&llm.Generation{Text: t.Response, StopReason: t.StopReason})
 	t.Extracted, t.Rule = ex.Value, ex.Rule
 	t.Correct = answer.AnswerMatches(t.Extracted, t.Expected)
 	t.ExpectedAnywhere = answer.ExpectedAnywhere(t.Response, t.Expected)

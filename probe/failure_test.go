@@ -64,37 +64,6 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 	}
 }
 
-// TestReportAndVerifyOnIncompleteRuns: the recomputed summary says when
-// the run is not complete (the narrative's sentence: package report); verify refuses a traces.jsonl with no trace
-// instead of reporting "0 items reproduce".
-func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
-	dir := tinyRun(t, []string{probetest.GemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
-	man, err := rundir.ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := Recompute(dir)
-	if err != nil || sum.RunStatus != "" {
-		t.Fatalf("complete run: status %q, %v", sum.RunStatus, err)
-	}
-	man.Status = "interrupted"
-	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
-		t.Fatal(err)
-	}
-	if sum, err = Recompute(dir); err != nil {
-		t.Fatal(err)
-	}
-	if sum.RunStatus != "interrupted" {
-		t.Errorf("interrupted run: status %q", sum.RunStatus)
-	}
-	if err := os.WriteFile(filepath.Join(dir, rundir.FileTraces), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Verify(context.Background(), dir, VerifyOptions{}); err == nil || !strings.Contains(err.Error(), "no trace: nothing to verify") {
-		t.Errorf("empty traces.jsonl: %v", err)
-	}
-}
-
 // TestCheckVocabularies: files with vocabularies of different sizes are
 // refused from their headers, before compare generates anything.
 func TestCheckVocabularies(t *testing.T) {

@@ -184,7 +184,7 @@ func rowsMatchSet(path string, items []PlannedItem, lines map[*templates.Instanc
 // extractionRules equal to this binary's answer.ExtractionRulesVersion
 // (the manifest's extraction_rules) it re-derives an arithmetic item's
 // extraction itself from the response and stop reason, as the run did
-// (extraction: a response the budget cut is read by answer.Truncated), so
+// (Extract: a response the budget cut is read by answer.Truncated), so
 // an edited extracted, rule or stop_reason is refused too, and so is an
 // expected_anywhere the response does not give (a document
 // item, one with passages, is scored by docqa.ScoreResponse and not
@@ -208,7 +208,7 @@ func CheckScores(path, extractionRules, errorRules string, trials []results.Tria
 			continue
 		}
 		if extractionRules == answer.ExtractionRulesVersion {
-			if ex := extraction(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
+			if ex := Extract(&llm.Generation{Text: t.Response, StopReason: t.StopReason}); ex.Value != t.Extracted || ex.Rule != t.Rule {
 				return fmt.Errorf("%s: %s (item %s): extracted is %s (rule %s), but the extraction rules %s read %s (rule %s) from its response with stop reason %s: the file was edited",
 					path, rundir.RowRef(path, i), t.ItemID, results.Quote(t.Extracted), results.Quote(t.Rule), answer.ExtractionRulesVersion, results.Quote(ex.Value), ex.Rule, results.Quote(t.StopReason))
 			}

@@ -43,7 +43,7 @@ func TestCheckScoresEditedMeasures(t *testing.T) {
 	// relabelled as finished (read by its last number), are refused; a
 	// run recorded under older extraction rules is read as recorded.
 	cut := results.Trial{ItemID: "m/baker/noop/0", Response: "6 × 8 = 48, and then 2 more make", Expected: "48", StopReason: "max_tokens", Tokens: 12}
-	ex := extraction(&llm.Generation{Text: cut.Response, StopReason: cut.StopReason})
+	ex := Extract(&llm.Generation{Text: cut.Response, StopReason: cut.StopReason})
 	cut.Extracted, cut.Rule, cut.ExpectedAnywhere = ex.Value, ex.Rule, answer.ExpectedAnywhere(cut.Response, cut.Expected)
 	cut.ErrorKind = errorKind(&cut)
 	if err := CheckScores("r.csv", answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{row(), cut}); err != nil {

@@ -1,4 +1,4 @@
-package probe
+package probe_test
 
 import (
 	"bytes"
@@ -12,10 +12,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/verify"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -25,14 +27,14 @@ import (
 // reason, token count, entropy, answer log-probability (after the
 // reasoning or first) or a response was
 // set by hand, or whose manifest lost its plan sha256 is
-// refused by report (Recompute), verify and merge's summary, naming the
+// refused by report (probe.Recompute), verify and merge's summary, naming the
 // file and the item; the untouched run passes.
 func TestQuietlyWrongRunsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the fast model")
 	}
 	dir := tinyRun(t, []string{probetest.GemmaModel(t)}, []templates.Variant{templates.VariantBase, templates.VariantNoop}, 2)
-	if _, err := Recompute(dir); err != nil {
+	if _, err := probe.Recompute(dir); err != nil {
 		t.Fatalf("untouched run: %v", err)
 	}
 	restore := func(name string) func() {
@@ -126,7 +128,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 				t.Fatal("no row cut by the budget")
 			}
 			ts[k].StopReason = "eos"
-			ts[k].ErrorKind = errorKind(&ts[k]) // the edit made consistent but for the trace
+			ts[k].ErrorKind = probe.ErrorKind(&ts[k]) // the edit made consistent but for the trace
 			return k
 		}, `stop_reason is "eos", but its trace in traces.jsonl has "max_tokens"`},
 	} {
@@ -197,7 +199,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	}
 	undoMan := restore(rundir.FileManifest)
 	data, _ = os.ReadFile(filepath.Join(dir, rundir.FileManifest))
-	v1 := strings.Replace(string(data), `"answer_score": "`+AnswerScoreVersion+`"`, `"answer_score": "`+AnswerScoreV1+`"`, 1)
+	v1 := strings.Replace(string(data), `"answer_score": "`+probe.AnswerScoreVersion+`"`, `"answer_score": "`+probe.AnswerScoreV1+`"`, 1)
 	if v1 == string(data) {
 		t.Fatal("no answer_score in the manifest to edit")
 	}
@@ -212,7 +214,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 	}
 	probetest.WriteTraces(t, dir, traces)
 	if err := recomputeErr(dir); err != nil {
-		t.Errorf("an %s run without the answer first: %v", AnswerScoreV1, err)
+		t.Errorf("an %s run without the answer first: %v", probe.AnswerScoreV1, err)
 	}
 	undoTr()
 	undoMan()
@@ -232,7 +234,7 @@ func TestQuietlyWrongRunsRefused(t *testing.T) {
 		}
 	}
 	undo()
-	if _, err := Recompute(dir); err != nil {
+	if _, err := probe.Recompute(dir); err != nil {
 		t.Fatalf("restored run: %v", err)
 	}
 }
@@ -264,9 +266,51 @@ func dropColumn(t *testing.T, path, name string) {
 	}
 }
 
-func recomputeErr(dir string) error { _, err := Recompute(dir); return err }
+func recomputeErr(dir string) error { _, err := probe.Recompute(dir); return err }
 
 func verifyErr(dir string) error {
-	_, err := Verify(context.Background(), dir, VerifyOptions{})
+	_, err := verify.Verify(context.Background(), dir, verify.VerifyOptions{})
 	return err
+}
+
+// TestReportAndVerifyOnIncompleteRuns: the recomputed summary says when
+// the run is not complete (the narrative's sentence: package report); verify refuses a traces.jsonl with no trace
+// instead of reporting "0 items reproduce".
+func TestReportAndVerifyOnIncompleteRuns(t *testing.T) {
+	dir := tinyRun(t, []string{probetest.GemmaModel(t)}, []templates.Variant{templates.VariantBase}, 2)
+	man, err := rundir.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := probe.Recompute(dir)
+	if err != nil || sum.RunStatus != "" {
+		t.Fatalf("complete run: status %q, %v", sum.RunStatus, err)
+	}
+	man.Status = "interrupted"
+	if err := rundir.WriteJSONAtomic(filepath.Join(dir, rundir.FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err = probe.Recompute(dir); err != nil {
+		t.Fatal(err)
+	}
+	if sum.RunStatus != "interrupted" {
+		t.Errorf("interrupted run: status %q", sum.RunStatus)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rundir.FileTraces), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify.Verify(context.Background(), dir, verify.VerifyOptions{}); err == nil || !strings.Contains(err.Error(), "no trace: nothing to verify") {
+		t.Errorf("empty traces.jsonl: %v", err)
+	}
+}
+
+// tinyRun runs the two tiny templates on the given models (no DDC) and
+// returns the run directory (probetest.TinyConfig).
+func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
+	t.Helper()
+	cfg := probetest.TinyConfig(t, modelPaths, variants, nseq)
+	if _, err := probe.Run(context.Background(), cfg, probe.Options{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return cfg.OutDir
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/fragility/fragility/probe/docqa"
@@ -149,4 +150,19 @@ func namedOutsideSplit(cfg rundir.Config, set *templates.Set) error {
 	}
 	return fmt.Errorf("--split %s: %s, named by --template-ids, %s not in the %s split; name only templates of that split, or leave out --split",
 		cfg.Split, strings.Join(out, ","), map[bool]string{true: "is", false: "are"}[len(out) == 1], cfg.Split)
+}
+
+// SplitItemID splits an item ID "m<index>/<instance id>" (see itemID) into
+// the model index and the instance ID; errors say what is wrong with it.
+func SplitItemID(id string, nModels int) (int, string, error) {
+	head, inst, ok := strings.Cut(id, "/")
+	if !ok || !strings.HasPrefix(head, "m") {
+		return 0, "", fmt.Errorf("item id %q is not of the form m<model>/<instance>", id)
+	}
+	mi, err := strconv.Atoi(head[1:])
+	if err != nil || mi < 0 || mi >= nModels {
+		return 0, "", fmt.Errorf("item id %q names model %s, but the manifest has %d model(s)", id, head, nModels)
+	}
+	inst, _, _ = strings.Cut(inst, "#") // a condition suffix (condItemID)
+	return mi, inst, nil
 }

@@ -195,9 +195,9 @@ func gsmSymbolicPromptWith(instr, question string, shots int) (string, error) {
 	return b.String(), nil
 }
 
-// itemText is the text of an instance that RenderItem renders: the
+// ItemText is the text of an instance that RenderItem renders: the
 // question, or for a document item its passages and question (docqa.Body).
-func itemText(in *templates.Instance) string {
+func ItemText(in *templates.Instance) string {
 	if len(in.Passages) > 0 {
 		return docqa.Body(in)
 	}
@@ -206,7 +206,7 @@ func itemText(in *templates.Instance) string {
 
 // RenderItem renders one problem's prompt for model m under cfg's preset:
 // PromptDocQA as one user turn (docqa.Instruction and question, which is
-// then itemText's passages and question); PromptFragility through the chat template (cfg.ChatTemplate, or the
+// then ItemText's passages and question); PromptFragility through the chat template (cfg.ChatTemplate, or the
 // model's own); PromptGSMSymbolic as raw completion text (Template "raw"),
 // or, when cfg.ChatTemplate names a template, as one user turn rendered with
 // it. Stop strings the preset needs are in the result.
@@ -294,7 +294,7 @@ func KeptPrefix(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, erro
 	}
 	for i := range probes {
 		q, placebo := keptPrefixProbes[i%len(keptPrefixProbes)], i >= len(keptPrefixProbes)
-		r, err := renderCondition(m, cfg, q, cond, placebo)
+		r, err := RenderCondition(m, cfg, q, cond, placebo)
 		if err != nil {
 			return nil, err
 		}
@@ -315,13 +315,13 @@ func KeptPrefix(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, erro
 	return keep, nil
 }
 
-// keptPrefixes caches KeptPrefix per condition for one model of a run
+// KeptPrefixes caches KeptPrefix per condition for one model of a run
 // whose Decode is DecodeKeepPrefix.
-type keptPrefixes map[string][]llm.Token
+type KeptPrefixes map[string][]llm.Token
 
-// get returns the kept prefix of condition cond (nil when cfg does not keep
+// Get returns the kept prefix of condition cond (nil when cfg does not keep
 // one).
-func (k *keptPrefixes) get(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, error) {
+func (k *KeptPrefixes) Get(m *llm.Model, cfg rundir.Config, cond string) ([]llm.Token, error) {
 	if cfg.Decode != DecodeKeepPrefix && cfg.Decode != DecodeKeepPrefixV1 {
 		return nil, nil
 	}
@@ -333,16 +333,16 @@ func (k *keptPrefixes) get(m *llm.Model, cfg rundir.Config, cond string) ([]llm.
 		return nil, fmt.Errorf("the prompt prefix to keep: %w", err)
 	}
 	if *k == nil {
-		*k = keptPrefixes{}
+		*k = KeptPrefixes{}
 	}
 	(*k)[cond] = p
 	return p, nil
 }
 
-// renderCondition renders one problem's prompt as RenderItem does, with
+// RenderCondition renders one problem's prompt as RenderItem does, with
 // the calculator note after the instruction under the calculator
 // condition (in the last user turn for the fragility preset).
-func renderCondition(m *llm.Model, cfg rundir.Config, question, cond string, placebo bool) (llm.Rendered, error) {
+func RenderCondition(m *llm.Model, cfg rundir.Config, question, cond string, placebo bool) (llm.Rendered, error) {
 	if cond != results.ConditionCalculator {
 		return renderItem(m, cfg, question, placebo)
 	}

@@ -205,7 +205,7 @@ func TestKeptPrefix(t *testing.T) {
 			for _, tp := range ts {
 				// Under the fragility preset the placebo's wording keeps the prefix too.
 				for _, placebo := range []bool{false, c.cfg.Prompt == ""} {
-					r, err := renderCondition(m, c.cfg, tp.BaseQuestion(), c.cond, placebo)
+					r, err := RenderCondition(m, c.cfg, tp.BaseQuestion(), c.cond, placebo)
 					if err != nil {
 						t.Fatal(err)
 					}

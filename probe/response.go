@@ -63,7 +63,7 @@ func traceMeasures(tr *rundir.Trace, t *results.Trial) (col, got, want string) {
 		return col, got, want
 	}
 	if text := rundir.TraceText(tr); t.Passages == "" && !strings.Contains(text, "\r") && strings.HasPrefix(text, t.Response) {
-		ex := extraction(&llm.Generation{Text: t.Response, StopReason: tr.StopReason})
+		ex := Extract(&llm.Generation{Text: t.Response, StopReason: tr.StopReason})
 		var ans []float64
 		off := 0
 		for _, tok := range tr.Tokens {

@@ -148,30 +148,3 @@ func TestCheckResponses(t *testing.T) {
 		t.Errorf("a cut response emptied: %v", err)
 	}
 }
-
-// TestCompareResponse: verify's replay compares its text exactly, which
-// catches what the check against the trace cannot tell apart: here a
-// response cut short at "\nQ:", a stop string of some runs, where the
-// replay (with this run's stop strings) went on to "\nUser:".
-func TestCompareResponse(t *testing.T) {
-	pieces := []string{"4", "\nQ:", " x", "\nUser:"}
-	replayed := "4\nQ: x"
-	ok, _, _ := rundir.MatchResponse("4", strings.Join(pieces, ""), true, responseStops(&rundir.Manifest{}))
-	if !ok {
-		t.Fatal("the trace check refuses a response cut at a stop string")
-	}
-	var res VerifyResult
-	compareResponse("m0/a", replayed, replayed, "m.gguf", &res)
-	compareResponse("m0/b", "a\nb", "a\r\nb", "m.gguf", &res) // results.csv reads "\r\n" as "\n"
-	if !res.OK() {
-		t.Fatalf("the same texts diverge: %+v", res.First)
-	}
-	compareResponse("m0/a", "4", replayed, "m.gguf", &res)
-	if res.Divergences != 1 || res.First == nil || res.First.Field != DivResponse || res.First.Position != 1 ||
-		res.First.Recorded != `"4"` || res.First.Replayed != `"4\nQ: x"` {
-		t.Fatalf("a cut response: %+v first %+v", res, res.First)
-	}
-	if got, want := res.First.String(), `item m0/a (m.gguf), results.csv response byte 1: response recorded "4", replayed "4\nQ: x"`; got != want {
-		t.Errorf("divergence line:\n got %s\nwant %s", got, want)
-	}
-}

@@ -816,7 +816,7 @@ type modelRun struct {
 	st       *rundir.Streams
 	progress func(n, tokens int, sec float64)
 	queue    []preparedItem
-	keeps    keptPrefixes
+	keeps    KeptPrefixes
 }
 
 // preparedItem is an item of a batch with its rendered prompt and tokens.
@@ -834,15 +834,15 @@ type batchOutput struct {
 	err      error
 	wall     float64
 	reported int
-	calc     *calculator
-	answers  []answerScores // the answer-scoring pass, by queue index (nil records: not scored)
+	calc     *Calculator
+	answers  []AnswerScores // the answer-scoring pass, by queue index (nil records: not scored)
 }
 
 // prepare renders and tokenizes one item and queues it for the batch; an
 // item whose prompt does not fit the context is recorded as skipped at once.
 func (r *modelRun) prepare(it PlannedItem) error {
 	cfg, md := r.cfg, r.md
-	rd, err := renderCondition(r.m, cfg, itemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
+	rd, err := RenderCondition(r.m, cfg, ItemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
 	if err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
 	}
@@ -902,11 +902,11 @@ func (r *modelRun) generate() (batchOutput, error) {
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: queue[0].rendered.Stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), OnStep: onStep, KeepFirstLogits: true}
 	var err error
-	if opt.KeepPrefix, err = r.keeps.get(r.m, cfg, queue[0].it.Cond); err != nil {
+	if opt.KeepPrefix, err = r.keeps.Get(r.m, cfg, queue[0].it.Cond); err != nil {
 		return out, fmt.Errorf("%s: %w", r.md.Path, err)
 	}
-	out.calc = newCalculator(cfg, queue[0].it.Cond, len(queue))
-	out.calc.setOptions(&opt)
+	out.calc = NewCalculator(cfg, queue[0].it.Cond, len(queue))
+	out.calc.SetOptions(&opt)
 	t0 := time.Now()
 	out.gens, out.err = r.m.GenerateBatch(r.ctx, prompts, opt)
 	if out.err != nil && out.gens == nil {
@@ -923,25 +923,25 @@ func (r *modelRun) generate() (batchOutput, error) {
 
 // scoreAnswers runs the answer-scoring pass (AnswerScoreVersion) over the
 // batch just generated: the numeric items, in the generation's KV state.
-func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]answerScores, error) {
-	var jobs []answerJob
+func (r *modelRun) scoreAnswers(gens []*llm.Generation) ([]AnswerScores, error) {
+	var jobs []AnswerJob
 	for i, q := range r.queue {
 		if q.it.Inst.Accepted != nil {
 			continue
 		}
-		jobs = append(jobs, answerJob{seq: i, expected: q.it.Inst.Answer, ex: extraction(gens[i]), after: true, first: true})
+		jobs = append(jobs, AnswerJob{Seq: i, Expected: q.it.Inst.Answer, Ex: Extract(gens[i]), After: true, First: true})
 	}
 	preset, err := ParsePrompt(r.cfg.Prompt)
 	if err != nil || len(jobs) == 0 {
-		return make([]answerScores, len(r.queue)), err
+		return make([]AnswerScores, len(r.queue)), err
 	}
-	trs, err := scoreAnswers(r.ctx, r.m, gens, jobs, preset, "")
+	trs, err := ScoreAnswers(r.ctx, r.m, gens, jobs, preset, "")
 	if err != nil {
 		return nil, err
 	}
-	out := make([]answerScores, len(r.queue))
+	out := make([]AnswerScores, len(r.queue))
 	for j, job := range jobs {
-		out[job.seq] = trs[j]
+		out[job.Seq] = trs[j]
 	}
 	return out, nil
 }
@@ -967,9 +967,9 @@ func (r *modelRun) record(out batchOutput) error {
 				if a := out.answers; a != nil && htr.AnswerScore == nil && htr.AnswerFirst == nil {
 					// Recorded before the interruption, when the batch
 					// could not be scored: this decode repeats it.
-					fillAnswerScore(&ht, a[i].after)
-					fillAnswerFirst(&ht, a[i].first)
-					htr.AnswerScore, htr.AnswerFirst = a[i].after, a[i].first
+					fillAnswerScore(&ht, a[i].After)
+					fillAnswerFirst(&ht, a[i].First)
+					htr.AnswerScore, htr.AnswerFirst = a[i].After, a[i].First
 				}
 				trials, traces = append(trials, ht), append(traces, htr)
 			}
@@ -989,9 +989,9 @@ func (r *modelRun) record(out batchOutput) error {
 		trace := newTrace(tr.ItemID, q.rendered, q.tokens, g, len(queue))
 		trace.CalcCalls = calls
 		if out.answers != nil {
-			fillAnswerScore(&tr, out.answers[i].after)
-			fillAnswerFirst(&tr, out.answers[i].first)
-			trace.AnswerScore, trace.AnswerFirst = out.answers[i].after, out.answers[i].first
+			fillAnswerScore(&tr, out.answers[i].After)
+			fillAnswerFirst(&tr, out.answers[i].First)
+			trace.AnswerScore, trace.AnswerFirst = out.answers[i].After, out.answers[i].First
 		}
 		trials = append(trials, tr)
 		traces = append(traces, trace)
@@ -1063,7 +1063,7 @@ func fillFromGeneration(t *results.Trial, g *llm.Generation, seconds float64, ac
 	t.Tokens = g.Generated()
 	t.StopReason = g.StopReason
 	t.Seconds = seconds
-	ex := extraction(g)
+	ex := Extract(g)
 	t.Correct = ex.Rule != answer.RuleNone && answer.AnswerMatches(ex.Value, t.Expected)
 	t.ExpectedAnywhere = answer.ExpectedAnywhere(g.Text, t.Expected)
 	t.ScoreRule = docqa.ScoreNumber
@@ -1115,10 +1115,10 @@ func entropyStats(h []float64) (mean, p95, medianBranching float64) {
 	return sum / float64(len(s)), stats.Quantile7(s, 0.95), math.Exp2(stats.Quantile7(s, 0.5))
 }
 
-// extraction is the answer extracted from g's text (extract/3: an answer
+// Extract is the answer extracted from g's text (extract/3: an answer
 // the budget cut is read by answer.Truncated; extract/4: one the context
 // filled too).
-func extraction(g *llm.Generation) answer.Extraction {
+func Extract(g *llm.Generation) answer.Extraction {
 	ex := answer.Extract(g.Text)
 	if g.StopReason == llm.StopMaxTokens || g.StopReason == llm.StopContextFull {
 		ex = answer.Truncated(ex)

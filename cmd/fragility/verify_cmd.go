@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/llm"
-	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/verify"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -73,7 +73,7 @@ func verifyAction(c *cli.Context) error {
 	}
 	defer lock.Unlock()
 	llm.LoadBackends(c.String(flagBackend.Name))
-	opt := probe.VerifyOptions{Force: c.Bool("force"), Log: os.Stderr}
+	opt := verify.VerifyOptions{Force: c.Bool("force"), Log: os.Stderr}
 	if c.IsSet(flagThreads.Name) {
 		opt.Threads = c.Int(flagThreads.Name)
 	}
@@ -85,7 +85,7 @@ func verifyAction(c *cli.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := probe.Verify(ctx, dir, opt)
+	res, err := verify.Verify(ctx, dir, opt)
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
 			fmt.Fprintln(os.Stderr, "\nfragility: verify interrupted")

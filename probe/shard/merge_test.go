@@ -16,6 +16,7 @@ import (
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/verify"
 	"github.com/fragility/fragility/templates"
 )
 
@@ -159,7 +160,7 @@ func TestShardMergeByteIdentical(t *testing.T) {
 	}
 
 	// The merged directory replays bit for bit.
-	vr, err := probe.Verify(context.Background(), merged, probe.VerifyOptions{})
+	vr, err := verify.Verify(context.Background(), merged, verify.VerifyOptions{})
 	if err != nil {
 		t.Fatalf("verify merged: %v", err)
 	}

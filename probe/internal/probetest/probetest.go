@@ -123,6 +123,16 @@ func ShardTemplates(t *testing.T) string {
 	return copyTemplates(t, "baker", "cycling", "discount", "fruit-stand", "packing", "stickers")
 }
 
+// TinyConfig is the config of a tiny run of the two tiny templates
+// (TinyTemplates) on the models modelPaths in variants: one instance, 16
+// tokens, nseq items per batch, written to a fresh directory of the test.
+func TinyConfig(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) rundir.Config {
+	t.Helper()
+	return rundir.Config{Models: modelPaths, Templates: TinyTemplates(t), Variants: variants,
+		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
+		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: filepath.Join(t.TempDir(), "run")}
+}
+
 // ShardTestNCtx is chosen so that the tiny models' tokenizer leaves a few
 // prompts longer than the context (checked by the test).
 const ShardTestNCtx = 96

@@ -1,4 +1,4 @@
-package probe
+package verify
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/models"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 
@@ -229,9 +230,9 @@ func checkReplayable(dir string, man *rundir.Manifest, opt VerifyOptions, res *V
 		fmt.Fprintf(opt.Log, "verify: the run's status is %q: checking the %s it finished\n", man.Status, rundir.FileTraces)
 	}
 	switch man.Config.Decode {
-	case "", DecodePerBatch, DecodeKeepPrefix, DecodeKeepPrefixV1: // "": recorded before the procedure was, which is DecodePerBatch
+	case "", probe.DecodePerBatch, probe.DecodeKeepPrefix, probe.DecodeKeepPrefixV1: // "": recorded before the procedure was, which is DecodePerBatch
 	default:
-		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, rundir.FileManifest), man.Config.Decode, DecodeKeepPrefix, DecodePerBatch)
+		return fmt.Errorf("%s: decode procedure %q is not one this binary can replay (%s, %s)", filepath.Join(dir, rundir.FileManifest), man.Config.Decode, probe.DecodeKeepPrefix, probe.DecodePerBatch)
 	}
 	if err := llm.CheckEntropyKernel(rundir.RecordedEntropyKernel(man)); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, rundir.FileManifest), err)
@@ -257,7 +258,7 @@ func readQuestions(dir string, man *rundir.Manifest) (map[string]string, error) 
 	}
 	questions := map[string]string{}
 	for _, in := range set.Instances {
-		questions[in.ID] = itemText(&in)
+		questions[in.ID] = probe.ItemText(&in)
 	}
 	return questions, nil
 }
@@ -284,7 +285,7 @@ func replayGroups(ctx context.Context, man *rundir.Manifest, groups []traceGroup
 		cfg.Params.ThreadsBatch = opt.ThreadsBatch
 	}
 	var m *llm.Model
-	var keeps keptPrefixes
+	var keeps probe.KeptPrefixes
 	var err error
 	loaded := -1
 	defer func() { m.Close() }()
@@ -327,7 +328,7 @@ func batchGroups(traces []rundir.Trace, nModels int, questions map[string]string
 	var out []traceGroup
 	for i := 0; i < len(traces); {
 		t := traces[i]
-		mi, inst, err := SplitItemID(t.ItemID, nModels)
+		mi, inst, err := probe.SplitItemID(t.ItemID, nModels)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
@@ -346,7 +347,7 @@ func batchGroups(traces []rundir.Trace, nModels int, questions map[string]string
 		g := traceGroup{model: mi}
 		for j := i; j < i+k; j++ {
 			u := traces[j]
-			mj, inst, err := SplitItemID(u.ItemID, nModels)
+			mj, inst, err := probe.SplitItemID(u.ItemID, nModels)
 			if err != nil {
 				return nil, fmt.Errorf("line %d: %w", j+1, err)
 			}
@@ -367,31 +368,16 @@ func batchGroups(traces []rundir.Trace, nModels int, questions map[string]string
 	return out, nil
 }
 
-// SplitItemID splits an item ID "m<index>/<instance id>" (see itemID) into
-// the model index and the instance ID; errors say what is wrong with it.
-func SplitItemID(id string, nModels int) (int, string, error) {
-	head, inst, ok := strings.Cut(id, "/")
-	if !ok || !strings.HasPrefix(head, "m") {
-		return 0, "", fmt.Errorf("item id %q is not of the form m<model>/<instance>", id)
-	}
-	mi, err := strconv.Atoi(head[1:])
-	if err != nil || mi < 0 || mi >= nModels {
-		return 0, "", fmt.Errorf("item id %q names model %s, but the manifest has %d model(s)", id, head, nModels)
-	}
-	inst, _, _ = strings.Cut(inst, "#") // a condition suffix (condItemID)
-	return mi, inst, nil
-}
-
 // replayGroup replays one batch and adds its divergences to res; responses
 // are the results.csv responses by item ID.
-func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg rundir.Config, kernel string, questions, responses map[string]string, keeps *keptPrefixes, res *VerifyResult) error {
+func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg rundir.Config, kernel string, questions, responses map[string]string, keeps *probe.KeptPrefixes, res *VerifyResult) error {
 	md := m.Metadata()
 	prompts := make([][]llm.Token, len(g.traces))
 	promptDiv := make([]*Divergence, len(g.traces))
 	var stop []string
 	for i, t := range g.traces {
-		_, inst, _ := SplitItemID(t.ItemID, math.MaxInt)
-		r, err := renderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID), variantOfItem(t.ItemID) == templates.VariantPlacebo)
+		_, inst, _ := probe.SplitItemID(t.ItemID, math.MaxInt)
+		r, err := probe.RenderCondition(m, cfg, questions[inst], results.ItemCondition(t.ItemID), variantOfItem(t.ItemID) == templates.VariantPlacebo)
 		if err != nil {
 			return fmt.Errorf("%s: item %s: %w", md.Path, t.ItemID, err)
 		}
@@ -411,12 +397,12 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg rundir.Con
 	}
 	opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed), EntropyKernel: kernel, KeepFirstLogits: true}
 	var err error
-	if opt.KeepPrefix, err = keeps.get(m, cfg, results.ItemCondition(g.traces[0].ItemID)); err != nil {
+	if opt.KeepPrefix, err = keeps.Get(m, cfg, results.ItemCondition(g.traces[0].ItemID)); err != nil {
 		return fmt.Errorf("%s: %w", md.Path, err)
 	}
 	// A calculator batch is replayed with the calculator: its results are
 	// fed at the same points, so the replay is compared token by token.
-	newCalculator(cfg, results.ItemCondition(g.traces[0].ItemID), len(g.traces)).setOptions(&opt)
+	probe.NewCalculator(cfg, results.ItemCondition(g.traces[0].ItemID), len(g.traces)).SetOptions(&opt)
 	gens, err := m.GenerateBatch(ctx, prompts, opt)
 	if err != nil {
 		return fmt.Errorf("%s: replaying the batch of %s: %w", md.Path, g.traces[0].ItemID, err)
@@ -433,7 +419,7 @@ func replayGroup(ctx context.Context, m *llm.Model, g traceGroup, cfg rundir.Con
 			compareResponse(t.ItemID, resp, gens[i].Text, md.Path, res)
 		}
 	}
-	preset, err := ParsePrompt(cfg.Prompt)
+	preset, err := probe.ParsePrompt(cfg.Prompt)
 	if err != nil {
 		return err
 	}
@@ -530,17 +516,17 @@ func verifyRecords(dir string, man *rundir.Manifest, traces []rundir.Trace) (map
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckScores(path, man.ExtractionRules, man.ErrorRules, trials); err != nil {
+	if err := probe.CheckScores(path, man.ExtractionRules, man.ErrorRules, trials); err != nil {
 		return nil, err
 	}
-	if err := CheckResponses(path, man, trials, traces); err != nil {
+	if err := probe.CheckResponses(path, man, trials, traces); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(traces))
 	for i := range traces {
 		ids[i] = traces[i].ItemID
 	}
-	if err := CheckRecords(dir, man, trials, ids); err != nil {
+	if err := probe.CheckRecords(dir, man, trials, ids); err != nil {
 		return nil, err
 	}
 	responses := make(map[string]string, len(trials))

@@ -1,4 +1,4 @@
-package probe
+package verify
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/rundir"
 )
 
@@ -29,7 +30,7 @@ const DivAnswerFirst = "answer_first"
 // answer first for the traces that recorded it, so that the forcings are
 // the run's), and adds a divergence for every trace whose record differs.
 func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generation, traces []rundir.Trace, preset, kernel string, res *VerifyResult) error {
-	var jobs []answerJob
+	var jobs []probe.AnswerJob
 	var idx []int
 	for i, t := range traces {
 		after := t.AnswerScore != nil && len(t.AnswerScore.Answers) > 0
@@ -43,23 +44,23 @@ func replayAnswerScores(ctx context.Context, m *llm.Model, gens []*llm.Generatio
 		} else {
 			expected = t.AnswerFirst.Answer
 		}
-		jobs = append(jobs, answerJob{seq: i, expected: expected, ex: extraction(gens[i]), after: after, first: first})
+		jobs = append(jobs, probe.AnswerJob{Seq: i, Expected: expected, Ex: probe.Extract(gens[i]), After: after, First: first})
 		idx = append(idx, i)
 	}
 	if len(jobs) == 0 {
 		return nil
 	}
-	got, err := scoreAnswers(ctx, m, gens, jobs, preset, kernel)
+	got, err := probe.ScoreAnswers(ctx, m, gens, jobs, preset, kernel)
 	if err != nil {
 		return fmt.Errorf("%s: replaying the answer scores of the batch of %s: %w", m.Metadata().Path, traces[0].ItemID, err)
 	}
 	for j, i := range idx {
 		d, ok := Divergence{}, false
-		if jobs[j].after {
-			d, ok = answerScoreDiff(*traces[i].AnswerScore, got[j].after)
+		if jobs[j].After {
+			d, ok = answerScoreDiff(*traces[i].AnswerScore, got[j].After)
 		}
-		if !ok && jobs[j].first {
-			d, ok = answerFirstDiff(traces[i].AnswerFirst, got[j].first)
+		if !ok && jobs[j].First {
+			d, ok = answerFirstDiff(traces[i].AnswerFirst, got[j].First)
 		}
 		if ok {
 			d.Item, d.Model = traces[i].ItemID, m.Metadata().Path

@@ -1,32 +1,20 @@
-package probe
+package verify
 
 import (
 	"context"
 	"errors"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
-
-// tinyRun runs the two tiny templates on the given models: base and noop,
-// one instance, 16 tokens, nseq items per batch, no DDC.
-func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), "run")
-	cfg := rundir.Config{Models: modelPaths, Templates: probetest.TinyTemplates(t), Variants: variants,
-		Instances: 1, Seed: 7, MaxTokens: 16, BootstrapB: 50,
-		Params: llm.Params{Threads: 1, NCtx: 512, NSeq: nseq}, OutDir: out}
-	if _, err := Run(context.Background(), cfg, Options{}); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	return out
-}
 
 func TestVerifyFreshRunThenOneBitFlip(t *testing.T) {
 	model := probetest.GemmaModel(t)
@@ -152,4 +140,42 @@ func TestRecordedEntropyKernel(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"v9"`) || !strings.Contains(err.Error(), rundir.FileManifest) {
 		t.Fatalf("unknown entropy kernel: %v", err)
 	}
+}
+
+// TestCompareResponse: verify's replay compares its text exactly, which
+// catches what the check against the trace cannot tell apart: here a
+// response cut short at "\nQ:", a stop string of some runs, where the
+// replay (with this run's stop strings) went on to "\nUser:".
+func TestCompareResponse(t *testing.T) {
+	pieces := []string{"4", "\nQ:", " x", "\nUser:"}
+	replayed := "4\nQ: x"
+	ok, _, _ := rundir.MatchResponse("4", strings.Join(pieces, ""), true, append(slices.Clone(probe.RunOnStops), llm.PlainStops...))
+	if !ok {
+		t.Fatal("the trace check refuses a response cut at a stop string")
+	}
+	var res VerifyResult
+	compareResponse("m0/a", replayed, replayed, "m.gguf", &res)
+	compareResponse("m0/b", "a\nb", "a\r\nb", "m.gguf", &res) // results.csv reads "\r\n" as "\n"
+	if !res.OK() {
+		t.Fatalf("the same texts diverge: %+v", res.First)
+	}
+	compareResponse("m0/a", "4", replayed, "m.gguf", &res)
+	if res.Divergences != 1 || res.First == nil || res.First.Field != DivResponse || res.First.Position != 1 ||
+		res.First.Recorded != `"4"` || res.First.Replayed != `"4\nQ: x"` {
+		t.Fatalf("a cut response: %+v first %+v", res, res.First)
+	}
+	if got, want := res.First.String(), `item m0/a (m.gguf), results.csv response byte 1: response recorded "4", replayed "4\nQ: x"`; got != want {
+		t.Errorf("divergence line:\n got %s\nwant %s", got, want)
+	}
+}
+
+// tinyRun runs the two tiny templates on the given models (no DDC) and
+// returns the run directory (probetest.TinyConfig).
+func tinyRun(t *testing.T, modelPaths []string, variants []templates.Variant, nseq int) string {
+	t.Helper()
+	cfg := probetest.TinyConfig(t, modelPaths, variants, nseq)
+	if _, err := probe.Run(context.Background(), cfg, probe.Options{}); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	return cfg.OutDir
 }
