@@ -100,7 +100,7 @@ func PlanSHA256(cfg rundir.Config, set *templates.Set, setJSONL []byte, modelSHA
 func planSHA(cfg rundir.Config, batches []PlanBatch, setJSONL []byte, modelSHA []string, emb *rundir.Embedder) (string, []byte) {
 	c := cfg
 	c.Shard, c.Preset = nil, nil
-	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: promptInfo(cfg).Version,
+	doc := planDoc{Format: PlanFormat, Config: c, ModelSHA256: modelSHA, PromptVersion: PromptRecord(cfg).Version,
 		ExtractionRules: answer.ExtractionRulesVersion}
 	if emb != nil {
 		doc.Embedder = &planEmbedder{SHA256: emb.SHA256, Level: emb.Level}

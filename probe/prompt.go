@@ -252,8 +252,10 @@ func renderItem(m *llm.Model, cfg rundir.Config, question string, placebo bool) 
 	return m.RenderChatWith(msgs, cfg.ChatTemplate)
 }
 
-// promptInfo is the manifest's record of the frozen prompt.
-func promptInfo(cfg rundir.Config) rundir.PromptInfo {
+// PromptRecord is the manifest's record of the frozen prompt of cfg: the
+// prompt preset's version, instruction, placebo instruction, exemplars (as
+// many as cfg.Shots) and stop strings.
+func PromptRecord(cfg rundir.Config) rundir.PromptInfo {
 	preset, _ := ParsePrompt(cfg.Prompt)
 	if preset == PromptDocQA {
 		return rundir.PromptInfo{Version: docqa.PromptVersion, Preset: preset, Instruction: docqa.Instruction, Exemplars: []rundir.Exemplar{}}

@@ -71,7 +71,7 @@ func TestGSMSymbolicPrompt(t *testing.T) {
 	if MaxShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptGSMSymbolic) != 8 || DefaultShotsFor(PromptFragility) != 0 {
 		t.Error("shot limits")
 	}
-	info := promptInfo(rundir.Config{Prompt: PromptGSMSymbolic, Shots: 8})
+	info := PromptRecord(rundir.Config{Prompt: PromptGSMSymbolic, Shots: 8})
 	if info.Preset != PromptGSMSymbolic || info.Instruction != GSMSymbolicInstruction || len(info.Exemplars) != 8 || info.Stop[0] != "\nQ:" {
 		t.Errorf("manifest record: %+v", info)
 	}

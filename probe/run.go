@@ -519,7 +519,7 @@ func (r *runner) newManifest() error {
 		GOOS:            runtime.GOOS,
 		GOARCH:          runtime.GOARCH,
 		Config:          cfg,
-		Prompt:          promptInfo(cfg),
+		Prompt:          PromptRecord(cfg),
 		Skipped:         set.Skipped,
 		Sampler:         samplerName(cfg),
 		ExtractionRules: answer.ExtractionRulesVersion,

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/protocol"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/urfave/cli/v2"
 )
@@ -78,7 +79,7 @@ func protocolFreeze(c *cli.Context) error {
 	if err := probe.ValidateOptions(&cfg); err != nil {
 		return err
 	}
-	p, err := probe.FreezeProtocol(cfg)
+	p, err := protocol.FreezeProtocol(cfg)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func applyProtocol(c *cli.Context, cfg *rundir.Config) error {
 			return usageError{fmt.Sprintf("--%s with --protocol %s: the frozen protocol fixes it (freeze another protocol to change it)", f, path)}
 		}
 	}
-	p, err := probe.ReadProtocol(path)
+	p, err := protocol.ReadProtocol(path)
 	if err != nil {
 		return err
 	}

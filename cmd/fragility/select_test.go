@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/protocol"
 )
 
 // copyBuiltin writes the named built-in templates into a new folder.
@@ -73,7 +74,7 @@ func TestTemplatesRepeatAndSubset(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "p.json")
 	r = fragility(t, noModels(t), "protocol", "freeze", "--templates", a, "--templates", b, "--template-ids", "cinema,orchard", "--limit", "1", "--out", out)
 	data, _ := os.ReadFile(out)
-	var p probe.Protocol
+	var p protocol.Protocol
 	if r.code != 0 || json.Unmarshal(data, &p) != nil || strings.Join(p.TemplateIDs, ",") != "cinema,orchard" || p.Limit != 1 ||
 		!strings.Contains(p.Templates, a) || !strings.Contains(p.Templates, b) {
 		t.Errorf("protocol freeze: exit %d %s, protocol %+v", r.code, r.stderr, p)

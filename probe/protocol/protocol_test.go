@@ -1,4 +1,4 @@
-package probe
+package protocol
 
 import (
 	"os"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 )
@@ -16,7 +17,7 @@ import (
 func TestProtocolFreezeApply(t *testing.T) {
 	tdir := t.TempDir()
 	for _, n := range []string{"baker", "packing"} {
-		b, err := os.ReadFile(filepath.Join("..", "templates", "builtin", n+".yaml"))
+		b, err := os.ReadFile(filepath.Join("..", "..", "templates", "builtin", n+".yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,8 +62,8 @@ func TestProtocolFreezeApply(t *testing.T) {
 		t.Errorf("unknown version: %v", err)
 	}
 	// Another answer-scoring procedure, sealed with a matching sha256.
-	if p.AnswerScore != AnswerScoreVersion {
-		t.Errorf("answer_score %q, want %s", p.AnswerScore, AnswerScoreVersion)
+	if p.AnswerScore != probe.AnswerScoreVersion {
+		t.Errorf("answer_score %q, want %s", p.AnswerScore, probe.AnswerScoreVersion)
 	}
 	other := *p
 	other.AnswerScore = "answer-score/0"

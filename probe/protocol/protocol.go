@@ -1,4 +1,4 @@
-package probe
+package protocol
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/rundir"
@@ -33,14 +34,14 @@ type Protocol struct {
 	Version string `json:"protocol_version"` // ProtocolVersion
 
 	// The prompt: preset, its version, instruction and worked examples
-	// (PromptInfo), the chat template ("" = the model's own).
+	// (probe.PromptRecord), the chat template ("" = the model's own).
 	Prompt       rundir.PromptInfo `json:"prompt"`
 	Shots        int               `json:"shots"`
 	ChatTemplate string            `json:"chat_template"`
 	// The scoring: extraction and error-anatomy rules.
 	ExtractionRules string `json:"extraction_rules"`
 	ErrorRules      string `json:"error_rules"`
-	// AnswerScore is the answer-scoring procedure (AnswerScoreVersion);
+	// AnswerScore is the answer-scoring procedure (probe.AnswerScoreVersion);
 	// empty in protocols frozen before it existed, which do not pin it.
 	AnswerScore string `json:"answer_score,omitempty"`
 	// Sampling and the output budget.
@@ -72,11 +73,11 @@ type Protocol struct {
 	SHA256 string `json:"sha256"`
 }
 
-// FreezeProtocol returns the protocol of cfg (after Validate) with its
+// FreezeProtocol returns the protocol of cfg (after probe.Validate) with its
 // hashes. Errors name the template source that cannot be read.
 func FreezeProtocol(cfg rundir.Config) (*Protocol, error) {
 	if cfg.Items != "" {
-		return nil, OptionError{"a protocol freezes a template run, not document questions (--items)"}
+		return nil, probe.OptionError{Msg: "a protocol freezes a template run, not document questions (--items)"}
 	}
 	// The protocol is run from anywhere: its templates by absolute path.
 	srcs := templates.SplitSources(cfg.Templates)
@@ -101,8 +102,8 @@ func FreezeProtocol(cfg rundir.Config) (*Protocol, error) {
 			return nil, err
 		}
 	}
-	p := &Protocol{Version: ProtocolVersion, Prompt: promptInfo(cfg), Shots: cfg.Shots, ChatTemplate: cfg.ChatTemplate,
-		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version, AnswerScore: AnswerScoreVersion,
+	p := &Protocol{Version: ProtocolVersion, Prompt: probe.PromptRecord(cfg), Shots: cfg.Shots, ChatTemplate: cfg.ChatTemplate,
+		ExtractionRules: answer.ExtractionRulesVersion, ErrorRules: anatomy.Version, AnswerScore: probe.AnswerScoreVersion,
 		Temperature: cfg.Temperature, Seed: cfg.Seed, MaxTokens: cfg.MaxTokens,
 		Variants: cfg.Variants, Instances: cfg.Instances, Reference: cfg.Reference, Conditions: cfg.Conditions, CalcCalls: cfg.CalcCalls,
 		Templates: cfg.Templates, TemplatesSHA256: sum, Level: cfg.Level, Split: cfg.Split, TemplateIDs: cfg.TemplateIDs, Limit: cfg.Limit, Primary: cfg.Primary}
@@ -154,8 +155,8 @@ func ReadProtocol(path string) (*Protocol, error) {
 	if p.ExtractionRules != answer.ExtractionRulesVersion || p.ErrorRules != anatomy.Version {
 		return nil, fmt.Errorf("%s: frozen with extraction rules %s and error rules %s; this binary has %s and %s", path, p.ExtractionRules, p.ErrorRules, answer.ExtractionRulesVersion, anatomy.Version)
 	}
-	if p.AnswerScore != "" && p.AnswerScore != AnswerScoreVersion {
-		return nil, fmt.Errorf("%s: frozen with answer scoring %s; this binary has %s", path, p.AnswerScore, AnswerScoreVersion)
+	if p.AnswerScore != "" && p.AnswerScore != probe.AnswerScoreVersion {
+		return nil, fmt.Errorf("%s: frozen with answer scoring %s; this binary has %s", path, p.AnswerScore, probe.AnswerScoreVersion)
 	}
 	return &p, nil
 }
@@ -178,7 +179,7 @@ func (p *Protocol) Apply(cfg *rundir.Config, path string) error {
 	if sum != p.TemplatesSHA256 {
 		return fmt.Errorf("%s: the templates %s changed since the protocol was frozen (sha256 %.12s, frozen %.12s)", path, p.Templates, sum, p.TemplatesSHA256)
 	}
-	pi := promptInfo(*cfg)
+	pi := probe.PromptRecord(*cfg)
 	a, _ := json.Marshal(pi)
 	b, _ := json.Marshal(p.Prompt)
 	if !bytes.Equal(a, b) {
