@@ -38,7 +38,7 @@ func DatasetFiles(names []string, level string) ([]templates.DatasetFile, error)
 		fl := templates.DatasetLevel(src.Config)
 		switch {
 		case fl != "" && lv != "" && lv != fl:
-			return nil, optionErrorf("--level %s: %s is config %s, level %s", lv, name, src.Config, fl)
+			return nil, OptionErrorf("--level %s: %s is config %s, level %s", lv, name, src.Config, fl)
 		case fl == "" && lv != "":
 			fl = lv
 		case fl == "":
@@ -59,14 +59,14 @@ func LoadDataset(names []string, level string) (*templates.Dataset, error) {
 	for i, f := range files {
 		for _, g := range files[:i] {
 			if g.Path == f.Path {
-				return nil, optionErrorf("--dataset %s is given twice (also as %s)", f.Name, g.Name)
+				return nil, OptionErrorf("--dataset %s is given twice (also as %s)", f.Name, g.Name)
 			}
 		}
 	}
 	return templates.ReadDataset(files)
 }
 
-// DatasetSet is generateSet for a run on released instances
+// DatasetSet is GenerateSet for a run on released instances
 // (Config.Datasets): their item set (templates.Dataset.Set), nothing
 // drawn. Templates, document items and a split are not read with them;
 // a variant other than base and symbolic, or more instances than the
@@ -89,17 +89,17 @@ func DatasetSet(cfg rundir.Config) (*templates.Set, error) {
 		return nil, OptionError{err.Error()}
 	}
 	if limit := cmp.Or(cfg.MaxItems, templates.DefaultMaxItems); len(set.Instances) > limit {
-		return nil, optionErrorf("--dataset: %d instances, more than %d, the cap: --max-items N raises it", len(set.Instances), limit)
+		return nil, OptionErrorf("--dataset: %d instances, more than %d, the cap: --max-items N raises it", len(set.Instances), limit)
 	}
 	return set, nil
 }
 
-// datasetPairs are the templates and the pairs per template that a
+// DatasetPairs are the templates and the pairs per template that a
 // variant's drop against base has in a run on released instances: each
 // original is asked once, at instance 0 of its first template, so only
 // that template's instance-0 draw is paired with it (the paper's view
 // pairs every dataset with its original by id_orig, outside that test).
-func datasetPairs(set *templates.Set) (tmpls, instances int) {
+func DatasetPairs(set *templates.Set) (tmpls, instances int) {
 	for _, in := range set.Instances {
 		if in.Variant == templates.VariantBase {
 			tmpls++

@@ -38,11 +38,11 @@ func TestDatasetPaperView(t *testing.T) {
 	hfDatasetCache(t)
 	cfg := rundir.Config{Datasets: []string{"hf:datasets/apple/GSM-Symbolic", "hf:datasets/apple/GSM-Symbolic:p1"},
 		Variants: []templates.Variant{templates.VariantBase, templates.VariantSymbolic}, Instances: 3, Seed: 1}
-	set, err := generateSet(cfg)
+	set, err := GenerateSet(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkSetCovers(cfg, set); err != nil {
+	if err := CheckSetCovers(cfg, set); err != nil {
 		t.Fatal(err)
 	}
 	per := map[string]int{}
@@ -117,7 +117,7 @@ func TestDatasetConfigRefused(t *testing.T) {
 		{rundir.Config{Datasets: []string{ref + ":p1"}, Level: "p2", Variants: vs, Instances: 3}, "--level p2: hf:datasets/apple/GSM-Symbolic:p1 is config p1, level p1", true},
 		{rundir.Config{Datasets: []string{ref + ":p2"}, Variants: vs, Instances: 3}, "no config p2 in snapshot", false},
 	} {
-		_, err := generateSet(tc.cfg)
+		_, err := GenerateSet(tc.cfg)
 		var oe OptionError
 		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &oe) != tc.option {
 			t.Errorf("%+v: %v (option error %v), want %q", tc.cfg.Datasets, err, errors.As(err, &oe), tc.want)

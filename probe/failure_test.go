@@ -63,16 +63,3 @@ func TestOverridesCheckedBeforeRun(t *testing.T) {
 		}
 	}
 }
-
-// TestCheckVocabularies: files with vocabularies of different sizes are
-// refused from their headers, before compare generates anything.
-func TestCheckVocabularies(t *testing.T) {
-	tiny := probetest.TinyModels(t, 2)
-	if err := CheckVocabularies(tiny); err != nil {
-		t.Errorf("two tiny models: %v", err)
-	}
-	err := CheckVocabularies([]string{tiny[0], probetest.GemmaModel(t)})
-	if err == nil || !strings.Contains(err.Error(), "vocabulary of 262144 tokens") || !strings.Contains(err.Error(), tiny[0]) {
-		t.Errorf("tiny and Gemma: %v", err)
-	}
-}

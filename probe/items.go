@@ -23,13 +23,13 @@ func Order(n int, seed int64) []int {
 	return rand.New(rand.NewPCG(uint64(seed), 0x6f72646572)).Perm(n)
 }
 
-// generateSet loads the templates of cfg and generates its item set, as
+// GenerateSet loads the templates of cfg and generates its item set, as
 // Run does. A folder may hold templates that are refused or cannot be drawn
 // (a downloaded GSM-Symbolic folder): they are left out, each with a
 // one-line reason, and listed in set.Skipped (then in the set file and the
 // manifest). A requested variant that no document item can be built in is
 // an OptionError (docqa.CheckCovers).
-func generateSet(cfg rundir.Config) (*templates.Set, error) {
+func GenerateSet(cfg rundir.Config) (*templates.Set, error) {
 	if len(cfg.Datasets) > 0 {
 		return DatasetSet(cfg) // released instances: nothing drawn
 	}
@@ -69,10 +69,10 @@ func generateSet(cfg rundir.Config) (*templates.Set, error) {
 // does not parse does not quietly become a small run.
 const MaxLeftOutShare = 0.10
 
-// checkLeftOut refuses a run whose template source lost more than
+// CheckLeftOut refuses a run whose template source lost more than
 // MaxLeftOutShare of its templates when loading or drawing, unless
 // cfg.SkipInvalid, naming how many and the first reasons.
-func checkLeftOut(cfg rundir.Config, set *templates.Set) error {
+func CheckLeftOut(cfg rundir.Config, set *templates.Set) error {
 	n := len(set.Skipped)
 	if n == 0 || cfg.SkipInvalid || cfg.Items != "" {
 		return nil
@@ -89,13 +89,13 @@ func checkLeftOut(cfg rundir.Config, set *templates.Set) error {
 		cfg.Templates, n, total, 100*MaxLeftOutShare, strings.Join(first, "; "), len(set.Templates))
 }
 
-// checkSetCovers refuses an item set that leaves a requested variant
+// CheckSetCovers refuses an item set that leaves a requested variant
 // without a single instance (noop-seeming on templates with no reviewed
 // clause, paraphrase on templates with no paraphrase; an OptionError, wrong
 // usage) or a split without a template, naming the variant or split and the
-// template source; document items are checked by generateSet
+// template source; document items are checked by GenerateSet
 // (docqa.CheckCovers), released instances by DatasetSet.
-func checkSetCovers(cfg rundir.Config, set *templates.Set) error {
+func CheckSetCovers(cfg rundir.Config, set *templates.Set) error {
 	if cfg.Items != "" || len(cfg.Datasets) > 0 {
 		return nil
 	}

@@ -10,5 +10,5 @@ type OptionError struct{ Msg string }
 // Error returns the message.
 func (e OptionError) Error() string { return e.Msg }
 
-// optionErrorf is an OptionError with a formatted message.
-func optionErrorf(format string, args ...any) error { return OptionError{fmt.Sprintf(format, args...)} }
+// OptionErrorf is an OptionError with a formatted message.
+func OptionErrorf(format string, args ...any) error { return OptionError{fmt.Sprintf(format, args...)} }

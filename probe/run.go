@@ -97,7 +97,7 @@ type PlannedItem struct {
 // n_batch tokens (see llm.Params.Check).
 func CheckNBatch(nbatch, batch int) error {
 	if nb := (llm.Params{NBatch: nbatch}).Defaults().NBatch; nb < batch {
-		return optionErrorf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", batch, nb)
+		return OptionErrorf("--n-batch must be at least --batch (%d): each generation step decodes one token of every item of a batch together, got %d", batch, nb)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ const MinContext = 64
 // (--batch) outside 1..MaxBatch.
 func CheckBatch(n int) error {
 	if n < 1 || n > MaxBatch {
-		return optionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, n)
+		return OptionErrorf("--batch must be between 1 and %d, got %d", MaxBatch, n)
 	}
 	return nil
 }
@@ -131,13 +131,13 @@ func CtxTrainWarning(model string, nCtx, nCtxTrain int) string {
 // such a budget can never be reached.
 func CheckMaxTokens(n, nCtx int) error {
 	if n < 1 {
-		return optionErrorf("--max-tokens must be at least 1, got %d", n)
+		return OptionErrorf("--max-tokens must be at least 1, got %d", n)
 	}
 	if nCtx != 0 && nCtx < MinContext {
 		return nil // CheckParams refuses the context itself
 	}
 	if ctx := (llm.Params{NCtx: nCtx}).Defaults().NCtx; n >= ctx {
-		return optionErrorf("--max-tokens %d is not below the context length --n-ctx %d, which the prompt and the answer share: lower --max-tokens or raise --n-ctx", n, ctx)
+		return OptionErrorf("--max-tokens %d is not below the context length --n-ctx %d, which the prompt and the answer share: lower --max-tokens or raise --n-ctx", n, ctx)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func CheckMaxTokens(n, nCtx int) error {
 // (--temperature; 0: greedy) that is negative, NaN or infinite.
 func CheckTemperature(t float64) error {
 	if t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-		return optionErrorf("--temperature must be a finite number ≥ 0, got %v", t)
+		return OptionErrorf("--temperature must be a finite number ≥ 0, got %v", t)
 	}
 	return nil
 }
@@ -167,16 +167,16 @@ func CheckParams(p llm.Params) error {
 		return err
 	}
 	if p.GPULayers < -1 {
-		return optionErrorf("--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got %d", p.GPULayers)
+		return OptionErrorf("--gpu-layers must be -1 (all), 0 (CPU only) or a number of layers, got %d", p.GPULayers)
 	}
 	if p.NCtx != 0 && p.NCtx < MinContext {
-		return optionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, p.NCtx)
+		return OptionErrorf("--n-ctx must be at least %d tokens (a prompt with its instruction needs about 100), got %d", MinContext, p.NCtx)
 	}
 	if p.Threads < 0 || p.ThreadsBatch < 0 || p.NBatch < 0 {
-		return optionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", p.Threads, p.ThreadsBatch, p.NBatch)
+		return OptionErrorf("--threads, --threads-batch and --n-batch must be positive (0: default), got %d, %d and %d", p.Threads, p.ThreadsBatch, p.NBatch)
 	}
 	if p.Threads > llm.MaxThreads || p.ThreadsBatch > llm.MaxThreads {
-		return optionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, p.Threads, p.ThreadsBatch)
+		return OptionErrorf("--threads and --threads-batch must be at most %d (ggml's limit), got %d and %d", llm.MaxThreads, p.Threads, p.ThreadsBatch)
 	}
 	return CheckNBatch(p.NBatch, p.NSeq)
 }
@@ -215,7 +215,7 @@ func ValidateOptions(c *rundir.Config) error {
 // recording its absolute path and sha256.
 func validateFiles(c *rundir.Config) error {
 	if c.ChatTemplate != "" && !strings.Contains(c.ChatTemplate, "{") && !slices.Contains(llm.BuiltinChatTemplates(), c.ChatTemplate) {
-		return optionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
+		return OptionErrorf("--chat-template %q is not a llama.cpp built-in template (known: %s)", c.ChatTemplate, strings.Join(llm.BuiltinChatTemplates(), ", "))
 	}
 	if c.Overrides != "" {
 		if abs, err := filepath.Abs(c.Overrides); err == nil {
@@ -234,13 +234,13 @@ func validateFiles(c *rundir.Config) error {
 // limit, the prompt preset and its shots, items, level and temperature.
 func validatePrompt(c *rundir.Config) error {
 	if c.Instances < 1 {
-		return optionErrorf("--instances must be at least 1, got %d", c.Instances)
+		return OptionErrorf("--instances must be at least 1, got %d", c.Instances)
 	}
 	if err := CheckMaxTokens(c.MaxTokens, c.Params.NCtx); err != nil {
 		return err
 	}
 	if c.Limit < 0 {
-		return optionErrorf("--limit must be at least 1 (0: every template), got %d", c.Limit)
+		return OptionErrorf("--limit must be at least 1 (0: every template), got %d", c.Limit)
 	}
 	if c.Items != "" && (len(c.TemplateIDs) > 0 || c.Limit > 0) {
 		return OptionError{"--template-ids and --limit select templates; --items reads document questions: give one or the other"}
@@ -250,10 +250,10 @@ func validatePrompt(c *rundir.Config) error {
 		return OptionError{"--prompt: " + err.Error()}
 	}
 	if c.Shots < 0 || c.Shots > MaxShotsFor(preset) {
-		return optionErrorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
+		return OptionErrorf("--shots must be between 0 and %d with --prompt %s, got %d", MaxShotsFor(preset), preset, c.Shots)
 	}
 	if (c.Items != "") != (preset == PromptDocQA) {
-		return optionErrorf("--prompt %s goes with --items FILE (document questions), and only with it", PromptDocQA)
+		return OptionErrorf("--prompt %s goes with --items FILE (document questions), and only with it", PromptDocQA)
 	}
 	if _, err := templates.ParseLevel(c.Level); err != nil {
 		return OptionError{"--level: " + err.Error()}
@@ -272,7 +272,7 @@ func validateParams(c *rundir.Config) error {
 		c.Decode = DecodeKeepPrefix
 	case DecodeKeepPrefix, DecodeKeepPrefixV1, DecodePerBatch:
 	default:
-		return optionErrorf("unknown decode procedure %q (known: %s, %s)", c.Decode, DecodeKeepPrefix, DecodePerBatch)
+		return OptionErrorf("unknown decode procedure %q (known: %s, %s)", c.Decode, DecodeKeepPrefix, DecodePerBatch)
 	}
 	if c.Params.NUBatch <= 0 {
 		// Recorded as llama.cpp will use it, not as 0.
@@ -296,7 +296,7 @@ func validateRun(c *rundir.Config) error {
 		seen[key] = m
 	}
 	if c.BootstrapB < 0 || c.BootstrapB > summary.MaxBootstrapResamples {
-		return optionErrorf("--bootstrap must be between 1 and %d resamples, got %d", summary.MaxBootstrapResamples, c.BootstrapB)
+		return OptionErrorf("--bootstrap must be between 1 and %d resamples, got %d", summary.MaxBootstrapResamples, c.BootstrapB)
 	}
 	if c.BootstrapB == 0 {
 		c.BootstrapB = summary.DefaultBootstrapResamples
@@ -313,7 +313,7 @@ func validateRun(c *rundir.Config) error {
 	case c.Items != "":
 		c.Reference = "" // document items have no drawn instances
 	case c.Reference != "" && c.Reference != templates.ReferenceOriginal && c.Reference != templates.ReferenceDrawn:
-		return optionErrorf("--reference %q: want drawn or original", c.Reference)
+		return OptionErrorf("--reference %q: want drawn or original", c.Reference)
 	}
 	return nil
 }
@@ -327,7 +327,7 @@ func validatePrimary(c *rundir.Config) error {
 		}
 		expanded := c.Items != "" && strings.HasPrefix(c.Primary, docqa.Paraphrase+"-") && slices.Contains(c.Variants, docqa.Paraphrase)
 		if !slices.Contains(c.Variants, templates.Variant(c.Primary)) && !expanded {
-			return optionErrorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
+			return OptionErrorf("--primary %s is not one of the run's variants (--variants)", c.Primary)
 		}
 	}
 	return nil
@@ -458,11 +458,11 @@ func (r *runner) prepareSet() error {
 	if err := Validate(cfg); err != nil {
 		return err
 	}
-	set, err := generateSet(*cfg)
+	set, err := GenerateSet(*cfg)
 	if err != nil {
 		return err
 	}
-	if err := checkSetCovers(*cfg, set); err != nil {
+	if err := CheckSetCovers(*cfg, set); err != nil {
 		return err
 	}
 	if len(set.Instances) == 0 && cfg.Items != "" {
@@ -474,7 +474,7 @@ func (r *runner) prepareSet() error {
 		}
 		return fmt.Errorf("templates %s: no instance could be generated", cfg.Templates)
 	}
-	if err := checkLeftOut(*cfg, set); err != nil {
+	if err := CheckLeftOut(*cfg, set); err != nil {
 		return err
 	}
 	if cfg.Overrides != "" {

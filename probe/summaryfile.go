@@ -38,7 +38,7 @@ func WriteSummary(dir string) (*summary.Summary, error) {
 // statistics that cannot be computed (e.g. a recorded primary variant that
 // is not in the results).
 func Recompute(dir string) (*summary.Summary, error) {
-	man, trials, err := readRun(dir)
+	man, trials, err := ReadRun(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -174,9 +174,9 @@ func checkSetRows(dir string, man *rundir.Manifest, trials []results.Trial) erro
 	return checkRowsKnown(dir, man, set, trials)
 }
 
-// readRun reads the manifest and results.csv of the run directory dir.
+// ReadRun reads the manifest and results.csv of the run directory dir.
 // Errors name the directory or the file.
-func readRun(dir string) (*rundir.Manifest, []results.Trial, error) {
+func ReadRun(dir string) (*rundir.Manifest, []results.Trial, error) {
 	man, err := rundir.ReadManifest(dir)
 	if err != nil {
 		return nil, nil, err

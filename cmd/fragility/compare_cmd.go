@@ -13,6 +13,7 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/compare"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
@@ -158,7 +159,7 @@ func compareNewRun(ctx context.Context, c *cli.Context, ref string, quiet bool) 
 			return "", err
 		}
 	}
-	if err := probe.CheckVocabularies(files); err != nil {
+	if err := plan.CheckVocabularies(files); err != nil {
 		return "", err
 	}
 	cfg.Models, cfg.ModelSources = files, sources

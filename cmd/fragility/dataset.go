@@ -53,8 +53,8 @@ func datasetDefinition(c *cli.Context, cfg *rundir.Config) error {
 	}
 	var preset *rundir.RunPreset
 	if name := c.String(flagPreset.Name); name != "" {
-		if name != probe.PresetGSMSymbolicPaper {
-			return usageError{fmt.Sprintf("--preset %q: want %s", name, probe.PresetGSMSymbolicPaper)}
+		if name != rundir.PresetGSMSymbolicPaper {
+			return usageError{fmt.Sprintf("--preset %q: want %s", name, rundir.PresetGSMSymbolicPaper)}
 		}
 		preset = &rundir.RunPreset{Name: name, Expanded: map[string]string{}}
 		for _, kv := range datasetPresetFlags {

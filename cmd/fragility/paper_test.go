@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
@@ -146,7 +147,7 @@ func TestPresetPaperPlan(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"3 instances", fmt.Sprintf("Rate: %.1f generated", probe.PaperPresetCPURate.TokensPerSecond) + " tokens/s (recorded", "On a GPU: ", "ASSUMED, not measured here"} {
+	for _, want := range []string{"3 instances", fmt.Sprintf("Rate: %.1f generated", plan.PaperPresetCPURate.TokensPerSecond) + " tokens/s (recorded", "On a GPU: ", "ASSUMED, not measured here"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, r.stdout)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
@@ -88,7 +89,7 @@ Examples:
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
 			&cli.Float64Flag{Name: "between", Usage: "between-template variance σ²_b of the per-pair 0/1 difference", DefaultText: "the planning default of the run's design, see the output"},
 			&cli.Float64Flag{Name: "within", Usage: "within-template variance σ²_w of the per-pair 0/1 difference", DefaultText: "the planning default of the run's design"},
-			&cli.IntFlag{Name: "max-templates", Value: probe.DefaultMaxTemplates, Usage: fmt.Sprintf("largest number of templates to consider, 2 to %d (a drop that needs more is reported as needing more than this)", probe.MaxTemplatesLimit)},
+			&cli.IntFlag{Name: "max-templates", Value: plan.DefaultMaxTemplates, Usage: fmt.Sprintf("largest number of templates to consider, 2 to %d (a drop that needs more is reported as needing more than this)", plan.MaxTemplatesLimit)},
 		},
 		Action: planAction,
 	})
@@ -133,17 +134,17 @@ func planAction(c *cli.Context) error {
 		}
 	}
 	if b := c.String("bench"); b != "" {
-		rate, err := probe.BenchThroughput(b, cfg.Params.NSeq)
+		rate, err := plan.BenchThroughput(b, cfg.Params.NSeq)
 		if err != nil {
 			return err
 		}
 		o.Sizing.Rate = rate
 	}
 	if r := c.Float64("tokens-per-second"); r > 0 {
-		o.Sizing.Rate = probe.Throughput{TokensPerSecond: r, Source: "--tokens-per-second"}
+		o.Sizing.Rate = plan.Throughput{TokensPerSecond: r, Source: "--tokens-per-second"}
 	}
 	presetRate(c, cfg, &o)
-	p, err := probe.PlanRun(cfg, o)
+	p, err := plan.PlanRun(cfg, o)
 	var oe probe.OptionError
 	if errors.As(err, &oe) {
 		return usageError{oe.Msg}
@@ -171,24 +172,24 @@ func planAction(c *cli.Context) error {
 // planOptions reads plan's sizing and power flags (--drop, --shards,
 // --tokens-per-second, --from, --between, --within, …) for the run cfg
 // defines; wrong values are usage errors.
-func planOptions(c *cli.Context, cfg *rundir.Config) (probe.RunPlanOptions, error) {
+func planOptions(c *cli.Context, cfg *rundir.Config) (plan.RunPlanOptions, error) {
 	if c.IsSet("drop") && !(c.Float64("drop") > 0) {
-		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
+		return plan.RunPlanOptions{}, usageError{fmt.Sprintf("--drop must be in (0, 100] percentage points, got %v", c.Float64("drop"))}
 	}
 	if c.Int("shards") < 1 {
-		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
+		return plan.RunPlanOptions{}, usageError{fmt.Sprintf("--shards must be at least 1, got %d", c.Int("shards"))}
 	}
 	if r := c.Float64("tokens-per-second"); c.IsSet("tokens-per-second") && !(r >= 1e-3 && r <= 1e7) {
-		return probe.RunPlanOptions{}, usageError{fmt.Sprintf("--tokens-per-second must be between 0.001 and 10000000, got %v", r)}
+		return plan.RunPlanOptions{}, usageError{fmt.Sprintf("--tokens-per-second must be between 0.001 and 10000000, got %v", r)}
 	}
 	// 0 is no limit and no default here (the flag's default is spelled
 	// out): it is refused with the allowed range, as 1 and negatives are.
-	if err := probe.CheckMaxTemplates(c.Int("max-templates")); err != nil {
-		return probe.RunPlanOptions{}, usageError{err.Error()}
+	if err := plan.CheckMaxTemplates(c.Int("max-templates")); err != nil {
+		return plan.RunPlanOptions{}, usageError{err.Error()}
 	}
-	o := probe.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
-		Sizing: probe.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
-		Power: probe.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
+	o := plan.RunPlanOptions{From: c.String("from"), ComponentsGiven: c.IsSet("between") || c.IsSet("within"),
+		Sizing: plan.ShardPlanOptions{Shards: c.Int("shards"), Memory: true},
+		Power: plan.PlanOptions{DropPP: c.Float64("drop"), Alpha: c.Float64("alpha"), Power: c.Float64("power"),
 			Between: c.Float64("between") + 0, Within: c.Float64("within") + 0, MaxTemplates: c.Int("max-templates")}} // + 0: -0 is 0
 	if o.ComponentsGiven {
 		o.Power.ComponentsSource = "given with --between/--within"
@@ -223,7 +224,7 @@ func printLeftOut(ls []templates.Skip) {
 // budget would cut: a warning, with the budget to raise to, when the share
 // is large (probe.CutWarnShare); one line when some would be cut; nothing
 // otherwise.
-func printPilotCut(pc *probe.PilotCut) {
+func printPilotCut(pc *plan.PilotCut) {
 	if pc == nil || pc.Cut == 0 {
 		return
 	}
@@ -237,7 +238,7 @@ func printPilotCut(pc *probe.PilotCut) {
 		fmt.Printf("Cut by the budget: %s.\n", line)
 		return
 	}
-	advice := fmt.Sprintf("raise --max-tokens to %d or more (under %.0f%% of the pilot's answers are longer)", max(pc.SuggestMaxTokens, pc.Budget+1), probe.CutWarnShare)
+	advice := fmt.Sprintf("raise --max-tokens to %d or more (under %.0f%% of the pilot's answers are longer)", max(pc.SuggestMaxTokens, pc.Budget+1), plan.CutWarnShare)
 	if pc.SuggestMaxTokens == 0 {
 		advice = fmt.Sprintf("the pilot's own budget (%d) cut %d of its %d answers (%.0f%%), so it does not show how long they run: raise --max-tokens well above %d and pilot again", pc.PilotBudget, pc.PilotCut, pc.Scored, 100*float64(pc.PilotCut)/float64(pc.Scored), pc.PilotBudget)
 		if pc.Budget > pc.PilotBudget {
@@ -248,7 +249,7 @@ func printPilotCut(pc *probe.PilotCut) {
 }
 
 // printSizing writes the sizing part of a plan for a reader.
-func printSizing(p *probe.ShardPlan, cfg rundir.Config) {
+func printSizing(p *plan.ShardPlan, cfg rundir.Config) {
 	fmt.Println("## Sizing")
 	fmt.Println()
 	set := fmt.Sprintf("%s, %s, %s refused and drawn again", planSource(cfg), count(cfg.Instances, "instance"), count(p.RefusedDraws, "draw"))
@@ -355,7 +356,7 @@ func planSource(cfg rundir.Config) string {
 // printPower writes the power part of a plan for a reader. With document
 // items (--items) each item is its own cluster with one pair per variant:
 // the text counts items and has no table over instances.
-func printPower(pl *probe.Plan, cfg rundir.Config) {
+func printPower(pl *plan.Plan, cfg rundir.Config) {
 	if pl == nil {
 		fmt.Println("## Power\n\nBase alone: no variant to compare with it, so no drop to plan for; the sizing above is the run.")
 		return
@@ -437,7 +438,7 @@ func printPower(pl *probe.Plan, cfg rundir.Config) {
 // informativeMin says, when the plan rests on an informative share, that
 // its least number of templates is that at which the share holds the
 // sign-flip test's minimum ("" otherwise).
-func informativeMin(pl *probe.Plan, unit string) string {
+func informativeMin(pl *plan.Plan, unit string) string {
 	if pl.MinTemplates == pl.SignFlipMinTemplates {
 		return ""
 	}
@@ -447,7 +448,7 @@ func informativeMin(pl *probe.Plan, unit string) string {
 // printInstanceRows writes the plan's table over instances per template;
 // a number of templates needed that is the least any drop needs
 // (Plan.MinTemplates) is marked and explained below it.
-func printInstanceRows(pl *probe.Plan) {
+func printInstanceRows(pl *plan.Plan) {
 	floor := false
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)

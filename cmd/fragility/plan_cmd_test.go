@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
@@ -101,11 +102,11 @@ func TestPlanCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var got probe.RunPlan
+	var got plan.RunPlan
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := probe.MakePlan(probe.PlanOptions{DropPP: 10, Templates: len(runTemplates), Instances: 5, Variants: []string{"base", "symbolic", "noop"},
+	want, _ := plan.MakePlan(plan.PlanOptions{DropPP: 10, Templates: len(runTemplates), Instances: 5, Variants: []string{"base", "symbolic", "noop"},
 		Alpha: 0.05, Power: 0.8, Between: summary.PlanningDrawnBetween, Within: summary.PlanningDrawnWithin})
 	pw, sz := got.Power, got.Sizing
 	if pw == nil || sz == nil || pw.Templates != len(runTemplates) || pw.NeededTemplates == nil || *pw.NeededTemplates != *want.NeededTemplates ||
@@ -135,7 +136,7 @@ func TestPlanCommand(t *testing.T) {
 
 	// Without --drop: the minimum detectable drop only.
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--json")
-	var nd probe.RunPlan
+	var nd plan.RunPlan
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &nd) != nil || nd.Power.MDEPP == nil || nd.Power.NeededTemplates != nil || nd.Power.Instances != 2 {
 		t.Errorf("no --drop: exit %d, %+v\n%s", r.code, nd.Power, r.stderr)
 	}
@@ -183,10 +184,10 @@ func TestPlanCommand(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("--from: exit %d: %s", r.code, r.stderr)
 	}
-	var fromRun probe.RunPlan
+	var fromRun plan.RunPlan
 	json.Unmarshal([]byte(r.stdout), &fromRun)
 	sum, _ := probe.Recompute(dir)
-	pc, _ := probe.PooledComponents(sum)
+	pc, _ := plan.PooledComponents(sum)
 	b, w, share := pc.Between, pc.Within, pc.InformativeShare
 	if share == 1 {
 		share = 0 // every template informative: the plan omits it
@@ -196,7 +197,7 @@ func TestPlanCommand(t *testing.T) {
 		t.Errorf("--from: power %+v, sizing %+v; want components %v %v, 120 tokens/s, 20 tokens per item", fromRun.Power, fromRun.Sizing, b, w)
 	}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", dir, "--between", "0.1", "--json")
-	var given probe.RunPlan
+	var given plan.RunPlan
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &given) != nil || given.Power.Between != 0.1 || given.Power.Within != summary.PlanningDrawnWithin || given.Sizing.Rate == nil {
 		t.Errorf("--from with --between: exit %d, %+v\n%s", r.code, given.Power, r.stderr)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 )
@@ -91,7 +91,7 @@ func TestPlanWarnsOfCuts(t *testing.T) {
 		t.Errorf("exit %d, want %q and raise to 85:\n%s%s", r.code, want, r.stdout, r.stderr)
 	}
 	r = fragility(t, noModels(t), "plan", "--templates", tdir, "--from", pilot, "--max-tokens", "85", "--json")
-	var p probe.RunPlan
+	var p plan.RunPlan
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || p.PilotCut == nil || p.PilotCut.Cut != 7 || p.PilotCut.Large {
 		t.Errorf("at 85: exit %d, %+v\n%s", r.code, p.PilotCut, r.stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
@@ -35,8 +36,8 @@ func applyPreset(c *cli.Context, cfg *rundir.Config) error {
 	if name == "" {
 		return nil
 	}
-	if name != probe.PresetGSMSymbolicPaper {
-		return usageError{fmt.Sprintf("--preset %q: want %s", name, probe.PresetGSMSymbolicPaper)}
+	if name != rundir.PresetGSMSymbolicPaper {
+		return usageError{fmt.Sprintf("--preset %q: want %s", name, rundir.PresetGSMSymbolicPaper)}
 	}
 	if c.IsSet(flagItems.Name) {
 		return usageError{"--preset " + name + " reads GSM-Symbolic templates (--templates DIR), not --items"}
@@ -87,14 +88,14 @@ func hasFlag(c *cli.Context, name string) bool {
 // folder is wrong usage, named in the error.
 func presetLevels(dir string) ([]string, error) {
 	if dir == "" || dir == "builtin" {
-		return nil, usageError{"--preset " + probe.PresetGSMSymbolicPaper + " needs --templates DIR: a downloaded GSM-Symbolic templates folder holding symbolic/, p1/ or p2/"}
+		return nil, usageError{"--preset " + rundir.PresetGSMSymbolicPaper + " needs --templates DIR: a downloaded GSM-Symbolic templates folder holding symbolic/, p1/ or p2/"}
 	}
 	if l, err := templates.ParseLevel(filepath.Base(filepath.Clean(dir))); err == nil && l != "" {
 		return []string{l}, nil
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, usageError{fmt.Sprintf("--preset %s: --templates %s is not a readable folder (%v)", probe.PresetGSMSymbolicPaper, dir, err)}
+		return nil, usageError{fmt.Sprintf("--preset %s: --templates %s is not a readable folder (%v)", rundir.PresetGSMSymbolicPaper, dir, err)}
 	}
 	var levels []string
 	for _, e := range entries {
@@ -103,7 +104,7 @@ func presetLevels(dir string) ([]string, error) {
 		}
 	}
 	if len(levels) == 0 {
-		return nil, usageError{fmt.Sprintf("--preset %s: %s holds no symbolic/, p1/ or p2/ folder (point --templates at the templates folder of a GSM-Symbolic download)", probe.PresetGSMSymbolicPaper, dir)}
+		return nil, usageError{fmt.Sprintf("--preset %s: %s holds no symbolic/, p1/ or p2/ folder (point --templates at the templates folder of a GSM-Symbolic download)", rundir.PresetGSMSymbolicPaper, dir)}
 	}
 	order := []string{templates.LevelSymbolic, templates.LevelP1, templates.LevelP2}
 	slices.SortFunc(levels, func(a, b string) int { return slices.Index(order, a) - slices.Index(order, b) })
@@ -130,21 +131,21 @@ var flagGPUBench = &cli.StringFlag{Name: "gpu-bench", Usage: "with --preset: the
 
 // presetRate gives a preset plan the recorded CPU rate of the preset's
 // workload when no rate was given (--tokens-per-second, --bench, --from).
-func presetRate(c *cli.Context, cfg rundir.Config, o *probe.RunPlanOptions) {
+func presetRate(c *cli.Context, cfg rundir.Config, o *plan.RunPlanOptions) {
 	if cfg.Preset != nil && o.Sizing.Rate.TokensPerSecond == 0 && c.String("from") == "" {
-		o.Sizing.Rate = probe.PaperPresetCPURate
+		o.Sizing.Rate = plan.PaperPresetCPURate
 	}
 }
 
 // printPresetGPU writes, for a preset plan, the expected generation time on
 // a GPU: from --gpu-bench when given, else from the assumed rate, said so.
-func printPresetGPU(c *cli.Context, p *probe.ShardPlan, cfg rundir.Config) error {
+func printPresetGPU(c *cli.Context, p *plan.ShardPlan, cfg rundir.Config) error {
 	if cfg.Preset == nil {
 		return nil
 	}
-	rate := probe.PaperPresetGPUAssumedRate
+	rate := plan.PaperPresetGPUAssumedRate
 	if f := c.String(flagGPUBench.Name); f != "" {
-		r, err := probe.BenchThroughput(f, cfg.Params.NSeq)
+		r, err := plan.BenchThroughput(f, cfg.Params.NSeq)
 		if err != nil {
 			return err
 		}

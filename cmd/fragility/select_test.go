@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/protocol"
 )
 
@@ -35,7 +35,7 @@ func planTemplates(t *testing.T, args ...string) int {
 	if r.code != 0 {
 		t.Fatalf("plan %v: exit %d: %s", args, r.code, r.stderr)
 	}
-	var p probe.RunPlan
+	var p plan.RunPlan
 	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || p.Power == nil {
 		t.Fatalf("plan %v: %v\n%s", args, err, r.stdout)
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/rundir"
 )
 
@@ -486,7 +486,7 @@ func TestPlanShardsCLI(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
 	}
-	var rp probe.RunPlan
+	var rp plan.RunPlan
 	if err := json.Unmarshal([]byte(r.stdout), &rp); err != nil || rp.Sizing == nil {
 		t.Fatalf("plan --json: %v\n%s", err, r.stdout)
 	}

@@ -110,6 +110,14 @@ type RunPreset struct {
 	Levels   []string          `json:"levels,omitempty"`
 }
 
+// PresetGSMSymbolicPaper is the run preset of the GSM-Symbolic paper's
+// protocol (Mirzadeh et al., arXiv:2410.05229, §3 and Table 1): the
+// gsm-symbolic prompt (8-shot Q:/A: completion), greedy decoding, the
+// originals (base), every difficulty level found in the templates folder,
+// GSM-NoOp (noop-seeming, drawn on the symbolic instance) and 50 datasets
+// (instances).
+const PresetGSMSymbolicPaper = "gsm-symbolic-paper"
+
 // ModelSource returns where model mi of c was found (Config.ModelSources),
 // or nil for a path.
 func (c *Config) ModelSource(mi int) *models.Source {

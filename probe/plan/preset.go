@@ -1,12 +1,4 @@
-package probe
-
-// PresetGSMSymbolicPaper is the run preset of the GSM-Symbolic paper's
-// protocol (Mirzadeh et al., arXiv:2410.05229, §3 and Table 1): the
-// gsm-symbolic prompt (8-shot Q:/A: completion), greedy decoding, the
-// originals (base), every difficulty level found in the templates folder,
-// GSM-NoOp (noop-seeming, drawn on the symbolic instance) and 50 datasets
-// (instances).
-const PresetGSMSymbolicPaper = "gsm-symbolic-paper"
+package plan
 
 // PaperPresetCPURate is the generation rate recorded for the preset's
 // workload on the development machine, used by `fragility plan --preset

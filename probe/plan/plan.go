@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
@@ -24,11 +25,11 @@ const DefaultMaxTemplates = 100000
 const MaxTemplatesLimit = 1000000
 
 // CheckMaxTemplates refuses a bound of the templates a plan searches (plan
-// --max-templates) outside [2, MaxTemplatesLimit], as an OptionError
+// --max-templates) outside [2, MaxTemplatesLimit], as a probe.OptionError
 // naming the flag: fewer than 2 templates have no paired-drop test.
 func CheckMaxTemplates(n int) error {
 	if n < 2 || n > MaxTemplatesLimit {
-		return optionErrorf("--max-templates must be between 2 and %d, got %d", MaxTemplatesLimit, n)
+		return probe.OptionErrorf("--max-templates must be between 2 and %d, got %d", MaxTemplatesLimit, n)
 	}
 	return nil
 }
@@ -44,7 +45,7 @@ type RunPlanOptions struct {
 	// From is a previous run directory (optional). It gives the sizing its
 	// generation rate and mean tokens per item (RunThroughput) where
 	// Sizing has none, and the power analysis its variance components
-	// (PooledComponents of the run re-read with Recompute) unless
+	// (PooledComponents of the run re-read with probe.Recompute) unless
 	// ComponentsGiven: with components that cannot be estimated (no
 	// paired difference varies) the planning defaults stay, and
 	// Power.ComponentsSource says why.
@@ -77,7 +78,7 @@ type RunPlan struct {
 // skipped and counted), sizes it and its shards (PlanShards), and runs the
 // power analysis (MakePlan) at the run's size: G = the number of templates
 // the set holds, m = cfg.Instances, the Holm family from cfg.Variants and
-// cfg.Primary. Errors: OptionError for an option out of range; an error
+// cfg.Primary. Errors: probe.OptionError for an option out of range; an error
 // naming the file for templates, models or a From directory that cannot
 // be read.
 func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
@@ -101,7 +102,7 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 		// Document items: a requested "paraphrase" is one variant per
 		// paraphrase, so the Holm family is the set's variants.
 		var err error
-		if set, err = generateSet(cfg); err != nil {
+		if set, err = probe.GenerateSet(cfg); err != nil {
 			return nil, err
 		}
 		po.Variants = po.Variants[:0]
@@ -127,7 +128,7 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 	var pilotTrials []results.Trial
 	if o.From != "" {
 		var err error
-		if pilot, pilotTrials, err = readRun(o.From); err != nil {
+		if pilot, pilotTrials, err = probe.ReadRun(o.From); err != nil {
 			return nil, err
 		}
 		if pilotComps, err = fromPilot(&po, &o, drawn, cfg.MaxTokens, pilot, pilotTrials); err != nil {
@@ -136,14 +137,14 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 	}
 	if set == nil {
 		var err error
-		if set, err = generateSet(cfg); err != nil {
+		if set, err = probe.GenerateSet(cfg); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkLeftOut(cfg, set); err != nil {
+	if err := probe.CheckLeftOut(cfg, set); err != nil {
 		return nil, err
 	}
-	if err := checkSetCovers(cfg, set); err != nil {
+	if err := probe.CheckSetCovers(cfg, set); err != nil {
 		return nil, err
 	}
 	sizing, err := planShards(cfg, set, o.Sizing)
@@ -152,7 +153,7 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 	}
 	po.Templates = setTemplates(set)
 	if len(cfg.Datasets) > 0 {
-		po.Templates, po.Instances = datasetPairs(set)
+		po.Templates, po.Instances = probe.DatasetPairs(set)
 	}
 	var power *Plan
 	if !onlyBase {
@@ -266,7 +267,7 @@ func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int, man *
 // base, split theirs where the split is not identified) and reports true,
 // or notes in po.ComponentsSource that it has none.
 func pilotComponents(po *PlanOptions, from string, drawn bool) (bool, error) {
-	sum, err := Recompute(from)
+	sum, err := probe.Recompute(from)
 	if err != nil {
 		return false, err
 	}
@@ -461,36 +462,36 @@ const maxComponent = 2
 
 // checkGiven refuses given variance components (plan --between and
 // --within, or the planning defaults) outside [0, 1], where a variance of
-// a −1/0/1 difference lies, as an OptionError naming the flags.
+// a −1/0/1 difference lies, as a probe.OptionError naming the flags.
 func (o PlanOptions) checkGiven() error {
 	if !(o.Between >= 0 && o.Between <= 1) || !(o.Within >= 0 && o.Within <= 1) {
-		return optionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
+		return probe.OptionErrorf("--between and --within are variances of a paired difference of 0/1 answers (−1, 0 or 1): each must be in [0, 1], got %v and %v", o.Between, o.Within)
 	}
 	return nil
 }
 
-// check validates the options; errors are OptionErrors naming the flag.
+// check validates the options; errors are probe.OptionErrors naming the flag.
 // The variance components may be estimates up to maxComponent.
 func (o PlanOptions) check() error {
 	switch {
 	case !(o.DropPP >= 0 && o.DropPP <= 100):
-		return optionErrorf("--drop must be in (0, 100] percentage points, got %v", o.DropPP)
+		return probe.OptionErrorf("--drop must be in (0, 100] percentage points, got %v", o.DropPP)
 	case o.Instances < 1:
-		return optionErrorf("--instances must be at least 1, got %d", o.Instances)
+		return probe.OptionErrorf("--instances must be at least 1, got %d", o.Instances)
 	case !(o.Alpha > 0 && o.Alpha < 1):
-		return optionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
+		return probe.OptionErrorf("--alpha must be in (0, 1), got %v", o.Alpha)
 	case !(o.Power >= MinPlanPower && o.Power < 1):
 		why := fmt.Sprintf("below %v a minimum detectable drop is one the test misses more often than it finds it (and below α/2 the formula's drop is negative)", MinPlanPower)
 		if o.Power >= 1 {
 			why = "no finite number of templates gives a power of 1"
 		}
-		return optionErrorf("--power must be in [%v, 1), got %v: %s", MinPlanPower, o.Power, why)
+		return probe.OptionErrorf("--power must be in [%v, 1), got %v: %s", MinPlanPower, o.Power, why)
 	case !(o.Between >= 0 && o.Between <= maxComponent) || !(o.Within >= 0 && o.Within <= maxComponent):
-		return optionErrorf("the variance components σ²_b (--between) and σ²_w (--within) must be in [0, %d] (estimates of variances of a −1/0/1 difference), got %v and %v", maxComponent, o.Between, o.Within)
+		return probe.OptionErrorf("the variance components σ²_b (--between) and σ²_w (--within) must be in [0, %d] (estimates of variances of a −1/0/1 difference), got %v and %v", maxComponent, o.Between, o.Within)
 	case o.Between+o.Within == 0:
-		return OptionError{"--between and --within must not both be 0"}
+		return probe.OptionError{Msg: "--between and --within must not both be 0"}
 	case !(o.InformativeShare >= 0 && o.InformativeShare <= 1):
-		return optionErrorf("the informative share must be in [0, 1], got %v", o.InformativeShare)
+		return probe.OptionErrorf("the informative share must be in [0, 1], got %v", o.InformativeShare)
 	}
 	if o.MaxTemplates != 0 {
 		if err := CheckMaxTemplates(o.MaxTemplates); err != nil {
@@ -498,10 +499,10 @@ func (o PlanOptions) check() error {
 		}
 	}
 	if o.Primary != "" && (o.Primary == summary.BaseVariant || !slices.Contains(o.Variants, o.Primary)) {
-		return optionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)
+		return probe.OptionErrorf("--primary %s must be one of the other variants in --variants", o.Primary)
 	}
 	if !slices.ContainsFunc(o.Variants, func(v string) bool { return v != summary.BaseVariant }) {
-		return OptionError{"--variants needs a variant other than base: a drop is measured against base"}
+		return probe.OptionError{Msg: "--variants needs a variant other than base: a drop is measured against base"}
 	}
 	return nil
 }
@@ -520,14 +521,14 @@ func (o PlanOptions) check() error {
 // o.InformativeShare in (0, 1) (a pilot's) the sizes rest on G' =
 // stats.InformativeOf(G, share) of G templates (stats.
 // PairedDropMDEInformed, PairedDropPowerInformed, RequiredClustersInformed),
-// as the summary's MDE does. Errors are OptionErrors naming the option
+// as the summary's MDE does. Errors are probe.OptionErrors naming the option
 // that is out of range.
 func MakePlan(o PlanOptions) (*Plan, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
 	if o.Templates < 0 || (o.Templates == 0 && o.DropPP == 0) {
-		return nil, OptionError{"plan: a number of templates (≥ 1) or a drop to detect (--drop) is needed"}
+		return nil, probe.OptionError{Msg: "plan: a number of templates (≥ 1) or a drop to detect (--drop) is needed"}
 	}
 	tests := 0
 	for _, v := range o.Variants {

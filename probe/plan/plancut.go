@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -91,7 +92,7 @@ type ShardPlan struct {
 }
 
 // PlanShards sizes the run cfg defines and its split into o.Shards shards
-// (as `run --shard K/N` would run them, see ShardBatches), without loading a
+// (as `run --shard K/N` would run them, see rundir.ShardBatches), without loading a
 // model: the item set is generated from the templates as `run` does. Per
 // shard: batches, items, models, generated tokens (at most items × max
 // tokens; expected items × o.TokensPerItem) and, given o.Rate, the expected
@@ -100,10 +101,10 @@ type ShardPlan struct {
 // previous run includes the prompt's prefill). With no model and
 // o.NoModel, the items of one model are sized and no memory is estimated.
 // Errors: templates that do not load, a model file that cannot be read, or
-// (OptionError) more shards than batches. PlanRun calls it with the power
+// (probe.OptionError) more shards than batches. PlanRun calls it with the power
 // analysis of the same run.
 func PlanShards(cfg rundir.Config, o ShardPlanOptions) (*ShardPlan, error) {
-	set, err := generateSet(cfg)
+	set, err := probe.GenerateSet(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -116,19 +117,19 @@ func planShards(cfg rundir.Config, set *templates.Set, o ShardPlanOptions) (*Sha
 		o.Shards = 1
 	}
 	if o.Shards < 1 {
-		return nil, optionErrorf("--shards must be at least 1, got %d", o.Shards)
+		return nil, probe.OptionErrorf("--shards must be at least 1, got %d", o.Shards)
 	}
 	if cfg.Instances < 1 || cfg.MaxTokens < 1 || (len(cfg.Models) == 0 && o.NoModel == "") {
-		return nil, OptionError{"plan: need at least one model, one instance and one token"}
+		return nil, probe.OptionError{Msg: "plan: need at least one model, one instance and one token"}
 	}
 	cfg.Params.NSeq = max(cfg.Params.NSeq, 1)
 	paths := cfg.Models
 	if len(paths) == 0 {
 		cfg.Models = []string{""} // one model to size, with no file
 	}
-	batches := PlanBatches(cfg, set)
+	batches := probe.PlanBatches(cfg, set)
 	if o.Shards > len(batches) {
-		return nil, optionErrorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
+		return nil, probe.OptionErrorf("--shards %d: the plan has only %d batch(es) of --batch %d, so at most %d shards", o.Shards, len(batches), cfg.Params.NSeq, len(batches))
 	}
 	items := 0
 	for _, b := range batches {
@@ -282,7 +283,7 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 	if err != nil {
 		return Throughput{}, err
 	}
-	var b BenchResult
+	var b probe.BenchResult
 	if err := json.Unmarshal(data, &b); err != nil {
 		msg, line := jsonerr.Describe(data, err)
 		return Throughput{}, fmt.Errorf("%s:%d: not the JSON of fragility bench --json: %s", path, line, msg)
@@ -309,7 +310,7 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 // would run is unknown: the mean is then an upper bound); the rate is the
 // run's, uncapped.
 func RunThroughput(dir string, budget int) (rate Throughput, tokensPerItem, promptPerItem float64, err error) {
-	man, trials, err := readRun(dir)
+	man, trials, err := probe.ReadRun(dir)
 	if err != nil {
 		return Throughput{}, 0, 0, err
 	}

@@ -1,4 +1,4 @@
-package probe
+package plan
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
@@ -107,7 +108,7 @@ func TestMakePlan(t *testing.T) {
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: -3},
 		{DropPP: 5, Instances: 2, Variants: []string{"base", "noop"}, Alpha: 0.05, Power: 0.8, Between: 0.05, Within: 0.2, MaxTemplates: MaxTemplatesLimit + 1},
 	} {
-		var oe OptionError
+		var oe probe.OptionError
 		if _, err := MakePlan(bad); !errors.As(err, &oe) || !strings.Contains(err.Error(), "--") {
 			t.Errorf("%+v: %v, want an OptionError naming the flag", bad, err)
 		}
@@ -279,7 +280,7 @@ func TestPlanRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := generateSet(cfg)
+	set, err := probe.GenerateSet(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +318,7 @@ func TestPlanRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	rate, tok, _, _ := RunThroughput(dir, 0)
-	sum, _ := Recompute(dir)
+	sum, _ := probe.Recompute(dir)
 	pc, _ := PooledComponents(sum)
 	b, w := pc.Between, pc.Within
 	if p.Sizing.Rate == nil || p.Sizing.Rate.TokensPerSecond != rate.TokensPerSecond || p.Sizing.TokensPerItem != tok ||
@@ -351,7 +352,7 @@ func TestPlanRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum1, _ := Recompute(one)
+	sum1, _ := probe.Recompute(one)
 	pc1, ok1 := PooledComponents(sum1)
 	b1, w1 := pc1.Between, pc1.Within
 	if !ok1 || w1 != 0 || !p1.Power.WithinNotIdentified || !near(p1.Power.Within, b1*summary.PlanningWithin/(summary.PlanningBetween+summary.PlanningWithin)) ||
@@ -362,7 +363,7 @@ func TestPlanRun(t *testing.T) {
 	if p, err := PlanRun(cfg, o); err != nil || p.Power.Between != 0.1 || p.Power.ComponentsSource != "given" || p.Sizing.Rate == nil {
 		t.Errorf("--from with given components: %+v, %v", p, err)
 	}
-	var oe OptionError
+	var oe probe.OptionError
 	o.Sizing.Shards = 1000
 	if _, err := PlanRun(cfg, o); !errors.As(err, &oe) || !strings.Contains(err.Error(), "at most") {
 		t.Errorf("more shards than batches: %v", err)
