@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// ddcStore classifies questions in a background goroutine, one at a time in
+// DDCStore classifies questions in a background goroutine, one at a time in
 // the given order, so the embedder works beside generation instead of before
-// it; get blocks until a question's result is ready.
-type ddcStore struct {
+// it; Get blocks until a question's result is ready.
+type DDCStore struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	results map[string]DDC
@@ -20,8 +20,11 @@ type ddcStore struct {
 	wait    time.Duration // time callers of get waited
 }
 
-func newDDCStore(classify Classifier, questions []string) *ddcStore {
-	s := &ddcStore{results: map[string]DDC{}, enabled: classify != nil}
+// NewDDCStore starts classifying questions with classify, in order, in a
+// goroutine of its own at the lowest thread priority; a nil classify
+// disables DDC (Get then reports none).
+func NewDDCStore(classify Classifier, questions []string) *DDCStore {
+	s := &DDCStore{results: map[string]DDC{}, enabled: classify != nil}
 	s.cond = sync.NewCond(&s.mu)
 	if classify == nil {
 		return s
@@ -55,9 +58,9 @@ func newDDCStore(classify Classifier, questions []string) *ddcStore {
 	return s
 }
 
-// get returns the DDC reading of q, waiting for it if needed; ok is false
+// Get returns the DDC reading of q, waiting for it if needed; ok is false
 // when DDC is disabled.
-func (s *ddcStore) get(q string) (DDC, bool, error) {
+func (s *DDCStore) Get(q string) (DDC, bool, error) {
 	if !s.enabled {
 		return DDC{}, false, nil
 	}
@@ -76,8 +79,8 @@ func (s *ddcStore) get(q string) (DDC, bool, error) {
 	}
 }
 
-// seconds returns the classifier's working time and the time waited for it.
-func (s *ddcStore) seconds() (work, wait float64) {
+// Seconds returns the classifier's working time and the time waited for it.
+func (s *DDCStore) Seconds() (work, wait float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.work.Seconds(), s.wait.Seconds()

@@ -375,7 +375,7 @@ type runner struct {
 	batches  []PlanBatch // the batches this process runs
 	qs       []string    // distinct questions, in run order, for the classifier
 	total    int         // items of batches, all models
-	ddc      *ddcStore
+	ddc      *DDCStore
 	done     *rundir.Streams
 	lock     *rundir.DirLock // the run directory's, from prepareSet on
 	finished int             // trials finished (resumed ones included)
@@ -416,9 +416,9 @@ func run(ctx context.Context, cfg rundir.Config, opt Options, manOut **rundir.Ma
 	// goroutine that runs beside generation (in run order, so the first
 	// items are ready first).
 	r.collectQuestions()
-	r.ddc = newDDCStore(r.opt.Classifier, r.qs)
+	r.ddc = NewDDCStore(r.opt.Classifier, r.qs)
 	defer func() {
-		r.man.EmbedSeconds, r.man.EmbedWaitSeconds = r.ddc.seconds()
+		r.man.EmbedSeconds, r.man.EmbedWaitSeconds = r.ddc.Seconds()
 	}()
 
 	done, err := rundir.OpenStreams(r.out, r.opt.Resume)
@@ -734,7 +734,7 @@ func (r *runner) complete() (*summary.Summary, error) {
 	man := r.man
 	man.Status = "complete"
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
-	man.EmbedSeconds, man.EmbedWaitSeconds = r.ddc.seconds()
+	man.EmbedSeconds, man.EmbedWaitSeconds = r.ddc.Seconds()
 	if r.opt.Classifier != nil {
 		r.logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(r.qs), man.EmbedSeconds, man.EmbedWaitSeconds)
 	}
@@ -785,7 +785,7 @@ var progressTick = 200 * time.Millisecond
 // progress gets the items finished, the tokens generated since its last call
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
-func runModel(ctx context.Context, m *llm.Model, mi int, batches []PlanBatch, cfg rundir.Config, man *rundir.Manifest, ddc *ddcStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []PlanBatch, cfg rundir.Config, man *rundir.Manifest, ddc *DDCStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
 	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
 	for _, b := range batches {
 		for _, it := range b.Items {
@@ -812,7 +812,7 @@ type modelRun struct {
 	mi       int
 	cfg      rundir.Config
 	man      *rundir.Manifest
-	ddc      *ddcStore
+	ddc      *DDCStore
 	st       *rundir.Streams
 	progress func(n, tokens int, sec float64)
 	queue    []preparedItem
@@ -1016,7 +1016,7 @@ func (r *modelRun) record(out batchOutput) error {
 }
 
 // newTrial fills the identity columns of a trial.
-func newTrial(it PlannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore) (results.Trial, error) {
+func newTrial(it PlannedItem, md llm.Metadata, cfg rundir.Config, ddc *DDCStore) (results.Trial, error) {
 	in := it.Inst
 	id := rundir.IdentifyModel(cfg.ModelName(it.Model, md.Path), md.Name, md.Quantization)
 	t := results.Trial{
@@ -1042,7 +1042,7 @@ func newTrial(it PlannedItem, md llm.Metadata, cfg rundir.Config, ddc *ddcStore)
 		Passages:       docqa.PassageList(in),
 		Condition:      results.ConditionName(it.Cond),
 	}
-	d, ok, err := ddc.get(in.Question)
+	d, ok, err := ddc.Get(in.Question)
 	if err != nil {
 		return t, err
 	}

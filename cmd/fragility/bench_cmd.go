@@ -11,6 +11,7 @@ import (
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/bench"
 	"github.com/urfave/cli/v2"
 )
 
@@ -112,7 +113,7 @@ func benchAction(c *cli.Context) error {
 			return err
 		}
 	}
-	cfg := probe.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
+	cfg := bench.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
 		Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
 		Seed: int64(c.Uint64(flagSeed.Name))}
 	var cls probe.Classifier
@@ -129,7 +130,7 @@ func benchAction(c *cli.Context) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
-	r, err := probe.Bench(ctx, cfg, cls, logf)
+	r, err := bench.Bench(ctx, cfg, cls, logf)
 	if err != nil {
 		if errors.Is(err, llm.ErrAborted) {
 			fmt.Fprintln(os.Stderr, "fragility: bench interrupted; nothing printed")
@@ -145,7 +146,7 @@ func benchAction(c *cli.Context) error {
 	}
 	if c.Bool("json") {
 		return printJSON(struct {
-			*probe.BenchResult
+			*bench.BenchResult
 			Entropy benchKernel  `json:"entropy"`
 			GoBench []goBenchRow `json:"go_benchmarks,omitempty"`
 		}{r, ek, gob})
@@ -180,7 +181,7 @@ func (k benchKernel) poolText() string {
 
 // rateText is a rate's mean ± sample sd with prec decimals; the mean
 // alone with one repeat, whose sd is undefined.
-func rateText(r probe.Rate, prec int) string {
+func rateText(r bench.Rate, prec int) string {
 	if len(r.Runs) < 2 {
 		return fmt.Sprintf("%.*f (1 repeat: no sd)", prec, r.Mean)
 	}
@@ -189,7 +190,7 @@ func rateText(r probe.Rate, prec int) string {
 
 // printBench prints the result as one Markdown table, the Go benchmarks in
 // gob (if any) as its last rows.
-func printBench(r *probe.BenchResult, ek benchKernel, gob []goBenchRow) {
+func printBench(r *bench.BenchResult, ek benchKernel, gob []goBenchRow) {
 	fmt.Printf("model        %s (n_vocab %d)\n", r.Model, r.NVocab)
 	fmt.Printf("threads      %d\nbuild flags  %s\n", r.Threads, r.BuildFlags)
 	fmt.Printf("entropy      kernel %s (%s), pass pool of (b): %s\n\n", ek.Kernel, ek.ISA, ek.poolText())

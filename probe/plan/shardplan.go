@@ -9,6 +9,7 @@ import (
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/bench"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/templates"
@@ -283,7 +284,7 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 	if err != nil {
 		return Throughput{}, err
 	}
-	var b probe.BenchResult
+	var b bench.BenchResult
 	if err := json.Unmarshal(data, &b); err != nil {
 		msg, line := jsonerr.Describe(data, err)
 		return Throughput{}, fmt.Errorf("%s:%d: not the JSON of fragility bench --json: %s", path, line, msg)

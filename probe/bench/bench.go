@@ -1,4 +1,4 @@
-package probe
+package bench
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
@@ -133,7 +134,7 @@ type BenchDecodeSeries struct {
 // parameters' Threads leave a core free, (a) and (b) run a second time
 // with every core decoding (BenchResult.Busy). TG must be a multiple of
 // 2×llm.BenchBlock.
-func Bench(ctx context.Context, cfg BenchConfig, classify Classifier, logf func(string, ...any)) (*BenchResult, error) {
+func Bench(ctx context.Context, cfg BenchConfig, classify probe.Classifier, logf func(string, ...any)) (*BenchResult, error) {
 	if cfg.PP < 1 || cfg.TG < 1 || cfg.Reps < 1 || cfg.Batch < 1 || cfg.Items < 1 {
 		return nil, fmt.Errorf("bench: pp, tg, reps, batch and items must be ≥ 1")
 	}
@@ -212,7 +213,7 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 	iopt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, KeepFirstLogits: true}
 	// As fragility run does (DecodeKeepPrefix): the instruction and worked
 	// examples are decoded once per model and kept.
-	if iopt.KeepPrefix, err = KeptPrefix(m, rundir.Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
+	if iopt.KeepPrefix, err = probe.KeptPrefix(m, rundir.Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
 		return nil, err
 	}
 	logf("bench: (c) %d demo items one at a time", cfg.Items)
@@ -264,12 +265,12 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 // benchAnswerScore times the answer-scoring pass over a batch just
 // generated (the fragility preset, as fragility run scores it).
 func benchAnswerScore(ctx context.Context, m *llm.Model, gens []*llm.Generation, expected []string, res *BenchResult) error {
-	jobs := make([]AnswerJob, len(gens))
+	jobs := make([]probe.AnswerJob, len(gens))
 	for i, g := range gens {
-		jobs[i] = AnswerJob{Seq: i, Expected: expected[i], Ex: Extract(g), After: true, First: true}
+		jobs[i] = probe.AnswerJob{Seq: i, Expected: expected[i], Ex: probe.Extract(g), After: true, First: true}
 	}
 	t0 := time.Now()
-	trs, err := ScoreAnswers(ctx, m, gens, jobs, PromptFragility, "")
+	trs, err := probe.ScoreAnswers(ctx, m, gens, jobs, probe.PromptFragility, "")
 	if err != nil {
 		return err
 	}
@@ -372,13 +373,13 @@ func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	order := Order(len(set.Instances), cfg.Seed)
+	order := probe.Order(len(set.Instances), cfg.Seed)
 	if cfg.Items > len(order) {
 		cfg.Items = len(order)
 		res.Items = cfg.Items
 	}
 	for _, k := range order[:cfg.Items] {
-		msgs, err := Messages(set.Instances[k].Question, cfg.Shots)
+		msgs, err := probe.Messages(set.Instances[k].Question, cfg.Shots)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
@@ -400,7 +401,7 @@ func benchPrompts(m *llm.Model, cfg *BenchConfig, res *BenchResult) (prompts [][
 
 // benchDDC times the batched demo items again with the DDC classifier
 // reading their questions beside generation, and records its share.
-func benchDDC(cfg BenchConfig, classify Classifier, run *benchRun, res *BenchResult, logf func(string, ...any)) error {
+func benchDDC(cfg BenchConfig, classify probe.Classifier, run *benchRun, res *BenchResult, logf func(string, ...any)) error {
 	questions := run.questions
 	// The class vectors are read (or, the first time, computed) by
 	// the first classification: done here, outside the timing.
@@ -409,18 +410,18 @@ func benchDDC(cfg BenchConfig, classify Classifier, run *benchRun, res *BenchRes
 	}
 	logf("bench: (c) %d demo items, %d per batch, with the DDC classifier beside generation", cfg.Items, cfg.Batch)
 	t0 := time.Now()
-	ddc := newDDCStore(classify, questions)
+	ddc := probe.NewDDCStore(classify, questions)
 	if _, err := run.batched(); err != nil {
 		return err
 	}
 	for _, q := range questions {
-		if _, _, err := ddc.get(q); err != nil {
+		if _, _, err := ddc.Get(q); err != nil {
 			return err
 		}
 	}
 	res.BatchedDDCSec = time.Since(t0).Seconds()
 	res.EmbedOpenSec = cfg.EmbedderOpenSec
-	res.DDCWorkSec, res.DDCWaitSec = ddc.seconds()
+	res.DDCWorkSec, res.DDCWaitSec = ddc.Seconds()
 	res.DDCShare = (res.EmbedOpenSec + res.BatchedDDCSec - res.BatchedSec) / (res.EmbedOpenSec + res.BatchedDDCSec)
 	res.DDCSerial = res.DDCWorkSec / (res.DDCWorkSec + res.BatchedSec)
 	return nil

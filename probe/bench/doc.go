@@ -1,0 +1,7 @@
+// Package bench is the throughput benchmark (`fragility bench`): Bench
+// times the demo items on one model one at a time and in batches, the
+// answer-scoring pass and the DDC classifier beside generation, with
+// probe's own prompts, batches and scoring, and a bare decode loop for
+// comparison (BenchResult, Rate). Its result file is the rate that
+// `fragility plan --bench` reads (plan.BenchThroughput).
+package bench
