@@ -82,35 +82,9 @@ type RunPlan struct {
 // naming the file for templates, models or a From directory that cannot
 // be read.
 func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
-	po := o.Power
-	po.Instances, po.Primary = cfg.Instances, cfg.Primary
-	po.Variants = make([]string, len(cfg.Variants))
-	for i, v := range cfg.Variants {
-		po.Variants[i] = string(v)
-	}
-	drawn := cfg.DrawnDesign()
-	if drawn && !slices.Contains(po.Variants, string(templates.VariantSymbolic)) {
-		// The drawn references are run too, and their drop against base is
-		// tested with the others.
-		po.Variants = append(po.Variants, string(templates.VariantSymbolic))
-	}
-	if !o.ComponentsGiven {
-		po.Between, po.Within, po.ComponentsSource = summary.PlanningComponents(drawn)
-	}
-	var set *templates.Set
-	if cfg.Items != "" {
-		// Document items: a requested "paraphrase" is one variant per
-		// paraphrase, so the Holm family is the set's variants.
-		var err error
-		if set, err = probe.GenerateSet(cfg); err != nil {
-			return nil, err
-		}
-		po.Variants = po.Variants[:0]
-		for _, in := range set.Instances {
-			if !slices.Contains(po.Variants, string(in.Variant)) {
-				po.Variants = append(po.Variants, string(in.Variant))
-			}
-		}
+	po, drawn, set, err := runPowerOptions(cfg, o)
+	if err != nil {
+		return nil, err
 	}
 	// A run of base alone has no drop to plan for: it is sized, with no
 	// power analysis.
@@ -127,7 +101,6 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 	var pilot *rundir.Manifest
 	var pilotTrials []results.Trial
 	if o.From != "" {
-		var err error
 		if pilot, pilotTrials, err = probe.ReadRun(o.From); err != nil {
 			return nil, err
 		}
@@ -136,7 +109,6 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 		}
 	}
 	if set == nil {
-		var err error
 		if set, err = probe.GenerateSet(cfg); err != nil {
 			return nil, err
 		}
@@ -167,6 +139,44 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 		rp.PilotNotes = append(pilotState(o.From, pilot, cfg, len(pilotTrials)), pilotDiffers(o.From, pilot.Config, cfg, pilotComps)...)
 	}
 	return rp, nil
+}
+
+// runPowerOptions returns the power analysis's options for the run cfg:
+// o.Power with the run's instances, primary variant and variants (the
+// drawn references added when its design is the drawn one, as drawn
+// reports), and unless o.ComponentsGiven the variance components of that
+// design. For document items it generates the set, whose variants are the
+// analysis's (set; nil otherwise).
+func runPowerOptions(cfg rundir.Config, o RunPlanOptions) (po PlanOptions, drawn bool, set *templates.Set, err error) {
+	po = o.Power
+	po.Instances, po.Primary = cfg.Instances, cfg.Primary
+	po.Variants = make([]string, len(cfg.Variants))
+	for i, v := range cfg.Variants {
+		po.Variants[i] = string(v)
+	}
+	drawn = cfg.DrawnDesign()
+	if drawn && !slices.Contains(po.Variants, string(templates.VariantSymbolic)) {
+		// The drawn references are run too, and their drop against base is
+		// tested with the others.
+		po.Variants = append(po.Variants, string(templates.VariantSymbolic))
+	}
+	if !o.ComponentsGiven {
+		po.Between, po.Within, po.ComponentsSource = summary.PlanningComponents(drawn)
+	}
+	if cfg.Items != "" {
+		// Document items: a requested "paraphrase" is one variant per
+		// paraphrase, so the Holm family is the set's variants.
+		if set, err = probe.GenerateSet(cfg); err != nil {
+			return po, drawn, nil, err
+		}
+		po.Variants = po.Variants[:0]
+		for _, in := range set.Instances {
+			if !slices.Contains(po.Variants, string(in.Variant)) {
+				po.Variants = append(po.Variants, string(in.Variant))
+			}
+		}
+	}
+	return po, drawn, set, nil
 }
 
 // pilotState says what of the pilot run in dir (its manifest man, trials
