@@ -86,19 +86,7 @@ func (v *view) buildTable(maxTokens int) tableData {
 		tset[v.run.Trials[i].TemplateID] = true
 	}
 	d.Templates = sortedKeys(tset)
-
-	trials := make([]*results.Trial, len(v.run.Trials))
-	for i := range v.run.Trials {
-		trials[i] = &v.run.Trials[i]
-	}
-	slices.SortStableFunc(trials, func(a, b *results.Trial) int {
-		return cmp.Or(
-			cmp.Compare(indexOf(&d.Models, v.label(a)), indexOf(&d.Models, v.label(b))),
-			strings.Compare(a.TemplateID, b.TemplateID),
-			cmp.Compare(indexOf(&d.Variants, a.Variant), indexOf(&d.Variants, b.Variant)),
-			cmp.Compare(a.Instance, b.Instance),
-		)
-	})
+	trials := v.tableOrder(&d)
 
 	// Prompts: the common prefix once, the distinct remainders each once.
 	var prompts []string
@@ -156,6 +144,24 @@ func (v *view) buildTable(maxTokens int) tableData {
 		d.Rows = append(d.Rows, r)
 	}
 	return d
+}
+
+// tableOrder returns the run's trials in the table's row order: by model
+// and variant in d's order, then by template and instance.
+func (v *view) tableOrder(d *tableData) []*results.Trial {
+	trials := make([]*results.Trial, len(v.run.Trials))
+	for i := range v.run.Trials {
+		trials[i] = &v.run.Trials[i]
+	}
+	slices.SortStableFunc(trials, func(a, b *results.Trial) int {
+		return cmp.Or(
+			cmp.Compare(indexOf(&d.Models, v.label(a)), indexOf(&d.Models, v.label(b))),
+			strings.Compare(a.TemplateID, b.TemplateID),
+			cmp.Compare(indexOf(&d.Variants, a.Variant), indexOf(&d.Variants, b.Variant)),
+			cmp.Compare(a.Instance, b.Instance),
+		)
+	})
+	return trials
 }
 
 // pairKey is the key of the trial of model label, t's template and instance
