@@ -14,7 +14,7 @@ import (
 
 // The development/test split of templates (Template.Split): instructions,
 // prompts and parsers are tuned on dev templates and then frozen
-// (probe.Protocol) before the test templates are run.
+// (protocol.Protocol) before the test templates are run.
 const (
 	SplitDev  = "dev"
 	SplitTest = "test"

@@ -97,7 +97,7 @@ func checkBenchFlags(c *cli.Context) error {
 }
 
 // benchAction is `fragility bench`: it checks the flags, times decoding with and without
-// this project's per-token work and the demo items (probe.Bench), and prints the table.
+// this project's per-token work and the demo items (bench.Bench), and prints the table.
 func benchAction(c *cli.Context) error {
 	if err := checkBenchFlags(c); err != nil {
 		return err

@@ -221,7 +221,7 @@ func compareRun(ctx context.Context, dir, reference string, asJSON, quiet bool) 
 }
 
 // sameFamilyRun reports whether a run's models are at least two files of
-// one model family (probe.SameFamily on their recorded identities), the
+// one model family (rundir.SameFamily on their recorded identities), the
 // condition for the run command to follow a run with compareRun.
 func sameFamilyRun(dir string) bool {
 	man, err := rundir.ReadManifest(dir)

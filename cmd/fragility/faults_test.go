@@ -107,7 +107,7 @@ func sameAsStraight(t *testing.T, dir, want string) {
 }
 
 // TestKillResume kills a real run on the fast model with SIGKILL, as a power
-// loss would, at named points (the crash hook probe.EnvCrashAt: before the
+// loss would, at named points (the crash hook rundir.EnvCrashAt: before the
 // first batch, during a batch, halfway through appending a batch's
 // traces.jsonl lines or its results.csv records, between the complete
 // manifest and summary.json) and at a random moment, then resumes it: the

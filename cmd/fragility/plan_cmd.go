@@ -222,7 +222,7 @@ func printLeftOut(ls []templates.Skip) {
 
 // printPilotCut writes what the pilot says of the answers the planned
 // budget would cut: a warning, with the budget to raise to, when the share
-// is large (probe.CutWarnShare); one line when some would be cut; nothing
+// is large (plan.CutWarnShare); one line when some would be cut; nothing
 // otherwise.
 func printPilotCut(pc *plan.PilotCut) {
 	if pc == nil || pc.Cut == 0 {
@@ -384,7 +384,7 @@ func printPower(pl *plan.Plan, cfg rundir.Config) {
 	}
 	if len(cfg.Datasets) > 0 {
 		// Each original is asked once: only its first template's
-		// instance-0 draw pairs with it (probe.PlanRun).
+		// instance-0 draw pairs with it (plan.PlanRun).
 		ref = "the original, asked once, paired with the instance-0 draw of its first template; the paper's view pairs every dataset with its original, without a planned test"
 	}
 	fmt.Printf("Paired drop of a variant against its reference (%s), %s, %s%% power, two-sided at %s.\n\n",

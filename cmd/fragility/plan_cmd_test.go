@@ -90,7 +90,7 @@ func pilotRun(t *testing.T, primary string) string {
 // noModels is an environment in which the default model is not cached.
 func noModels(t *testing.T) []string { return []string{"FRAGILITY_MODELS=" + t.TempDir()} }
 
-// TestPlanCommand: `fragility plan` prints probe.PlanRun's plan, sizing then
+// TestPlanCommand: `fragility plan` prints plan.PlanRun's plan, sizing then
 // power, as one JSON object on request: the power analysis runs at the
 // number of templates --templates yields and --instances; without a model at
 // hand it says so in one line and sizes without memory; --drop is optional;

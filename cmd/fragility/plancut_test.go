@@ -77,7 +77,7 @@ func TestPlanWarnsOfLongPrompts(t *testing.T) {
 }
 
 // TestPlanWarnsOfCuts: plan --from PILOT counts the pilot's answers the
-// planned --max-tokens would cut; from a share of probe.CutWarnShare on it
+// planned --max-tokens would cut; from a share of plan.CutWarnShare on it
 // warns and says what to raise the budget to (or, when the pilot's own
 // budget cut that many, to pilot again with more); an MDE above 100 pp
 // reads "no drop is detectable at this size" in the table's rows too.

@@ -178,7 +178,7 @@ func finishComplete(c *cli.Context, dir string) error {
 	return finishRun(context.Background(), c, dir, sum)
 }
 
-// lockRunDir takes the lock of the run directory dir (probe.LockDir) when
+// lockRunDir takes the lock of the run directory dir (rundir.LockDir) when
 // dir is a directory; otherwise it returns a nil lock and leaves the error
 // to the command's own reading of dir.
 func lockRunDir(dir string) (*rundir.DirLock, error) {

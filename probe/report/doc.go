@@ -14,5 +14,5 @@
 // WriteNarrative, Rewrite) and compare.md (CompareNarrative), rendered from
 // a summary.Summary or a probe.Comparison. It must not compute a statistic
 // (package summary does), run a model, or write results.csv, traces.jsonl,
-// summary.json or manifest.json (package probe does).
+// summary.json or manifest.json (packages probe and probe/rundir do).
 package report

@@ -84,7 +84,7 @@ func fileB64(dir, name string, max int) string {
 type runFile struct{ Name, Size string }
 
 // runFiles lists the regular files of the run directory dir (hidden ones,
-// the page itself and the run lock, probe.FileLock, left out: the lock
+// the page itself and the run lock, rundir.FileLock, left out: the lock
 // holds no result, and its size would make re-rendered pages differ), by
 // name; nil when dir cannot be read.
 func runFiles(dir string) []runFile {

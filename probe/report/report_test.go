@@ -19,7 +19,7 @@ import (
 // The rendering does not depend on a model, so these tests write small run
 // directories in the format probe writes them (results.csv through
 // results.WriteCSV, summary.json from summary.Summarize, narrative.md
-// from Narrative, traces.jsonl lines of probe.Trace). The browser test
+// from Narrative, traces.jsonl lines of rundir.Trace). The browser test
 // on a real run is TestReportInChromium in cmd/fragility.
 
 type synth struct {
