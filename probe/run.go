@@ -39,7 +39,7 @@ type DDC struct {
 // The embed package provides one; nil disables the DDC columns.
 type Classifier func(texts []string) ([]DDC, error)
 
-// Decode procedures (Config.Decode).
+// Decode procedures (rundir.Config.Decode).
 const (
 	// DecodePerBatch: each batch starts from a cleared KV state and decodes
 	// the prefix its prompts share once, then each prompt's rest.

@@ -11,6 +11,16 @@ import (
 	"github.com/fragility/fragility/templates"
 )
 
+// File names inside a run directory.
+const (
+	FileManifest  = "manifest.json"
+	FileResults   = "results.csv"
+	FileTraces    = "traces.jsonl"
+	FileSummary   = "summary.json"
+	FileNarrative = "narrative.md"
+	FileSet       = "set.jsonl"
+)
+
 // ReadResults reads the results.csv at path (results.ReadCSV). Errors name
 // the path once: a missing file ("no such file or directory"), a directory
 // in the file's place, a header or row that does not parse (a torn or
@@ -135,13 +145,3 @@ const (
 // probe/report's FileHTML).
 var RunFiles = []string{FileManifest, FileResults, FileTraces, FileSummary, FileNarrative, FileSet,
 	FileCompareCSV, FileCompareMD, FileCompareJSON, "report.html"}
-
-// File names inside a run directory.
-const (
-	FileManifest  = "manifest.json"
-	FileResults   = "results.csv"
-	FileTraces    = "traces.jsonl"
-	FileSummary   = "summary.json"
-	FileNarrative = "narrative.md"
-	FileSet       = "set.jsonl"
-)

@@ -132,8 +132,10 @@ func removeStaleTemps(dir string) {
 	}
 }
 
-// PrepareDir refuses to overwrite an existing run unless force, and checks
-// that the directory is writable.
+// PrepareDir prepares the output directory dir of a run (OutDirUsable):
+// without resume it refuses an existing run unless force (RefuseExisting)
+// and removes the files of the run it replaces (RunFiles); in any case it
+// checks that dir is writable (CheckWritable).
 func PrepareDir(dir string, force, resume bool) error {
 	if err := OutDirUsable(dir); err != nil {
 		return err
