@@ -18,6 +18,7 @@ type headline struct {
 	Label    string
 	Verdict  string // ModelSummary.Headline (stability, then drop), else ModelSummary.Verdict; "" without one
 	On       string // the variant the drop verdict rests on
+	OnWhy    string // why that variant: pre-specified as primary, or picked by the verdict
 	Severity string // CSS class of the verdict: "strong", "signal", "none" or "open"
 	// Plain says in words what the verdict rests on (plainWords): the
 	// stability verdict's share of changed answers and the drop verdict's
@@ -46,7 +47,10 @@ func headlines(s *summary.Summary) []headline {
 	var out []headline
 	for i := range s.Models {
 		m := &s.Models[i]
-		h := headline{Label: m.Label, Verdict: m.Verdict, On: m.VerdictVariant, Severity: severity(m.Verdict)}
+		h := headline{Label: m.Label, Verdict: m.Verdict, On: m.VerdictVariant, OnWhy: "the variant the verdict picked", Severity: severity(m.Verdict)}
+		if v := m.Variant(m.VerdictVariant); v != nil && v.Primary {
+			h.OnWhy = "the pre-specified primary variant"
+		}
 		if m.Headline != "" {
 			h.Verdict = m.Headline
 		}

@@ -247,3 +247,20 @@ func TestPlainWords(t *testing.T) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// TestHeadlineOnWhy: the headline says why its drop is judged on a
+// variant: the pre-specified primary variant, or the one the verdict
+// picked among several.
+func TestHeadlineOnWhy(t *testing.T) {
+	s := &summary.Summary{Models: []summary.ModelSummary{{Label: "m", Verdict: "drop inconclusive", VerdictVariant: "noop-seeming", Variants: []summary.VariantSummary{
+		{Variant: "symbolic"},
+		{Variant: "noop-seeming", Primary: true},
+	}}}}
+	if got := headlines(s)[0].OnWhy; got != "the pre-specified primary variant" {
+		t.Errorf("primary variant: OnWhy = %q", got)
+	}
+	s.Models[0].Variants[1].Primary = false
+	if got := headlines(s)[0].OnWhy; got != "the variant the verdict picked" {
+		t.Errorf("picked variant: OnWhy = %q", got)
+	}
+}
