@@ -161,7 +161,7 @@ demo: build models
 # docs/report.png; run it after make demo.
 demo-figure: browser
 	FRAGILITY_SCREENSHOT_RUN=$(abspath $(DEMO_OUT)) FRAGILITY_SCREENSHOT_OUT=$(abspath docs/report.png) \
-	  go test -count=1 -run TestReportScreenshot ./cmd/fragility/
+	  $(GO) test $(GOFLAGS_BUILD) -count=1 -run TestReportScreenshot ./cmd/fragility/
 
 # Document questions (docs/docqa.md): the 24 items of examples/docqa.jsonl
 # in base, their two paraphrases and one distractor each, on the default LLM
