@@ -130,8 +130,8 @@ func plainWords(m *summary.ModelSummary) string {
 		if r := m.Variant(ref); r != nil {
 			refAcc = accShort(r)
 		}
-		out = append(out, fmt.Sprintf("Accuracy %s on %s and %s on %s: a paired %s %s; the drop's verdict: %s.",
-			refAcc, ref, accShort(v), v.Variant, dropWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP), m.Verdict))
+		out = append(out, fmt.Sprintf("Accuracy %s on %s and %s on %s: %s %s; the drop's verdict: %s.",
+			refAcc, ref, accShort(v), v.Variant, pairedWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP), m.Verdict))
 	}
 	return strings.Join(out, " ")
 }
@@ -148,6 +148,17 @@ func dropWords(x float64) string {
 		return "drop of " + s + " pp"
 	}
 	return "gain of " + s + " pp"
+}
+
+// pairedWords is dropWords as the object of a sentence about a paired
+// difference: "a paired drop of 4.4 pp", "a paired gain of 1.5 pp", or "no
+// paired change (0.0 pp)" (never "a paired no change").
+func pairedWords(x float64) string {
+	w := dropWords(x)
+	if rest, ok := strings.CutPrefix(w, "no change "); ok {
+		return "no paired change " + rest
+	}
+	return "a paired " + w
 }
 
 // boxCI is an estimate's reported interval for the headline box, to one

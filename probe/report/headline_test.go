@@ -219,6 +219,11 @@ func TestReferencesText(t *testing.T) {
 			t.Errorf("dropWords(%v) = %q, want %q", x, got, want)
 		}
 	}
+	for x, want := range map[float64]string{4.44: "a paired drop of 4.4 pp", -1.5: "a paired gain of 1.5 pp", 0.01: "no paired change (0.0 pp)"} {
+		if got := pairedWords(x); got != want {
+			t.Errorf("pairedWords(%v) = %q, want %q", x, got, want)
+		}
+	}
 }
 
 // TestPlainWords: the headline's plain sentence states the stability
