@@ -75,7 +75,7 @@ func TestHeadlineFirst(t *testing.T) {
 	}
 	// A sentence in plain words says what the drop verdict rests on, and
 	// the table's stability cell how many pairs were left out.
-	if !regexp.MustCompile(`<p class="plain">Accuracy \d+\.\d% \(\d+/\d+\) on \w+ and \d+\.\d% \(\d+/\d+\) on [\w-]+: a paired (drop of|gain of|no change) [^;]*; the drop&#39;s verdict: [a-z ]+\.`).MatchString(box) {
+	if !regexp.MustCompile(`<p class="plain">Accuracy \d+\.\d% \(\d+/\d+\) on \w+ and \d+\.\d% \(\d+/\d+\) on [\w-]+: (a paired drop of|a paired gain of|no paired change) [^;]*; the drop&#39;s verdict: [a-z ]+\.`).MatchString(box) {
 		t.Errorf("headline box: no plain sentence on the drop verdict:\n%s", box)
 	}
 	// A cut share flagged as higher than the reference's says so in the
