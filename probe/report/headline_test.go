@@ -269,3 +269,14 @@ func TestHeadlineOnWhy(t *testing.T) {
 		t.Errorf("picked variant: OnWhy = %q", got)
 	}
 }
+
+// TestFloorAdvice: at the floor the advice follows the cause: the budget
+// when it cut a tenth or more of base's answers, else the model.
+func TestFloorAdvice(t *testing.T) {
+	if got := floorAdvice(&summary.VariantSummary{Scored: 20, CutByBudget: 5}); !strings.Contains(got, "raise --max-tokens") || strings.Contains(got, "stronger model") {
+		t.Errorf("budget-cut base: %q", got)
+	}
+	if got := floorAdvice(&summary.VariantSummary{Scored: 20, CutByBudget: 1}); !strings.Contains(got, "stronger model") {
+		t.Errorf("base not cut: %q", got)
+	}
+}

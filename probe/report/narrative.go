@@ -202,6 +202,17 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 	writeDifficulty(b, m, p, conf)
 }
 
+// floorAdvice is what to do about base accuracy at the floor, by its
+// cause: when the output budget cut a tenth or more of base's scored
+// answers, raise --max-tokens first (a cut answer is mostly no answer);
+// otherwise a stronger model, worked examples or easier templates.
+func floorAdvice(base *summary.VariantSummary) string {
+	if base.Scored > 0 && 10*base.CutByBudget >= base.Scored {
+		return fmt.Sprintf("The output budget cut %d of its %d scored answers: raise --max-tokens first, then see whether the model solves them.", base.CutByBudget, base.Scored)
+	}
+	return "Run a stronger model, add worked examples (--shots) or use easier templates."
+}
+
 // writeVerdict writes a model's verdict paragraph: the verdict with the
 // evidence it rests on, or why there is none (no base, no variant, base at
 // the floor).
@@ -215,8 +226,8 @@ func writeVerdict(b *strings.Builder, m *summary.ModelSummary, base *summary.Var
 	case m.Verdict == "" || v == nil:
 		b.WriteString("**No verdict:** no variant other than base with matched pairs, or no scored trials.\n\n")
 	case m.Verdict == summary.VerdictFloor:
-		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. Run a stronger model, add worked examples (--shots) or use easier templates.%s\n\n",
-			verdictHead(m), accText(base), fnum(summary.FloorAccuracyPct, 0), stabilityVerdictSentence(m, p, conf))
+		fmt.Fprintf(b, "**Verdict: %s.** Base accuracy %s is below %s%%: the model rarely solves the problems as authored, so it has no accuracy to lose and the drops below say nothing about its robustness. %s%s\n\n",
+			verdictHead(m), accText(base), fnum(summary.FloorAccuracyPct, 0), floorAdvice(base), stabilityVerdictSentence(m, p, conf))
 	default:
 		from := "the most severe of its variants after Holm's adjustment; " + summary.VerdictTieRule
 		if m.VerdictRule == "primary" {
