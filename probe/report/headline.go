@@ -51,6 +51,9 @@ func headlines(s *summary.Summary) []headline {
 		if v := m.Variant(m.VerdictVariant); v != nil && v.Primary {
 			h.OnWhy = "the pre-specified primary variant"
 		}
+		if m.Verdict == summary.VerdictFloor {
+			h.On = "" // the floor judges no variant's drop
+		}
 		if m.Headline != "" {
 			h.Verdict = m.Headline
 		}

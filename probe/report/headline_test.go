@@ -268,6 +268,10 @@ func TestHeadlineOnWhy(t *testing.T) {
 	if got := headlines(s)[0].OnWhy; got != "the variant the verdict picked" {
 		t.Errorf("picked variant: OnWhy = %q", got)
 	}
+	s.Models[0].Verdict = summary.VerdictFloor
+	if got := headlines(s)[0].On; got != "" {
+		t.Errorf("a floor verdict names the variant %q it judged", got)
+	}
 }
 
 // TestFloorAdvice: at the floor the advice follows the cause: the budget
