@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/bench"
 	"github.com/urfave/cli/v2"
@@ -138,6 +139,7 @@ func benchAction(c *cli.Context) error {
 		}
 		return err
 	}
+	recordBench(r, cfg)
 	ek := benchKernel{Kernel: llm.EntropyKernel, ISA: llm.EntropyISA, Pool: llm.EntropyPool}
 	if ek.Pool == 0 {
 		p := cfg.Params
@@ -153,6 +155,25 @@ func benchAction(c *cli.Context) error {
 	}
 	printBench(r, ek, gob)
 	return nil
+}
+
+// recordBench records the bench's result as the last one on this machine
+// (bench.RecordLast at bench.LastPath), with the model's sha256 and the
+// parameters it loaded with, for fragility plan's rate; a failure to
+// record is said on stderr and fails nothing.
+func recordBench(r *bench.BenchResult, cfg bench.BenchConfig) {
+	path, err := bench.LastPath()
+	if err == nil {
+		var sum string
+		if sum, err = models.SHA256FileOnce(cfg.Model); err == nil {
+			err = bench.RecordLast(path, r, sum, cfg.Params)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fragility: bench: not recorded for fragility plan: %v\n", err)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "fragility: bench: recorded in %s (fragility plan takes its rate from it for this model, --batch %d and these threads)\n", path, r.Batch)
 }
 
 // benchKernel is how (b) computed its entropy passes.

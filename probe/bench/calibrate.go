@@ -1,0 +1,200 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/templates"
+)
+
+// DefaultCalibrationItems is the number of a plan's items a calibration
+// generates per model (`fragility plan --calibrate`), rounded up to whole
+// batches of the plan's --batch.
+const DefaultCalibrationItems = 8
+
+// DefaultCalibrationLimit is the generation time a calibration takes at
+// most per model (`fragility plan --calibrate-seconds`): the items still
+// generating then are stopped, and the mean tokens per item counts them at
+// the budget (Calibration.TokensPerItem).
+const DefaultCalibrationLimit = 60 * time.Second
+
+// calibrationCtx is the smallest context per sequence a calibration loads
+// a model with when the plan's --n-ctx is larger: the items' prompts and
+// answers, not the run's context, are what it decodes.
+const calibrationCtx = 4096
+
+// CalibrateConfig defines a calibration (Calibrate): a plan's first items
+// generated on one model as `fragility run` generates them.
+type CalibrateConfig struct {
+	// Run is the planned run's configuration: its prompt, shots, chat
+	// template, budget (MaxTokens), temperature, seed, decode procedure and
+	// calculator calls render and decode the items as run does, and
+	// Run.Params.NCtx is the context a prompt must fit in, as in run.
+	Run rundir.Config
+	// Model is the model file and Params its load parameters (threads, GPU
+	// layers; NSeq the plan's --batch). The model is loaded with a context
+	// of min(Run.Params.NCtx, max(4096, MaxTokens + 2048)) tokens per
+	// sequence: enough for the items, less memory than a long --n-ctx.
+	Model  string
+	Params llm.Params
+	// Items are the items to generate, in run order, in batches of
+	// Params.NSeq (probe.PlanBatches' first batches of the model).
+	Items []probe.PlannedItem
+	// Limit bounds the generation time (0: none); the batch running then is
+	// stopped and later batches are not started.
+	Limit time.Duration
+}
+
+// Calibration is what a calibration measured on one model: the generation
+// rate of the plan's items at its --batch and threads, and their mean
+// generated tokens, an estimate of the run's from a few of its items.
+type Calibration struct {
+	// Model is the model file, Batch the sequences decoded together (the
+	// plan's --batch), Threads and ThreadsBatch llama.cpp's threads as the
+	// model was loaded (defaults filled in).
+	Model        string `json:"model"`
+	Batch        int    `json:"batch"`
+	Threads      int    `json:"threads"`
+	ThreadsBatch int    `json:"threads_batch"`
+	// Items counts the items generated (started), Finished those that
+	// ended by themselves or at the budget before the time limit, Cut those
+	// the budget (--max-tokens) ended, Skipped those whose prompt does not
+	// fit --n-ctx (run skips them too; not generated).
+	Items    int `json:"items"`
+	Finished int `json:"finished"`
+	Cut      int `json:"cut"`
+	Skipped  int `json:"skipped,omitempty"`
+	// Tokens are the generated tokens, PromptTokens the items' prompt
+	// tokens, Seconds the generation time (prefill included, as a run's
+	// generation_seconds), LoadSeconds the model's loading.
+	Tokens       int     `json:"tokens"`
+	PromptTokens int     `json:"prompt_tokens"`
+	Seconds      float64 `json:"seconds"`
+	LoadSeconds  float64 `json:"load_seconds"`
+	// TokensPerSecond is Tokens / Seconds.
+	TokensPerSecond float64 `json:"tokens_per_second"`
+	// TokensPerItem is the mean generated tokens per item, an item the
+	// time limit stopped counted at the budget (so an upper bound when
+	// Finished < Items); TokensPerItemLow counts it at the tokens it had
+	// (a lower bound); both are the same when every item finished.
+	TokensPerItem    float64 `json:"tokens_per_item"`
+	TokensPerItemLow float64 `json:"tokens_per_item_low"`
+	// PromptTokensPerItem is the mean prompt length of the items, tokens.
+	PromptTokensPerItem float64 `json:"prompt_tokens_per_item"`
+	// Limited is true when the time limit stopped the calibration.
+	Limited bool `json:"stopped_by_limit,omitempty"`
+}
+
+// Calibrate loads c.Model and generates c.Items as `fragility run` does
+// (probe.RenderCondition, the kept prompt prefix, the calculator, the
+// run's budget, temperature and seed), in batches of c.Params.NSeq, for at
+// most c.Limit of generation, and returns what it measured. No run
+// directory is written and no answer is scored. Errors: the model does
+// not load, a prompt does not render, no item could be generated before
+// the limit (all skipped, or the first batch's prompts not read in time),
+// or ctx was cancelled (wrapping llm.ErrAborted).
+func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
+	cfg := c.Run
+	if cfg.MaxTokens < 1 || len(c.Items) == 0 {
+		return nil, fmt.Errorf("calibrate: need a budget and items")
+	}
+	if cfg.Decode == "" {
+		cfg.Decode = probe.DecodeKeepPrefix // run's default (probe.Validate)
+	}
+	nctx := cfg.Params.Defaults().NCtx // the context a prompt must fit, as in run
+	p := c.Params
+	p.NSeq = max(p.NSeq, 1)
+	p.NCtx = min(nctx, max(calibrationCtx, cfg.MaxTokens+2048))
+	t0 := time.Now()
+	m, err := llm.Load(c.Model, p)
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	lp := m.Params()
+	cal := &Calibration{Model: c.Model, Batch: lp.NSeq, Threads: lp.Threads, ThreadsBatch: lp.ThreadsBatch, LoadSeconds: time.Since(t0).Seconds()}
+	gctx := ctx
+	if c.Limit > 0 {
+		var cancel context.CancelFunc
+		gctx, cancel = context.WithTimeout(ctx, c.Limit)
+		defer cancel()
+	}
+	var low float64
+	var keeps probe.KeptPrefixes
+	for lo := 0; lo < len(c.Items) && !cal.Limited; lo += p.NSeq {
+		batch := c.Items[lo:min(lo+p.NSeq, len(c.Items))]
+		var prompts [][]llm.Token
+		var stop []string
+		for _, it := range batch {
+			rd, err := probe.RenderCondition(m, cfg, probe.ItemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Model, err)
+			}
+			toks, err := m.Tokenize(rd.Text, true, true)
+			if err != nil {
+				return nil, fmt.Errorf("%s: item %s: %w", c.Model, it.ID, err)
+			}
+			if len(toks)+1 >= min(nctx, p.NCtx) {
+				cal.Skipped++ // as run skips a prompt of --n-ctx tokens or more
+				continue
+			}
+			prompts, stop = append(prompts, toks), rd.Stop
+		}
+		if len(prompts) == 0 {
+			continue
+		}
+		opt := llm.GenerateOptions{MaxTokens: cfg.MaxTokens, Stop: stop, Temperature: cfg.Temperature, Seed: uint64(cfg.Seed)}
+		if opt.KeepPrefix, err = keeps.Get(m, cfg, batch[0].Cond); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Model, err)
+		}
+		probe.NewCalculator(cfg, batch[0].Cond, len(prompts)).SetOptions(&opt)
+		t1 := time.Now()
+		gens, err := m.GenerateBatch(gctx, prompts, opt)
+		sec := time.Since(t1).Seconds()
+		if err != nil {
+			if ctx.Err() != nil || !errors.Is(err, llm.ErrAborted) {
+				return nil, fmt.Errorf("%s: %w", c.Model, err)
+			}
+			cal.Limited = true // the time limit: count what it had
+			if gens == nil {
+				break // stopped while reading the prompts
+			}
+		}
+		cal.Seconds += sec
+		for i, g := range gens {
+			n := g.Generated()
+			cal.Items++
+			cal.Tokens += n
+			cal.PromptTokens += len(prompts[i])
+			low += float64(n)
+			switch {
+			case !g.Done():
+				cal.TokensPerItem += float64(cfg.MaxTokens)
+			default:
+				cal.Finished++
+				cal.TokensPerItem += float64(n)
+				if g.StopReason == llm.StopMaxTokens {
+					cal.Cut++
+				}
+			}
+		}
+	}
+	if cal.Items == 0 || cal.Seconds <= 0 {
+		why := fmt.Sprintf("the %d items' prompts do not fit --n-ctx %d", cal.Skipped, nctx)
+		if cal.Limited {
+			why = fmt.Sprintf("the time limit (%s) passed before the first batch's prompts were read", c.Limit)
+		}
+		return nil, fmt.Errorf("%s: no item generated to calibrate on: %s", c.Model, why)
+	}
+	n := float64(cal.Items)
+	cal.TokensPerSecond = float64(cal.Tokens) / cal.Seconds
+	cal.TokensPerItem /= n
+	cal.TokensPerItemLow = low / n
+	cal.PromptTokensPerItem = float64(cal.PromptTokens) / n
+	return cal, nil
+}
