@@ -140,10 +140,11 @@ func checkPaperRows(t *testing.T, v summary.PaperView, trials []results.Trial) {
 
 // TestPresetPaperPlan: plan with the preset sizes the expanded run (an
 // explicit --instances stays), gives the CPU time from the recorded rate
-// and the GPU time as an assumption, says so; wrong usage exits 2.
+// when it measures none (--calibrate 0) and the GPU time as an
+// assumption, says so; wrong usage exits 2.
 func TestPresetPaperPlan(t *testing.T) {
 	dir := paperFolder(t)
-	r := fragility(t, nil, "plan", "--model", gemmaName, "--templates", dir, "--preset", "gsm-symbolic-paper", "--instances", "3")
+	r := fragility(t, nil, "plan", "--model", gemmaName, "--templates", dir, "--preset", "gsm-symbolic-paper", "--instances", "3", "--calibrate", "0")
 	if r.code != 0 {
 		t.Fatalf("plan: exit %d\n%s", r.code, r.stderr)
 	}

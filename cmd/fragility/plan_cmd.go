@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/bench"
 	"github.com/fragility/fragility/probe/plan"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
@@ -24,8 +27,8 @@ func init() {
 		Usage: "plan a run before it runs: its size per shard (items, tokens, memory, time) and the drop it can detect (power analysis)",
 		Description: `Plans the run that fragility run would start with the same flags (models, templates, variants,
 instances, seed, --batch, --max-tokens, --n-ctx, --level, --prompt, --shots, --primary,
---conditions; --threads, --threads-batch and --chat-template are taken and change no size), without
-loading a model. Nothing is run. It prints two parts.
+--conditions; --threads, --threads-batch and --chat-template are taken and change no size). Nothing
+is written; a model is loaded only for the calibration below. It prints two parts.
 
 Sizing: the run's items (models × the set that --templates, --variants and --instances generate,
 as run generates it), its batches of --batch items and their split into --shards shards as run
@@ -33,11 +36,20 @@ as run generates it), its batches of --batch items and their split into --shards
 from the mean tokens per item of a previous run given with --from), each model's memory at
 --n-ctx × --batch (gguf-parser-go's estimate from the GGUF header: weights, KV cache, compute
 buffers) and, given a generation rate, the expected generation time. The rate, in generated
-tokens per second: --tokens-per-second; --bench FILE, the JSON of fragility bench --json on the
-target machine ((b) scaled by (c)'s batching speed-up when the bench batched as many items as
---batch); or --from RUN_DIR, a previous run there (its generated tokens over its generation
-seconds). Model loading and the DDC classifier are not counted. With no --model and the default
-model not in the cache, one line says so and items and tokens are sized without memory.
+tokens per second, first found first: --tokens-per-second; --bench FILE, the JSON of fragility
+bench --json on the target machine ((b) scaled by (c)'s batching speed-up when the bench batched as
+many items as --batch); --from RUN_DIR, a previous run there (its generated tokens over its
+generation seconds); the last fragility bench on this machine (recorded in
+~/.cache/fragility/bench-last.json), for the same model (sha256), threads and CPU; a calibration:
+with a model given (--model; the default model with --preset or --calibrate set), the plan's first
+--calibrate items (default 8, whole batches of --batch) generated on each model as run would, at
+--batch and --threads, for at most --calibrate-seconds each. Without --from, the calibration's mean
+answer length is the expected tokens per item, printed as an estimate; with none of these, the
+expected tokens are --max-tokens, an upper bound. Each line says where its numbers came from.
+Model loading and the DDC classifier are not counted. With no --model and the default model not in
+the cache, one line says so and items and tokens are sized without memory. The items are counted
+by drawing the set as run does, on every core, and the counts are kept in
+~/.cache/fragility/plan-counts: a later plan of the same templates and set flags reads them.
 
 Power, for one variant's paired drop (base right − variant right): G is the number of templates
 --templates yields (those that do not load or draw are skipped, as run skips them) and m is
@@ -72,6 +84,7 @@ Examples:
    fragility plan --drop 5
    fragility plan --templates builtin --instances 10 --drop 10
    fragility plan --model m.gguf --shards 8 --from runs/pilot
+   fragility plan --model m.gguf --batch 8 --shards 4                  # rate and tokens per item from a short calibration
    fragility plan --model m-Q4_K_M.gguf --instances 10 --batch 8 --shards 4 --bench bench.json
    fragility plan --templates ~/ml-gsm-symbolic/templates/symbolic --variants base,symbolic --primary symbolic --drop 10
    fragility plan --drop 10 --between 0.1 --within 0.15 --json
@@ -84,6 +97,8 @@ Examples:
 			&cli.Float64Flag{Name: "tokens-per-second", Usage: "measured generation rate on the target machine"},
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
 			&cli.StringFlag{Name: "from", Usage: "a previous run directory: its rate and mean tokens per item (sizing) and its variance components (power)"},
+			&cli.IntFlag{Name: "calibrate", Value: bench.DefaultCalibrationItems, Usage: "with --model (or --preset) and no --from: generate this many of the plan's first items (whole batches of --batch) on each model to measure its rate and estimate its tokens per item; 0: none. Given explicitly, the default model is calibrated too"},
+			&cli.Float64Flag{Name: "calibrate-seconds", Value: bench.DefaultCalibrationLimit.Seconds(), Usage: "the most generation time the calibration takes per model; answers still running then count at --max-tokens"},
 			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs", DefaultText: "none, minimum detectable drop only"},
 			&cli.Float64Flag{Name: "alpha", Value: 1 - summary.DefaultConfidence, Usage: "family-wise level of the test"},
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
@@ -126,6 +141,7 @@ func planAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	given := len(cfg.Models) > 0 // by --model or the protocol, not the default model
 	if len(cfg.Models) == 0 {
 		if p, err := defaultModelPath("llm"); err == nil {
 			cfg.Models = []string{p}
@@ -144,6 +160,9 @@ func planAction(c *cli.Context) error {
 		o.Sizing.Rate = plan.Throughput{TokensPerSecond: r, Source: "--tokens-per-second"}
 	}
 	presetRate(c, cfg, &o)
+	if err := planMeasures(c, cfg, given, &o); err != nil {
+		return err
+	}
 	p, err := plan.PlanRun(cfg, o)
 	var oe probe.OptionError
 	if errors.As(err, &oe) {
@@ -160,12 +179,60 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	printLeftOut(p.LeftOut)
-	for _, n := range append(p.Notices, p.PilotNotes...) {
+	for _, n := range append(append(p.Notices, p.PilotNotes...), p.RateNotes...) {
 		fmt.Printf("Note: %s\n", n)
 	}
 	printPilotCut(p.PilotCut)
 	fmt.Println()
 	printPower(p.Power, cfg)
+	return nil
+}
+
+// planMeasures gives the plan what measures its time where no rate is
+// given (--tokens-per-second, --bench): the last fragility bench recorded
+// on this machine (bench.LastPath), and, when a model was given (by
+// --model or the protocol; the default model only with a --preset, whose
+// plan is asked how long, or an explicit --calibrate) and --calibrate is
+// not 0, a calibration of each
+// model on the plan's first items (bench.Calibrate, at --batch and
+// --threads, at most --calibrate-seconds of generation each), which also
+// estimates the tokens per item unless --from gives them. --from's pilot
+// comes first (plan.PlanRun).
+func planMeasures(c *cli.Context, cfg rundir.Config, given bool, o *plan.RunPlanOptions) error {
+	if len(cfg.Models) == 0 {
+		return nil
+	}
+	n, sec := c.Int("calibrate"), c.Float64("calibrate-seconds")
+	if n < 0 || n > 1024 {
+		return usageError{fmt.Sprintf("--calibrate must be between 0 (no calibration) and 1024 items, got %d", n)}
+	}
+	if !(sec >= 1 && sec <= 86400) {
+		return usageError{fmt.Sprintf("--calibrate-seconds must be between 1 and 86400, got %v", sec)}
+	}
+	calibrate := n > 0 && (given || c.IsSet("calibrate") || cfg.Preset != nil) && c.String("from") == ""
+	path, err := bench.LastPath()
+	last := (*bench.Last)(nil)
+	if err == nil && o.Sizing.Rate.TokensPerSecond <= 0 {
+		if last, err = bench.ReadLast(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(os.Stderr, "fragility: plan: %v (left aside)\n", err)
+		}
+	}
+	if last == nil && !calibrate {
+		return nil
+	}
+	load := loadParams(c) // threads and GPU layers as run loads the model
+	load.NSeq, load.NBatch = cfg.Params.NSeq, cfg.Params.NBatch
+	o.Load, o.LastBench, o.LastBenchPath = load, last, path
+	if !calibrate {
+		return nil
+	}
+	o.CalibrateItems = n
+	limit := time.Duration(sec * float64(time.Second))
+	o.Calibrate = func(cfg rundir.Config, mi int, items []probe.PlannedItem) (*bench.Calibration, error) {
+		fmt.Fprintf(os.Stderr, "fragility: plan: calibrating %s on %s of the plan at --batch %d, at most %s of generation (--calibrate 0 skips it)\n",
+			filepath.Base(cfg.Models[mi]), count(len(items), "item"), load.NSeq, limit)
+		return bench.Calibrate(context.Background(), bench.CalibrateConfig{Run: cfg, Model: cfg.Models[mi], Params: load, Items: items, Limit: limit})
+	}
 	return nil
 }
 
@@ -283,7 +350,7 @@ func printSizing(p *plan.ShardPlan, cfg rundir.Config) {
 		per := p.PromptTokens / float64(p.Items)
 		fmt.Printf("Prompt tokens: about %.0f (%.1f per item)\n", p.PromptTokens, per)
 		if need := int(math.Ceil(per)) + p.MaxTokens; need > cfg.Params.NCtx {
-			fmt.Printf("Warning: the pilot's prompts average %.0f tokens, and with --max-tokens %d that is more than --n-ctx %d: a prompt of --n-ctx tokens or more is skipped, and an answer stops where the context is full; raise --n-ctx to %d or more (longer prompts need more)\n", per, p.MaxTokens, cfg.Params.NCtx, need)
+			fmt.Printf("Warning: "+p.PromptTokensSource+" prompts average %.0f tokens, and with --max-tokens %d that is more than --n-ctx %d: a prompt of --n-ctx tokens or more is skipped, and an answer stops where the context is full; raise --n-ctx to %d or more (longer prompts need more)\n", per, p.MaxTokens, cfg.Params.NCtx, need)
 		}
 	}
 	for i, m := range p.Models {
@@ -300,7 +367,7 @@ func printSizing(p *plan.ShardPlan, cfg rundir.Config) {
 	if p.Rate != nil {
 		fmt.Printf("Rate: %.1f generated tokens/s (%s)\nOne machine: %s of generation\n", p.Rate.TokensPerSecond, p.Rate.Source, duration(p.Seconds))
 	} else {
-		fmt.Println("Rate: none given (--tokens-per-second, --bench or --from): no times")
+		fmt.Println("Rate: none given (--tokens-per-second, --bench or --from; --model measures one here by a calibration, and fragility bench records one for this machine): no times")
 	}
 	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)

@@ -206,11 +206,11 @@ func TestPlanCommand(t *testing.T) {
 	}
 	// A context above the model's training context is warned of; one
 	// within it is not.
-	r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "40000")
+	r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "40000", "--calibrate", "0")
 	if r.code != 0 || !strings.Contains(r.stdout, "Warning: --n-ctx 40000 is above "+gemmaName+".gguf's training context of 32768 tokens") {
 		t.Errorf("--n-ctx above the training context: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "4096"); r.code != 0 || strings.Contains(r.stdout, "training context") {
+	if r = fragility(t, nil, "plan", "--model", gemmaName, "--n-ctx", "4096", "--calibrate", "0"); r.code != 0 || strings.Contains(r.stdout, "training context") {
 		t.Errorf("--n-ctx within the training context: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A number of templates needed at the sign-flip test's floor is marked
@@ -278,4 +278,44 @@ func firstFile(t *testing.T, dir string) string {
 		t.Fatalf("%s: %v", dir, err)
 	}
 	return es[0].Name()
+}
+
+// TestPlanMeasuresItsTime: a plan of a model given with no rate measures
+// one (a calibration on the plan's first items at its --batch, said so on
+// stderr) and estimates the tokens per item from the same answers (said to
+// be an estimate) instead of the budget's upper bound, so it prints a
+// time; a second plan of the same set counts it from the plan's cache; a
+// fragility bench of the model at the plan's --batch is recorded on this
+// machine, and a later plan without a calibration takes its rate, naming
+// it.
+func TestPlanMeasuresItsTime(t *testing.T) {
+	model := tinyModelFiles(t)[0]
+	env := append(noModels(t), "XDG_CACHE_HOME="+t.TempDir())
+	args := []string{"plan", "--model", model, "--templates", "builtin", "--template-ids", "baker,stickers,cycling", "--variants", "base,symbolic",
+		"--instances", "2", "--max-tokens", "16", "--batch", "2", "--threads", "1"}
+	r := fragility(t, env, append(args, "--calibrate", "0", "--json")...)
+	var first plan.RunPlan
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &first) != nil || first.Sizing.Rate != nil || first.CountedFrom != "" || first.Sizing.TokensPerItem != 16 {
+		t.Fatalf("--calibrate 0: exit %d, rate %+v, counted from %q, %v tokens per item\n%s", r.code, first.Sizing.Rate, first.CountedFrom, first.Sizing.TokensPerItem, r.stderr)
+	}
+	r = fragility(t, env, args...)
+	for _, want := range []string{"Rate: ", "generated tokens/s (measured here by a calibration on the plan's first items: ", "at --batch 2, 1 thread",
+		"per item: an ESTIMATE from the calibration: the mean of 8 answers", "One machine: "} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("plan with a model: exit %d, stdout lacks %q:\n%s\n%s", r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "fragility: plan: calibrating tiny-s1.gguf on 8 items of the plan at --batch 2") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	r = fragility(t, env, "bench", "--model", model, "--no-ddc", "--reps", "1", "--pp", "16", "--tg", "32", "--items", "2", "--batch", "2", "--max-tokens", "8", "--threads", "1", "--json")
+	if r.code != 0 || !strings.Contains(r.stderr, "fragility: bench: recorded in ") {
+		t.Fatalf("bench: exit %d\n%s", r.code, r.stderr)
+	}
+	r = fragility(t, env, append(args, "--calibrate", "0", "--json")...)
+	var later plan.RunPlan
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &later) != nil || later.Sizing.Rate == nil || later.CountedFrom == "" ||
+		!strings.Contains(later.Sizing.Rate.Source, "the last fragility bench on this machine") || !strings.Contains(later.Sizing.Rate.Source, "× the speed-up of 2 items per batch") {
+		t.Errorf("after a bench: exit %d, rate %+v, counted from %q\n%s", r.code, later.Sizing.Rate, later.CountedFrom, r.stderr)
+	}
 }

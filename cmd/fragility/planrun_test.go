@@ -56,7 +56,7 @@ func TestPlanRefusesAsRun(t *testing.T) {
 	if r := fragility(t, env, "run", "--out", filepath.Join(t.TempDir(), "r"), "--n-ctx", "-1"); r.code != exitUsage || !strings.Contains(r.stderr, "--n-ctx must be at least 64") {
 		t.Errorf("run --n-ctx -1 without a model: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r := fragility(t, env, "plan", "--model", model, "--templates", "builtin", "--n-ctx", "0", "--batch", "2")
+	r := fragility(t, env, "plan", "--model", model, "--templates", "builtin", "--n-ctx", "0", "--batch", "2", "--calibrate", "0")
 	if r.code != exitOK || !strings.Contains(r.stdout, "--n-ctx 2048 × --batch 2") {
 		t.Errorf("plan --n-ctx 0: exit %d, stdout %q, stderr %q; want exit 0 and the memory at --n-ctx 2048", r.code, r.stdout, r.stderr)
 	}

@@ -130,10 +130,12 @@ func presetLine(p *rundir.RunPreset) string {
 var flagGPUBench = &cli.StringFlag{Name: "gpu-bench", Usage: "with --preset: the JSON of fragility bench --json run on a GPU machine, for the plan's GPU time (default: an assumed rate, said so)"}
 
 // presetRate gives a preset plan the recorded CPU rate of the preset's
-// workload when no rate was given (--tokens-per-second, --bench, --from).
+// workload when no rate was given (--tokens-per-second, --bench, --from)
+// nor measured (the last bench on this machine, a calibration: PlanRun
+// uses it last).
 func presetRate(c *cli.Context, cfg rundir.Config, o *plan.RunPlanOptions) {
 	if cfg.Preset != nil && o.Sizing.Rate.TokensPerSecond == 0 && c.String("from") == "" {
-		o.Sizing.Rate = plan.PaperPresetCPURate
+		o.FallbackRate = plan.PaperPresetCPURate // unless a bench or a calibration measures one
 	}
 }
 

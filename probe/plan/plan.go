@@ -2,11 +2,15 @@ package plan
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/fragility/fragility/llm"
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
+	"github.com/fragility/fragility/probe/bench"
 	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/stats"
@@ -51,6 +55,23 @@ type RunPlanOptions struct {
 	// Power.ComponentsSource says why.
 	From            string
 	ComponentsGiven bool
+	// Calibrate, when not nil, measures what neither Sizing nor From gives,
+	// the rate and the tokens per item, by generating each model's first
+	// CalibrateItems items of the plan (bench.DefaultCalibrationItems when
+	// 0; whole batches) as run would (see planRate).
+	Calibrate      Calibrator
+	CalibrateItems int
+	// LastBench is the record of the last bench on this machine
+	// (bench.ReadLast of LastBenchPath; nil: none): the rate when none is
+	// given and it ran the plan's one model at the plan's batch and
+	// threads (LastBenchThroughput). Load are the load parameters the run
+	// will use (threads, threads of a batch, GPU layers).
+	LastBench     *bench.Last
+	LastBenchPath string
+	Load          llm.Params
+	// FallbackRate is the rate when nothing above gives one (a preset's
+	// recorded rate; zero: none).
+	FallbackRate Throughput
 }
 
 // RunPlan is the output of `fragility plan`: the size of the run that `run`
@@ -71,11 +92,24 @@ type RunPlan struct {
 	// models, variants or reference design): its rate, tokens and variance
 	// components are then those of another run (pilotDiffers).
 	PilotNotes []string `json:"pilot_notes,omitempty"`
+	// Calibration is what the calibration of each model measured
+	// (RunPlanOptions.Calibrate; nil when none ran), RateNotes what the
+	// reader should know of the rate's source (a calibration that failed,
+	// a last bench that does not apply).
+	Calibration []*bench.Calibration `json:"calibration,omitempty"`
+	RateNotes   []string             `json:"rate_notes,omitempty"`
+	// CountedFrom is the file of the plan's cache (CountCacheDir) the
+	// set's counts were read from: the same templates and options were
+	// drawn by an earlier plan; "" when they were drawn now.
+	CountedFrom string `json:"counted_from,omitempty"`
 }
 
-// PlanRun plans the run cfg defines without loading a model: it generates
-// the item set as `run` does (templates that do not load or draw are
-// skipped and counted), sizes it and its shards (PlanShards), and runs the
+// PlanRun plans the run cfg defines, loading no model itself (a
+// calibration is o.Calibrate's): it counts the item set as `run` draws it
+// (countedSet: templates that do not load or draw are skipped and
+// counted; read from the plan's cache when the same set was drawn
+// before), finds a rate and tokens per item where none is given
+// (planRate), sizes the set and its shards (PlanShards), and runs the
 // power analysis (MakePlan) at the run's size: G = the number of templates
 // the set holds, m = cfg.Instances, the Holm family from cfg.Variants and
 // cfg.Primary. Errors: probe.OptionError for an option out of range; an error
@@ -108,8 +142,9 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
+	counted := "" // the plan's cache file the set was read from
 	if set == nil {
-		if set, err = probe.GenerateSet(cfg); err != nil {
+		if set, counted, err = countedSet(cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -117,6 +152,10 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 		return nil, err
 	}
 	if err := probe.CheckSetCovers(cfg, set); err != nil {
+		return nil, err
+	}
+	cals, rateNotes, err := planRate(cfg, set, counted != "", &o)
+	if err != nil {
 		return nil, err
 	}
 	sizing, err := planShards(cfg, set, o.Sizing)
@@ -133,10 +172,10 @@ func PlanRun(cfg rundir.Config, o RunPlanOptions) (*RunPlan, error) {
 			return nil, err
 		}
 	}
-	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped, Notices: set.Notices()}
+	rp := &RunPlan{Sizing: sizing, Power: power, LeftOut: set.Skipped, Notices: set.Notices(), Calibration: cals, RateNotes: rateNotes, CountedFrom: counted}
 	if o.From != "" {
 		rp.PilotCut = pilotCut(o.From, pilot.Config.MaxTokens, cfg.MaxTokens, pilotTrials)
-		rp.PilotNotes = append(pilotState(o.From, pilot, cfg, len(pilotTrials)), pilotDiffers(o.From, pilot.Config, cfg, pilotComps)...)
+		rp.PilotNotes = append(pilotState(o.From, pilot, cfg, len(pilotTrials)), pilotDiffers(o.From, pilot, cfg, pilotComps)...)
 	}
 	return rp, nil
 }
@@ -195,28 +234,21 @@ func pilotState(dir string, man *rundir.Manifest, cfg rundir.Config, trials int)
 	return notes
 }
 
-// pilotDiffers says where the pilot run's configuration (from the manifest
-// of the run in dir) differs from the planned run's cfg in what the plan
-// takes from it: the models (by file name; the rate, tokens per item and,
-// when comps, the variance components are the pilot's models'), and, when
-// comps, the variants (the components are pooled over the pilot's) and the
-// reference design of the pairs (both runs comparing some variant with a
-// reference).
-func pilotDiffers(dir string, pilot, cfg rundir.Config, comps bool) []string {
+// pilotDiffers says where the pilot run (its manifest man, in dir)
+// differs from the planned run's cfg in what the plan takes from it: the
+// models (sameModels: by sha256; the rate, tokens per item and, when comps,
+// the variance components are the pilot's models'), and, when comps, the
+// variants (the components are pooled over the pilot's) and the reference
+// design of the pairs (both runs comparing some variant with a reference).
+func pilotDiffers(dir string, man *rundir.Manifest, cfg rundir.Config, comps bool) []string {
 	var notes []string
-	names := func(ps []string) string {
-		var out []string
-		for _, p := range ps {
-			out = append(out, filepath.Base(p))
-		}
-		return strings.Join(out, ", ")
-	}
-	if len(cfg.Models) > 0 && names(pilot.Models) != names(cfg.Models) {
+	pilot := man.Config
+	if len(cfg.Models) > 0 && !sameModels(man, cfg.Models) {
 		what := "rate and tokens per item are"
 		if comps {
 			what = "rate, tokens per item and variance components are"
 		}
-		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its %s those of the pilot's models", dir, names(pilot.Models), names(cfg.Models), what))
+		notes = append(notes, fmt.Sprintf("the pilot %s ran %s, the plan %s: its %s those of the pilot's models", dir, modelNames(pilot.Models), modelNames(cfg.Models), what))
 	}
 	pairs := func(c rundir.Config) bool {
 		return slices.ContainsFunc(c.Variants, func(v templates.Variant) bool { return string(v) != summary.BaseVariant })
@@ -238,6 +270,48 @@ func pilotDiffers(dir string, pilot, cfg rundir.Config, comps bool) []string {
 		notes = append(notes, fmt.Sprintf("the pilot %s compared its variants with %s, the plan with %s: the variance components of the two designs differ", dir, refWords(pilot.DrawnDesign()), refWords(cfg.DrawnDesign())))
 	}
 	return notes
+}
+
+// modelNames lists the file names of model paths, comma-separated.
+func modelNames(paths []string) string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, filepath.Base(p))
+	}
+	return strings.Join(out, ", ")
+}
+
+// sameModels reports whether the pilot run of manifest man ran the model
+// files paths: the same files, in any order, by sha256 (a model named from
+// a store and the same file given by its path are one model). A file whose
+// size differs from every pilot model's is another model without being
+// hashed. A manifest without the models' sha256 (written by hand, or before
+// they were recorded) is compared by file name.
+func sameModels(man *rundir.Manifest, paths []string) bool {
+	if len(man.Models) != len(man.Config.Models) || len(man.Models) == 0 || slices.ContainsFunc(man.Models, func(m rundir.ModelEntry) bool { return m.SHA256 == "" }) {
+		return modelNames(man.Config.Models) == modelNames(paths)
+	}
+	if len(paths) != len(man.Models) {
+		return false
+	}
+	var want, got []string
+	for _, m := range man.Models {
+		want = append(want, m.SHA256)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !slices.ContainsFunc(man.Models, func(m rundir.ModelEntry) bool { return m.Size == 0 || m.Size == st.Size() }) {
+			return false
+		}
+		sum, err := models.SHA256FileOnce(p)
+		if err != nil {
+			return false
+		}
+		got = append(got, sum)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	return slices.Equal(want, got)
 }
 
 // refWords names a run's reference design for pilotDiffers.
@@ -263,7 +337,7 @@ func fromPilot(po *PlanOptions, o *RunPlanOptions, drawn bool, budget int, man *
 		o.Sizing.Rate = rate
 	}
 	if o.Sizing.TokensPerItem <= 0 {
-		o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem = tok, prompt
+		o.Sizing.TokensPerItem, o.Sizing.PromptTokensPerItem, o.Sizing.PromptTokensSource = tok, prompt, "the pilot's"
 		o.Sizing.TokensPerItemSource = fmt.Sprintf("the mean of %s, each answer capped at --max-tokens %d", o.From, budget)
 	}
 	if !o.ComponentsGiven {

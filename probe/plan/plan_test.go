@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/internal/probetest"
 	"github.com/fragility/fragility/probe/results"
@@ -383,18 +384,56 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 func TestPilotDiffers(t *testing.T) {
 	pilot := rundir.Config{Models: []string{"/m/a.gguf"}, Variants: []templates.Variant{"base"}, Reference: templates.ReferenceDrawn}
 	plan := rundir.Config{Models: []string{"/x/b.gguf"}, Variants: []templates.Variant{"base", "noop-seeming"}, Reference: templates.ReferenceDrawn}
-	notes := pilotDiffers("p", pilot, plan, false)
+	notes := pilotDiffers("p", &rundir.Manifest{Config: pilot}, plan, false)
 	if len(notes) != 1 || !strings.Contains(notes[0], "ran a.gguf, the plan b.gguf: its rate and tokens per item are those of the pilot's models") {
 		t.Errorf("no components taken: %q", notes)
 	}
 	pilot.Variants = []templates.Variant{"base", "names"}
-	notes = pilotDiffers("p", pilot, plan, true)
+	notes = pilotDiffers("p", &rundir.Manifest{Config: pilot}, plan, true)
 	if len(notes) != 3 || !strings.Contains(notes[0], "variance components") || !strings.Contains(notes[1], "ran the variants base,names, the plan base,noop-seeming") ||
 		!strings.Contains(notes[2], "compared its variants with the fixed base prompt only, the plan with drawn references") {
 		t.Errorf("components taken: %q", notes)
 	}
-	if notes := pilotDiffers("p", plan, plan, true); len(notes) != 0 {
+	if notes := pilotDiffers("p", &rundir.Manifest{Config: plan}, plan, true); len(notes) != 0 {
 		t.Errorf("the same design: %q", notes)
+	}
+}
+
+// TestPilotModelsBySHA256: the pilot's models are compared with the
+// plan's by sha256, not by file name: a pilot run on an Ollama blob
+// ("sha256-…") and a plan given the same file under its own name get no
+// note (a new user was told "the pilot ran sha256-…, the plan gemma-…gguf"
+// for one file); a file of the same size and other bytes is another model.
+func TestPilotModelsBySHA256(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	blob := write("sha256-6e0b3d1c", "GGUF model bytes")
+	same := write("gemma-3-270m-q4_k_m.gguf", "GGUF model bytes")
+	other := write("other.gguf", "GGUF other bytes")
+	sum, err := models.SHA256File(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := rundir.Config{Models: []string{blob}, Variants: []templates.Variant{"base", "symbolic"}}
+	man := &rundir.Manifest{Config: cfg, Models: []rundir.ModelEntry{{Path: blob, SHA256: sum, Size: 16}}}
+	plan := cfg
+	plan.Models = []string{same}
+	if notes := pilotDiffers("p", man, plan, true); len(notes) != 0 {
+		t.Errorf("the same file under another name: %q", notes)
+	}
+	plan.Models = []string{other}
+	if notes := pilotDiffers("p", man, plan, true); len(notes) != 1 || !strings.Contains(notes[0], "ran sha256-6e0b3d1c, the plan other.gguf") {
+		t.Errorf("another file of the same size: %q", notes)
+	}
+	plan.Models = []string{same, other}
+	if notes := pilotDiffers("p", man, plan, false); len(notes) != 1 {
+		t.Errorf("one model more: %q", notes)
 	}
 }
 

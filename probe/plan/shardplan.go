@@ -30,8 +30,11 @@ type ShardPlanOptions struct {
 	// where it came from.
 	TokensPerItem       float64
 	TokensPerItemSource string
-	// PromptTokensPerItem is the mean prompt length in tokens (0: unknown).
+	// PromptTokensPerItem is the mean prompt length in tokens (0: unknown),
+	// PromptTokensSource whose prompts they are ("the pilot's", "the
+	// calibration's").
 	PromptTokensPerItem float64
+	PromptTokensSource  string
 	Rate                Throughput // zero: no time estimates
 	// Memory estimates each model's memory with gguf-parser-go (reads the
 	// GGUF headers, not the weights).
@@ -86,6 +89,7 @@ type ShardPlan struct {
 	GenTokensMax        int64            `json:"gen_tokens_max"`
 	GenTokens           float64          `json:"gen_tokens"`
 	PromptTokens        float64          `json:"prompt_tokens,omitempty"`
+	PromptTokensSource  string           `json:"prompt_tokens_source,omitempty"` // whose prompts PromptTokens measured ("the pilot's", "the calibration's")
 	Rate                *Throughput      `json:"rate,omitempty"`
 	Seconds             float64          `json:"seconds,omitempty"` // the whole run on one machine
 	MemorySource        string           `json:"memory_source,omitempty"`
@@ -105,7 +109,7 @@ type ShardPlan struct {
 // (probe.OptionError) more shards than batches. PlanRun calls it with the power
 // analysis of the same run.
 func PlanShards(cfg rundir.Config, o ShardPlanOptions) (*ShardPlan, error) {
-	set, err := probe.GenerateSet(cfg)
+	set, _, err := countedSet(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -139,13 +143,13 @@ func planShards(cfg rundir.Config, set *templates.Set, o ShardPlanOptions) (*Sha
 	refused, leftOut := set.ExclusionCounts()
 	p := &ShardPlan{Instances: len(set.Instances), Excluded: len(set.Excluded), RefusedDraws: refused, LeftOut: leftOut, Conditions: max(len(cfg.Conditions), 1), Items: items,
 		Batch: cfg.Params.NSeq, Batches: len(batches), MaxTokens: cfg.MaxTokens,
-		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource}
+		TokensPerItem: o.TokensPerItem, TokensPerItemSource: o.TokensPerItemSource, PromptTokensSource: o.PromptTokensSource}
 	if len(paths) == 0 {
 		p.ModelNote = o.NoModel
 	}
 	if p.TokensPerItem <= 0 {
 		p.TokensPerItem = float64(cfg.MaxTokens)
-		p.TokensPerItemSource = "max tokens (an upper bound)"
+		p.TokensPerItemSource = "--max-tokens, an upper bound: --from a pilot, or --model for a calibration, estimates it"
 	}
 	if o.Rate.TokensPerSecond > 0 {
 		r := o.Rate
@@ -292,13 +296,7 @@ func BenchThroughput(path string, batch int) (Throughput, error) {
 	if b.OursTG.Mean <= 0 {
 		return Throughput{}, fmt.Errorf("%s: no generation rate (b_ours_gen_tokens_per_s)", path)
 	}
-	t := Throughput{TokensPerSecond: b.OursTG.Mean, Source: fmt.Sprintf("%s: (b) %.1f tokens/s, one sequence", path, b.OursTG.Mean)}
-	if b.Batch == batch && b.SingleIPS > 0 && b.BatchedIPS > 0 {
-		t.TokensPerSecond *= b.BatchedIPS / b.SingleIPS
-		t.Source = fmt.Sprintf("%s: (b) %.1f tokens/s × the speed-up of %d items per batch (c) %.2f", path, b.OursTG.Mean, b.Batch, b.BatchedIPS/b.SingleIPS)
-	} else if batch > 1 {
-		t.Source += fmt.Sprintf(" (the bench batched %d items, the plan %d: no batching speed-up applied, so times are upper bounds)", b.Batch, batch)
-	}
+	t, _ := benchRate(&b, batch, path)
 	return t, nil
 }
 
