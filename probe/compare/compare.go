@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -26,9 +27,10 @@ import (
 
 // CompareOptions are the settings of Compare.
 type CompareOptions struct {
-	// Reference names the reference model: a path as recorded in the
-	// manifest, or its file name. "" picks the file with the most bits per
-	// weight (see BitsPerWeight), the first one among equals.
+	// Reference names the reference model (compare's --reference-model):
+	// a path as recorded in the manifest, or its file name. "" picks the
+	// file with the most bits per weight (see BitsPerWeight), the first one
+	// among equals.
 	Reference string
 	// Log receives one-line notices; may be nil.
 	Log io.Writer
@@ -198,6 +200,11 @@ type VariantAccuracy struct {
 	N       int      `json:"n"`            // distinct prompts scored (VariantSummary.N)
 	Pct     *float64 `json:"accuracy_pct"` // nil when N = 0
 	DropPP  *float64 `json:"drop_pp"`      // nil for base or without base
+	// Against is what DropPP is taken against: the variant's reference,
+	// base or, for a variant drawn on the symbolic instance of its index
+	// (run --reference drawn), symbolic (summary.Paired.Reference); "" for
+	// base and without pairs.
+	Against string `json:"drop_against,omitempty"`
 }
 
 // Comparison is the result of Compare.
@@ -243,7 +250,7 @@ func BitsPerWeight(md *llm.Metadata) float64 {
 // It writes compare.csv, compare.md and compare.json into dir and returns
 // the comparison. The reference's logits are held for one item at a time:
 // tokens × n_vocab × 4 bytes. Errors name the file or item: fewer than two
-// models, an unknown --reference, models with different vocabularies or
+// models, an unknown --reference-model, models with different vocabularies or
 // prompt token ids (different tokenizers cannot be compared token by token),
 // a model that does not load.
 func Compare(ctx context.Context, dir string, opt CompareOptions) (*Comparison, error) {
@@ -365,6 +372,9 @@ func variantAccuracies(variants []string, ms *summary.ModelSummary) []VariantAcc
 			}
 			if vs.DropPP != nil {
 				va.DropPP = &vs.DropPP.Value
+			}
+			if vs.Paired != nil {
+				va.Against = cmp.Or(vs.Paired.Reference, summary.BaseVariant)
 			}
 		}
 		out = append(out, va)
@@ -509,7 +519,7 @@ func pickReference(man *rundir.Manifest, want string) (int, string, error) {
 	if want != "" {
 		for i, me := range man.Models {
 			if me.Path == want || filepath.Clean(me.Path) == filepath.Clean(want) {
-				return i, "given with --reference", nil
+				return i, "given with --reference-model", nil
 			}
 		}
 		var hits []int
@@ -519,7 +529,7 @@ func pickReference(man *rundir.Manifest, want string) (int, string, error) {
 			}
 		}
 		if len(hits) == 1 {
-			return hits[0], "given with --reference", nil
+			return hits[0], "given with --reference-model", nil
 		}
 		var names []string
 		for _, me := range man.Models {

@@ -53,9 +53,9 @@ func CompareNarrative(c *compare.Comparison) string {
 				gnum(k.Max), gnum(k.P999), gnum(k.P99), gnum(k.P95), gnum(k.P90), gnum(k.Median), gnum(k.P10), gnum(k.P5), gnum(k.P1), gnum(k.P01), gnum(k.Min))
 		}
 	}
-	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n distinct prompts) per variant; the drop is base accuracy minus variant accuracy in percentage points (positive: worse than base). Intervals and verdicts are in narrative.md; the paired differences with the reference, tested, follow the table.\n\n| file |")
+	b.WriteString("\n### Accuracy and drops side by side\n\nAccuracy in % (k/n distinct prompts) per variant, every variant of the run; the drop is the accuracy of the variant's reference (base, or the symbolic instance the variant was drawn on, as the column's head says) minus the variant's, in percentage points (positive: worse than its reference). Intervals and verdicts are in narrative.md; the paired differences with the reference model, tested, follow the table.\n\n| file |")
 	for _, v := range c.Variants {
-		fmt.Fprintf(&b, " %s |", v)
+		fmt.Fprintf(&b, " %s |", variantHead(c, v))
 	}
 	b.WriteString("\n|---|" + strings.Repeat("---|", len(c.Variants)) + "\n")
 	for _, m := range c.Models {
@@ -82,6 +82,18 @@ func CompareNarrative(c *compare.Comparison) string {
 		writeModelPairs(&b, c.Differences, fnum(100*c.Confidence, 0)+"%", 1-c.Confidence)
 	}
 	return b.String()
+}
+
+// variantHead is the head of variant v's column in the side-by-side table:
+// the variant, and what its drop is taken against when that is not base
+// ("noop (against symbolic)").
+func variantHead(c *compare.Comparison, v string) string {
+	for _, m := range c.Models {
+		if a := compare.FindAccuracy(m.Accuracy, v).Against; a != "" && a != "base" {
+			return v + " (against " + a + ")"
+		}
+	}
+	return v
 }
 
 // gnum formats a small statistic with 4 significant digits.
