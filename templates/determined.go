@@ -211,30 +211,7 @@ func (t *Template) otherFit(ds *determinedSet, vals map[string]value) (alt strin
 		orig[d.names[0]] = v
 	}
 	work := maps.Clone(orig)
-	meets := func() bool {
-		en := &env{vars: work}
-		for _, d := range ds.derived {
-			v, err := d.derived.eval(en)
-			if err != nil {
-				return false
-			}
-			work[d.names[0]] = v
-		}
-		for _, n := range ds.shown {
-			if !work[n].equal(orig[n]) {
-				return false
-			}
-		}
-		for _, c := range ds.conds {
-			if t.exempt(c, work) {
-				continue
-			}
-			if ok, err := c.e.evalBool(en); err != nil || !ok {
-				return false
-			}
-		}
-		return true
-	}
+	meets := func() bool { return t.meetsAt(ds, orig, work) }
 	var walk func(i int) bool
 	walk = func(i int) bool {
 		if i == len(ds.vary) {
@@ -243,21 +220,8 @@ func (t *Template) otherFit(ds *determinedSet, vals map[string]value) (alt strin
 				tooMany = true
 				return true
 			}
-			differs := false
-			for n := range ds.read {
-				if !work[n].equal(orig[n]) {
-					differs = true
-					break
-				}
-			}
-			if differs && meets() {
-				var parts []string
-				for _, x := range ds.vary {
-					if n := x.names[0]; ds.read[n] && !work[n].equal(orig[n]) {
-						parts = append(parts, n+"="+work[n].String())
-					}
-				}
-				alt = strings.Join(parts, ", ")
+			if ds.readDiffers(orig, work) && meets() {
+				alt = ds.readChanges(orig, work)
 				return true
 			}
 			return false
@@ -282,6 +246,59 @@ func (t *Template) otherFit(ds *determinedSet, vals map[string]value) (alt strin
 	}
 	walk(0)
 	return alt, leaves, tooMany
+}
+
+// meetsAt reports whether work (orig with some of ds.vary changed) is a
+// valid assignment that the question cannot tell from orig: ds.derived
+// recomputed into work evaluate, every shown value equals orig's, and every
+// condition that applies holds.
+func (t *Template) meetsAt(ds *determinedSet, orig, work map[string]value) bool {
+	en := &env{vars: work}
+	for _, d := range ds.derived {
+		v, err := d.derived.eval(en)
+		if err != nil {
+			return false
+		}
+		work[d.names[0]] = v
+	}
+	for _, n := range ds.shown {
+		if !work[n].equal(orig[n]) {
+			return false
+		}
+	}
+	for _, c := range ds.conds {
+		if t.exempt(c, work) {
+			continue
+		}
+		if ok, err := c.e.evalBool(en); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// readDiffers reports whether work differs from orig in a value the answer
+// reads.
+func (ds *determinedSet) readDiffers(orig, work map[string]value) bool {
+	for n := range ds.read {
+		if !work[n].equal(orig[n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// readChanges is the values of ds.vary that the answer reads and that work
+// changes from orig, as "name=value, ..." in ds.vary's order; "" when none
+// differs.
+func (ds *determinedSet) readChanges(orig, work map[string]value) string {
+	var parts []string
+	for _, x := range ds.vary {
+		if n := x.names[0]; ds.read[n] && !work[n].equal(orig[n]) {
+			parts = append(parts, n+"="+work[n].String())
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // determinedReason is evaluate's rule for an accepted template with values
