@@ -28,6 +28,11 @@ const DefaultCalibrationLimit = 60 * time.Second
 // answers, not the run's context, are what it decodes.
 const calibrationCtx = 4096
 
+// calibrationBatch is the most tokens a calibration decodes in one
+// llama_decode call (n_batch) while it reads the prompts: the time limit
+// is checked between calls.
+const calibrationBatch = 128
+
 // CalibrateConfig defines a calibration (Calibrate): a plan's first items
 // generated on one model as `fragility run` generates them.
 type CalibrateConfig struct {
@@ -39,7 +44,8 @@ type CalibrateConfig struct {
 	// Model is the model file and Params its load parameters (threads, GPU
 	// layers; NSeq the plan's --batch). The model is loaded with a context
 	// of min(Run.Params.NCtx, max(4096, MaxTokens + 2048)) tokens per
-	// sequence: enough for the items, less memory than a long --n-ctx.
+	// sequence (enough for the items, less memory than a long --n-ctx) and
+	// an n_batch of at most max(128, NSeq).
 	Model  string
 	Params llm.Params
 	// Items are the items to generate, in run order, in batches of
@@ -70,12 +76,18 @@ type Calibration struct {
 	Cut      int `json:"cut"`
 	Skipped  int `json:"skipped,omitempty"`
 	// Tokens are the generated tokens, PromptTokens the items' prompt
-	// tokens, Seconds the generation time (prefill included, as a run's
-	// generation_seconds), LoadSeconds the model's loading.
-	Tokens       int     `json:"tokens"`
-	PromptTokens int     `json:"prompt_tokens"`
-	Seconds      float64 `json:"seconds"`
-	LoadSeconds  float64 `json:"load_seconds"`
+	// tokens, Seconds the generation time (each prompt's own tokens read
+	// included, as in a run's generation_seconds), LoadSeconds the model's
+	// loading. PrefixTokens and PrefixSeconds are the prompts' shared
+	// prefix (instruction and worked examples) and the time it took to
+	// read it once, before the timed batches: a run reads it once per
+	// model and keeps it (probe.KeptPrefix), so it is not in Seconds.
+	Tokens        int     `json:"tokens"`
+	PromptTokens  int     `json:"prompt_tokens"`
+	Seconds       float64 `json:"seconds"`
+	LoadSeconds   float64 `json:"load_seconds"`
+	PrefixTokens  int     `json:"prefix_tokens,omitempty"`
+	PrefixSeconds float64 `json:"prefix_seconds,omitempty"`
 	// TokensPerSecond is Tokens / Seconds.
 	TokensPerSecond float64 `json:"tokens_per_second"`
 	// TokensPerItem is the mean generated tokens per item, an item the
@@ -93,7 +105,9 @@ type Calibration struct {
 // Calibrate loads c.Model and generates c.Items as `fragility run` does
 // (probe.RenderCondition, the kept prompt prefix, the calculator, the
 // run's budget, temperature and seed), in batches of c.Params.NSeq, for at
-// most c.Limit of generation, and returns what it measured. No run
+// most c.Limit (reading the shared prefix included; the limit is checked
+// between llama_decode calls, so the call running then ends first), and
+// returns what it measured. No run
 // directory is written and no answer is scored. Errors: the model does
 // not load, a prompt does not render, no item could be generated before
 // the limit (all skipped, or the first batch's prompts not read in time),
@@ -110,6 +124,11 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 	p := c.Params
 	p.NSeq = max(p.NSeq, 1)
 	p.NCtx = min(nctx, max(calibrationCtx, cfg.MaxTokens+2048))
+	// Prompts are read in llama_decode calls of at most n_batch tokens, and
+	// the time limit is checked between calls: smaller calls stop sooner
+	// on a busy machine. A problem's own tokens (what is timed) are fewer.
+	p.NBatch = min(p.Defaults().NBatch, max(calibrationBatch, p.NSeq))
+	p.NUBatch = 0
 	t0 := time.Now()
 	m, err := llm.Load(c.Model, p)
 	if err != nil {
@@ -152,6 +171,21 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 		if opt.KeepPrefix, err = keeps.Get(m, cfg, batch[0].Cond); err != nil {
 			return nil, fmt.Errorf("%s: %w", c.Model, err)
 		}
+		if len(opt.KeepPrefix) > 0 && cal.PrefixTokens == 0 {
+			// The shared prefix, read once and kept as a run keeps it,
+			// with one token of the first prompt: not timed.
+			t1 := time.Now()
+			warm := opt
+			warm.MaxTokens = 1
+			if _, err := m.GenerateBatch(gctx, prompts[:1], warm); err != nil {
+				if ctx.Err() != nil || !errors.Is(err, llm.ErrAborted) {
+					return nil, fmt.Errorf("%s: %w", c.Model, err)
+				}
+				cal.Limited = true
+				break
+			}
+			cal.PrefixTokens, cal.PrefixSeconds = len(opt.KeepPrefix), time.Since(t1).Seconds()
+		}
 		probe.NewCalculator(cfg, batch[0].Cond, len(prompts)).SetOptions(&opt)
 		t1 := time.Now()
 		gens, err := m.GenerateBatch(gctx, prompts, opt)
@@ -187,7 +221,7 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 	if cal.Items == 0 || cal.Seconds <= 0 {
 		why := fmt.Sprintf("the %d items' prompts do not fit --n-ctx %d", cal.Skipped, nctx)
 		if cal.Limited {
-			why = fmt.Sprintf("the time limit (%s) passed before the first batch's prompts were read", c.Limit)
+			why = fmt.Sprintf("the time limit (%s) passed before the first batch's prompts were read (a busy machine? give --calibrate-seconds more)", c.Limit)
 		}
 		return nil, fmt.Errorf("%s: no item generated to calibrate on: %s", c.Model, why)
 	}

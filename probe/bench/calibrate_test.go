@@ -52,7 +52,7 @@ func TestCalibrateTinyModel(t *testing.T) {
 		t.Errorf("calibration %+v: want the 6 items, all finished, at --batch 3 and 1 thread", c)
 	}
 	if !(c.Tokens >= c.Items && c.Tokens <= 20*c.Items) || c.TokensPerItem != float64(c.Tokens)/6 || c.TokensPerItemLow != c.TokensPerItem ||
-		c.TokensPerSecond != float64(c.Tokens)/c.Seconds || !(c.PromptTokensPerItem > 0) || c.Cut > c.Items {
+		c.TokensPerSecond != float64(c.Tokens)/c.Seconds || !(c.PromptTokensPerItem > 0) || c.Cut > c.Items || c.PrefixTokens == 0 || !(c.PrefixSeconds > 0) {
 		t.Errorf("calibration %+v: the tokens and rate do not add up", c)
 	}
 	_, err = Calibrate(context.Background(), CalibrateConfig{Run: cfg, Model: model, Params: llm.Params{Threads: 1, NSeq: 3}, Items: items, Limit: time.Nanosecond})

@@ -128,8 +128,12 @@ func applyCalibration(s *ShardPlanOptions, cals []*bench.Calibration, budget int
 		limited += c.Items - c.Finished
 		cut += c.Cut
 		items += c.Items
-		parts = append(parts, fmt.Sprintf("%s at --batch %d, %d thread%s: %d tokens of %s in %.1f s of generation, prompts included",
-			filepath.Base(c.Model), c.Batch, c.Threads, plural(c.Threads), c.Tokens, countOf(c.Items, "item"), c.Seconds))
+		part := fmt.Sprintf("%s at --batch %d, %d thread%s: %d tokens of %s in %.1f s of generation, each problem's prompt included",
+			filepath.Base(c.Model), c.Batch, c.Threads, plural(c.Threads), c.Tokens, countOf(c.Items, "item"), c.Seconds)
+		if c.PrefixTokens > 0 {
+			part += fmt.Sprintf(" (the %d tokens of instruction and examples all prompts share read once before, in %.1f s, as a run reads them once)", c.PrefixTokens, c.PrefixSeconds)
+		}
+		parts = append(parts, part)
 	}
 	n := float64(len(cals))
 	if s.Rate.TokensPerSecond <= 0 {
