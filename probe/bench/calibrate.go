@@ -121,14 +121,7 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 		cfg.Decode = probe.DecodeKeepPrefix // run's default (probe.Validate)
 	}
 	nctx := cfg.Params.Defaults().NCtx // the context a prompt must fit, as in run
-	p := c.Params
-	p.NSeq = max(p.NSeq, 1)
-	p.NCtx = min(nctx, max(calibrationCtx, cfg.MaxTokens+2048))
-	// Prompts are read in llama_decode calls of at most n_batch tokens, and
-	// the time limit is checked between calls: smaller calls stop sooner
-	// on a busy machine. A problem's own tokens (what is timed) are fewer.
-	p.NBatch = min(p.Defaults().NBatch, max(calibrationBatch, p.NSeq))
-	p.NUBatch = 0
+	p := calibrationParams(c.Params, nctx, cfg.MaxTokens)
 	t0 := time.Now()
 	m, err := llm.Load(c.Model, p)
 	if err != nil {
@@ -147,22 +140,10 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 	var keeps probe.KeptPrefixes
 	for lo := 0; lo < len(c.Items) && !cal.Limited; lo += p.NSeq {
 		batch := c.Items[lo:min(lo+p.NSeq, len(c.Items))]
-		var prompts [][]llm.Token
-		var stop []string
-		for _, it := range batch {
-			rd, err := probe.RenderCondition(m, cfg, probe.ItemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Model, err)
-			}
-			toks, err := m.Tokenize(rd.Text, true, true)
-			if err != nil {
-				return nil, fmt.Errorf("%s: item %s: %w", c.Model, it.ID, err)
-			}
-			if len(toks)+1 >= min(nctx, p.NCtx) {
-				cal.Skipped++ // as run skips a prompt of --n-ctx tokens or more
-				continue
-			}
-			prompts, stop = append(prompts, toks), rd.Stop
+		prompts, stop, skipped, err := calibrationPrompts(m, cfg, batch, min(nctx, p.NCtx))
+		cal.Skipped += skipped
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Model, err)
 		}
 		if len(prompts) == 0 {
 			continue
@@ -172,19 +153,12 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 			return nil, fmt.Errorf("%s: %w", c.Model, err)
 		}
 		if len(opt.KeepPrefix) > 0 && cal.PrefixTokens == 0 {
-			// The shared prefix, read once and kept as a run keeps it,
-			// with one token of the first prompt: not timed.
-			t1 := time.Now()
-			warm := opt
-			warm.MaxTokens = 1
-			if _, err := m.GenerateBatch(gctx, prompts[:1], warm); err != nil {
-				if ctx.Err() != nil || !errors.Is(err, llm.ErrAborted) {
-					return nil, fmt.Errorf("%s: %w", c.Model, err)
-				}
-				cal.Limited = true
+			if err := cal.readPrefix(ctx, gctx, m, prompts[0], opt); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Model, err)
+			}
+			if cal.Limited {
 				break
 			}
-			cal.PrefixTokens, cal.PrefixSeconds = len(opt.KeepPrefix), time.Since(t1).Seconds()
 		}
 		probe.NewCalculator(cfg, batch[0].Cond, len(prompts)).SetOptions(&opt)
 		t1 := time.Now()
@@ -200,23 +174,7 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 			}
 		}
 		cal.Seconds += sec
-		for i, g := range gens {
-			n := g.Generated()
-			cal.Items++
-			cal.Tokens += n
-			cal.PromptTokens += len(prompts[i])
-			low += float64(n)
-			switch {
-			case !g.Done():
-				cal.TokensPerItem += float64(cfg.MaxTokens)
-			default:
-				cal.Finished++
-				cal.TokensPerItem += float64(n)
-				if g.StopReason == llm.StopMaxTokens {
-					cal.Cut++
-				}
-			}
-		}
+		low += cal.count(gens, prompts, cfg.MaxTokens)
 	}
 	if cal.Items == 0 || cal.Seconds <= 0 {
 		why := fmt.Sprintf("the %d items' prompts do not fit --n-ctx %d", cal.Skipped, nctx)
@@ -226,9 +184,87 @@ func Calibrate(ctx context.Context, c CalibrateConfig) (*Calibration, error) {
 		return nil, fmt.Errorf("%s: no item generated to calibrate on: %s", c.Model, why)
 	}
 	n := float64(cal.Items)
-	cal.TokensPerSecond = float64(cal.Tokens) / cal.Seconds
-	cal.TokensPerItem /= n
-	cal.TokensPerItemLow = low / n
-	cal.PromptTokensPerItem = float64(cal.PromptTokens) / n
+	cal.TokensPerSecond, cal.TokensPerItem = float64(cal.Tokens)/cal.Seconds, cal.TokensPerItem/n
+	cal.TokensPerItemLow, cal.PromptTokensPerItem = low/n, float64(cal.PromptTokens)/n
 	return cal, nil
+}
+
+// readPrefix reads the shared prefix opt.KeepPrefix once and keeps it, as
+// a run keeps it, with one token of prompt generated (not timed), and
+// records its tokens and seconds in cal. The time limit (gctx) passing sets
+// cal.Limited; any other error, or ctx cancelled, is returned.
+func (cal *Calibration) readPrefix(ctx, gctx context.Context, m *llm.Model, prompt []llm.Token, opt llm.GenerateOptions) error {
+	t1 := time.Now()
+	opt.MaxTokens = 1
+	if _, err := m.GenerateBatch(gctx, [][]llm.Token{prompt}, opt); err != nil {
+		if ctx.Err() != nil || !errors.Is(err, llm.ErrAborted) {
+			return err
+		}
+		cal.Limited = true
+		return nil
+	}
+	cal.PrefixTokens, cal.PrefixSeconds = len(opt.KeepPrefix), time.Since(t1).Seconds()
+	return nil
+}
+
+// calibrationParams is the model parameters of a calibration from the
+// run's p: at least one sequence, a context of at most nctx that holds
+// maxTokens with room for a prompt, and prompts read in llama_decode calls
+// of at most calibrationBatch tokens (the time limit is checked between
+// calls: smaller calls stop sooner on a busy machine; a problem's own
+// tokens, what is timed, are fewer).
+func calibrationParams(p llm.Params, nctx, maxTokens int) llm.Params {
+	p.NSeq = max(p.NSeq, 1)
+	p.NCtx = min(nctx, max(calibrationCtx, maxTokens+2048))
+	p.NBatch = min(p.Defaults().NBatch, max(calibrationBatch, p.NSeq))
+	p.NUBatch = 0
+	return p
+}
+
+// calibrationPrompts renders and tokenizes batch's prompts as run does;
+// a prompt of maxPrompt tokens or more is left out and counted in skipped,
+// as run skips a prompt of --n-ctx tokens or more. stop is the rendering's
+// stop strings. Errors name the item.
+func calibrationPrompts(m *llm.Model, cfg rundir.Config, batch []probe.PlannedItem, maxPrompt int) (prompts [][]llm.Token, stop []string, skipped int, err error) {
+	for _, it := range batch {
+		rd, err := probe.RenderCondition(m, cfg, probe.ItemText(it.Inst), it.Cond, it.Inst.Variant == templates.VariantPlacebo)
+		if err != nil {
+			return nil, nil, skipped, err
+		}
+		toks, err := m.Tokenize(rd.Text, true, true)
+		if err != nil {
+			return nil, nil, skipped, fmt.Errorf("item %s: %w", it.ID, err)
+		}
+		if len(toks)+1 >= maxPrompt {
+			skipped++
+			continue
+		}
+		prompts, stop = append(prompts, toks), rd.Stop
+	}
+	return prompts, stop, skipped, nil
+}
+
+// count adds one timed batch's generations to cal (items, tokens, prompt
+// tokens, finished and cut answers; an unfinished answer counts maxTokens
+// toward TokensPerItem) and returns the tokens they generated, the sum
+// behind TokensPerItemLow.
+func (cal *Calibration) count(gens []*llm.Generation, prompts [][]llm.Token, maxTokens int) (generated float64) {
+	for i, g := range gens {
+		n := g.Generated()
+		cal.Items++
+		cal.Tokens += n
+		cal.PromptTokens += len(prompts[i])
+		generated += float64(n)
+		switch {
+		case !g.Done():
+			cal.TokensPerItem += float64(maxTokens)
+		default:
+			cal.Finished++
+			cal.TokensPerItem += float64(n)
+			if g.StopReason == llm.StopMaxTokens {
+				cal.Cut++
+			}
+		}
+	}
+	return generated
 }
