@@ -141,6 +141,9 @@ func applyCalibration(s *ShardPlanOptions, cals []*bench.Calibration, budget int
 		if len(cals) > 1 {
 			src += " (the models' rates combined by the time each one's items take)"
 		}
+		if limited > 0 {
+			src += "; the time limit stopped a batch before its answers ended, so this rate rests on part of one (give --calibrate-seconds more for whole batches)"
+		}
 		s.Rate = Throughput{TokensPerSecond: tok / secs, Source: src}
 	}
 	if s.TokensPerItem > 0 {
