@@ -229,7 +229,7 @@ func planMeasures(c *cli.Context, cfg rundir.Config, given bool, o *plan.RunPlan
 	o.CalibrateItems = n
 	limit := time.Duration(sec * float64(time.Second))
 	o.Calibrate = func(cfg rundir.Config, mi int, items []probe.PlannedItem) (*bench.Calibration, error) {
-		fmt.Fprintf(os.Stderr, "fragility: plan: calibrating %s on %s of the plan at --batch %d, at most %s of generation (--calibrate 0 skips it)\n",
+		fmt.Fprintf(os.Stderr, "fragility: plan: calibrating %s on %s of the plan at --batch %d, for at most %s (--calibrate 0 skips it)\n",
 			filepath.Base(cfg.Models[mi]), count(len(items), "item"), load.NSeq, limit)
 		return bench.Calibrate(context.Background(), bench.CalibrateConfig{Run: cfg, Model: cfg.Models[mi], Params: load, Items: items, Limit: limit})
 	}
