@@ -98,7 +98,7 @@ Examples:
 			&cli.StringFlag{Name: "bench", Usage: "the JSON of fragility bench --json on the target machine, for the rate"},
 			&cli.StringFlag{Name: "from", Usage: "a previous run directory: its rate and mean tokens per item (sizing) and its variance components (power)"},
 			&cli.IntFlag{Name: "calibrate", Value: bench.DefaultCalibrationItems, Usage: "with --model (or --preset) and no --from: generate this many of the plan's first items (whole batches of --batch) on each model to measure its rate and estimate its tokens per item; 0: none. Given explicitly, the default model is calibrated too"},
-			&cli.Float64Flag{Name: "calibrate-seconds", Value: bench.DefaultCalibrationLimit.Seconds(), Usage: "the most generation time the calibration takes per model; answers still running then count at --max-tokens"},
+			&cli.Float64Flag{Name: "calibrate-seconds", Value: bench.DefaultCalibrationLimit.Seconds(), Usage: "the most time the calibration takes per model, after loading it; answers still running then count at --max-tokens"},
 			&cli.Float64Flag{Name: "drop", Usage: "a paired drop to detect, in percentage points: its power and the templates it needs", DefaultText: "none, minimum detectable drop only"},
 			&cli.Float64Flag{Name: "alpha", Value: 1 - summary.DefaultConfidence, Usage: "family-wise level of the test"},
 			&cli.Float64Flag{Name: "power", Value: summary.DefaultPower, Usage: "power at which the minimum detectable drop is stated"},
