@@ -128,6 +128,8 @@ if [[ -n $bench_model && -f $bench_model ]]; then
   sed 's/^/gpu-check:   /' "$out/bench.md"
   row() { sed -n "s/^| $1[^|]*| *\([^|]*[^ |]\) *|\$/\1/p" "$out/bench.md"; }
   say "b/a with the entropy pass pool on the device: $(row 'ratio b\/a'); entropy pass $(row '(b) entropy pass') ms per token; $(sed -n 's/^entropy *//p' "$out/bench.md")"
+  say "answer scoring: $(row '(c) answer scoring, share') of generation, 95% CI $(row '(c) answer scoring share, 95'); ms per token (a) decode | (b) decode + step + wait: $(row '  ms\/token')"
+  say "(the every-core series of b/a is for CPU decoding: with all layers on the device the bench skips it)"
 else
   say "fragility bench on the 0.5B model: SKIPPED (no qwen2.5-coder-0.5b here: set BENCH_MODEL=PATH to its GGUF file)"
 fi

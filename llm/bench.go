@@ -70,6 +70,17 @@ type InterleavedTiming struct {
 	BareSec    float64 // bare llama_decode blocks
 	OursSec    float64 // generation blocks: llama_decode + entropy pass + record
 	EntropySec float64 // summed entropy pass time of the generation blocks (beside the decodes)
+	// Where the time of the generation blocks goes (OursSec is their sum,
+	// up to the clock reads): OursDecodeSec is the llama_decode calls
+	// (timed around each call, as BareDecodeSec is in the bare blocks),
+	// OursStepSec the per-token work between two decodes on the generating
+	// goroutine (logits read, argmax, the entropy pass when it runs inline
+	// or queueing it for the pool, the record, the piece, the stop checks),
+	// OursWaitSec the wait for the pool's last passes at each block's end.
+	// OursDecodeSec − BareDecodeSec is what the per-token work costs the
+	// decodes themselves (a core shared with the pool, caches, the
+	// pass guard's wait).
+	BareDecodeSec, OursDecodeSec, OursStepSec, OursWaitSec float64
 }
 
 // BenchInterleaved measures the cost of fragility's per-token work on top of
@@ -118,9 +129,11 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 				C.fragility_batch_set(&m.batch, 0, C.llama_token(rng.IntN(m.meta.NVocab)), C.llama_pos(g.pos), 0, 1)
 				g.pos++
 				m.batch.n_tokens = 1
+				td := time.Now()
 				if err := m.decode(ctx); err != nil {
 					return InterleavedTiming{}, err
 				}
+				res.BareDecodeSec += time.Since(td).Seconds()
 			}
 			res.BareSec += time.Since(t0).Seconds()
 			continue
@@ -130,16 +143,23 @@ func (m *Model) BenchInterleaved(ctx context.Context, pp, tg int) (InterleavedTi
 			C.fragility_batch_set(&m.batch, 0, C.llama_token(last), C.llama_pos(g.pos), 0, 1)
 			g.pos++
 			m.batch.n_tokens = 1
+			td := time.Now()
 			if err := m.decode(ctx); err != nil {
 				return InterleavedTiming{}, err
 			}
+			ts := time.Now()
 			if err := m.step(g, 0, opt); err != nil {
 				return InterleavedTiming{}, err
 			}
+			te := time.Now()
+			res.OursDecodeSec += ts.Sub(td).Seconds()
+			res.OursStepSec += te.Sub(ts).Seconds()
 		}
+		tw := time.Now()
 		if err := m.waitPasses(); err != nil {
 			return InterleavedTiming{}, err
 		}
+		res.OursWaitSec += time.Since(tw).Seconds()
 		res.OursSec += time.Since(t0).Seconds()
 	}
 	for _, s := range g.entSec[1:] {

@@ -200,6 +200,20 @@ func (k benchKernel) poolText() string {
 	return fmt.Sprintf("%d worker(s) beside the decode", k.Pool)
 }
 
+// shareCIText is a share's 95% interval in percent, or why there is none.
+func shareCIText(ci [2]float64) string {
+	if ci == [2]float64{} {
+		return "none (fewer than 2 batches)"
+	}
+	return fmt.Sprintf("[%.1f%%, %.1f%%]", 100*ci[0], 100*ci[1])
+}
+
+// splitText is where a token's time goes in (a) and (b), in ms: (a)'s
+// decode, then (b)'s decode, per-token step and wait for the pool.
+func splitText(s bench.TokenSplit) string {
+	return fmt.Sprintf("%.2f | %.2f + %.3f + %.3f", s.ADecodeMs, s.BDecodeMs, s.BStepMs, s.BWaitMs)
+}
+
 // rateText is a rate's mean ± sample sd with prec decimals; the mean
 // alone with one repeat, whose sd is undefined.
 func rateText(r bench.Rate, prec int) string {
@@ -223,16 +237,19 @@ func printBench(r *bench.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row(fmt.Sprintf("(b) generation + entropy + record (%d tokens), tokens/s", r.TG), rateText(r.OursTG, 2))
 	row("(b) entropy pass, ms per token", fmt.Sprintf("%.3f", r.EntropyMs))
 	row("ratio b/a (target ≥ 0.99), 95% CI over repeats", ratioText(r.RatioBA, r.RatioBACI))
+	row("  ms/token: (a) decode | (b) decode + step + wait", splitText(r.Split))
 	if b := r.Busy; b != nil {
 		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), rateText(b.BareTG, 2))
 		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), rateText(b.OursTG, 2))
 		row("every core decoding: (b) entropy pass, ms per token", fmt.Sprintf("%.3f", b.EntropyMs))
 		row("every core decoding: ratio b/a, 95% CI", ratioText(b.RatioBA, b.RatioBACI))
+		row("  ms/token: (a) decode | (b) decode + step + wait", splitText(b.Split))
 	}
 	row(fmt.Sprintf("(c) demo items one at a time (%d items), items/s", r.Items), fmt.Sprintf("%.3f", r.SingleIPS))
 	row(fmt.Sprintf("(c) demo items %d per batch, items/s", r.Batch), fmt.Sprintf("%.3f", r.BatchedIPS))
 	row("ratio c/b: batched / one at a time (target ≥ 1.5)", fmt.Sprintf("%.2f", r.RatioCB))
 	row("(c) answer scoring, share of generation (target ≤ 5%)", fmt.Sprintf("%.1f%% (%.2f s, %d items)", 100*r.AnswerScoreShare, r.AnswerScoreSec, r.AnswerScored))
+	row("(c) answer scoring share, 95% CI over batches", shareCIText(r.AnswerScoreShareCI))
 	row("(c) of which the answer first, share of generation", fmt.Sprintf("%.1f%% (%.2f s, %d items)", 100*r.AnswerFirstShare, r.AnswerFirstSec, r.AnswerFirst))
 	if r.BatchedDDCSec > 0 {
 		row("(c) batched run without DDC, seconds", fmt.Sprintf("%.2f", r.BatchedSec))

@@ -70,6 +70,7 @@ type BenchResult struct {
 	EntropyMs  float64    `json:"b_entropy_ms_per_token"`
 	RatioBA    float64    `json:"ratio_b_over_a"`
 	RatioBACI  [2]float64 `json:"ratio_b_over_a_ci95"` // 95% interval of RatioBA over the repeats (see ratioInterval); 0, 0 with one repeat
+	Split      TokenSplit `json:"ms_per_token_split"`  // where a token's time goes in (a) and (b) (see BenchDecodeSeries.Split)
 	Items      int        `json:"c_items"`
 	Batch      int        `json:"c_batch"`
 	SingleIPS  float64    `json:"c_single_items_per_s"`
@@ -91,6 +92,10 @@ type BenchResult struct {
 	AnswerScoreSec   float64 `json:"c_answer_score_seconds"`
 	AnswerScored     int     `json:"c_answer_scored_items"`
 	AnswerScoreShare float64 `json:"c_answer_score_share_of_generation"`
+	// AnswerScoreShareCI is the 95% interval of AnswerScoreShare with each
+	// batch a cluster (ratioInterval over the batches' scoring and
+	// generation seconds); 0, 0 with fewer than 2 batches.
+	AnswerScoreShareCI [2]float64 `json:"c_answer_score_share_ci95"`
 	// AnswerFirstSec is, of AnswerScoreSec, the llama_decode and pass
 	// time of the answer-first forcings (step 4 of AnswerScoreVersion:
 	// ForceAfter's share of each decode call they took part in), over the
@@ -117,6 +122,19 @@ type BenchDecodeSeries struct {
 	EntropyMs float64    `json:"b_entropy_ms_per_token"`
 	RatioBA   float64    `json:"ratio_b_over_a"`
 	RatioBACI [2]float64 `json:"ratio_b_over_a_ci95"` // see BenchResult.RatioBACI
+	// Split is where the time of a token goes in (a) and in (b), in ms per
+	// token over all repeats (llm.InterleavedTiming's parts): what (b)
+	// costs beyond (a) is (BDecodeMs − ADecodeMs) + BStepMs + BWaitMs.
+	Split TokenSplit `json:"ms_per_token_split"`
+}
+
+// TokenSplit is the time of one generated token in (a) and (b), in ms,
+// split by where it is spent (see llm.InterleavedTiming).
+type TokenSplit struct {
+	ADecodeMs float64 `json:"a_decode"` // llama_decode in the bare blocks
+	BDecodeMs float64 `json:"b_decode"` // llama_decode in the generation blocks
+	BStepMs   float64 `json:"b_step"`   // the per-token work on the generating goroutine between two decodes
+	BWaitMs   float64 `json:"b_wait"`   // waiting for the pass pool at a block's end
 }
 
 // Bench measures, in one run and as llama-bench does (a warm-up, then Reps
@@ -159,7 +177,7 @@ func Bench(ctx context.Context, cfg BenchConfig, classify probe.Classifier, logf
 	if err != nil {
 		return nil, err
 	}
-	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA, res.RatioBACI = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA, s.RatioBACI
+	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA, res.RatioBACI, res.Split = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA, s.RatioBACI, s.Split
 	if res.Busy, err = benchBusy(ctx, cfg, p, res.Threads, logf); err != nil {
 		return nil, err
 	}
@@ -231,6 +249,7 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 		return nil, err
 	}
 	score := true // the first batched run also times the answer-scoring pass
+	var genSecs, scoreSecs []float64
 	run := &benchRun{questions: questions, close: bm.Close}
 	run.batched = func() (float64, error) {
 		var sec float64
@@ -241,11 +260,14 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 			if err != nil {
 				return 0, err
 			}
-			sec += time.Since(t0).Seconds()
+			dt := time.Since(t0).Seconds()
+			sec += dt
 			if score {
+				before := res.AnswerScoreSec
 				if err := benchAnswerScore(ctx, bm, gens, expected[i:hi], res); err != nil {
 					return 0, err
 				}
+				genSecs, scoreSecs = append(genSecs, dt), append(scoreSecs, res.AnswerScoreSec-before)
 			}
 		}
 		return sec, nil
@@ -256,6 +278,9 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 	}
 	score = false
 	res.AnswerScoreShare = res.AnswerScoreSec / res.BatchedSec
+	if _, lo, hi, ok := ratioInterval(scoreSecs, genSecs); ok {
+		res.AnswerScoreShareCI = [2]float64{lo, hi}
+	}
 	res.AnswerFirstShare = res.AnswerFirstSec / res.BatchedSec
 	res.BatchedIPS = float64(cfg.Items) / res.BatchedSec
 	res.RatioCB = res.BatchedIPS / res.SingleIPS
@@ -301,6 +326,7 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 	}
 	var bpp, btg, otg, bare, ours []float64
 	var entSec float64
+	var split TokenSplit
 	for r := 0; r < cfg.Reps; r++ {
 		logf("bench: repeat %d/%d: (a) prompt, then (a) and (b) in alternating blocks of %d tokens", r+1, cfg.Reps, llm.BenchBlock)
 		t, err := m.BenchDecode(ctx, cfg.PP, 0)
@@ -317,12 +343,18 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 		bare = append(bare, it.BareSec)
 		ours = append(ours, it.OursSec)
 		entSec += it.EntropySec
+		split.ADecodeMs += it.BareDecodeSec
+		split.BDecodeMs += it.OursDecodeSec
+		split.BStepMs += it.OursStepSec
+		split.BWaitMs += it.OursWaitSec
 	}
 	if res != nil {
 		res.BarePP = newRate(bpp)
 	}
 	s := &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), BareTG: newRate(btg), OursTG: newRate(otg),
 		EntropyMs: 1000 * entSec / float64(cfg.Reps*cfg.TG)}
+	perTok := 1000 / float64(cfg.Reps*cfg.TG)
+	s.Split = TokenSplit{ADecodeMs: split.ADecodeMs * perTok, BDecodeMs: split.BDecodeMs * perTok, BStepMs: split.BStepMs * perTok, BWaitMs: split.BWaitMs * perTok}
 	s.RatioBA, s.RatioBACI[0], s.RatioBACI[1], _ = ratioInterval(bare, ours)
 	return s, nil
 }
@@ -337,8 +369,9 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 // (Cochran 1977, Sampling Techniques, 3rd ed., §6.4; stats.Ratio with each
 // repeat one cluster, Influence.CR1, stats.ClusterT). A repeat's (a) and
 // (b) share its sequence and its stretch of the machine's drift, so the
-// pair is the unit. ok is false (and the interval 0, 0) with fewer than 2
-// repeats.
+// pair is the unit. The answer-scoring share is the same estimator with
+// each batch the unit (Σ scoring seconds / Σ generation seconds). ok is
+// false (and the interval 0, 0) with fewer than 2 repeats.
 func ratioInterval(bare, ours []float64) (r, lo, hi float64, ok bool) {
 	x := stats.NewRatio(len(bare))
 	copy(x.Num, bare)

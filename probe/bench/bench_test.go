@@ -28,6 +28,16 @@ func TestBenchTinyModel(t *testing.T) {
 	if !(r.BareTG.Mean > 0 && r.OursTG.Mean > 0 && r.RatioBA > 0 && r.SingleIPS > 0 && r.BatchedIPS > 0) {
 		t.Errorf("non-positive rates: %+v", r)
 	}
+	// The split of a token's time accounts for (b)'s time: its parts are
+	// positive and add up to at most (b)'s ms per token (the clock reads
+	// between them are the rest).
+	sp, oursMs := r.Split, 1000/r.OursTG.Mean
+	if !(sp.ADecodeMs > 0 && sp.BDecodeMs > 0 && sp.BStepMs > 0 && sp.BWaitMs >= 0) {
+		t.Errorf("split %+v: want positive parts", sp)
+	}
+	if sum := sp.BDecodeMs + sp.BStepMs + sp.BWaitMs; sum > oursMs*1.0001 || sum < 0.8*oursMs {
+		t.Errorf("split %+v sums to %.4f ms, (b) took %.4f ms per token", sp, sum, oursMs)
+	}
 	if r.Items != 2 || r.Batch != 2 || r.Threads != 1 {
 		t.Errorf("items %d, batch %d, threads %d; want 2, 2, 1", r.Items, r.Batch, r.Threads)
 	}
