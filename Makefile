@@ -84,9 +84,12 @@ browser:
 # one ran past 60m (issue 55). 80m is headroom, not a fix: time the slow
 # packages (go test -count=1 ./probe/stats/ and the like) and make the one
 # that nears it faster or -short-gated.
+# FRAGILITY_THREADS=1: go test runs several packages at once, each loading
+# models; one-token decodes on one thread each keep llama.cpp's spinning
+# threads from outnumbering the cores (thread counts change speed, not bits).
 test: headers models browser
 	$(GO) vet ./...
-	$(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 80m ./...
+	FRAGILITY_THREADS=1 $(GO) test $(GOFLAGS_BUILD) -count=1 -timeout 80m ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
 # The sharded run on a real one-node Slurm cluster alone (installs Debian's

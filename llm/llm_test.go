@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -290,6 +291,21 @@ func TestBadFiles(t *testing.T) {
 		_, err := Load(c.path, Params{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
 			t.Errorf("Load(%s) error = %v, want one naming the file and %q", c.path, err, c.want)
+		}
+	}
+}
+
+// TestDefaultThreadsEnv: FRAGILITY_THREADS sets the default thread count
+// when it is a positive integer (capped at MaxThreads); any other value
+// leaves every core.
+func TestDefaultThreadsEnv(t *testing.T) {
+	for env, want := range map[string]int{"": runtime.NumCPU(), "3": 3, "0": runtime.NumCPU(), "-2": runtime.NumCPU(), "two": runtime.NumCPU(), "100000": MaxThreads} {
+		t.Setenv(ThreadsEnv, env)
+		if got := DefaultThreads(); got != want {
+			t.Errorf("%s=%q: DefaultThreads() = %d, want %d", ThreadsEnv, env, got, want)
+		}
+		if got := (Params{}).Defaults().Threads; got != want {
+			t.Errorf("%s=%q: Params{}.Defaults().Threads = %d, want %d", ThreadsEnv, env, got, want)
 		}
 	}
 }

@@ -24,7 +24,7 @@ import (
 // Load fills in defaults (see Defaults).
 type Params struct {
 	GPULayers int `json:"gpu_layers"` // layers offloaded to a GPU; -1 = all; 0 = CPU only
-	Threads   int `json:"threads"`    // CPU threads for llama_decode calls of one token (generation, one sequence at a time); 0 = DefaultThreads()
+	Threads   int `json:"threads"`    // CPU threads for llama_decode calls of one token (generation, one sequence at a time); 0 = DefaultThreads(), every core
 	// ThreadsBatch is llama.cpp's n_threads_batch: the CPU threads for
 	// llama_decode calls of more than one token (prompt processing, and the
 	// generation steps of several sequences at once); 0 =
@@ -41,12 +41,32 @@ type Params struct {
 	Seed uint64 `json:"seed"`
 }
 
-// DefaultThreads is the default number of llama.cpp threads: every core but
-// one (at least 1). The spare core runs the entropy pass of the previous
-// token, which overlaps the next llama_decode, and the DDC embedder; on a
-// 2-core machine, llama.cpp's spinning threads slow down by several times
-// when they have to share their cores with that work.
-func DefaultThreads() int { return max(1, runtime.NumCPU()-1) }
+// DefaultThreads is the default number of llama.cpp threads for one-token
+// decodes: every core. A one-token decode is where a batched run spends its
+// tail (the last sequences of a batch still generating) and a run of one
+// sequence all of its time, and on the 2-core development machine every
+// core decoded 1.9× the tokens of one (Gemma 3 270M, `fragility bench`:
+// 49.97 against 26.36 tokens/s). The same 32 items of the demo's design
+// (8 per batch, 384-token budget, no DDC) took 150 s with 2 threads against
+// 188 s with 1, and 168 s with the DDC embedder working beside generation;
+// the tokens and entropies were identical. The entropy pass then runs
+// before the next decode (DefaultEntropyPool gives no pool when no core
+// is free); `fragility bench` measures what that costs.
+//
+// ThreadsEnv, when set to a positive integer, replaces every core: several
+// processes sharing a machine (the test packages `make test` runs at once,
+// a scheduler's job given fewer cores than the machine has) each take that
+// many, since llama.cpp's threads spin and slow down by several times when
+// more of them than cores are runnable. Any other value is ignored.
+func DefaultThreads() int {
+	if n, err := strconv.Atoi(os.Getenv(ThreadsEnv)); err == nil && n > 0 {
+		return min(n, MaxThreads)
+	}
+	return max(1, runtime.NumCPU())
+}
+
+// ThreadsEnv is the environment variable that sets DefaultThreads.
+const ThreadsEnv = "FRAGILITY_THREADS"
 
 // MaxThreads is the most threads a Params field may ask for: ggml's
 // GGML_MAX_N_THREADS. Load refuses more.

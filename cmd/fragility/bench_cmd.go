@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -32,9 +33,10 @@ func init() {
       teacher-forced in the generation's KV state after the model's text, and right after the
       prompt) is timed apart, and its share of that pass's generation time printed, with the
       answer-first forcings' part of it;
-when --threads leaves a core free (the default), (a) and (b) run once more with every core
-decoding, so that the entropy pass pool shares a core with llama.cpp's threads (the cost of
-exact entropy when no core is spare; not with layers on a GPU);
+without --threads, (a), (b) and (c) decode on every core but one (the pass pool's core), and
+(a) and (b) run once more with every core decoding, as fragility run does by default: then no
+core is spare and each entropy pass runs before the next decode (not with layers on a GPU);
+a --threads that leaves a core free gets the same second series;
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
 share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
 tokens of each), so that the machine's drift, which on a shared machine is larger than the
@@ -114,7 +116,13 @@ func benchAction(c *cli.Context) error {
 			return err
 		}
 	}
-	cfg := bench.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
+	p := loadParams(c)
+	if !c.IsSet(flagThreads.Name) {
+		// The first series leaves a core for the pass pool; the second
+		// (BenchResult.Busy) decodes on every core, as run does by default.
+		p.Threads = max(1, runtime.NumCPU()-1)
+	}
+	cfg := bench.BenchConfig{Model: path, Params: p, PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
 		Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
 		Seed: int64(c.Uint64(flagSeed.Name))}
 	var cls probe.Classifier
