@@ -186,6 +186,12 @@ func TestRunEndToEnd(t *testing.T) {
 		man.Models[0].Metadata == nil || man.Config.Params.NSeq != 2 || man.Embedder == nil || man.ExtractionRules == "" {
 		t.Errorf("manifest incomplete: %+v", man)
 	}
+	// Where the generation time went: llama_decode of prompts and steps
+	// and the entropy passes within it, the answer scoring beside it.
+	if ts := man.TimeSplit; ts == nil || !(ts.PrefillSeconds > 0 && ts.DecodeSeconds > 0 && ts.EntropySeconds > 0 && ts.AnswerScoreSeconds > 0) ||
+		ts.PrefillSeconds+ts.DecodeSeconds > man.GenerationSeconds {
+		t.Errorf("time split %+v of %.3f s of generation", man.TimeSplit, man.GenerationSeconds)
+	}
 
 	// WriteSummary re-renders the same summary from the files.
 	if _, err := WriteSummary(dir); err != nil {

@@ -377,12 +377,13 @@ type runner struct {
 	total    int         // items of batches, all models
 	ddc      *DDCStore
 	done     *rundir.Streams
-	lock     *rundir.DirLock // the run directory's, from prepareSet on
-	finished int             // trials finished (resumed ones included)
-	genTok   int             // tokens generated in this process
-	doneTok  int             // of genTok, those of finished items
-	genSec   float64         // generation seconds in this process
-	start    time.Time       // when generation started in this process
+	lock     *rundir.DirLock  // the run directory's, from prepareSet on
+	finished int              // trials finished (resumed ones included)
+	genTok   int              // tokens generated in this process
+	doneTok  int              // of genTok, those of finished items
+	genSec   float64          // generation seconds in this process
+	split    rundir.TimeSplit // where genSec went
+	start    time.Time        // when generation started in this process
 }
 
 // run is Run without the last manifest update on an error: it prepares the
@@ -544,6 +545,7 @@ func (r *runner) newManifest() error {
 			// Time spent by earlier processes of this run (recorded when
 			// they were interrupted): the totals cover the whole run.
 			man.GenerationSeconds, man.WallSeconds = old.GenerationSeconds, old.WallSeconds
+			man.TimeSplit = old.TimeSplit
 		}
 	}
 	for i, p := range cfg.Models {
@@ -688,7 +690,7 @@ func (r *runner) runModels() error {
 			m.Close()
 			return err
 		}
-		err = runModel(r.ctx, m, mi, mine, cfg, man, r.ddc, r.done, func(n, tok int, sec float64) {
+		err = runModel(r.ctx, m, mi, mine, cfg, man, r.ddc, r.done, &r.split, func(n, tok int, sec float64) {
 			r.finished += n
 			r.genTok += tok
 			r.genSec += sec
@@ -708,6 +710,32 @@ func (r *runner) runModels() error {
 	return nil
 }
 
+// SplitLine says in one line where a run's time went (Manifest.TimeSplit):
+// generation and its prompts, decoding and entropy passes, the answer
+// scoring after each batch, the DDC classifier beside generation, and the
+// wall time; "" for a manifest without a split.
+func SplitLine(man *rundir.Manifest) string {
+	ts := man.TimeSplit
+	if ts == nil {
+		return ""
+	}
+	where := "beside the next decode"
+	if ts.EntropyInline {
+		where = "between decodes"
+	}
+	return fmt.Sprintf("time: %.0f s of generation (prompts %.0f s, decoding %.0f s, entropy passes %.0f s %s), answer scoring %.0f s after it, DDC classifier %.0f s beside it (waited %.0f s); %.0f s wall",
+		man.GenerationSeconds, ts.PrefillSeconds, ts.DecodeSeconds, ts.EntropySeconds, where, ts.AnswerScoreSeconds, man.EmbedSeconds, man.EmbedWaitSeconds, man.WallSeconds)
+}
+
+// addSplit returns t (a new one when nil) with o's seconds added.
+func addSplit(t, o *rundir.TimeSplit) *rundir.TimeSplit {
+	if t == nil {
+		t = &rundir.TimeSplit{}
+	}
+	t.Add(o)
+	return t
+}
+
 // fail records in the manifest that a model's run failed or was
 // interrupted, with the time spent, and returns err.
 func (r *runner) fail(err error) error {
@@ -720,6 +748,7 @@ func (r *runner) fail(err error) error {
 	}
 	man.Finished = time.Now().UTC().Format(time.RFC3339)
 	man.GenerationSeconds += r.genSec
+	man.TimeSplit = addSplit(man.TimeSplit, &r.split)
 	man.WallSeconds += time.Since(r.start).Seconds()
 	if werr := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); werr != nil {
 		return fmt.Errorf("%w (and the manifest could not record it: %v)", err, werr)
@@ -739,7 +768,9 @@ func (r *runner) complete() (*summary.Summary, error) {
 		r.logf("ddc: %d distinct prompts classified in %.1fs beside generation; the run waited %.1fs for them", len(r.qs), man.EmbedSeconds, man.EmbedWaitSeconds)
 	}
 	man.GenerationSeconds += r.genSec
+	man.TimeSplit = addSplit(man.TimeSplit, &r.split)
 	man.WallSeconds += time.Since(r.start).Seconds()
+	r.logf("%s", SplitLine(man))
 	if err := rundir.WriteJSONAtomic(filepath.Join(r.out, rundir.FileManifest), man); err != nil {
 		return nil, err
 	}
@@ -785,8 +816,8 @@ var progressTick = 200 * time.Millisecond
 // progress gets the items finished, the tokens generated since its last call
 // and the generation seconds of each finished batch; it is also called while
 // a batch runs, with no item finished.
-func runModel(ctx context.Context, m *llm.Model, mi int, batches []PlanBatch, cfg rundir.Config, man *rundir.Manifest, ddc *DDCStore, st *rundir.Streams, progress func(n, tokens int, sec float64)) error {
-	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, progress: progress}
+func runModel(ctx context.Context, m *llm.Model, mi int, batches []PlanBatch, cfg rundir.Config, man *rundir.Manifest, ddc *DDCStore, st *rundir.Streams, split *rundir.TimeSplit, progress func(n, tokens int, sec float64)) error {
+	r := &modelRun{ctx: ctx, m: m, md: m.Metadata(), mi: mi, cfg: cfg, man: man, ddc: ddc, st: st, split: split, progress: progress}
 	for _, b := range batches {
 		for _, it := range b.Items {
 			if st.Has(it.ID) {
@@ -815,6 +846,7 @@ type modelRun struct {
 	ddc      *DDCStore
 	st       *rundir.Streams
 	progress func(n, tokens int, sec float64)
+	split    *rundir.TimeSplit // where the generation time went (the runner's)
 	queue    []preparedItem
 	keeps    KeptPrefixes
 }
@@ -913,12 +945,26 @@ func (r *modelRun) generate() (batchOutput, error) {
 		return out, fmt.Errorf("%s: %w", r.md.Path, out.err)
 	}
 	out.wall = time.Since(t0).Seconds()
+	r.noteSplit(out.gens)
 	if out.err == nil {
+		ts := time.Now()
 		if out.answers, err = r.scoreAnswers(out.gens); err != nil {
 			return out, fmt.Errorf("%s: %w", r.md.Path, err)
 		}
+		r.split.AnswerScoreSeconds += time.Since(ts).Seconds()
 	}
 	return out, nil
+}
+
+// noteSplit adds a decoded batch's timers (llm.Generation's) to the run's
+// time split.
+func (r *modelRun) noteSplit(gens []*llm.Generation) {
+	for _, g := range gens {
+		r.split.PrefillSeconds += g.PrefillSec
+		r.split.DecodeSeconds += g.DecodeSec
+		r.split.EntropySeconds += g.EntropySec
+	}
+	r.split.EntropyInline = r.split.EntropyInline || r.m.EntropyPoolSize() == 0
 }
 
 // scoreAnswers runs the answer-scoring pass (AnswerScoreVersion) over the

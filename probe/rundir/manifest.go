@@ -64,6 +64,40 @@ type Manifest struct {
 	// merged run, over its shards.
 	GenerationSeconds float64 `json:"generation_seconds"`
 	WallSeconds       float64 `json:"wall_seconds"`
+	// TimeSplit is where the generation time went, summed like
+	// GenerationSeconds (nil in runs recorded before it).
+	TimeSplit *TimeSplit `json:"time_split,omitempty"`
+}
+
+// TimeSplit is the generation time of a run split by what it was spent on,
+// in seconds summed over every batch: from llm.Generation's timers and the
+// answer-scoring pass's wall time. Prefill and Decode are llama_decode time
+// (the prompts after a kept prefix, and the steps of generated tokens);
+// Entropy is the entropy passes' own time, on the critical path when they
+// run between two decodes (Inline) and hidden beside the next decode when a
+// pass pool computes them. What GenerationSeconds holds beyond Prefill +
+// Decode + inline Entropy is the per-token record, the stop checks and
+// waiting. AnswerScore is the answer-scoring pass after each batch (both
+// forcings), which GenerationSeconds does not include.
+type TimeSplit struct {
+	PrefillSeconds     float64 `json:"prefill_seconds"`
+	DecodeSeconds      float64 `json:"decode_seconds"`
+	EntropySeconds     float64 `json:"entropy_seconds"`
+	EntropyInline      bool    `json:"entropy_inline"` // the passes ran between decodes (no pool)
+	AnswerScoreSeconds float64 `json:"answer_score_seconds"`
+}
+
+// Add adds o's seconds to t (the merge of shards, a resumed run's earlier
+// processes). Inline is true when it is in either.
+func (t *TimeSplit) Add(o *TimeSplit) {
+	if o == nil {
+		return
+	}
+	t.PrefillSeconds += o.PrefillSeconds
+	t.DecodeSeconds += o.DecodeSeconds
+	t.EntropySeconds += o.EntropySeconds
+	t.EntropyInline = t.EntropyInline || o.EntropyInline
+	t.AnswerScoreSeconds += o.AnswerScoreSeconds
 }
 
 // PromptInfo records the frozen prompt: instruction, exemplars and how each

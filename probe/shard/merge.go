@@ -673,6 +673,7 @@ func mergedManifest(shards []shardRun) *rundir.Manifest {
 	m.Status = "complete"
 	m.Models = slices.Clone(m.Models)
 	m.Resumes, m.EmbedSeconds, m.EmbedWaitSeconds, m.GenerationSeconds, m.WallSeconds = 0, 0, 0, 0, 0
+	m.TimeSplit = nil
 	m.Prompt.Rendering = nil
 	m.Devices = nil
 	m.MergedFrom = nil
@@ -689,6 +690,12 @@ func mergedManifest(shards []shardRun) *rundir.Manifest {
 		m.EmbedWaitSeconds += sm.EmbedWaitSeconds
 		m.GenerationSeconds += sm.GenerationSeconds
 		m.WallSeconds += sm.WallSeconds
+		if sm.TimeSplit != nil {
+			if m.TimeSplit == nil {
+				m.TimeSplit = &rundir.TimeSplit{}
+			}
+			m.TimeSplit.Add(sm.TimeSplit)
+		}
 		if m.Devices == nil {
 			m.Devices = sm.Devices
 		}

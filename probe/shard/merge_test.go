@@ -154,6 +154,18 @@ func TestShardMergeByteIdentical(t *testing.T) {
 			t.Errorf("merged manifest: model %d has no metadata or backend", i)
 		}
 	}
+	// The time split is the shards' summed.
+	var decode float64
+	for _, d := range shardDirs {
+		sm, err := rundir.ReadManifest(d)
+		if err != nil || sm.TimeSplit == nil {
+			t.Fatalf("shard %s: %v, time split %v", d, err, sm.TimeSplit)
+		}
+		decode += sm.TimeSplit.DecodeSeconds
+	}
+	if mm.TimeSplit == nil || mm.TimeSplit.DecodeSeconds != decode || decode <= 0 {
+		t.Errorf("merged time split %+v, the shards' decode seconds sum to %v", mm.TimeSplit, decode)
+	}
 	wc, mc := wm.Config, mm.Config
 	if a, b := flatJSON(wc), flatJSON(mc); !mapsEqual(a, b) {
 		t.Errorf("merged config differs from the whole run's: %v vs %v", b, a)
