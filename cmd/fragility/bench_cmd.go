@@ -33,9 +33,9 @@ func init() {
       teacher-forced in the generation's KV state after the model's text, and right after the
       prompt) is timed apart, and its share of that pass's generation time printed, with the
       answer-first forcings' part of it;
-without --threads, (a), (b) and (c) decode on every core but one (the pass pool's core), and
-(a) and (b) run once more with every core decoding, as fragility run does by default: then no
-core is spare and each entropy pass runs before the next decode (not with layers on a GPU);
+without --threads, (a) and (b) decode first on every core but one (the pass pool's core), then
+once more with every core decoding, as fragility run does by default: then no core is spare and
+each entropy pass runs before the next decode (not with layers on a GPU); (c) decodes as run does;
 a --threads that leaves a core free gets the same second series;
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
 share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
@@ -116,15 +116,16 @@ func benchAction(c *cli.Context) error {
 			return err
 		}
 	}
-	p := loadParams(c)
-	if !c.IsSet(flagThreads.Name) {
-		// The first series leaves a core for the pass pool; the second
-		// (BenchResult.Busy) decodes on every core, as run does by default.
-		p.Threads = max(1, runtime.NumCPU()-1)
-	}
-	cfg := bench.BenchConfig{Model: path, Params: p, PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
+	cfg := bench.BenchConfig{Model: path, Params: loadParams(c), PP: c.Int("pp"), TG: c.Int("tg"), Reps: c.Int("reps"),
 		Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
 		Seed: int64(c.Uint64(flagSeed.Name))}
+	if !c.IsSet(flagThreads.Name) {
+		// The first series of (a) and (b) leaves a core for the pass pool;
+		// the second (BenchResult.Busy) and (c) decode as run does by
+		// default, and the result is recorded for fragility plan with
+		// run's threads.
+		cfg.FirstThreads = max(1, runtime.NumCPU()-1)
+	}
 	var cls probe.Classifier
 	if !c.Bool("no-ddc") {
 		t0 := time.Now()
@@ -152,6 +153,9 @@ func benchAction(c *cli.Context) error {
 	if ek.Pool == 0 {
 		p := cfg.Params
 		p.NSeq = 1 // as (a) and (b) run
+		if cfg.FirstThreads > 0 {
+			p.Threads = cfg.FirstThreads
+		}
 		ek.Pool = llm.DefaultEntropyPool(p)
 	}
 	if c.Bool("json") {

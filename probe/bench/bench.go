@@ -19,6 +19,11 @@ import (
 type BenchConfig struct {
 	Model     string
 	Params    llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
+	// FirstThreads, when > 0, is the Threads of the first series of (a)
+	// and (b) instead of Params.Threads ((c) keeps Params): fragility
+	// bench without --threads leaves the pass pool a core there, and
+	// times (c) as fragility run decodes by default.
+	FirstThreads int
 	PP, TG    int        // prompt tokens, and generated tokens of (a) and of (b) in each repeat
 	Reps      int        // repeats of (a) and (b) after one warm-up
 	Batch     int        // sequences per llama_batch in (c)
@@ -161,6 +166,9 @@ func Bench(ctx context.Context, cfg BenchConfig, classify probe.Classifier, logf
 	}
 	p := cfg.Params
 	p.NSeq = 1
+	if cfg.FirstThreads > 0 {
+		p.Threads = cfg.FirstThreads
+	}
 	// The demo items of (c), with few-shot exemplars, need up to 2048
 	// tokens; (a) and (b) need pp + 2·tg.
 	cfg.Params.NCtx = max(cfg.Params.NCtx, 2048)
@@ -233,6 +241,17 @@ func benchItems(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchRe
 	// examples are decoded once per model and kept.
 	if iopt.KeepPrefix, err = probe.KeptPrefix(m, rundir.Config{Shots: cfg.Shots}, results.ConditionNone); err != nil {
 		return nil, err
+	}
+	if cfg.FirstThreads > 0 && cfg.FirstThreads != m.Params().Threads {
+		// m decodes at the first series' threads: (c) runs at Params'.
+		sp := cfg.Params
+		sp.NSeq = 1
+		sm, err := llm.Load(cfg.Model, sp)
+		if err != nil {
+			return nil, err
+		}
+		defer sm.Close()
+		m = sm
 	}
 	logf("bench: (c) %d demo items one at a time", cfg.Items)
 	t0 := time.Now()

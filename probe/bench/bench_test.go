@@ -54,4 +54,15 @@ func TestBenchTinyModel(t *testing.T) {
 	if b.Threads != runtime.NumCPU() || b.Pool != 0 || !(b.RatioBA > 0) || len(b.BareTG.Runs) != 1 {
 		t.Errorf("busy series %+v: want %d threads, no pool, one repeat", b, runtime.NumCPU())
 	}
+	// As fragility bench without --threads: every core in Params (run's
+	// default), one thread in the first series, which still gets the
+	// every-core series.
+	cfg.Params.Threads, cfg.FirstThreads = runtime.NumCPU(), 1
+	r, err = Bench(context.Background(), cfg, nil, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Threads != 1 || r.Busy == nil || r.Busy.Threads != runtime.NumCPU() || !(r.SingleIPS > 0 && r.BatchedIPS > 0) {
+		t.Errorf("FirstThreads 1 with %d threads: first series at %d, busy %+v", runtime.NumCPU(), r.Threads, r.Busy)
+	}
 }
