@@ -17,20 +17,20 @@ import (
 
 // BenchConfig defines `fragility bench`.
 type BenchConfig struct {
-	Model     string
-	Params    llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
+	Model  string
+	Params llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
 	// FirstThreads, when > 0, is the Threads of the first series of (a)
 	// and (b) instead of Params.Threads ((c) keeps Params): fragility
 	// bench without --threads leaves the pass pool a core there, and
 	// times (c) as fragility run decodes by default.
 	FirstThreads int
-	PP, TG    int        // prompt tokens, and generated tokens of (a) and of (b) in each repeat
-	Reps      int        // repeats of (a) and (b) after one warm-up
-	Batch     int        // sequences per llama_batch in (c)
-	Items     int        // probe items of the demo matrix timed in (c)
-	Shots     int        // few-shot exemplars of the items in (c)
-	MaxTokens int        // output budget of the items in (c)
-	Seed      int64
+	PP, TG       int // prompt tokens, and generated tokens of (a) and of (b) in each repeat
+	Reps         int // repeats of (a) and (b) after one warm-up
+	Batch        int // sequences per llama_batch in (c)
+	Items        int // probe items of the demo matrix timed in (c)
+	Shots        int // few-shot exemplars of the items in (c)
+	MaxTokens    int // output budget of the items in (c)
+	Seed         int64
 	// EmbedderOpenSec is the time the caller took to open the classifier
 	// passed to Bench (loading the embedder); it counts in the DDC share.
 	EmbedderOpenSec float64
