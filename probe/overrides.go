@@ -40,7 +40,7 @@ type Override struct {
 func ReadOverrides(path string) ([]Override, string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("overrides %s: %w", path, err)
+		return nil, "", fmt.Errorf("overrides %s: %w", path, templates.BarePathError(err))
 	}
 	sum := sha256.Sum256(data)
 	var out []Override

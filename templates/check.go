@@ -45,7 +45,7 @@ func CheckPathWith(src string, draws int, seed int64, o LoadOptions) ([]CheckRes
 	case src == "builtin":
 		files = []string{"builtin"}
 	case err != nil:
-		return nil, fmt.Errorf("templates: %w", err)
+		return nil, fmt.Errorf("templates %s: %w", src, BarePathError(err))
 	case st.IsDir():
 		if files, err = templateFiles(src, o); err != nil {
 			return nil, err

@@ -295,7 +295,7 @@ func LoadFile(name string) ([]*Template, error) {
 func LoadFileWith(name string, o LoadOptions) ([]*Template, error) {
 	st, err := os.Stat(name)
 	if err != nil {
-		return nil, fmt.Errorf("templates: %w", err)
+		return nil, fmt.Errorf("templates %s: %w", name, BarePathError(err))
 	}
 	if st.Size() > maxFileSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB", name, maxFileSize>>20)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fragility/fragility/internal/suggest"
 )
 
 // SourceSeparator joins several template sources (a repeated --templates)
@@ -94,7 +96,15 @@ func selectTemplates(src string, ts []*Template, skips []Skip, o LoadOptions) ([
 		}
 		for _, id := range o.IDs {
 			if !have[id] {
-				return nil, nil, fmt.Errorf("--template-ids: no template %q in %s (%d templates load; see `fragility templates list`)", id, src, len(ts))
+				ids := make([]string, 0, len(ts))
+				for _, t := range ts {
+					ids = append(ids, t.ID)
+				}
+				hint := suggest.DidYouMean(id, "", ids)
+				if hint != "" {
+					hint += "; "
+				}
+				return nil, nil, fmt.Errorf("--template-ids: no template %q in %s (%s%d templates load; see `fragility templates list`)", id, src, hint, len(ts))
 			}
 		}
 		keep = nil

@@ -59,6 +59,9 @@ func TestSourcesUnionAndSubset(t *testing.T) {
 	if _, err := LoadWith(src, LoadOptions{IDs: []string{"baker", "nosuch"}}); err == nil || !strings.Contains(err.Error(), `no template "nosuch"`) {
 		t.Errorf("unknown ID: %v", err)
 	}
+	if _, err := LoadWith(src, LoadOptions{IDs: []string{"bakre"}}); err == nil || !strings.Contains(err.Error(), `no template "bakre" in `+src+` (did you mean baker?; `) {
+		t.Errorf("a misspelt ID: %v, want the nearest one named", err)
+	}
 	dup := builtinCopy(t, "baker")
 	for name, load := range map[string]func(string) error{
 		"LoadWith":     func(s string) error { _, err := LoadWith(s, LoadOptions{}); return err },

@@ -91,7 +91,7 @@ func sourceSHA256(src string, o LoadOptions) (string, error) {
 	}
 	st, err := os.Stat(src)
 	if err != nil {
-		return "", fmt.Errorf("templates: %w", err)
+		return "", fmt.Errorf("templates %s: %w", src, BarePathError(err))
 	}
 	files := []string{src}
 	if st.IsDir() {

@@ -121,7 +121,7 @@ func applyProtocol(c *cli.Context, cfg *rundir.Config) error {
 	}
 	p, err := protocol.ReadProtocol(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("--protocol %w", err)
 	}
 	return p.Apply(cfg, path)
 }

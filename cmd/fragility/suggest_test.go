@@ -17,6 +17,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"report", "--jsn", "x"}, exitUsage, "did you mean --json?"},
 		{[]string{"run", "--zzzz"}, exitUsage, "flag provided but not defined: --zzzz (see: fragility run --help)"},
 		{[]string{"reprot", "x"}, exitUsage, `unknown command "reprot" (did you mean report?; see: fragility help)`},
+		{[]string{"rnu"}, exitUsage, `unknown command "rnu" (did you mean run?; see: fragility help)`},
 		{[]string{"plan", "--variants", "base,noop-seming"}, exitUsage, `unknown variant "noop-seming" (did you mean noop-seeming? known: `},
 		{[]string{"plan", "--model", "gemma-3-270m-q4_k"}, exitFailure, "did you mean gemma-3-270m-q4_k_m? known: "},
 	} {

@@ -13,7 +13,7 @@ const MaxDistance = 2
 const minPrefix = 3
 
 // Closest returns the name of names that want most likely meant, "" when
-// none is close: the nearest by Levenshtein distance (case-insensitive)
+// none is close: the nearest by edit distance (Distance, case-insensitive)
 // when that is at most MaxDistance and less than half of want's length
 // (a one-letter typo in a two-letter word is not a suggestion); otherwise
 // the nearest name that want is a prefix of or that is a prefix of want,
@@ -49,23 +49,32 @@ func DidYouMean(want, prefix string, names []string) string {
 	return ""
 }
 
-// Distance is the Levenshtein distance between a and b, in bytes.
+// Distance is the edit distance between a and b, in bytes, counting a
+// swap of two adjacent bytes as one edit ("rnu" is one from "run"): the
+// optimal string alignment distance, Levenshtein's insertions, deletions
+// and substitutions plus Damerau's adjacent transpositions, no substring
+// edited twice (Damerau 1964; Boytsov 2011, ACM JEA 16, §2.2).
 func Distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }

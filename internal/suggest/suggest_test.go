@@ -15,6 +15,7 @@ func TestClosest(t *testing.T) {
 		{"x", ""},                   // one letter from "n", but a guess
 		{"seed", ""},                // nothing near
 		{"instances-all", "instances"},
+		{"isntances", "instances"}, // two letters swapped
 	} {
 		if got := Closest(c.want, flags); got != c.got {
 			t.Errorf("Closest(%q) = %q, want %q", c.want, got, c.got)
@@ -39,7 +40,10 @@ func TestDistance(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"flaw", "lawn", 2}, {"abc", "abc", 0}} {
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"flaw", "lawn", 2}, {"abc", "abc", 0},
+		// Adjacent swaps count one edit; "ca" → "abc" is 3 under this
+		// distance (no substring edited twice), 2 under unrestricted Damerau.
+		{"rnu", "run", 1}, {"ab", "ba", 1}, {"abcd", "badc", 2}, {"ca", "abc", 3}} {
 		if d := Distance(c.a, c.b); d != c.d {
 			t.Errorf("Distance(%q, %q) = %d, want %d", c.a, c.b, d, c.d)
 		}

@@ -129,7 +129,7 @@ func (p *Protocol) hash() (string, error) {
 func ReadProtocol(path string) (*Protocol, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, templates.BarePathError(err))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxProtocolSize+1))
 	f.Close()
