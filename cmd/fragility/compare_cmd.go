@@ -325,7 +325,8 @@ func compareRun(ctx context.Context, dir, refModel string, asJSON, quiet bool) e
 		return printJSON(cmp)
 	}
 	if !quiet {
-		fmt.Print(report.CompareNarrative(cmp))
+		fmt.Print("\n" + report.CompareLines(cmp))
+		fmt.Printf("Every table of the comparison: %s\n", filepath.Join(dir, rundir.FileCompareMD))
 	}
 	fmt.Fprintf(os.Stderr, "fragility: %s, %s and %s in %s\n", rundir.FileCompareCSV, rundir.FileCompareMD, rundir.FileCompareJSON, dir)
 	return nil

@@ -144,8 +144,13 @@ func TestCompareNarrative(t *testing.T) {
 		t.Error("report.html: the Copy narrative button is disabled")
 	}
 	if !strings.Contains(r.stdout, "The narrative (method, tables, every number): "+filepath.Join(dir, rundir.FileNarrative)) ||
-		!strings.Contains(r.stdout, "## Quantization comparison") {
+		!strings.Contains(r.stdout, "Quantization comparison against ") || !strings.Contains(r.stdout, "Every table of the comparison: "+filepath.Join(dir, rundir.FileCompareMD)) {
 		t.Errorf("compare's stdout lacks the verdicts or the comparison:\n%s", r.stdout)
+	}
+	// The terminal answers in a few lines: the verdict block, one line per
+	// file compared, the paths; the tables are in the files.
+	if n := strings.Count(r.stdout, "\n"); n > 25 || strings.Contains(r.stdout, "| file |") {
+		t.Errorf("compare printed %d lines (tables included?):\n%s", n, r.stdout)
 	}
 }
 

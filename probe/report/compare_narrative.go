@@ -9,6 +9,31 @@ import (
 	"github.com/fragility/fragility/probe/compare"
 )
 
+// CompareLines is the comparison as the terminal shows it after the
+// verdicts: one line naming the reference and what was scored, then one
+// line per other file with its KL divergence from the reference (mean,
+// median and 99th percentile, nats per token) and the share of tokens with
+// the same most likely token; the tables are in compare.md.
+func CompareLines(c *compare.Comparison) string {
+	var b strings.Builder
+	r := c.Models[c.Reference]
+	var tokens int
+	for _, m := range c.Models {
+		if m.Agreement != nil {
+			tokens = m.Agreement.Tokens
+			break
+		}
+	}
+	fmt.Fprintf(&b, "Quantization comparison against %s (%s), on the reference's own %d tokens:\n", r.Label, cmpOr(r.Quantization, "unknown type"), tokens)
+	for _, m := range c.Models {
+		if a := m.Agreement; a != nil {
+			fmt.Fprintf(&b, "- %s (%s): KL(ref‖q) %s nats per token (median %s, 99%% %s), the same most likely token %s%% of the time.\n",
+				m.Label, cmpOr(m.Quantization, "unknown type"), gnum(a.KL.Mean), gnum(a.KL.Median), gnum(a.KL.P99), fnum(a.SameTopPct, 1))
+		}
+	}
+	return b.String()
+}
+
 // CompareNarrative renders c as a Markdown section: how the reference was
 // chosen and what was measured, the agreement table, the KL percentiles,
 // and accuracy with drops side by side. It uses nothing but c.

@@ -284,3 +284,24 @@ func TestFloorAdvice(t *testing.T) {
 		t.Errorf("base not cut: %q", got)
 	}
 }
+
+// TestFloorLines: under a floor verdict the block names no variant it
+// judged: it gives every variant's accuracy and answer-first shift, and
+// the budget's advice.
+func TestFloorLines(t *testing.T) {
+	shift := func(x float64) *summary.AnswerLogProbShift { return &summary.AnswerLogProbShift{Shift: &summary.Estimate{Value: x}} }
+	m := &summary.ModelSummary{Label: "m", Verdict: summary.VerdictFloor, VerdictVariant: "symbolic", Variants: []summary.VariantSummary{
+		{Variant: "base", K: 0, N: 3, Scored: 3, CutByBudget: 3},
+		{Variant: "symbolic", K: 0, N: 3, AnswerFirstLogProbShift: shift(1.15)},
+		{Variant: "noop-seeming", K: 0, N: 3, AnswerFirstLogProbShift: shift(0.5)},
+	}}
+	got := strings.Join(verdictLines(m), "\n")
+	for _, want := range []string{"on base, n/a (0/3) on symbolic, n/a (0/3) on noop-seeming: too few solved problems", "1.15 on symbolic, 0.50 on noop-seeming", "raise --max-tokens"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("floor lines %q: no %q", got, want)
+		}
+	}
+	if strings.Contains(got, "paired") {
+		t.Errorf("floor lines read a paired drop: %q", got)
+	}
+}

@@ -31,6 +31,9 @@ func Verdicts(s *summary.Summary) string {
 
 // verdictLines are the lines under a model's verdict (Verdicts).
 func verdictLines(m *summary.ModelSummary) []string {
+	if m.Verdict == summary.VerdictFloor {
+		return floorLines(m)
+	}
 	var out []string
 	v := m.Variant(m.VerdictVariant)
 	if v != nil && v.Paired != nil && v.Paired.PairedDropPP != nil {
@@ -62,6 +65,28 @@ func verdictLines(m *summary.ModelSummary) []string {
 		out = append(out, fmt.Sprintf("Answer first (the right answer forced right after the prompt): %s nats per pair on %s %s.", fnum(a.Shift.Value, 2), v.Variant, boxCI(a.Shift)))
 	}
 	if w := budgetWarning(m, v); w != "" {
+		out = append(out, w)
+	}
+	return out
+}
+
+// floorLines are the lines under a floor verdict, which judged no
+// variant: every variant's accuracy, the answer-first shift of each variant
+// that has one (it needs no solved problem), and the budget's warning.
+func floorLines(m *summary.ModelSummary) []string {
+	var acc, first []string
+	for i := range m.Variants {
+		v := &m.Variants[i]
+		acc = append(acc, fmt.Sprintf("%s on %s", accShort(v), v.Variant))
+		if a := v.AnswerFirstLogProbShift; a != nil && a.Shift != nil {
+			first = append(first, fmt.Sprintf("%s on %s", fnum(a.Shift.Value, 2), v.Variant))
+		}
+	}
+	out := []string{fmt.Sprintf("Accuracy %s: too few solved problems for a drop to be read.", strings.Join(acc, ", "))}
+	if len(first) > 0 {
+		out = append(out, fmt.Sprintf("Answer first (the right answer forced right after the prompt), nats per pair: %s.", strings.Join(first, ", ")))
+	}
+	if w := budgetWarning(m, nil); w != "" {
 		out = append(out, w)
 	}
 	return out
