@@ -289,7 +289,9 @@ func TestFloorAdvice(t *testing.T) {
 // judged: it gives every variant's accuracy and answer-first shift, and
 // the budget's advice.
 func TestFloorLines(t *testing.T) {
-	shift := func(x float64) *summary.AnswerLogProbShift { return &summary.AnswerLogProbShift{Shift: &summary.Estimate{Value: x}} }
+	shift := func(x float64) *summary.AnswerLogProbShift {
+		return &summary.AnswerLogProbShift{Shift: &summary.Estimate{Value: x}}
+	}
 	m := &summary.ModelSummary{Label: "m", Verdict: summary.VerdictFloor, VerdictVariant: "symbolic", Variants: []summary.VariantSummary{
 		{Variant: "base", K: 0, N: 3, Scored: 3, CutByBudget: 3},
 		{Variant: "symbolic", K: 0, N: 3, AnswerFirstLogProbShift: shift(1.15)},
