@@ -42,4 +42,7 @@ func TestResumeCompleteAndReportHTML(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "is complete, but its files no longer read") || !strings.Contains(r.stderr, "results.csv") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("resume of a complete run with a torn results.csv: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if strings.Contains(r.stderr, "finish it with") {
+		t.Errorf("resume of a complete run quotes the advice for an interrupted one: %q", r.stderr)
+	}
 }

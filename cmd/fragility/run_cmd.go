@@ -15,6 +15,7 @@ import (
 	"github.com/fragility/fragility/models"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/report"
+	"github.com/fragility/fragility/probe/results"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/shard"
 	"github.com/fragility/fragility/probe/summary"
@@ -165,7 +166,11 @@ func finishComplete(c *cli.Context, dir string) error {
 		// results.csv torn or edited after the run finished is not an
 		// interrupted run, and "nothing to resume" left no way forward.
 		if _, err := probe.Recompute(dir); err != nil {
-			return fmt.Errorf("%s is complete, but its files no longer read (%w): they changed after the run finished, so there is nothing to resume: restore them from a copy, or give the run's own command again with --force to run it anew", dir, err)
+			what := err.Error()
+			if torn := (*results.TornRowError)(nil); errors.As(err, &torn) {
+				what = rundir.FileResults + " " + torn.Where() // its advice is for an interrupted run
+			}
+			return fmt.Errorf("%s is complete, but its files no longer read (%s): they changed after the run finished, so there is nothing to resume: restore them from a copy, or give the run's own command again with --force to run it anew", dir, what)
 		}
 		fmt.Fprintf(os.Stderr, "fragility: %s is complete: nothing to resume (fragility report %s re-renders its reports)\n", dir, dir)
 		return nil

@@ -310,16 +310,22 @@ type TornRowError struct {
 }
 
 func (e *TornRowError) Error() string {
-	what := fmt.Sprintf("%d fields where the header has %d", e.Fields, e.Want)
-	if e.Quote {
-		what = "a quoted field that does not close, or a stray quote"
-	}
 	dir := e.Dir
 	if dir == "" {
 		dir = "RUN_DIR"
 	}
-	return fmt.Sprintf("line %d: a torn or ragged row (%s): a write was cut short or the file was edited; restore the file from a copy, or, if the run was interrupted, finish it with `fragility run --resume %s` (it keeps the whole rows before this one and runs the rest again)",
-		e.Line, what, dir)
+	return fmt.Sprintf("%s: a write was cut short or the file was edited; restore the file from a copy, or, if the run was interrupted, finish it with `fragility run --resume %s` (it keeps the whole rows before this one and runs the rest again)",
+		e.Where(), dir)
+}
+
+// Where is the row and what is wrong with it, without the advice of
+// Error: "line N: a torn or ragged row (...)".
+func (e *TornRowError) Where() string {
+	what := fmt.Sprintf("%d fields where the header has %d", e.Fields, e.Want)
+	if e.Quote {
+		what = "a quoted field that does not close, or a stray quote"
+	}
+	return fmt.Sprintf("line %d: a torn or ragged row (%s)", e.Line, what)
 }
 
 // NonFinite returns the first column of t, in header order, that holds a

@@ -157,6 +157,9 @@ func readRun(dir string) (*rundir.Manifest, *summary.Summary, error) {
 	path := filepath.Join(dir, rundir.FileSummary)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
+		if man.Status == "interrupted" || man.Status == "running" {
+			return nil, nil, fmt.Errorf("%s: no %s: the run is %s (finish it with fragility run --resume %s)", dir, rundir.FileSummary, man.Status, dir)
+		}
 		return nil, nil, fmt.Errorf("%s: no %s (fragility report %s computes it from %s)", dir, rundir.FileSummary, dir, rundir.FileResults)
 	}
 	if err != nil {
@@ -194,14 +197,17 @@ func row(dir, protocol string, m *summary.ModelSummary) Row {
 			r.CutPct = &x
 		}
 	}
-	r.Excess, r.ExcessNote = excess(m.Stability)
+	r.Excess, r.ExcessNote = excess(m.Stability, m.Verdict == summary.VerdictFloor)
 	return r
 }
 
 // excess is the stability excess of the variant the stability verdict
-// names, or why there is none.
-func excess(s *summary.StabilityVerdict) (*Value, string) {
+// names, or why there is none; floor says the model's drop verdict is at
+// the floor, the reason when no stability verdict was made.
+func excess(s *summary.StabilityVerdict, floor bool) (*Value, string) {
 	switch {
+	case s == nil && floor:
+		return nil, "not assessed: " + summary.ReasonFloor
 	case s == nil:
 		return nil, "not assessed: no answer-keeping variant with recorded answers"
 	case s.Excess != nil && s.Excess.ExcessPP != nil:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fragility/fragility/probe/report"
 	"github.com/fragility/fragility/probe/rundir"
+	"github.com/fragility/fragility/probe/summary"
 )
 
 // runNames are the checked-in synthetic runs of probe/report.
@@ -279,5 +280,28 @@ func TestLoadNotARun(t *testing.T) {
 	os.Remove(filepath.Join(dirs[1], rundir.FileSummary))
 	if _, err := Load(dirs); err == nil || !strings.HasPrefix(err.Error(), dirs[1]+": no summary.json (fragility report "+dirs[1]) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("no summary: %v", err)
+	}
+	// An interrupted run has none yet: finishing it is the way on.
+	man, err := rundir.ReadManifest(dirs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	man.Status = "interrupted"
+	if err := rundir.WriteJSONAtomic(filepath.Join(dirs[1], rundir.FileManifest), man); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dirs); err == nil || err.Error() != dirs[1]+": no summary.json: the run is interrupted (finish it with fragility run --resume "+dirs[1]+")" {
+		t.Errorf("interrupted, no summary: %v", err)
+	}
+}
+
+// TestExcessAtFloor: with no stability verdict, a model at the floor is
+// said to be at the floor, not to lack an answer-keeping variant.
+func TestExcessAtFloor(t *testing.T) {
+	if _, note := excess(nil, true); note != "not assessed: "+summary.ReasonFloor {
+		t.Errorf("floor: %q", note)
+	}
+	if _, note := excess(nil, false); !strings.Contains(note, "no answer-keeping variant") {
+		t.Errorf("no verdict: %q", note)
 	}
 }
