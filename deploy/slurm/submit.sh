@@ -14,8 +14,8 @@
 #   -n N      number of shards = array tasks (required)
 #   -o OUT    output directory on a file system every node sees (required)
 #   -g G      GPUs per shard (--gres=gpu:G; default 1; 0 for CPU-only shards)
-#   -c C      CPU cores per shard (default 4; --threads defaults to C-1,
-#             --threads-batch to C)
+#   -c C      CPU cores per shard (default 4; --threads and --threads-batch
+#             default to C)
 #   -t TIME   time limit per shard (default 24:00:00)
 #   -p PART   partition
 #   -A ACCT   account
