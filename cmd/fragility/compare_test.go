@@ -125,6 +125,12 @@ func TestCompareReferenceFlags(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, `--reference "drwan": want drawn or original`) {
 		t.Errorf("--reference drwan: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// run --reference with a model file: the line says where a reference
+	// model is given.
+	r = fragility(t, nil, "run", "--reference", "q8.gguf", "--model", m[0], "--out", out)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "compare's --reference-model") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("run --reference q8.gguf: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // TestCompareNarrative: compare takes --no-ddc (the shared compare gives

@@ -124,7 +124,11 @@ func primaryAndBatch(c *cli.Context, cfg *rundir.Config) error {
 	cfg.Primary = c.String(flagPrimary.Name)
 	cfg.Reference = c.String(flagReference.Name)
 	if cfg.Items == "" && cfg.Reference != templates.ReferenceDrawn && cfg.Reference != templates.ReferenceOriginal {
-		return usageError{fmt.Sprintf("--reference %q: want drawn or original", cfg.Reference)}
+		msg := fmt.Sprintf("--reference %q: want drawn or original (the design: which instance a variant is paired with)", cfg.Reference)
+		if strings.HasSuffix(strings.ToLower(cfg.Reference), ".gguf") {
+			msg += "; a model to compare quantizations against is fragility compare's --reference-model"
+		}
+		return usageError{msg}
 	}
 	expanded := cfg.Items != "" && strings.HasPrefix(cfg.Primary, docqa.Paraphrase+"-") && slices.Contains(vs, docqa.Paraphrase)
 	if cfg.Primary != "" && (cfg.Primary == summary.BaseVariant || !(slices.Contains(vs, templates.Variant(cfg.Primary)) || expanded)) {

@@ -29,7 +29,8 @@ func init() {
 		Description: `Plans the full matrix, generates and validates the item set before any model loads, runs
 every item in its own KV state in an order shuffled by --seed, and streams one row per trial to
 DIR/results.csv (and per-token entropies to DIR/traces.jsonl) as it goes. At the end it writes
-summary.json and narrative.md, prints the narrative, and writes report.html (the narrative,
+summary.json and narrative.md, prints each model's verdict with the few numbers it rests on
+and the path of the narrative, and writes report.html (the narrative,
 plots and a table of every trial in one page that opens from disk; --no-html skips it).
 Progress goes to stderr.
 
@@ -78,7 +79,7 @@ run directory; deploy/ has ready launch files.
 			&cli.BoolFlag{Name: "copy", Usage: "also put the narrative on the system clipboard"},
 			&cli.BoolFlag{Name: "no-compare", Usage: "with several quantizations of one model, skip the KL comparison after the run"},
 			&cli.BoolFlag{Name: "no-html", Usage: "do not write report.html"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no narrative on stdout"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress bar and no verdicts on stdout"},
 			&cli.StringFlag{Name: "shard", Usage: "run only shard K/N (1 ≤ K ≤ N) of the plan, or auto: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX"},
 			&cli.IntFlag{Name: "shards", Usage: "number of shards, for --shard auto with a Kubernetes Indexed Job (its completions)"},
 		),

@@ -306,4 +306,18 @@ func TestFloorLines(t *testing.T) {
 	if strings.Contains(got, "paired") {
 		t.Errorf("floor lines read a paired drop: %q", got)
 	}
+	if got := floorCause(m); got != ", with 100% of base's answers cut by the output budget" {
+		t.Errorf("floor cause: %q", got)
+	}
+	// Every variant cut: the budget line names them all.
+	for i := range m.Variants {
+		m.Variants[i].Scored, m.Variants[i].CutByBudget = 3, 3
+	}
+	if got := budgetWarning(m, nil); !strings.Contains(got, "it cut the answers of every variant: 100% on base, 100% on symbolic, 100% on noop-seeming; ") {
+		t.Errorf("budget line, every variant cut: %q", got)
+	}
+	m.Variants[2].CutByBudget = 0
+	if got := budgetWarning(m, nil); !strings.Contains(got, "it cut 100% of the answers on base, 100% on symbolic; ") {
+		t.Errorf("budget line, two variants cut: %q", got)
+	}
 }

@@ -188,7 +188,7 @@ func TestNarrativeContent(t *testing.T) {
 	for _, want := range []string{
 		"## Robust Q8_0", "## Fragile Q4_K_M",
 		"**Verdict: no detectable drop** (the drop on ",
-		"**Verdict: strong fragility signal** (the drop on noop, the most severe of its variants after Holm's adjustment; among equally severe verdicts, the larger paired drop, then the smaller unadjusted p)",
+		"**Verdict: strong fragility signal** (the drop on noop, the most severe of its variants after Holm's adjustment; among equally severe verdicts, the larger paired drop, then the smaller unadjusted p, then a variant over the variant it is paired with)",
 		// Accuracy with k/n distinct prompts, the drops in pp and the relative drop, labelled.
 		"Base accuracy " + fnum(base.AccuracyPct.Value, 1) + "% (" + countNum(base.K) + "/" + strconv.Itoa(base.N) + ")",
 		"a paired drop of " + fnum(noop.Paired.PairedDropPP.Value, 1) + " pp, 95% CI " + ivText(noop.Paired.PairedDropPP.CI, 1),

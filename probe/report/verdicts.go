@@ -18,7 +18,7 @@ func Verdicts(s *summary.Summary) string {
 	var b strings.Builder
 	for i := range s.Models {
 		m := &s.Models[i]
-		fmt.Fprintf(&b, "**%s: %s.**\n", m.Label, cmp.Or(m.Headline, m.Verdict, "no verdict"))
+		fmt.Fprintf(&b, "**%s: %s%s.**\n", m.Label, cmp.Or(m.Headline, m.Verdict, "no verdict"), floorCause(m))
 		for _, l := range verdictLines(m) {
 			b.WriteString("- " + l + "\n")
 		}
@@ -70,6 +70,20 @@ func verdictLines(m *summary.ModelSummary) []string {
 	return out
 }
 
+// floorCause is, for a floor verdict, the output budget as its likely
+// cause when it cut CutShareNote percent or more of base's answers: ", with
+// X% of base's answers cut by the output budget"; "" otherwise.
+func floorCause(m *summary.ModelSummary) string {
+	base := m.Variant(summary.BaseVariant)
+	if m.Verdict != summary.VerdictFloor || base == nil || base.Scored == 0 {
+		return ""
+	}
+	if x := 100 * float64(base.CutByBudget) / float64(base.Scored); x >= CutShareNote {
+		return fmt.Sprintf(", with %s%% of base's answers cut by the output budget", fnum(x, 0))
+	}
+	return ""
+}
+
 // floorLines are the lines under a floor verdict, which judged no
 // variant: every variant's accuracy, the answer-first shift of each variant
 // that has one (it needs no solved problem), and the budget's warning.
@@ -107,17 +121,27 @@ func budgetWarning(m *summary.ModelSummary, v *summary.VariantSummary) string {
 		return fmt.Sprintf("Budget: it cut %s%% of the answers on %s and %s%% on %s: %s; raise --max-tokens.",
 			fnum(pr.CutVariantPct, 1), v.Variant, fnum(pr.CutReferencePct, 1), referenceOf(v), effect)
 	}
-	worst, name := 0.0, ""
+	var cut []string
+	all := true
 	for i := range m.Variants {
 		w := &m.Variants[i]
-		if w.Scored > 0 {
-			if x := 100 * float64(w.CutByBudget) / float64(w.Scored); x > worst {
-				worst, name = x, w.Variant
-			}
+		if w.Scored == 0 {
+			continue
+		}
+		if x := 100 * float64(w.CutByBudget) / float64(w.Scored); x >= CutShareNote {
+			cut = append(cut, fmt.Sprintf("%s%% on %s", fnum(x, 0), w.Variant))
+		} else {
+			all = false
 		}
 	}
-	if worst >= CutShareNote {
-		return fmt.Sprintf("Budget: it cut %s%% of the answers on %s; a cut answer counts as no answer, so raise --max-tokens.", fnum(worst, 0), name)
+	const advice = "; a cut answer counts as no answer, so raise --max-tokens."
+	switch {
+	case len(cut) == 0:
+		return ""
+	case all && len(cut) > 1:
+		return "Budget: it cut the answers of every variant: " + strings.Join(cut, ", ") + advice
 	}
-	return ""
+	// "X% of the answers on V", then "Y% on W" for the others.
+	first, rest, _ := strings.Cut(cut[0], " on ")
+	return "Budget: it cut " + strings.Join(append([]string{first + " of the answers on " + rest}, cut[1:]...), ", ") + advice
 }

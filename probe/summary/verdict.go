@@ -27,12 +27,18 @@ func moreSevere(vs *VariantSummary, m *ModelSummary) bool {
 	if math.Abs(d-dc) > 1e-9*max(1, math.Abs(dc)) {
 		return d > dc
 	}
-	return vs.Paired.Test != nil && cur.Paired.Test != nil && vs.Paired.Test.P < cur.Paired.Test.P
+	if vs.Paired.Test != nil && cur.Paired.Test != nil && vs.Paired.Test.P != cur.Paired.Test.P {
+		return vs.Paired.Test.P < cur.Paired.Test.P
+	}
+	// A full tie: the variant paired with the other (drawn on its
+	// instance), which is the variant the user asked about; the reference's
+	// own drop answers another question.
+	return vs.Paired.Reference == cur.Variant
 }
 
 // VerdictTieRule says how the model's verdict variant is picked among
 // variants with equally severe verdicts (moreSevere).
-const VerdictTieRule = "among equally severe verdicts, the larger paired drop, then the smaller unadjusted p"
+const VerdictTieRule = "among equally severe verdicts, the larger paired drop, then the smaller unadjusted p, then a variant over the variant it is paired with"
 
 // VerdictRank orders verdicts for the model's verdict: VerdictFloor ranks
 // with "no detectable drop" (every variant of a floor model has it), and
