@@ -321,3 +321,11 @@ func TestFloorLines(t *testing.T) {
 		t.Errorf("budget line, two variants cut: %q", got)
 	}
 }
+
+// TestNoVerdictReason: a model without a verdict says why.
+func TestNoVerdictReason(t *testing.T) {
+	s := &summary.Summary{Models: []summary.ModelSummary{{Label: "m", Variants: []summary.VariantSummary{{Variant: "base"}}}}}
+	if got := Verdicts(s); !strings.Contains(got, "**m: no verdict: only base was run") {
+		t.Errorf("base only: %q", got)
+	}
+}

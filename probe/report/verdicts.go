@@ -18,7 +18,7 @@ func Verdicts(s *summary.Summary) string {
 	var b strings.Builder
 	for i := range s.Models {
 		m := &s.Models[i]
-		fmt.Fprintf(&b, "**%s: %s%s.**\n", m.Label, cmp.Or(m.Headline, m.Verdict, "no verdict"), floorCause(m))
+		fmt.Fprintf(&b, "**%s: %s%s.**\n", m.Label, cmp.Or(m.Headline, m.Verdict, noVerdict(m)), floorCause(m))
 		for _, l := range verdictLines(m) {
 			b.WriteString("- " + l + "\n")
 		}
@@ -68,6 +68,24 @@ func verdictLines(m *summary.ModelSummary) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+// noVerdict says why a model has no verdict: no variant but base, no
+// base, or no variant with pairs to read.
+func noVerdict(m *summary.ModelSummary) string {
+	others := 0
+	for i := range m.Variants {
+		if m.Variants[i].Variant != summary.BaseVariant {
+			others++
+		}
+	}
+	switch {
+	case others == 0:
+		return "no verdict: only base was run, and a verdict reads a variant against it"
+	case m.Variant(summary.BaseVariant) == nil:
+		return "no verdict: no base trial"
+	}
+	return "no verdict: no variant has pairs with its reference to read"
 }
 
 // floorCause is, for a floor verdict, the output budget as its likely
