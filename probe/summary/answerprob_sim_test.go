@@ -175,19 +175,22 @@ func TestAnswerLogProbCoverageGrid(t *testing.T) {
 		for mi, m := range []int{1, 5, 10} {
 			for di, delta := range []float64{0, -1} {
 				c := logProbCell{G, m, delta}
-				r := simulateLogProb(c, runs, uint64((gi*3+mi)*2+di))
-				t.Logf("%-22s cover %.3f of %.3f with an interval (cluster-t %.3f, bootstrap %.3f) shown %.3f any of %d %.3f test %.3f",
-					c, r.cover, r.reported, r.coverT, r.coverBoot, r.shown, logProbVariants, r.anyShown, r.reject)
-				if G < 20 {
-					if r.reported != 0 {
-						t.Errorf("%s: an interval reported in %.3f of runs below 20 templates", c, r.reported)
+				t.Run(fmt.Sprint(c), func(t *testing.T) {
+					t.Parallel() // each cell has its own seed: the same numbers in any order
+					r := simulateLogProb(c, runs, uint64((gi*3+mi)*2+di))
+					t.Logf("%-22s cover %.3f of %.3f with an interval (cluster-t %.3f, bootstrap %.3f) shown %.3f any of %d %.3f test %.3f",
+						c, r.cover, r.reported, r.coverT, r.coverBoot, r.shown, logProbVariants, r.anyShown, r.reject)
+					if G < 20 {
+						if r.reported != 0 {
+							t.Errorf("%s: an interval reported in %.3f of runs below 20 templates", c, r.reported)
+						}
+					} else if r.reported < 1 || r.cover < 0.93-se(0.93) || r.cover > 0.99+se(0.99) {
+						t.Errorf("%s: coverage %.3f in %.3f of runs, want [%.3f, %.3f] in all", c, r.cover, r.reported, 0.93-se(0.93), 0.99+se(0.99))
 					}
-				} else if r.reported < 1 || r.cover < 0.93-se(0.93) || r.cover > 0.99+se(0.99) {
-					t.Errorf("%s: coverage %.3f in %.3f of runs, want [%.3f, %.3f] in all", c, r.cover, r.reported, 0.93-se(0.93), 0.99+se(0.99))
-				}
-				if delta == 0 && (r.shown > 0.05+se(0.05) || r.anyShown > 0.05+se(0.05)) {
-					t.Errorf("%s: with no shift, shown in %.3f of runs, any of %d in %.3f", c, r.shown, logProbVariants, r.anyShown)
-				}
+					if delta == 0 && (r.shown > 0.05+se(0.05) || r.anyShown > 0.05+se(0.05)) {
+						t.Errorf("%s: with no shift, shown in %.3f of runs, any of %d in %.3f", c, r.shown, logProbVariants, r.anyShown)
+					}
+				})
 			}
 		}
 	}

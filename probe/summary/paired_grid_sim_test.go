@@ -175,68 +175,71 @@ func TestPairedDropGridSummarize(t *testing.T) {
 	}
 	for ci, k := range cases {
 		c := k.c
-		rng := rand.New(rand.NewPCG(uint64(ci), 51))
-		beta := &distuv.Beta{Alpha: c.mu * (1 - c.rho) / c.rho, Beta: (1 - c.mu) * (1 - c.rho) / c.rho, Src: rng}
-		p := summary.DefaultParams(0)
-		p.BootstrapResamples = 20
-		p.PermutationDraws = 999
-		var cover, signal, reject float64
-		labels := map[string]int{}
-		for run := range runs {
-			p.Seed = int64(1000*ci + run)
-			s, err := summary.Summarize(pairedGridTrials(rng, c, beta), p)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprint(c), func(t *testing.T) {
+			t.Parallel() // each case has its own seed: the same numbers in any order
+			rng := rand.New(rand.NewPCG(uint64(ci), 51))
+			beta := &distuv.Beta{Alpha: c.mu * (1 - c.rho) / c.rho, Beta: (1 - c.mu) * (1 - c.rho) / c.rho, Src: rng}
+			p := summary.DefaultParams(0)
+			p.BootstrapResamples = 20
+			p.PermutationDraws = 999
+			var cover, signal, reject float64
+			labels := map[string]int{}
+			for run := range runs {
+				p.Seed = int64(1000*ci + run)
+				s, err := summary.Summarize(pairedGridTrials(rng, c, beta), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var pd *summary.Paired
+				for _, v := range s.Models[0].Variants {
+					if v.Variant == "noop" {
+						pd = v.Paired
+					}
+				}
+				if pd == nil || pd.PairedDropPP == nil || pd.Test == nil {
+					t.Fatalf("%s: run %d has no paired drop with its test", c, run)
+				}
+				e := pd.PairedDropPP
+				if e.Degenerate {
+					labels[pd.IntervalCoverage+" (every template mean equal)"]++
+					if pd.IntervalCoverage != summary.CoverageConservative {
+						t.Errorf("%s: run %d: every template mean equal, interval coverage %q", c, run, pd.IntervalCoverage)
+					}
+				} else {
+					labels[pd.IntervalCoverage]++
+					if pd.IntervalCoverage != k.label {
+						t.Errorf("%s: run %d: interval coverage %q, want %q", c, run, pd.IntervalCoverage, k.label)
+					}
+				}
+				cover += b2f(inInterval(e.CI, 100*c.delta))
+				rejected := e.Value > 0 && pd.Test.PAdjusted <= 0.05
+				reject += b2f(rejected)
+				signal += b2f(rejected && aboveZero(e.CI))
 			}
-			var pd *summary.Paired
-			for _, v := range s.Models[0].Variants {
-				if v.Variant == "noop" {
-					pd = v.Paired
+			cover, signal, reject = cover/runs, signal/runs, reject/runs
+			t.Logf("%s: Summarize's interval covers the true drop in %.3f of %d runs (the grid %.3f of %d); signal %.3f, test %.3f; coverage labels %v",
+				c, cover, runs, k.gridCover, k.gridRuns, signal, reject, labels)
+			if lo := binomLowerLimit(runs, k.lo, 0.025); cover < lo-1e-12 {
+				t.Errorf("%s: coverage %.3f below %.4f", c, cover, lo)
+			}
+			if k.hi < 1 {
+				if hi := binomUpperLimit(runs, k.hi, 0.025); cover > hi+1e-12 {
+					t.Errorf("%s: coverage %.3f above %.4f", c, cover, hi)
 				}
 			}
-			if pd == nil || pd.PairedDropPP == nil || pd.Test == nil {
-				t.Fatalf("%s: run %d has no paired drop with its test", c, run)
+			pool := (cover*runs + k.gridCover*float64(k.gridRuns)) / float64(runs+k.gridRuns)
+			if se := math.Sqrt(pool * (1 - pool) * (1/float64(runs) + 1/float64(k.gridRuns))); math.Abs(cover-k.gridCover) > 2.576*se+1e-12 {
+				t.Errorf("%s: Summarize covers in %.3f, the grid's reconstruction in %.3f (SE of the difference %.4f)", c, cover, k.gridCover, se)
 			}
-			e := pd.PairedDropPP
-			if e.Degenerate {
-				labels[pd.IntervalCoverage+" (every template mean equal)"]++
-				if pd.IntervalCoverage != summary.CoverageConservative {
-					t.Errorf("%s: run %d: every template mean equal, interval coverage %q", c, run, pd.IntervalCoverage)
-				}
-			} else {
-				labels[pd.IntervalCoverage]++
-				if pd.IntervalCoverage != k.label {
-					t.Errorf("%s: run %d: interval coverage %q, want %q", c, run, pd.IntervalCoverage, k.label)
+			if c.G >= summary.DefaultFewTemplates && math.Abs(signal-reject) > 0.005 {
+				t.Errorf("%s: signal in %.3f of runs, the test rejects in %.3f", c, signal, reject)
+			}
+			if c.delta == 0 {
+				if lim := binomUpperLimit(runs, 0.025, 0.025); signal > lim+1e-12 {
+					t.Errorf("%s: false signals in %.3f of runs, above %.4f", c, signal, lim)
 				}
 			}
-			cover += b2f(inInterval(e.CI, 100*c.delta))
-			rejected := e.Value > 0 && pd.Test.PAdjusted <= 0.05
-			reject += b2f(rejected)
-			signal += b2f(rejected && aboveZero(e.CI))
-		}
-		cover, signal, reject = cover/runs, signal/runs, reject/runs
-		t.Logf("%s: Summarize's interval covers the true drop in %.3f of %d runs (the grid %.3f of %d); signal %.3f, test %.3f; coverage labels %v",
-			c, cover, runs, k.gridCover, k.gridRuns, signal, reject, labels)
-		if lo := binomLowerLimit(runs, k.lo, 0.025); cover < lo-1e-12 {
-			t.Errorf("%s: coverage %.3f below %.4f", c, cover, lo)
-		}
-		if k.hi < 1 {
-			if hi := binomUpperLimit(runs, k.hi, 0.025); cover > hi+1e-12 {
-				t.Errorf("%s: coverage %.3f above %.4f", c, cover, hi)
-			}
-		}
-		pool := (cover*runs + k.gridCover*float64(k.gridRuns)) / float64(runs+k.gridRuns)
-		if se := math.Sqrt(pool * (1 - pool) * (1/float64(runs) + 1/float64(k.gridRuns))); math.Abs(cover-k.gridCover) > 2.576*se+1e-12 {
-			t.Errorf("%s: Summarize covers in %.3f, the grid's reconstruction in %.3f (SE of the difference %.4f)", c, cover, k.gridCover, se)
-		}
-		if c.G >= summary.DefaultFewTemplates && math.Abs(signal-reject) > 0.005 {
-			t.Errorf("%s: signal in %.3f of runs, the test rejects in %.3f", c, signal, reject)
-		}
-		if c.delta == 0 {
-			if lim := binomUpperLimit(runs, 0.025, 0.025); signal > lim+1e-12 {
-				t.Errorf("%s: false signals in %.3f of runs, above %.4f", c, signal, lim)
-			}
-		}
+		})
 	}
 }
 

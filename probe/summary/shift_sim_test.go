@@ -200,25 +200,28 @@ func TestShiftCoverageGrid(t *testing.T) {
 		for mi, m := range []int{1, 5, 10} {
 			for di, scale := range []float64{0, 1} {
 				c := shiftCell{G, m, scale}
-				r := simulateShifts(c, runs, uint64((gi*3+mi)*2+di))
-				for k := range 3 {
-					for s := range 3 {
-						t.Logf("%-18s %-20s %-10s cover %.3f (cluster-t %.3f, bootstrap %.3f) with an interval %.3f meaningful %.3f",
-							c, names[k], shiftStrata[s], r.cover[k][s], r.coverT[k][s], r.coverBoot[k][s], r.reported[k][s], r.meaningful[k][s])
-						// strata of 6 pairs often hold one template only, and so
-						// no interval
-						if r.reported[k][s] < 1 && (G >= 20 || m > 1 || s == 0) {
-							t.Errorf("%s %s %s: an interval in only %.3f of runs", c, names[k], shiftStrata[s], r.reported[k][s])
-						}
-						if r.cover[k][s] < 0.93-se(0.93) || r.cover[k][s] > 0.99+se(0.99) {
-							t.Errorf("%s %s %s: coverage %.3f outside [%.3f, %.3f]", c, names[k], shiftStrata[s], r.cover[k][s], 0.93-se(0.93), 0.99+se(0.99))
+				t.Run(fmt.Sprint(c), func(t *testing.T) {
+					t.Parallel() // each cell has its own seed: the same numbers in any order
+					r := simulateShifts(c, runs, uint64((gi*3+mi)*2+di))
+					for k := range 3 {
+						for s := range 3 {
+							t.Logf("%-18s %-20s %-10s cover %.3f (cluster-t %.3f, bootstrap %.3f) with an interval %.3f meaningful %.3f",
+								c, names[k], shiftStrata[s], r.cover[k][s], r.coverT[k][s], r.coverBoot[k][s], r.reported[k][s], r.meaningful[k][s])
+							// strata of 6 pairs often hold one template only, and so
+							// no interval
+							if r.reported[k][s] < 1 && (G >= 20 || m > 1 || s == 0) {
+								t.Errorf("%s %s %s: an interval in only %.3f of runs", c, names[k], shiftStrata[s], r.reported[k][s])
+							}
+							if r.cover[k][s] < 0.93-se(0.93) || r.cover[k][s] > 0.99+se(0.99) {
+								t.Errorf("%s %s %s: coverage %.3f outside [%.3f, %.3f]", c, names[k], shiftStrata[s], r.cover[k][s], 0.93-se(0.93), 0.99+se(0.99))
+							}
 						}
 					}
-				}
-				t.Logf("%-18s any meaningful %.3f", c, r.any)
-				if scale == 0 && r.any > 0.05+se(0.05) {
-					t.Errorf("%s: with no shift, some shift meaningful in %.3f of runs", c, r.any)
-				}
+					t.Logf("%-18s any meaningful %.3f", c, r.any)
+					if scale == 0 && r.any > 0.05+se(0.05) {
+						t.Errorf("%s: with no shift, some shift meaningful in %.3f of runs", c, r.any)
+					}
+				})
 			}
 		}
 	}

@@ -181,27 +181,30 @@ func TestStabilityCoverageGrid(t *testing.T) {
 			for ui, mu := range []float64{0.01, UnstableAnswerPct / 100, 0.10, 0.30, 0.70} {
 				for ri, rho := range []float64{0.1, 0.5, 0.9} {
 					c := stabilityCell{G, m, mu, rho}
-					r := simulateStability(c, runs, uint64(((gi*3+mi)*5+ui)*3+ri))
-					t.Logf("%-30s cover95 %.3f (lo>%.4f) coverB %.3f miss lo %.4f hi %.4f verdict unstable %.4f stable %.4f",
-						c, r.cover95, r.miss95Lo, r.coverB, r.missLo, r.missHi, r.unstable, r.stable)
-					if r.cover95 < 0.95-se(0.95) {
-						t.Errorf("%s: 95%% coverage %.3f", c, r.cover95)
-					}
-					if r.coverB < r.confB-se(r.confB) {
-						t.Errorf("%s: coverage %.3f at %.3f", c, r.coverB, r.confB)
-					}
-					if mu == UnstableAnswerPct/100 {
-						one, both := r.oneSidedBonf, 2*r.oneSidedBonf
-						if r.missLo > one+se(one) || r.missHi > one+se(one) {
-							t.Errorf("%s: one-sided misses %.4f below, %.4f above (each may %.4f)", c, r.missLo, r.missHi, one)
+					t.Run(fmt.Sprint(c), func(t *testing.T) {
+						t.Parallel() // each cell has its own seed: the same numbers in any order
+						r := simulateStability(c, runs, uint64(((gi*3+mi)*5+ui)*3+ri))
+						t.Logf("%-30s cover95 %.3f (lo>%.4f) coverB %.3f miss lo %.4f hi %.4f verdict unstable %.4f stable %.4f",
+							c, r.cover95, r.miss95Lo, r.coverB, r.missLo, r.missHi, r.unstable, r.stable)
+						if r.cover95 < 0.95-se(0.95) {
+							t.Errorf("%s: 95%% coverage %.3f", c, r.cover95)
 						}
-						if r.unstable > both+se(both) || r.stable > one+se(one) {
-							t.Errorf("%s: at the margin the verdict says unstable in %.4f, stable in %.4f", c, r.unstable, r.stable)
+						if r.coverB < r.confB-se(r.confB) {
+							t.Errorf("%s: coverage %.3f at %.3f", c, r.coverB, r.confB)
 						}
-					}
-					if mu == 0.70 && r.unstable < 0.99 {
-						t.Errorf("%s: a 70%% changed share called unstable in only %.3f of runs", c, r.unstable)
-					}
+						if mu == UnstableAnswerPct/100 {
+							one, both := r.oneSidedBonf, 2*r.oneSidedBonf
+							if r.missLo > one+se(one) || r.missHi > one+se(one) {
+								t.Errorf("%s: one-sided misses %.4f below, %.4f above (each may %.4f)", c, r.missLo, r.missHi, one)
+							}
+							if r.unstable > both+se(both) || r.stable > one+se(one) {
+								t.Errorf("%s: at the margin the verdict says unstable in %.4f, stable in %.4f", c, r.unstable, r.stable)
+							}
+						}
+						if mu == 0.70 && r.unstable < 0.99 {
+							t.Errorf("%s: a 70%% changed share called unstable in only %.3f of runs", c, r.unstable)
+						}
+					})
 				}
 			}
 		}
