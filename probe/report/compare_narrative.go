@@ -17,13 +17,7 @@ import (
 func CompareLines(c *compare.Comparison) string {
 	var b strings.Builder
 	r := c.Models[c.Reference]
-	var tokens int
-	for _, m := range c.Models {
-		if m.Agreement != nil {
-			tokens = m.Agreement.Tokens
-			break
-		}
-	}
+	_, tokens := scoredOf(c)
 	fmt.Fprintf(&b, "Quantization comparison against %s (%s), on the reference's own %d tokens:\n", r.Label, cmpOr(r.Quantization, "unknown type"), tokens)
 	for _, m := range c.Models {
 		if a := m.Agreement; a != nil {
@@ -47,13 +41,7 @@ func CompareNarrative(c *compare.Comparison) string {
 			fmt.Fprintf(&b, " Note: `%s` has more bits per weight than the reference; if it was requantized from a lower-precision file it cannot be more precise than that file.", filepath.Base(m.Path))
 		}
 	}
-	var items, tokens int
-	for _, m := range c.Models {
-		if m.Agreement != nil {
-			items, tokens = m.Agreement.Items, m.Agreement.Tokens
-			break
-		}
-	}
+	items, tokens := scoredOf(c)
 	fmt.Fprintf(&b, " Every other file is fed the reference's own prompts and generated tokens (teacher forcing) on %d items, %d tokens, and at each token its next-token distribution over the full vocabulary (%d entries) is compared with the reference's, as llama.cpp's `llama-perplexity --kl-divergence` does.\n\n", items, tokens, c.NVocab)
 	b.WriteString("- KL(ref‖q) = Σ p_ref (ln p_ref − ln q) per token, in nats (log-softmax in float64); 0 means identical distributions.\n")
 	b.WriteString("- Same top: share of tokens where both files' most likely token is the same. Δp: p_q − p_ref of the reference's token (a probability, RMS as well as mean). ΔH: entropy of the file minus the reference's, in bits.\n")
@@ -130,4 +118,15 @@ func signedG(x float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+// scoredOf is the items and tokens of the reference the other files were
+// scored on (the first agreement's; 0, 0 without one).
+func scoredOf(c *compare.Comparison) (items, tokens int) {
+	for _, m := range c.Models {
+		if m.Agreement != nil {
+			return m.Agreement.Items, m.Agreement.Tokens
+		}
+	}
+	return 0, 0
 }

@@ -207,7 +207,7 @@ func writeModel(b *strings.Builder, m *summary.ModelSummary, p summary.Params, c
 // answers, raise --max-tokens first (a cut answer is mostly no answer);
 // otherwise a stronger model, worked examples or easier templates.
 func floorAdvice(base *summary.VariantSummary) string {
-	if base.Scored > 0 && 10*base.CutByBudget >= base.Scored {
+	if x, ok := cutShare(base); ok && x >= CutShareNote {
 		return fmt.Sprintf("The output budget cut %d of its %d scored answers: raise --max-tokens first, then see whether the model solves them.", base.CutByBudget, base.Scored)
 	}
 	return "Run a stronger model, add worked examples (--shots) or use easier templates."

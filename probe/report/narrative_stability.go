@@ -172,10 +172,10 @@ func writeCuts(b *strings.Builder, m *summary.ModelSummary) {
 	var parts []string
 	worst := 0.0
 	for _, v := range m.Variants {
-		if v.Scored == 0 {
+		share, ok := cutShare(&v)
+		if !ok {
 			continue
 		}
-		share := 100 * float64(v.CutByBudget) / float64(v.Scored)
 		worst = max(worst, share)
 		parts = append(parts, fmt.Sprintf("%s %d/%d (%s%%)", v.Variant, v.CutByBudget, v.Scored, fnum(share, 0)))
 	}

@@ -93,13 +93,22 @@ func noVerdict(m *summary.ModelSummary) string {
 // X% of base's answers cut by the output budget"; "" otherwise.
 func floorCause(m *summary.ModelSummary) string {
 	base := m.Variant(summary.BaseVariant)
-	if m.Verdict != summary.VerdictFloor || base == nil || base.Scored == 0 {
+	if m.Verdict != summary.VerdictFloor || base == nil {
 		return ""
 	}
-	if x := 100 * float64(base.CutByBudget) / float64(base.Scored); x >= CutShareNote {
+	if x, ok := cutShare(base); ok && x >= CutShareNote {
 		return fmt.Sprintf(", with %s%% of base's answers cut by the output budget", fnum(x, 0))
 	}
 	return ""
+}
+
+// cutShare is the percentage of a variant's scored answers the output
+// budget cut; false when none was scored.
+func cutShare(v *summary.VariantSummary) (float64, bool) {
+	if v.Scored == 0 {
+		return 0, false
+	}
+	return 100 * float64(v.CutByBudget) / float64(v.Scored), true
 }
 
 // floorLines are the lines under a floor verdict, which judged no
@@ -143,12 +152,12 @@ func budgetWarning(m *summary.ModelSummary, v *summary.VariantSummary) string {
 	all := true
 	for i := range m.Variants {
 		w := &m.Variants[i]
-		if w.Scored == 0 {
-			continue
-		}
-		if x := 100 * float64(w.CutByBudget) / float64(w.Scored); x >= CutShareNote {
+		x, ok := cutShare(w)
+		switch {
+		case !ok:
+		case x >= CutShareNote:
 			cut = append(cut, fmt.Sprintf("%s%% on %s", fnum(x, 0), w.Variant))
-		} else {
+		default:
 			all = false
 		}
 	}
