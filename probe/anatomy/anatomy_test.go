@@ -42,9 +42,6 @@ func TestClassify(t *testing.T) {
 // that writes the number but does not carry the operation into its answer,
 // or uses its own intermediate result that happens to equal it, is not.
 func TestClassifyClauseOperand(t *testing.T) {
-	if Version != "errors/3" {
-		t.Errorf("Version %s, want errors/3", Version)
-	}
 	for _, c := range []struct {
 		name   string
 		t      Trial
@@ -68,6 +65,83 @@ func TestClassifyClauseOperand(t *testing.T) {
 			t.Errorf("%s, without the clause's numbers: %q, want %q", c.name, got, c.errors)
 		}
 	}
+}
+
+// errors4Case is a wrong answer the rules errors/4 read otherwise than
+// errors/3 did (or, for the negative cases, alike).
+type errors4Case struct {
+	name     string
+	response string
+	answer   string   // the final answer, extracted
+	clause   []string // the clause's numbers
+	want     string   // the kind with the clause's numbers
+	without  string   // the kind without them
+}
+
+// classify4 checks each case with and without its clause's numbers.
+func classify4(t *testing.T, cases []errors4Case) {
+	t.Helper()
+	if Version != "errors/4" {
+		t.Errorf("Version %s, want errors/4", Version)
+	}
+	for _, c := range cases {
+		tr := Trial{Response: c.response, Extracted: c.answer, Rule: "final_answer", StopReason: "eos", Expected: "1000", ClauseNumbers: c.clause}
+		if got := Classify(tr); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		tr.ClauseNumbers = nil
+		if got := Classify(tr); got != c.without {
+			t.Errorf("%s, without the clause's numbers: %q, want %q", c.name, got, c.without)
+		}
+	}
+}
+
+// TestClassifyChains (errors/4): a chain of equations "A = B = C" is read
+// link by link. An operation on the clause's number whose chain ends in
+// the final answer, or whose exact value is the final answer, is
+// clause_used (errors/3 read only the number right after the first "=" and
+// called these other); a wrong step inside a chain is a slip, a link that
+// writes the operation out is none, and a result rounded to the digits
+// written is none either (errors/3 called those arithmetic).
+func TestClassifyChains(t *testing.T) {
+	classify4(t, []errors4Case{
+		// The round-4 new-user test's form, from the demo (chaperones).
+		{"the clause's 20 in a chain", "The school needs 18 * $10 = $180.\nAmong the pupils, 20 bring their own cameras.\nThe school needs 180 - 20 * $10 = $180 - $200 = -$20.\nFinal answer: -$20", "-20", []string{"20"}, ClauseUsed, Other},
+		{"its value is the answer, no result stated", "The school needs 180 - 20 * $10 = $180 - $200.\nFinal answer: -20", "-20", []string{"20"}, ClauseUsed, Other},
+		{"its value is the answer, the result stated wrongly", "Ann has 11 apples. 11 - 3 = 7, that is 8 apples.\nFinal answer: 8", "8", []string{"3"}, ClauseUsed, Other},
+		{"a chain that goes on from its result", "20 - 5 = 15 + 3 = 18\nFinal answer: 18", "18", []string{"5"}, ClauseUsed, Other},
+		{"a slip inside a chain", "3 × 4 + 2 = 12 + 2 = 15\nFinal answer: 15", "15", nil, Arithmetic, Arithmetic},
+		{"a slip at a chain's end", "She pays $155 * (1 - 0.25) = $155 * 0.75 = $111.25.\nFinal answer: 111.25", "111.25", nil, Arithmetic, Arithmetic},
+		{"a link written out is no result", "He spends $5.50 + $0.75 * 4 = $5.50 + $3 = $8.50.\nHe has $46 - $8.50 = $37.50.\nFinal answer: 37.50", "37.5", nil, Other, Other},
+		{"a result rounded to the digits written", "She runs 50 / 6 = 8.33 minutes.\nFinal answer: 8.33", "8.33", nil, Other, Other},
+		{"a wrong result with as many digits", "She runs 50 / 6 = 8.5 minutes.\nFinal answer: 8.5", "8.5", nil, Arithmetic, Arithmetic},
+		{"an approximate result", "25 / 7 ≈ 3.5 hours.\nFinal answer: 3.5", "3.5", nil, Other, Other},
+		// Negative cases: the clause's number in an operation whose result
+		// neither is the answer nor is used again.
+		{"a chain on the clause's number, not carried", "20 - 5 = 15 + 3 = 18, but the 5 do not count.\n20 * 2 = 40\nFinal answer: 40", "40", []string{"5"}, Other, Other},
+		{"a link that writes the result out again", "4 * 2 = 8 = 3 + 5\nFinal answer: 8", "8", []string{"3"}, Other, Other},
+	})
+}
+
+// TestClassifyFractions (errors/4): \frac{a}{b} (also \dfrac, \tfrac) is
+// the operation a / b for both rules; errors/3 read no fraction.
+func TestClassifyFractions(t *testing.T) {
+	classify4(t, []errors4Case{
+		// The round-4 new-user test's form, from the demo (bead-jar): 12
+		// rounds 81/7 and is no slip; 12 + 4 = 16 carries it.
+		{"the clause's 81 divided", "\\[\n\\text{Number of purple beads} = \\frac{81}{7} = 12\n\\]\n\\[\n\\text{Total} = 12 + 4 = 16\n\\]\nThe total is \\boxed{16}.", "16", []string{"81"}, ClauseUsed, Other},
+		{"an approximate result carried on", "\\[ \\frac{81}{7} \\approx 11.57 \\]\nThen 11.57 + 4 = 15.57.\nFinal answer: 15.57", "15.57", []string{"81"}, ClauseUsed, Other},
+		{"the clause's number as the denominator", "\\[ \\tfrac{72}{8} = 9 \\]\nFinal answer: 9", "9", []string{"8"}, ClauseUsed, Other},
+		{"inside an operation", "\\[ 28 + \\dfrac{84}{7} = 40 \\]\nFinal answer: 40", "40", []string{"84"}, ClauseUsed, Other},
+		{"a slip in a fraction", "\\[ \\frac{344}{4} = 88 \\]\nThus \\boxed{88}.", "88", nil, Arithmetic, Arithmetic},
+		{"a slip comes before the clause", "\\[ 280 + 64 = 344 \\]\n\\[ \\frac{344}{4} = 88 \\]\nThus \\boxed{88}.", "88", []string{"64"}, Arithmetic, Arithmetic},
+		{"a fraction's result written as a fraction, used again", "\\[ \\frac{160}{190} = \\frac{4}{7} \\]\n\\[ 19 \\times \\frac{4}{7} = \\frac{76}{7} \\]\nFinal answer: 10.86", "10.86", nil, Arithmetic, Arithmetic},
+		// Negative cases: a right fraction, a slip not carried, and the
+		// clause's number in a fraction whose result is not carried.
+		{"a right fraction, a wrong relation", "\\[ \\frac{344}{4} = 86 \\]\nFinal answer: 86", "86", nil, Other, Other},
+		{"a slip not carried", "\\[ \\frac{344}{4} = 88 \\] no, 86 boxes.\nFinal answer: 86", "86", nil, Other, Other},
+		{"the clause's 81 divided, not carried", "\\frac{81}{7} = 12, but her friend's beads do not count.\n28 + 36 = 64 - 4 = 60.\nFinal answer: 60", "60", []string{"81"}, Other, Other},
+	})
 }
 
 // TestClauseNumbers: the clause's numbers are those of its text and of its
