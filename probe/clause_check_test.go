@@ -37,7 +37,7 @@ func TestCheckScoresClauseNumbers(t *testing.T) {
 	edited := tr
 	edited.ErrorKind = anatomy.Other
 	if err := CheckScores(path, answer.ExtractionRulesVersion, anatomy.Version, []results.Trial{edited}); err == nil ||
-		!strings.Contains(err.Error(), `error_kind is "other", but the error-anatomy rules errors/3 give "clause_used"`) {
+		!strings.Contains(err.Error(), `error_kind is "other", but the error-anatomy rules `+anatomy.Version+` give "clause_used"`) {
 		t.Errorf("edited to other: %v", err)
 	}
 	if err := CheckScores(path, answer.ExtractionRulesVersion, "errors/2", []results.Trial{edited}); err != nil {
