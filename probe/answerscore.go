@@ -44,10 +44,11 @@ import (
 //     KV state of the generation: no prompt is decoded again). When the
 //     model itself wrote exactly the forced tokens after the kept ones (it
 //     gave that answer in that form), nothing is decoded: the
-//     log-probabilities generation recorded for them are the ones forcing
-//     would read (the same tokens in the same context; bit for bit with one
-//     sequence per batch, tested; with several, those of the generation's
-//     batch, which verify replays).
+//     log-probabilities generation recorded for them are used (the same
+//     tokens in the same context, decoded one per call as generation
+//     decodes them; forcing them, which decodes them together, would read
+//     other logits: hundredths to tenths of a nat a token apart, see
+//     below).
 //
 // The expected answer is always scored; the model's own extracted answer
 // also, when it gave one that RenderAnswer renders and that differs from the
@@ -55,7 +56,7 @@ import (
 // one's and the margin is 0). This is the right answer after the model's
 // own reasoning: soft accuracy, as its text decides it.
 //
-// The answer first (answer-score/2; answer-score/1 runs have none), for
+// The answer first (since answer-score/2; answer-score/1 runs have none), for
 // every numeric item whose generation finished or was cut by the budget:
 //  4. The forced text: AnswerLead and the rendered expected answer, right
 //     after the prompt (no generated token kept, no separator), tokenized
@@ -68,7 +69,28 @@ import (
 //     text with exactly those tokens, the log-probabilities generation
 //     recorded are used, as in 3. A pair's two sides differ only in their
 //     prompts.
-const AnswerScoreVersion = "answer-score/2"
+//
+// How the forcings are decoded (answer-score/3): ForceAfter runs a batch's
+// forcings in rounds (each sequence's forcings in the order above, one a
+// round), and decodes all the tokens of a round in one llama_batch, in as
+// few llama_decode calls as n_batch allows, logits computed only where a
+// scored token's are read. answer-score/1 and /2 decoded the forced tokens
+// one per call, one token of each sequence per call, as generation decodes
+// its tokens: about 8 calls a round. The logits a token's log-probability
+// is read from depend on how the tokens are split into calls (llama.cpp
+// decodes a call's tokens together, with other kernels and roundings), by
+// hundredths to tenths of a nat a token (in the probe's test runs, up to
+// 0.11 on Gemma 3 270M and 0.40 on Qwen2.5-Coder 0.5B, against Score over
+// the same tokens), so the change is a new version:
+// a run recorded under an earlier one is read as recorded, and verify
+// refuses it (a replay would differ). What it saves (fragility bench --model
+// gemma-3-270m-q4_k_m --no-ddc, 2 vCPUs, 16 items in batches of 8): the
+// pass took 2.69–2.77 s, 8.4–8.8% of the batched generation time, under
+// answer-score/2, and 1.33–1.45 s, 4.2–4.3% (95% interval over batches
+// [3.8%, 4.8%] in the second sitting), under answer-score/3; what is left
+// is mostly the output layer of each scored token (about 12 ms a row at 2
+// threads, 25 rows a call), which a full-vocabulary log-probability needs.
+const AnswerScoreVersion = "answer-score/3"
 
 // AnswerScoreV1 is the first answer-scoring procedure (steps 1–3 only): a
 // run recorded under it has no answer-first records or columns, and is

@@ -29,7 +29,7 @@ func init() {
       a token runs in the pass pool (--entropy-pool) while the next token decodes;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
       instances, seeded order) decoded one at a time and --batch at a time; after each batch of
-      the first batched pass, the answer-scoring pass (answer-score/2: the expected answer
+      the first batched pass, the answer-scoring pass (answer-score/3: the expected answer
       teacher-forced in the generation's KV state after the model's text, and right after the
       prompt) is timed apart, and its share of that pass's generation time printed, with the
       answer-first forcings' part of it;

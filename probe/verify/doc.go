@@ -1,7 +1,8 @@
 // Package verify replays a recorded run and checks that it reproduces to
 // the last bit (`fragility verify`): Verify re-renders and re-tokenizes
 // every prompt, decodes every batch again as the run grouped it (with the
-// calculator where the run had it, and the answer-scoring pass), and
+// calculator where the run had it, and the answer-scoring pass, refused
+// for a run recorded under another answer-score version), and
 // compares every generated token id and the float64 bits of every entropy
 // and log-probability with traces.jsonl, and each replayed text with the
 // response results.csv records (Divergence, VerifyResult). Before any

@@ -213,7 +213,9 @@ func Verify(ctx context.Context, dir string, opt VerifyOptions) (*VerifyResult, 
 
 // checkReplayable refuses to verify a run whose environment differs from
 // this process's (unless opt.Force; the differences are then recorded in
-// res) or whose decode procedure this binary cannot replay; it logs a run
+// res), whose decode procedure or entropy kernel this binary cannot
+// replay, or whose answer scoring is not this binary's
+// (probe.AnswerScoreVersion; "", a run without it, replays); it logs a run
 // that is not complete.
 func checkReplayable(dir string, man *rundir.Manifest, opt VerifyOptions, res *VerifyResult) error {
 	diffs, err := Environment(man)
@@ -237,7 +239,7 @@ func checkReplayable(dir string, man *rundir.Manifest, opt VerifyOptions, res *V
 	if err := llm.CheckEntropyKernel(rundir.RecordedEntropyKernel(man)); err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(dir, rundir.FileManifest), err)
 	}
-	return nil
+	return checkAnswerScore(dir, man)
 }
 
 // readQuestions reads the run's set file and returns each instance's text

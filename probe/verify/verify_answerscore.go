@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -22,6 +23,18 @@ const DivAnswerScore = "answer_score"
 // (AnswerScoreVersion step 4) whose replay differs from the record: other
 // forced tokens, or a log-probability that is not bit-identical.
 const DivAnswerFirst = "answer_first"
+
+// checkAnswerScore refuses a run whose answer scoring (its manifest's
+// answer_score) is not this binary's probe.AnswerScoreVersion: each version
+// decodes the forced tokens its own way, and their log-probabilities differ
+// (by up to tenths of a nat a token), so a replay of its scores would differ. A run
+// recorded before answer scoring ("") has none to replay.
+func checkAnswerScore(dir string, man *rundir.Manifest) error {
+	if v := man.AnswerScore; v != "" && v != probe.AnswerScoreVersion {
+		return fmt.Errorf("%s: the answer scoring was recorded under %s and this binary has %s, which decodes the forced tokens otherwise, so their replay would differ: verify the run with the binary that recorded it", filepath.Join(dir, rundir.FileManifest), v, probe.AnswerScoreVersion)
+	}
+	return nil
+}
 
 // replayAnswerScores replays the answer-scoring pass of a replayed batch
 // (gens, in the KV state GenerateBatch left) for the traces that recorded
