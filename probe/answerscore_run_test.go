@@ -21,9 +21,10 @@ import (
 
 // TestAnswerScoreRunMatchesIndependentPass runs a tiny probe (one sequence
 // per batch, prompts decoded whole) and checks every trial's
-// answer_logprob, and the own answer's when scored, against Score over the
-// prompt followed by the kept generated tokens and the forced ones: |Δ| ≤
-// 1e-9 nats. Then verify replays the scoring pass bit for bit, and a
+// answer_logprob, and the own answer's when scored, against a fresh pass
+// over the prompt followed by the kept generated tokens and the forced ones
+// (llm.Model.ScoreForced; Score for the model's own tokens): |Δ| ≤ 1e-9
+// nats. Then verify replays the scoring pass bit for bit, and a
 // one-bit change of a recorded log-probability is reported.
 func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 	model := probetest.GemmaModel(t)
@@ -69,12 +70,24 @@ func TestAnswerScoreRunMatchesIndependentPass(t *testing.T) {
 			}
 			forced = append(forced, a.Tokens...)
 			var want float64
-			err := m.Score(context.Background(), tr.PromptTokenIDs, forced, 0, func(step int, logits []float32, d llm.Dist) error {
-				if step >= s.Keep+a.From {
-					want += d.LogProb(logits[forced[step]])
-				}
-				return nil
-			})
+			var err error
+			if a.FromGeneration {
+				// The model's own tokens: generation's log-probabilities,
+				// decoded one token per call as Score decodes them.
+				err = m.Score(context.Background(), tr.PromptTokenIDs, forced, 0, func(step int, logits []float32, d llm.Dist) error {
+					if step >= s.Keep+a.From {
+						want += d.LogProb(logits[forced[step]])
+					}
+					return nil
+				})
+			} else {
+				// Forced tokens: decoded together after the kept ones
+				// (answer-score/3), as ScoreForced decodes them.
+				err = m.ScoreForced(context.Background(), tr.PromptTokenIDs, forced[:s.Keep], a.Tokens, a.From, func(step int, logits []float32, d llm.Dist) error {
+					want += d.LogProb(logits[a.Tokens[step]])
+					return nil
+				})
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,9 +156,9 @@ func runTraces(t *testing.T, cfg rundir.Config) ([]rundir.Trace, []results.Trial
 // every numeric item has it, in traces.jsonl and in results.csv
 // (answer_first_logprob, answer_first_logprob_tokens); its forced tokens
 // are the final-answer form and the expected answer, scored from the
-// number on; its log-probability equals an independent computation (Score
-// in a fresh context over the recorded prompt and the forced tokens, no
-// generated token: |Δ| ≤ 1e-6 nats, as llama.cpp is not batch-invariant;
+// number on; its log-probability equals an independent computation
+// (ScoreForced in a fresh context over the recorded prompt and the forced
+// tokens, no generated token: |Δ| ≤ 1e-6 nats, as llama.cpp is not batch-invariant;
 // the same bits on the development machine); the generated tokens, their entropies and
 // log-probabilities are the same bits with it as without it (the batches
 // after a forcing included); verify replays it bit for bit and reports a
@@ -217,12 +230,10 @@ func TestAnswerFirstRun(t *testing.T) {
 		}
 		var ref float64
 		var terms []float64
-		err := m.Score(context.Background(), tr.PromptTokenIDs, a.Tokens, 0, func(step int, logits []float32, d llm.Dist) error {
-			if step >= a.From {
-				lp := d.LogProb(logits[a.Tokens[step]])
-				ref += lp
-				terms = append(terms, lp)
-			}
+		err := m.ScoreForced(context.Background(), tr.PromptTokenIDs, nil, a.Tokens, a.From, func(step int, logits []float32, d llm.Dist) error {
+			lp := d.LogProb(logits[a.Tokens[step]])
+			ref += lp
+			terms = append(terms, lp)
 			return nil
 		})
 		if err != nil {

@@ -563,10 +563,15 @@ func (r *runner) newManifest() error {
 
 // carryOver copies into a resumed run's manifest what an earlier process
 // learnt (model metadata and backend, devices, the prompt's rendering, the
-// shard's source) and refuses a model file whose sha256 changed.
+// shard's source) and refuses a model file whose sha256 changed, and a
+// binary whose answer scoring or llama.cpp differs from the one that
+// started the run (refuseMixedBuild).
 func (r *runner) carryOver() error {
 	man := r.man
 	old, _ := rundir.ReadManifest(r.out)
+	if err := refuseMixedBuild(r.out, old, man); err != nil {
+		return err
+	}
 	for i := range man.Models {
 		if old != nil && i < len(old.Models) && old.Models[i].SHA256 != man.Models[i].SHA256 {
 			return fmt.Errorf("%s: sha256 changed since the run started (%s, now %s): cannot resume", man.Models[i].Path, old.Models[i].SHA256, man.Models[i].SHA256)
@@ -582,6 +587,24 @@ func (r *runner) carryOver() error {
 		if old.Shard != nil && r.opt.ShardSource == "" {
 			r.opt.ShardSource = old.Shard.Source
 		}
+	}
+	return nil
+}
+
+// refuseMixedBuild refuses to resume, in dir, a run whose manifest old was
+// recorded by a binary with another answer-scoring procedure
+// (AnswerScoreVersion) or another llama.cpp commit than man's: their
+// numbers differ in more than the last bits, and one run must not mix them.
+// A manifest that records no answer scoring (older runs) is not refused.
+func refuseMixedBuild(dir string, old, man *rundir.Manifest) error {
+	if old == nil {
+		return nil
+	}
+	if old.AnswerScore != "" && old.AnswerScore != man.AnswerScore {
+		return fmt.Errorf("%s: started with answer scoring %s, this binary has %s: cannot resume (finish it with the binary that started it, or start over with --force)", dir, old.AnswerScore, man.AnswerScore)
+	}
+	if old.LlamaCommit != "" && old.LlamaCommit != man.LlamaCommit {
+		return fmt.Errorf("%s: started with llama.cpp %s, this binary has %s: cannot resume (finish it with the binary that started it, or start over with --force)", dir, old.LlamaCommit, man.LlamaCommit)
 	}
 	return nil
 }
