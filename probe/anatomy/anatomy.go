@@ -53,7 +53,14 @@ import (
 // ("$5.50 + $0.75 * 4 = $5.50 + $3 = $8.50" read as 8.50 = 5.50) and a
 // result rounded to the digits written ("50 / 6 = 8.33", "\frac{81}{7} =
 // 12"), which errors/4 does not count as a slip; an approximate result
-// ("≈", \approx) is none either.
+// ("≈", \approx) is none either. LaTeX text between the numbers
+// ("60 \text{ grams} + 290 \text{ grams} = 350") is read as a unit, not a
+// term; an operation that is the tail of a longer expression on its line
+// ("4x + 3 \cdot 5 = 140", an equation in x) has no stated result: it is
+// no slip, and an operation on a clause number there is clause_used when
+// its value is the final answer or written again after it ("4x + 15").
+// The rules are ordered: an answer with a slip carried into it is
+// arithmetic even when it also applied the clause.
 const Version = "errors/4"
 
 // The kinds of wrong answer, in the order their rules are tried.
@@ -190,13 +197,16 @@ var (
 
 // link is one side of a written equation.
 type link struct {
-	text   string   // as written
-	end    int      // where it ends in the response
-	num    bool     // one number: a stated result
-	approx bool     // joined to the link before by "≈" rather than "="
-	value  *big.Rat // its exact value; nil when it does not evaluate
-	first  *big.Rat // the plain number it starts with; nil when none
-	raw    string   // that number as written (its digits)
+	text   string // as written
+	end    int    // where it ends in the response
+	num    bool   // one number: a stated result
+	approx bool   // joined to the link before by "≈" rather than "="
+	// partial: the chain's first link, when the chain is the tail of a
+	// longer expression (partialLeft); its later links are not results.
+	partial bool
+	value   *big.Rat // its exact value; nil when it does not evaluate
+	first   *big.Rat // the plain number it starts with; nil when none
+	raw     string   // that number as written (its digits)
 }
 
 // chains returns the written equations of response in order, each from
@@ -204,7 +214,9 @@ type link struct {
 // a chain has two links or more.
 func chains(response string) [][]link {
 	var out [][]link
+	response = blankLatexText(response)
 	for _, m := range chainRE.FindAllStringIndex(response, -1) {
+		partial := partialLeft(response[:m[0]])
 		var c []link
 		pos, approx := m[0], false
 		seps := sepREx.FindAllStringIndex(response[m[0]:m[1]], -1)
@@ -222,10 +234,40 @@ func chains(response string) [][]link {
 			}
 		}
 		if len(c) >= 2 {
+			c[0].partial = partial
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// latexTextRE matches LaTeX text in a formula (\text{ grams}, \mathrm{km},
+// \textrm, \textbf): a unit or a label between the numbers, not a term.
+var latexTextRE = regexp.MustCompile(`\\(?:text|textrm|textbf|mathrm)[ \t]*\{[^{}]*\}`)
+
+// blankLatexText returns response with its LaTeX text (latexTextRE)
+// replaced by as many spaces, so that "60 \text{ grams} + 290 \text{
+// grams} = 350" reads as an operation and every offset stays that of the
+// response.
+func blankLatexText(response string) string {
+	return latexTextRE.ReplaceAllStringFunc(response, func(m string) string { return strings.Repeat(" ", len(m)) })
+}
+
+// partialLeftRE matches the end of a line's text before a chain whose
+// left side goes on to the left: a term (a letter, a digit or a closing
+// bracket) and an operator ("4x + " before "3 \cdot 5 = 140").
+var partialLeftRE = regexp.MustCompile(`[0-9A-Za-z)}][ \t]*(?:[-+*/×÷−–·]|\\times|\\cdot|\\div)[ \t]*$`)
+
+// partialLeft reports whether before, the response's text before a
+// chain, ends (on the chain's line) with a term and an operator: the chain
+// is then the tail of a longer expression ("4x + 3 \cdot 5 = 140" is an
+// equation in x, not the operation 3 × 5 = 140): its first link is an
+// operation without a stated result (link.partial) and no slip is read.
+func partialLeft(before string) bool {
+	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	return partialLeftRE.MatchString(before)
 }
 
 // readLink reads one link of a chain, text, which ends at end in the
@@ -316,6 +358,9 @@ func rounded(v, stated *big.Rat, raw string) bool {
 // that value and is no slip.
 func arithmeticSlip(response, extracted string) bool {
 	for _, c := range chains(response) {
+		if c[0].partial {
+			continue // an expression's tail: no stated result to check
+		}
 		for i := 0; i+1 < len(c); i++ {
 			a, b := c[i], c[i+1]
 			if b.approx || a.value == nil || b.value == nil || equal(a.value, b.value) {
@@ -411,6 +456,14 @@ func clauseOperand(response, extracted string, clause []string) bool {
 	}
 	var results []*big.Rat // the values so far
 	for _, c := range chains(response) {
+		if l := c[0]; l.partial {
+			// An operation inside a longer expression ("4x + 3 \cdot 5"):
+			// used when its value is the answer or written again after it.
+			if clauseIn(l.text, clause, results) && (equal(l.value, ratOf(extracted)) || writtenAgain(l.value, response[l.end:])) {
+				return true
+			}
+			continue
+		}
 		after := response[c[len(c)-1].end:]
 		for i, l := range c {
 			own := i == 0 || !l.num && !equal(l.value, c[i-1].value)
@@ -465,16 +518,25 @@ var (
 // result (a number, or a fraction of two numbers) whose value is written
 // again in after, as a number or as such a fraction.
 func statedAgain(l link, after string) bool {
-	if l.value == nil || !l.num && !fractionREx.MatchString(l.text) {
+	if !l.num && !fractionREx.MatchString(l.text) {
+		return false
+	}
+	return writtenAgain(l.value, after)
+}
+
+// writtenAgain reports whether the value v (nil: false) is written in
+// after, as a number or as a fraction of two numbers.
+func writtenAgain(v *big.Rat, after string) bool {
+	if v == nil {
 		return false
 	}
 	for _, n := range numbersIn(after) {
-		if equal(ratOf(n), l.value) {
+		if equal(ratOf(n), v) {
 			return true
 		}
 	}
 	for _, m := range fractionsRE.FindAllStringSubmatch(after, -1) {
-		if a, b := ratOf(m[1]), ratOf(m[2]); a != nil && b != nil && b.Sign() != 0 && equal(a.Quo(a, b), l.value) {
+		if a, b := ratOf(m[1]), ratOf(m[2]); a != nil && b != nil && b.Sign() != 0 && equal(a.Quo(a, b), v) {
 			return true
 		}
 	}

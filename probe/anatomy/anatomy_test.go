@@ -120,6 +120,13 @@ func TestClassifyChains(t *testing.T) {
 		// neither is the answer nor is used again.
 		{"a chain on the clause's number, not carried", "20 - 5 = 15 + 3 = 18, but the 5 do not count.\n20 * 2 = 40\nFinal answer: 40", "40", []string{"5"}, Other, Other},
 		{"a link that writes the result out again", "4 * 2 = 8 = 3 + 5\nFinal answer: 8", "8", []string{"3"}, Other, Other},
+		// The round-4 retry's forms, from the demo: LaTeX text between the
+		// numbers (soup-recipe), and an equation in x whose tail is no
+		// operation with a result (green-paint: 3 × 5 is not 140).
+		{"units as LaTeX text", "\\[ \\text{Water} = 60 \\text{ grams (original)} + 290 \\text{ grams (rice)} = 350 \\text{ grams} \\]\n\\[ 530 \\text{ grams} + 350 \\text{ grams} = 880 \\text{ grams} \\]\nFinal answer: 880", "880", []string{"290"}, ClauseUsed, Other},
+		{"an equation in x", "\\[ 4x + 3 \\cdot 5 = 140 \\]\n\\[ 4x + 15 = 140 \\]\n\\[ 4x = 125 \\]\n\\[ x = \\frac{125}{4} \\]\n\\[ x = 31.25 \\]\nFinal answer: 31.25", "31.25", []string{"5"}, ClauseUsed, Other},
+		{"an equation in x, the clause's number not used", "\\[ 4x + 3 \\cdot 5 = 140 \\]\nFinal answer: 31.25", "31.25", []string{"5"}, Other, Other},
+		{"a bullet is no operator", "- 45 + 34 = 89\n- 89 - 19 = 70\nFinal answer: 70", "70", nil, Arithmetic, Arithmetic},
 	})
 }
 
