@@ -7,10 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/readlimit"
 	"github.com/fragility/fragility/probe/anatomy"
 	"github.com/fragility/fragility/probe/answer"
 	"github.com/fragility/fragility/probe/docqa"
@@ -35,10 +35,16 @@ type Override struct {
 	line     int
 }
 
+// maxOverridesSize bounds a label-overrides file (ReadOverrides), in bytes.
+const maxOverridesSize = 64 << 20
+
 // ReadOverrides reads and checks a label-overrides file; errors name the
 // file and line. It returns the overrides and the file's sha256.
 func ReadOverrides(path string) ([]Override, string, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, maxOverridesSize)
+	if readlimit.IsTooLarge(err) {
+		return nil, "", fmt.Errorf("overrides %w", err)
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("overrides %s: %w", path, templates.BarePathError(err))
 	}

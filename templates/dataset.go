@@ -6,13 +6,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/readlimit"
 )
 
 // The released GSM-Symbolic instances (Mirzadeh et al., ICLR 2025; the
@@ -152,7 +152,10 @@ func ReadDataset(files []DatasetFile) (*Dataset, error) {
 			return nil, fmt.Errorf("%s: unknown level %q (known: symbolic, p1, p2)", f.Name, f.Level)
 		}
 		where := f.Path // a hf: dataset's lines are named in the snapshot's file
-		data, err := os.ReadFile(f.Path)
+		data, err := readlimit.ReadFile(f.Path, maxFileSize)
+		if readlimit.IsTooLarge(err) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, BarePathError(err))
 		}

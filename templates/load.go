@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/readlimit"
 )
 
 //go:embed builtin/*.yaml
@@ -300,7 +301,10 @@ func LoadFileWith(name string, o LoadOptions) ([]*Template, error) {
 	if st.Size() > maxFileSize {
 		return nil, fmt.Errorf("%s: larger than %d MiB", name, maxFileSize>>20)
 	}
-	data, err := os.ReadFile(name)
+	data, err := readlimit.ReadFile(name, maxFileSize)
+	if readlimit.IsTooLarge(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("templates: %w", err)
 	}

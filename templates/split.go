@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strconv"
+
+	"github.com/fragility/fragility/internal/readlimit"
 )
 
 // The development/test split of templates (Template.Split): instructions,
@@ -100,7 +102,10 @@ func sourceSHA256(src string, o LoadOptions) (string, error) {
 		}
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readlimit.ReadFile(f, maxFileSize)
+		if readlimit.IsTooLarge(err) {
+			return "", err
+		}
 		if err != nil {
 			return "", fmt.Errorf("templates: %w", err)
 		}

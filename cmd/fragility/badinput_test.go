@@ -618,3 +618,33 @@ func copyFlat(t *testing.T, src, dst string) {
 		}
 	}
 }
+
+// TestEndlessInputs: a device without end (/dev/zero) given as an input
+// file is refused with one line naming it and exit 1, after reading at
+// most the input's bound; the binary runs under a 3 GB address-space cap,
+// so that reading without a bound fails the test (Go's out-of-memory
+// crash, exit 2) instead of filling the machine's memory.
+func TestEndlessInputs(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"plan", "--bench", "/dev/zero"},
+		{"plan", "--templates", "/dev/zero"},
+		{"plan", "--dataset", "/dev/zero"},
+		{"templates", "check", "/dev/zero"},
+		{"run", "--overrides", "/dev/zero", "--out", filepath.Join(out, "o")},
+	} {
+		cmd := exec.Command("sh", append([]string{"-c", `ulimit -v 3000000 && exec "$0" "$@"`, fragilityBin(t)}, args...)...)
+		cmd.Env = append(os.Environ(), noModels(t)...)
+		r := wait(t, cmd, start(t, cmd))
+		said := r.stdout + r.stderr // templates check reports each file on stdout
+		if r.code != 1 || !strings.Contains(said, "/dev/zero: larger than") || strings.Contains(said, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %.600s", args, r.code, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "o")); err == nil {
+		t.Error("run --overrides /dev/zero left its output folder")
+	}
+}

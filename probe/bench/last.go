@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/readlimit"
 	"github.com/fragility/fragility/llm"
 )
 
@@ -105,11 +106,16 @@ func RecordLast(path string, r *BenchResult, sum string, p llm.Params) error {
 	return nil
 }
 
-// ReadLast reads the record of the last bench at path. A missing file is
+// maxLastSize bounds a bench record read by ReadLast, in bytes: a record
+// is a few KiB, so a model or a device given as --bench is refused at once.
+const maxLastSize = 1 << 20
+
+// ReadLast reads the record of the last bench at path (at most
+// maxLastSize bytes: a longer file gives a *readlimit.TooLargeError). A missing file is
 // an error for which errors.Is(err, fs.ErrNotExist) holds; a file of another
 // format says so.
 func ReadLast(path string) (*Last, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, maxLastSize)
 	if err != nil {
 		return nil, err
 	}

@@ -147,7 +147,9 @@ func Read(r io.Reader, name string) ([]Item, error) {
 		it.Source = fmt.Sprintf("%s:%d", name, line)
 		items = append(items, *it)
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return nil, fmt.Errorf("%s:%d: a line longer than 64 MiB: not a JSONL file of document questions (docs/docqa.md)", name, line+1)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(errs.Lines) > 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/fragility/fragility/internal/jsonerr"
+	"github.com/fragility/fragility/internal/readlimit"
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/bench"
@@ -276,6 +277,11 @@ func CheckVocabularies(paths []string) error {
 	return nil
 }
 
+// maxBenchJSON bounds the file BenchThroughput reads, in bytes: the JSON
+// of fragility bench --json is a few KiB, so a model file or a device given
+// as --bench is refused at once.
+const maxBenchJSON = 16 << 20
+
 // BenchThroughput reads the JSON of `fragility bench --json` and returns a
 // generation rate for a run that decodes batch items together: (b), the
 // harness's single-sequence generation rate in tokens/s, scaled by the
@@ -284,7 +290,7 @@ func CheckVocabularies(paths []string) error {
 // alone, which understates a batched run's rate (the time is then an upper
 // bound).
 func BenchThroughput(path string, batch int) (Throughput, error) {
-	data, err := os.ReadFile(path)
+	data, err := readlimit.ReadFile(path, maxBenchJSON)
 	if err != nil {
 		return Throughput{}, err
 	}
