@@ -648,3 +648,28 @@ func TestEndlessInputs(t *testing.T) {
 		t.Error("run --overrides /dev/zero left its output folder")
 	}
 }
+
+// TestDDCFlagsChecked (round-4 retry): --ddc-level or --embedder with
+// --no-ddc is a usage error naming both flags, not ignored; a missing
+// --embedder names the flag. Nothing is left behind.
+func TestDDCFlagsChecked(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--no-ddc", "--ddc-level", "galaxy"}, exitUsage, "--no-ddc with --ddc-level: "},
+		{[]string{"--no-ddc", "--embedder", "/nonexistent"}, exitUsage, "--no-ddc with --embedder: "},
+		{[]string{"--embedder", "/nonexistent"}, 1, "--embedder /nonexistent: no such file or directory"},
+	} {
+		args := append([]string{"run", "--model", "gemma-3-270m-q4_k_m", "--out", out}, c.args...)
+		r := fragility(t, nil, args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s", c.args, r.code, c.code, c.want, r.stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v left %s", c.args, out)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
@@ -21,6 +22,7 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 // flagReferenceModel is compare's reference model, the file the others are
@@ -48,7 +50,7 @@ reference (base, or the symbolic instance it was drawn on).
 The reference model is the file with the most bits per weight unless --reference-model names
 one (--reference is the design, drawn or original, as in run). Files must share a tokenizer
 (one model family). There is no default: name at least two files (a cached model's name works
-too). Results: the run's files, DIR/compare.csv, DIR/compare.md (printed), DIR/compare.json
+too). Results: the run's files, DIR/compare.csv, DIR/compare.md (its path printed, one KL line per compared file), DIR/compare.json
 and DIR/report.html with the comparison plotted beside the run's other plots (--no-html skips
 it). --from DIR compares an existing run instead (its manifest fixes the design). An
 interrupted compare finishes with fragility run --resume DIR.
@@ -303,12 +305,7 @@ func compareNarrative(c *cli.Context, dir string, sum *summary.Summary, quiet bo
 func compareRun(ctx context.Context, dir, refModel string, asJSON, quiet bool) error {
 	opt := compare.CompareOptions{Reference: refModel, Log: os.Stderr}
 	if !quiet {
-		opt.Progress = func(done, total int) {
-			fmt.Fprintf(os.Stderr, "\rcompare: %d/%d items scored against the reference", done, total)
-			if done == total {
-				fmt.Fprintln(os.Stderr)
-			}
-		}
+		opt.Progress = compareProgress(os.Stderr)
 	}
 	cmp, err := compare.Compare(ctx, dir, opt)
 	if err != nil {
@@ -356,4 +353,26 @@ func namesOneOf(ref string, paths []string) bool {
 		}
 	}
 	return false
+}
+
+// compareProgress is compare's progress on w: one line rewritten in place
+// on a terminal; plain lines elsewhere (a log, a pipe), at most one every
+// progressLineEvery and the last.
+func compareProgress(w *os.File) func(done, total int) {
+	if term.IsTerminal(int(w.Fd())) {
+		return func(done, total int) {
+			fmt.Fprintf(w, "\rcompare: %d/%d items scored against the reference", done, total)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	var last time.Time
+	return func(done, total int) {
+		if done < total && time.Since(last) < progressLineEvery {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, "compare: %d/%d items scored against the reference\n", done, total)
+	}
 }

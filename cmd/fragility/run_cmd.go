@@ -19,6 +19,7 @@ import (
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/shard"
 	"github.com/fragility/fragility/probe/summary"
+	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
 )
 
@@ -296,6 +297,11 @@ func newRunConfig(c *cli.Context, cfg *rundir.Config) (shardSource string, err e
 // file. It returns the classifier's closer (nil when none is open).
 func runClassifier(c *cli.Context, resume string, beside bool, opt *probe.Options) (func(), error) {
 	useDDC, embedDir, level, embedSHA := !c.Bool("no-ddc"), c.String("embedder"), c.String("ddc-level"), ""
+	for _, f := range []string{"ddc-level", "embedder"} {
+		if !useDDC && c.IsSet(f) {
+			return nil, usageError{fmt.Sprintf("--no-ddc with --%s: the DDC columns are off, so --%s would be ignored; give one of the two", f, f)}
+		}
+	}
 	if resume != "" {
 		// The run's manifest, not this command line, says whether and how
 		// prompts were classified: the resumed trials must match the others.
@@ -418,9 +424,13 @@ func openClassifier(dir, level string, beside bool) (probe.Classifier, *rundir.E
 			return nil, nil, nil, fmt.Errorf("%w (or pass --no-ddc)", err)
 		}
 	} else {
+		given := dir
 		var err error
 		if dir, err = resolveModel(dir, "embedder"); err != nil {
 			return nil, nil, nil, err
+		}
+		if _, err := os.Stat(dir); err != nil {
+			return nil, nil, nil, fmt.Errorf("--embedder %s: %w", given, templates.BarePathError(err))
 		}
 	}
 	lv, err := embed.ParseLevel(level)

@@ -27,8 +27,8 @@ and a line says the rows are not comparable (on stderr with --format csv or json
 "comparable": false, the CSV a comparable column). A directory that is not a run directory, or has
 no summary.json, is one line naming it (exit 1).
 
---format text (default) is a table for the terminal; csv and json are machine-readable; html is one
-self-contained page (nothing loaded from the network) on stdout.
+--format text (default) is a table for the terminal; csv and json (--csv, --json) are machine-readable;
+html is one self-contained page (nothing loaded from the network) on stdout.
 
 Examples:
    fragility table runs/gemma runs/qwen-q4 runs/qwen-q8
@@ -37,6 +37,8 @@ Examples:
    fragility table --format json runs/a runs/b | jq '.rows[] | {model, verdict}'`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: table.FormatText, Usage: "output format: " + strings.Join(table.Formats, ", ")},
+			&cli.BoolFlag{Name: "json", Usage: "the same as --format json (--json means JSON in every command)"},
+			&cli.BoolFlag{Name: "csv", Usage: "the same as --format csv"},
 		},
 		Action: tableAction,
 	})
@@ -47,6 +49,16 @@ func tableAction(c *cli.Context) error {
 		return usageError{"expected at least one RUN_DIR"}
 	}
 	format := c.String("format")
+	switch {
+	case c.Bool("json") && c.Bool("csv"):
+		return usageError{"--json and --csv: give one output format"}
+	case (c.Bool("json") || c.Bool("csv")) && c.IsSet("format"):
+		return usageError{"--format with --json or --csv: give one output format"}
+	case c.Bool("json"):
+		format = table.FormatJSON
+	case c.Bool("csv"):
+		format = table.FormatCSV
+	}
 	if !slices.Contains(table.Formats, format) {
 		return usageError{fmt.Sprintf("--format %q: want one of %s", format, strings.Join(table.Formats, ", "))}
 	}

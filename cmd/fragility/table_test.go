@@ -70,6 +70,17 @@ func TestTableCommand(t *testing.T) {
 		!strings.Contains(r.stdout, `"comparable": false`) {
 		t.Errorf("two protocols, json: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// --json and --csv are --format's shorthands, as --json is in every
+	// command (round-4 retry: "flag provided but not defined: --json").
+	if js := fragility(t, nil, append([]string{"table", "--json"}, dirs...)...); js.code != 0 || js.stdout != r.stdout {
+		t.Errorf("--json: exit %d, not --format json's output\n%s", js.code, js.stderr)
+	}
+	if cs, want := fragility(t, nil, append([]string{"table", "--csv"}, dirs...)...), fragility(t, nil, append([]string{"table", "--format", "csv"}, dirs...)...); cs.code != 0 || cs.stdout != want.stdout {
+		t.Errorf("--csv: exit %d, not --format csv's output\n%s", cs.code, cs.stderr)
+	}
+	if both := fragility(t, nil, "table", "--json", "--format", "csv", dirs[0]); both.code != exitUsage {
+		t.Errorf("--json with --format csv: exit %d\n%s", both.code, both.stderr)
+	}
 
 	notRun := t.TempDir()
 	r = fragility(t, nil, "table", dirs[0], notRun)

@@ -39,7 +39,7 @@ type headRow struct {
 	Verdict            string
 	Stability          string // answers changed among pairs with the same answer; "" when the variant re-draws it
 	RefCut, VarCut     string // share of scored answers cut by the budget, "k/n (x%)"
-	CutWarn            bool   // the variant's answers were cut more often than the reference's
+	CutWarn            bool   // the variant's answers were cut more often than the reference's, by more than the budget margin (summary.Paired.BudgetConfounded)
 }
 
 // headlines returns the headline of every model of s, in summary order.
@@ -91,11 +91,13 @@ func headRowOf(ref, v *summary.VariantSummary) headRow {
 	r := headRow{Variant: v.Variant, Reference: referenceOf(v), VarAcc: accShort(v), Verdict: v.Verdict, VarCut: cutText(v)}
 	if ref != nil {
 		r.RefAcc, r.RefCut = accShort(ref), cutText(ref)
-		r.CutWarn = v.Scored > 0 && ref.Scored > 0 &&
-			float64(v.CutByBudget)/float64(v.Scored) > float64(ref.CutByBudget)/float64(ref.Scored)
+		// The budget rule of the verdicts (summary.Paired.BudgetConfounded:
+		// the cut shares differ by more than the margin), the variant's
+		// side cut more.
+		r.CutWarn = v.Paired != nil && v.Paired.BudgetConfounded && v.Paired.CutVariantPct > v.Paired.CutReferencePct
 	}
 	if d := v.Paired.PairedDropPP; d != nil {
-		r.Drop, r.DropCI = dropWords(d.Value), boxCI(d)
+		r.Drop, r.DropCI = dropWords(d.Value), dropBoxCI(d)
 	}
 	if t := v.Paired.Test; t != nil {
 		r.P = pText(t.PAdjusted)
@@ -134,7 +136,7 @@ func plainWords(m *summary.ModelSummary) string {
 			refAcc = accShort(r)
 		}
 		out = append(out, fmt.Sprintf("Accuracy %s on %s and %s on %s: %s %s; the drop's verdict: %s.",
-			refAcc, ref, accShort(v), v.Variant, pairedWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP), m.Verdict))
+			refAcc, ref, accShort(v), v.Variant, pairedWords(v.Paired.PairedDropPP.Value), dropBoxCI(v.Paired.PairedDropPP), m.Verdict))
 	}
 	return strings.Join(out, " ")
 }
@@ -162,6 +164,18 @@ func pairedWords(x float64) string {
 		return "no paired change " + rest
 	}
 	return "a paired " + w
+}
+
+// dropBoxCI is boxCI for a paired drop written by dropWords: on the
+// scale of the words, so that a gain's interval is the gain's (the drop's
+// interval negated: "gain of 15.9 pp [0.0, 31.8]", not [-31.8, 0.0]).
+func dropBoxCI(e *summary.Estimate) string {
+	if e == nil || e.CI == nil || !strings.HasPrefix(dropWords(e.Value), "gain") {
+		return boxCI(e)
+	}
+	iv := *e.CI
+	iv.Lo, iv.Hi, iv.LoOpen, iv.HiOpen = -e.CI.Hi, -e.CI.Lo, e.CI.HiOpen, e.CI.LoOpen
+	return ivText(&iv, 1)
 }
 
 // boxCI is an estimate's reported interval for the headline box, to one

@@ -224,6 +224,20 @@ func TestReferencesText(t *testing.T) {
 			t.Errorf("pairedWords(%v) = %q, want %q", x, got, want)
 		}
 	}
+	// A gain's interval is the gain's: the drop's negated (round-4 retry:
+	// "gain of 15.9 pp [-31.8, 0.0]").
+	for _, c := range []struct {
+		e    summary.Estimate
+		want string
+	}{
+		{summary.Estimate{Value: -15.9, CI: &summary.Interval{Lo: -31.8, Hi: 0}}, "[0.0, 31.8]"},
+		{summary.Estimate{Value: -15.9, CI: &summary.Interval{Lo: -31.8, Hi: 0, HiOpen: true}}, "(0.0, 31.8]"},
+		{summary.Estimate{Value: 11.4, CI: &summary.Interval{Lo: -4.5, Hi: 27.4}}, "[-4.5, 27.4]"},
+	} {
+		if got := dropBoxCI(&c.e); got != c.want {
+			t.Errorf("dropBoxCI(%v, %+v) = %q, want %q", c.e.Value, *c.e.CI, got, c.want)
+		}
+	}
 }
 
 // TestPlainWords: the headline's plain sentence states the stability
@@ -327,5 +341,25 @@ func TestNoVerdictReason(t *testing.T) {
 	s := &summary.Summary{Models: []summary.ModelSummary{{Label: "m", Variants: []summary.VariantSummary{{Variant: "base"}}}}}
 	if got := Verdicts(s); !strings.Contains(got, "**m: no verdict: only base was run") {
 		t.Errorf("base only: %q", got)
+	}
+}
+
+// TestCutWarnMargin (round-4 retry): the headline's budget flag follows
+// the verdicts' budget rule (more than the margin, the variant's side cut
+// more), not any difference: 0/44 → 1/44 (2.3 pp) is not flagged.
+func TestCutWarnMargin(t *testing.T) {
+	ref := &summary.VariantSummary{Variant: "symbolic", Scored: 44}
+	for _, c := range []struct {
+		p    summary.Paired
+		want bool
+	}{
+		{summary.Paired{CutReferencePct: 0, CutVariantPct: 2.3}, false},
+		{summary.Paired{CutReferencePct: 2.3, CutVariantPct: 6.8, BudgetConfounded: true}, true},
+		{summary.Paired{CutReferencePct: 6.8, CutVariantPct: 2.3, BudgetConfounded: true}, false},
+	} {
+		v := &summary.VariantSummary{Variant: "noop-seeming", Scored: 44, Paired: &c.p}
+		if got := headRowOf(ref, v).CutWarn; got != c.want {
+			t.Errorf("%+v: CutWarn %v, want %v", c.p, got, c.want)
+		}
 	}
 }

@@ -75,8 +75,10 @@ func excessEvidence(s *summary.StabilityVerdict, conf string) (ev, finished stri
 		return out, ""
 	}
 	out += fmt.Sprintf(". On the %d solved instances both were asked, the excess over the placebo is %s pp (%s CI %s", x.Pairs, fnum(x.ExcessPP.Value, 1), conf, ivText(x.ExcessPP.CI, 1))
-	if x.Test != nil {
+	if x.Test != nil && x.Test.Family > 1 {
 		out += fmt.Sprintf(", p = %s adjusted across %d variants", pText(x.Test.PAdjusted), x.Test.Family)
+	} else if x.Test != nil {
+		out += fmt.Sprintf(", p = %s", pText(x.Test.PAdjusted))
 	}
 	out += fmt.Sprintf("; no answer on %s and %s of them, cut by the budget on %s and %s)", countNum(x.VariantNoAnswer), countNum(x.PlaceboNoAnswer), countNum(x.VariantCut), countNum(x.PlaceboCut))
 	if d := x.FinishedExcessPP; d != nil {

@@ -42,7 +42,7 @@ func verdictLines(m *summary.ModelSummary) []string {
 		if r := m.Variant(ref); r != nil {
 			refAcc = accShort(r)
 		}
-		line := fmt.Sprintf("Accuracy %s on %s, %s on %s: %s %s", refAcc, ref, accShort(v), v.Variant, pairedWords(v.Paired.PairedDropPP.Value), boxCI(v.Paired.PairedDropPP))
+		line := fmt.Sprintf("Accuracy %s on %s, %s on %s: %s %s", refAcc, ref, accShort(v), v.Variant, pairedWords(v.Paired.PairedDropPP.Value), dropBoxCI(v.Paired.PairedDropPP))
 		switch pw := v.Paired.Power; {
 		case pw != nil && pw.MDEPP != nil && *pw.MDEPP <= 100:
 			line += fmt.Sprintf("; detectable from about %s pp", fnum(*pw.MDEPP, 1))

@@ -23,6 +23,7 @@ import (
 	"github.com/fragility/fragility/internal/jsonerr"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/summary"
+	"github.com/fragility/fragility/templates"
 )
 
 // NoProtocol is the protocol of a run that followed no frozen protocol
@@ -107,12 +108,22 @@ type Value struct {
 // directory, or lacks summary.json, is the error, naming it in one line.
 func Load(dirs []string) (*Table, error) {
 	t := &Table{Comparable: true}
+	seen := map[string]string{} // a directory's absolute path -> as given
+	var designs []string        // the designs of the runs without a protocol
 	for _, dir := range dirs {
+		abs, _ := filepath.Abs(dir)
+		if first, ok := seen[abs]; ok {
+			return nil, fmt.Errorf("%s: given twice (as %s and %s): each run is one row", dir, first, dir)
+		}
+		seen[abs] = dir
 		man, sum, err := readRun(dir)
 		if err != nil {
 			return nil, err
 		}
 		protocol := cmpOr(man.Config.ProtocolSHA256, sum.ProtocolSHA256, NoProtocol)
+		if d := design(man.Config); protocol == NoProtocol && !slices.Contains(designs, d) {
+			designs = append(designs, d)
+		}
 		for _, v := range sum.Variants {
 			if !slices.Contains(t.Variants, v) {
 				t.Variants = append(t.Variants, v)
@@ -144,8 +155,24 @@ func Load(dirs []string) (*Table, error) {
 		}
 		t.Note = fmt.Sprintf("not comparable: the rows follow %d different protocols (%s); a difference between rows of different protocols may be the protocol's, not the model's",
 			len(t.Protocols), strings.Join(short, ", "))
+	} else if len(designs) > 1 {
+		t.Comparable = false
+		t.Note = fmt.Sprintf("not comparable: the runs without a protocol differ in design (%s); a difference between their rows may be the design's, not the model's",
+			strings.Join(designs, "; "))
 	}
 	return t, nil
+}
+
+// design is what two runs without a frozen protocol must share for their
+// rows to be compared: what each variant is compared with, the output
+// budget, the worked examples, the sampling temperature and the prompt.
+// The templates and the seed may differ (other draws of the same design).
+func design(c rundir.Config) string {
+	ref := c.Reference
+	if ref == "" {
+		ref = templates.ReferenceDrawn
+	}
+	return fmt.Sprintf("reference %s, %d tokens, %d shots, temperature %g, prompt %s", ref, c.MaxTokens, c.Shots, c.Temperature, cmpOr(c.Prompt, "fragility"))
 }
 
 // readRun reads the manifest and summary of the run directory dir.

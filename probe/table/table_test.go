@@ -305,3 +305,31 @@ func TestExcessAtFloor(t *testing.T) {
 		t.Errorf("no verdict: %q", note)
 	}
 }
+
+// TestLoadDesignsAndTwice (round-4 retry): runs without a protocol whose
+// designs differ (here the output budget) are flagged as not comparable,
+// naming the designs; a directory given twice is one line naming it.
+func TestLoadDesignsAndTwice(t *testing.T) {
+	dirs := copyRuns(t)
+	if tb, err := Load(dirs); err != nil || !tb.Comparable {
+		t.Fatalf("the same design: comparable %v (%v), note %q", tb != nil && tb.Comparable, err, tb.Note)
+	}
+	path := filepath.Join(dirs[1], rundir.FileManifest)
+	m := jsonMap(t, path)
+	m["config"].(map[string]any)["max_tokens"] = 7
+	data, _ := json.Marshal(m)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := Load(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tb.Comparable || !strings.HasPrefix(tb.Note, "not comparable: the runs without a protocol differ in design (") || !strings.Contains(tb.Note, ", 7 tokens,") {
+		t.Errorf("two designs: comparable %v, note %q", tb.Comparable, tb.Note)
+	}
+	again := filepath.Join(dirs[0], ".")
+	if _, err := Load([]string{dirs[0], again}); err == nil || err.Error() != again+": given twice (as "+dirs[0]+" and "+again+"): each run is one row" {
+		t.Errorf("a directory twice: %v", err)
+	}
+}
