@@ -174,7 +174,8 @@ func dropBoxCI(e *summary.Estimate) string {
 		return boxCI(e)
 	}
 	iv := *e.CI
-	iv.Lo, iv.Hi, iv.LoOpen, iv.HiOpen = -e.CI.Hi, -e.CI.Lo, e.CI.HiOpen, e.CI.LoOpen
+	// 0 − x, not −x: a limit at 0 stays 0, not −0.
+	iv.Lo, iv.Hi, iv.LoOpen, iv.HiOpen = 0-e.CI.Hi, 0-e.CI.Lo, e.CI.HiOpen, e.CI.LoOpen
 	return ivText(&iv, 1)
 }
 
