@@ -175,10 +175,16 @@ func design(c rundir.Config) string {
 	return fmt.Sprintf("reference %s, %d tokens, %d shots, temperature %g, prompt %s", ref, c.MaxTokens, c.Shots, c.Temperature, cmpOr(c.Prompt, "fragility"))
 }
 
-// readRun reads the manifest and summary of the run directory dir.
+// readRun reads the manifest and summary of the run directory dir, and
+// checks that its results.csv is whole (a torn or ragged row is one line
+// saying what to do, rundir.ReadResults): a summary is only as good as the
+// rows it was computed from.
 func readRun(dir string) (*rundir.Manifest, *summary.Summary, error) {
 	man, err := rundir.ReadManifest(dir)
 	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := rundir.ReadResults(filepath.Join(dir, rundir.FileResults)); err != nil && man.Status == "complete" {
 		return nil, nil, err
 	}
 	path := filepath.Join(dir, rundir.FileSummary)

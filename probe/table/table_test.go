@@ -293,6 +293,19 @@ func TestLoadNotARun(t *testing.T) {
 	if _, err := Load(dirs); err == nil || err.Error() != dirs[1]+": no summary.json: the run is interrupted (finish it with fragility run --resume "+dirs[1]+")" {
 		t.Errorf("interrupted, no summary: %v", err)
 	}
+	// A complete run whose results.csv was torn (round-4 retry: table
+	// printed the old summary and said nothing).
+	res := filepath.Join(dirs[2], rundir.FileResults)
+	data, err := os.ReadFile(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(res, data[:len(data)-20], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dirs[2:]); err == nil || !strings.HasPrefix(err.Error(), res+": ") || !strings.Contains(err.Error(), "line") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("torn results.csv: %v", err)
+	}
 }
 
 // TestExcessAtFloor: with no stability verdict, a model at the floor is
