@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/models"
@@ -22,7 +21,6 @@ import (
 	"github.com/fragility/fragility/probe/summary"
 	"github.com/fragility/fragility/templates"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 // flagReferenceModel is compare's reference model, the file the others are
@@ -355,24 +353,7 @@ func namesOneOf(ref string, paths []string) bool {
 	return false
 }
 
-// compareProgress is compare's progress on w: one line rewritten in place
-// on a terminal; plain lines elsewhere (a log, a pipe), at most one every
-// progressLineEvery and the last.
+// compareProgress is compare's progress on w (countProgress).
 func compareProgress(w *os.File) func(done, total int) {
-	if term.IsTerminal(int(w.Fd())) {
-		return func(done, total int) {
-			fmt.Fprintf(w, "\rcompare: %d/%d items scored against the reference", done, total)
-			if done == total {
-				fmt.Fprintln(w)
-			}
-		}
-	}
-	var last time.Time
-	return func(done, total int) {
-		if done < total && time.Since(last) < progressLineEvery {
-			return
-		}
-		last = time.Now()
-		fmt.Fprintf(w, "compare: %d/%d items scored against the reference\n", done, total)
-	}
+	return countProgress(w, "compare: %d/%d items scored against the reference")
 }

@@ -110,3 +110,26 @@ func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
 	}
 	return "about " + time.Duration(remaining/tps*float64(time.Second)).Round(time.Second).String() + " left"
 }
+
+// countProgress reports done of total items on w, written by format (two
+// %d verbs: done, total): one line rewritten in place on a terminal;
+// otherwise (a log file, a pipe) a plain line at the first call, then at
+// most one every progressLineEvery, and at the end.
+func countProgress(w *os.File, format string) func(done, total int) {
+	if term.IsTerminal(int(w.Fd())) {
+		return func(done, total int) {
+			fmt.Fprintf(w, "\r"+format, done, total)
+			if done == total {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	var last time.Time
+	return func(done, total int) {
+		if done < total && time.Since(last) < progressLineEvery {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(w, format+"\n", done, total)
+	}
+}

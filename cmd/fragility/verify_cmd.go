@@ -7,13 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe/rundir"
 	"github.com/fragility/fragility/probe/verify"
 	"github.com/urfave/cli/v2"
-	"golang.org/x/term"
 )
 
 // errDiverged marks a verification that ran and found divergences (exit 1).
@@ -118,24 +116,7 @@ func verifyAction(c *cli.Context) error {
 	return nil
 }
 
-// verifyProgress reports replayed items on w: one line rewritten in place on
-// a terminal; otherwise (a log file) a plain line every progressLineEvery
-// and at the end.
+// verifyProgress reports replayed items on w (countProgress).
 func verifyProgress(w *os.File) func(done, total int) {
-	if term.IsTerminal(int(w.Fd())) {
-		return func(done, total int) {
-			fmt.Fprintf(w, "\rverify: %d/%d items replayed", done, total)
-			if done == total {
-				fmt.Fprintln(w)
-			}
-		}
-	}
-	var last time.Time
-	return func(done, total int) {
-		if done < total && time.Since(last) < progressLineEvery {
-			return
-		}
-		last = time.Now()
-		fmt.Fprintf(w, "verify: %d/%d items replayed\n", done, total)
-	}
+	return countProgress(w, "verify: %d/%d items replayed")
 }
