@@ -176,7 +176,7 @@ func design(c rundir.Config) string {
 }
 
 // readRun reads the manifest and summary of the run directory dir, and
-// checks that its results.csv is whole (a torn or ragged row is one line
+// checks that a complete run's results.csv is whole (a torn or ragged row is one line
 // saying what to do, rundir.ReadResults): a summary is only as good as the
 // rows it was computed from.
 func readRun(dir string) (*rundir.Manifest, *summary.Summary, error) {
@@ -184,8 +184,10 @@ func readRun(dir string) (*rundir.Manifest, *summary.Summary, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := rundir.ReadResults(filepath.Join(dir, rundir.FileResults)); err != nil && man.Status == "complete" {
-		return nil, nil, err
+	if man.Status == "complete" {
+		if _, err := rundir.ReadResults(filepath.Join(dir, rundir.FileResults)); err != nil {
+			return nil, nil, err
+		}
 	}
 	path := filepath.Join(dir, rundir.FileSummary)
 	data, err := os.ReadFile(path)
