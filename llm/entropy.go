@@ -89,17 +89,27 @@ func Entropy(logits []float32) (Dist, error) {
 
 // entropyWith is Entropy with the given kernel ("" = EntropyKernel).
 func entropyWith(kernel string, logits []float32) (Dist, error) {
+	m, arg, err := checkedMax(logits)
+	if err != nil {
+		return Dist{}, err
+	}
+	return entropyAt(kernel, logits, m, arg), nil
+}
+
+// checkedMax returns the largest logit and its lowest index, or an error
+// when logits is empty, holds a NaN or its maximum is infinite.
+func checkedMax(logits []float32) (float32, int, error) {
 	if len(logits) == 0 {
-		return Dist{}, fmt.Errorf("entropy: empty logits")
+		return 0, 0, fmt.Errorf("entropy: empty logits")
 	}
 	m, arg, nan := maxLogit(logits)
 	if nan {
-		return Dist{}, fmt.Errorf("entropy: logits contain NaN")
+		return 0, 0, fmt.Errorf("entropy: logits contain NaN")
 	}
 	if math.IsInf(float64(m), 0) {
-		return Dist{}, fmt.Errorf("entropy: largest logit is %v", m)
+		return 0, 0, fmt.Errorf("entropy: largest logit is %v", m)
 	}
-	return entropyAt(kernel, logits, m, arg), nil
+	return m, arg, nil
 }
 
 // entropyAt is the pass after the max: m is the largest logit (finite) and
@@ -114,6 +124,12 @@ func entropyAt(kernel string, logits []float32, m float32, arg int) Dist {
 		zs, ss = zs0[:nb], ss0[:nb]
 	}
 	blockSums(kernel == EntropyKernelV1, logits, float64(m), zs, ss)
+	return combineBlocks(zs, ss, m, arg)
+}
+
+// combineBlocks adds the blocks' sums in index order (Neumaier) and
+// finishes the distribution: m is the largest logit, arg its lowest index.
+func combineBlocks(zs, ss []float64, m float32, arg int) Dist {
 	var z, s, cz, cs float64
 	for b := range zs {
 		z, cz = neumaier(z, cz, zs[b])

@@ -16,11 +16,12 @@ import (
 // logits in place (the pass guard met the logits node), and a fourth run
 // delays every pass by longer than a decode takes (testPassDelay), so that
 // a pass reading a row the next decode had overwritten would record another
-// token's numbers. It also replays the batch with kernel v1: the same
+// token's numbers; a fifth decodes on two threads with no pool, each pass
+// on the context's ggml thread pool (threadPool). It also replays the batch with kernel v1: the same
 // tokens, entropies within 1e-12 bits.
 func TestEntropyPoolSameBits(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads both default models four times")
+		t.Skip("loads both default models five times")
 	}
 	questions := []string{"Question: what is 12 times 11?\nAnswer:", "Question: a train leaves at 3 pm and travels for 2 hours. When does it arrive?\nAnswer:"}
 	for _, name := range []string{gemmaName, chatName} {
@@ -29,19 +30,23 @@ func TestEntropyPoolSameBits(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ref [][]TokenRecord
-		for run, pool := range []int{-1, 1, 3, 1} {
+		for run, c := range []struct{ pool, threads int }{{-1, 1}, {1, 1}, {3, 1}, {1, 1}, {-1, 2}} {
+			pool := c.pool
 			if run == 3 {
 				testPassDelay = 200 * time.Millisecond
 			}
 			old := EntropyPool
 			EntropyPool = pool
-			m, err := Load(path, Params{Threads: 1, ThreadsBatch: 1, NCtx: 512, NSeq: 2})
+			m, err := Load(path, Params{Threads: c.threads, ThreadsBatch: c.threads, NCtx: 512, NSeq: 2})
 			EntropyPool = old
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := max(pool, 0); m.EntropyPoolSize() != want {
 				t.Errorf("%s: EntropyPool %d gave a pool of %d workers", name, pool, m.EntropyPoolSize())
+			}
+			if (m.tp != nil) != (c.threads > 1) {
+				t.Errorf("%s: %d threads, no pass pool: context thread pool %v", name, c.threads, m.tp != nil)
 			}
 			var prompts [][]Token
 			for _, q := range questions {
@@ -102,7 +107,7 @@ func TestEntropyPoolSameBits(t *testing.T) {
 					n++
 				}
 			}
-			t.Logf("%s: pool of %d workers: %d tokens, every number bit-identical to the inline passes", name, pool, n)
+			t.Logf("%s: pool of %d workers, %d threads: %d tokens, every number bit-identical to the inline passes (%s)", name, pool, c.threads, n, time.Now().Format("15:04:05"))
 		}
 	}
 }

@@ -281,7 +281,7 @@ func (m *Model) scoreLogits(r *Forced, f Forcing, k int, logits []float32, kerne
 	if k < f.From {
 		return nil
 	}
-	d, err := entropyWith(kernel, logits)
+	d, err := m.entropyInline(kernel, logits)
 	if err != nil {
 		return fmt.Errorf("forced token %d: %w", k, err)
 	}

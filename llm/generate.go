@@ -471,8 +471,9 @@ func (m *Model) prefill(ctx context.Context, tokens []Token, start, seq int, log
 // needed before the next llama_decode, so the entropy pass is queued for the
 // model's pass pool (see EntropyPool, queuePass), which computes it while
 // the next decode runs; m.passes collects it. Temperature
-// sampling needs the distribution first, and with the pool off the pass runs
-// here too. Either way the numbers are the same: a pass is deterministic
+// sampling needs the distribution first, and with the pool off (the default
+// on the CPU) the pass runs here too, on the context's thread pool when it
+// has one (entropyInline). Either way the numbers are the same: a pass is deterministic
 // and each one writes only its own record.
 func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	ptr := C.llama_get_logits_ith(m.ctx, C.int32_t(i))
@@ -488,7 +489,7 @@ func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	switch {
 	case opt.Temperature > 0 || m.passJobs == nil:
 		t0 := time.Now()
-		d, err := entropyWith(opt.EntropyKernel, logits)
+		d, err := m.entropyInline(opt.EntropyKernel, logits)
 		if err != nil {
 			return fmt.Errorf("generate: token %d: %w", k, err)
 		}
@@ -635,28 +636,26 @@ type passJob struct {
 // those being computed, and blocks when the pool falls that far behind.)
 var EntropyPool = 0
 
-// DefaultEntropyPool returns the pool size for a model loaded with p: the
-// cores that llama.cpp's generation threads leave free (Threads for one
-// sequence, ThreadsBatch for several, since a step of several sequences is
-// a decode of several tokens; every core but one when layers are offloaded
-// to a GPU), at most NSeq (a step queues one pass per sequence); −1 (no
-// pool: each pass on the generating goroutine) when no core is free. A
-// worker that shares a core with llama.cpp's threads slows their decode
-// more than the pass it takes off the critical path: measured on the
-// 2-core development machine (Gemma 3 270M, `fragility bench`, every core
-// decoding), b/a was 0.83–0.85 with one worker and 0.96 with none; with
-// 8 sequences per batch and both cores decoding, 16 demo items took 32.2 s
-// with one worker and 31.7 s with none.
+// DefaultEntropyPool returns the pool size for a model loaded with p: with
+// layers offloaded to a GPU, the cores the GPU leaves free (every core but
+// the generating goroutine's), at most NSeq (a step queues one pass per
+// sequence); −1 (no pool) on the CPU, where each pass runs between two
+// decodes on the threads the context decodes with (its ggml thread pool,
+// see useThreadPool, when they are two or more). On the CPU a worker beside
+// the decode slows the decode by more than the pass it hides, even on a
+// core that llama.cpp leaves free: measured on the 2-core development
+// machine (Gemma 3 270M, `fragility bench --threads 1 --threads-batch 1`,
+// 10 repeats, 2026-12-06), b/a was 0.960 and 0.978 with one worker on the
+// free core, 0.984 and 0.985 with the passes on the generating goroutine,
+// and 0.990 and 0.994 with each pass on two threads of a ggml thread pool;
+// with every core decoding a worker cost more still (b/a 0.83–0.85 against
+// 0.96 with none, in an earlier sitting).
 func DefaultEntropyPool(p Params) int {
 	p = p.Defaults()
-	busy := p.Threads
-	if p.NSeq > 1 {
-		busy = p.ThreadsBatch
+	if p.GPULayers == 0 {
+		return -1
 	}
-	if p.GPULayers != 0 {
-		busy = 1
-	}
-	free := runtime.NumCPU() - busy
+	free := runtime.NumCPU() - 1
 	if free < 1 {
 		return -1
 	}
@@ -690,6 +689,20 @@ func (m *Model) poolWorkers() int {
 // EntropyPoolSize returns the number of workers of the model's pass pool (0:
 // the pool is off and passes run inline).
 func (m *Model) EntropyPoolSize() int { return m.poolSize }
+
+// EntropyPassThreads returns the threads that compute each entropy pass of
+// greedy generation between two decodes: the context's ggml thread pool
+// (see useThreadPool), else 1 (the generating goroutine); 0 when the pass
+// pool computes the passes beside the next decode.
+func (m *Model) EntropyPassThreads() int {
+	switch {
+	case m.poolSize > 0:
+		return 0
+	case m.tp != nil:
+		return m.tp.n
+	}
+	return 1
+}
 
 // passWorker runs queued entropy passes, one at a time, until m.passJobs
 // is closed (Close). Long-lived goroutines, not one per token: starting a

@@ -18,4 +18,13 @@ struct fragility_pass_guard {
 bool fragility_pass_guard_cb(struct ggml_tensor *t, bool ask, void *user_data);
 void fragility_pass_guard_add(struct fragility_pass_guard *g, int d);
 int fragility_pass_guard_seen(struct fragility_pass_guard *g);
+// fragility_tp: see threadpool.c.
+struct fragility_tp;
+struct ggml_threadpool;
+struct fragility_tp *fragility_tp_new(int n_threads, unsigned poll);
+struct ggml_threadpool *fragility_tp_pool(struct fragility_tp *t);
+int fragility_tp_max_blocks(void);
+int fragility_tp_pass(struct fragility_tp *t, int n_threads, int v1, const float *logits, int n, int chunk,
+                      float *m, int *arg, int *nan, double *zs, double *ss);
+void fragility_tp_free(struct fragility_tp *t);
 #endif

@@ -50,8 +50,8 @@ type Params struct {
 // (8 per batch, 384-token budget, no DDC) took 150 s with 2 threads against
 // 188 s with 1, and 168 s with the DDC embedder working beside generation;
 // the tokens and entropies were identical. The entropy pass then runs
-// before the next decode (DefaultEntropyPool gives no pool when no core
-// is free); `fragility bench` measures what that costs.
+// between two decodes on the same threads (DefaultEntropyPool,
+// useThreadPool); `fragility bench` measures what that costs.
 //
 // ThreadsEnv, when set to a positive integer, replaces every core: several
 // processes sharing a machine (the test packages `make test` runs at once,
@@ -167,6 +167,9 @@ type Model struct {
 	// guard lets passes read the logits in place (C memory; nil when the
 	// pool is off); see queuePass.
 	guard *C.struct_fragility_pass_guard
+	// tp is the context's own ggml thread pool (nil: llama.cpp starts
+	// threads for each graph); see useThreadPool.
+	tp *threadPool
 }
 
 // ErrNotGGUF is returned (wrapped) by Load for a file that is not a GGUF file.
@@ -236,6 +239,14 @@ func Load(path string, p Params) (*Model, error) {
 		C.llama_model_free(model)
 		return nil, fmt.Errorf("%s: llama.cpp could not create a context (n_ctx=%d, n_seq=%d): %s", path, p.NCtx, p.NSeq, orUnknown(takeLogTail()))
 	}
+	if m.useThreadPool() {
+		if err := m.attachThreadPool(); err != nil {
+			C.llama_free(m.ctx)
+			C.free(unsafe.Pointer(m.guard))
+			C.llama_model_free(model)
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	m.batch = C.llama_batch_init(C.int32_t(max(p.NBatch, p.NSeq)), 0, C.int32_t(p.NSeq))
 	m.meta = m.readMetadata(path, sum, size)
 	m.startPool()
@@ -267,6 +278,8 @@ func (m *Model) Close() error {
 		C.llama_free(m.ctx)
 		m.ctx = nil
 	}
+	m.tp.free()
+	m.tp = nil
 	if m.model != nil {
 		C.llama_model_free(m.model)
 		m.model = nil

@@ -25,18 +25,20 @@ func init() {
   (a) bare llama_decode calls: a prompt of --pp tokens, then single-token decodes of random
       tokens (as llama-bench's test_gen), no logits read, no entropy, no sampling;
   (b) the same decodes with fragility's per-token work: the token chosen from the logits, the
-      exact full-vocabulary entropy and the per-token record of every token; the entropy pass of
-      a token runs in the pass pool (--entropy-pool) while the next token decodes;
+      exact full-vocabulary entropy and the per-token record of every token; on the CPU the
+      entropy pass of a token runs between two decodes on the threads llama.cpp decodes with
+      (max of --threads and --threads-batch), with a GPU in the pass pool (--entropy-pool) while
+      the next token decodes;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
       instances, seeded order) decoded one at a time and --batch at a time; after each batch of
       the first batched pass, the answer-scoring pass (answer-score/3: the expected answer
       teacher-forced in the generation's KV state after the model's text, and right after the
       prompt) is timed apart, and its share of that pass's generation time printed, with the
       answer-first forcings' part of it;
-without --threads, (a) and (b) decode first on every core but one (the pass pool's core), then
-once more with every core decoding, as fragility run does by default: then no core is spare and
-each entropy pass runs before the next decode (not with layers on a GPU); (c) decodes as run does;
-a --threads that leaves a core free gets the same second series;
+without --threads, (a) and (b) decode first on every core but one (one-token decodes on one
+core fewer; the passes still take every core), then once more with every core decoding, as
+fragility run does by default (not with layers on a GPU); (c) decodes as run does; a --threads
+that leaves a core free gets the same second series;
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)
 share one sequence: after the prompt, blocks of 16 tokens alternate A B B A A B B A ... (--tg
 tokens of each), so that the machine's drift, which on a shared machine is larger than the
@@ -58,7 +60,7 @@ Examples:
 			&cli.IntFlag{Name: "shots", Value: 3, Usage: "few-shot exemplars of the items in (c), as make demo uses"},
 			&cli.IntFlag{Name: "max-tokens", Value: 256, Usage: "output budget of the items in (c)"},
 			&cli.BoolFlag{Name: "no-ddc", Usage: "do not time the DDC classifier"},
-			&cli.IntFlag{Name: "entropy-pool", Value: 0, Usage: "workers computing the entropy passes beside the next decode: 0 = the default (the cores generation leaves free, at least 1), -1 = none (each pass before the next decode)"},
+			&cli.IntFlag{Name: "entropy-pool", Value: 0, Usage: "workers computing the entropy passes beside the next decode: 0 = the default (none on the CPU; with a GPU, every core but one), -1 = none (each pass between two decodes, on llama.cpp's threads)"},
 			&cli.StringFlag{Name: "go-bench", Usage: "also put the results in this `go test -bench` output file in the table (make bench does)"},
 		),
 		Action: benchAction,
@@ -120,8 +122,8 @@ func benchAction(c *cli.Context) error {
 		Batch: c.Int("batch"), Items: c.Int("items"), Shots: c.Int("shots"), MaxTokens: c.Int("max-tokens"),
 		Seed: int64(c.Uint64(flagSeed.Name))}
 	if !c.IsSet(flagThreads.Name) {
-		// The first series of (a) and (b) leaves a core for the pass pool;
-		// the second (BenchResult.Busy) and (c) decode as run does by
+		// The first series of (a) and (b) leaves a core free of one-token
+		// decodes; the second (BenchResult.Busy) and (c) decode as run does by
 		// default, and the result is recorded for fragility plan with
 		// run's threads.
 		cfg.FirstThreads = max(1, runtime.NumCPU()-1)
@@ -149,14 +151,9 @@ func benchAction(c *cli.Context) error {
 		return err
 	}
 	recordBench(r, cfg)
-	ek := benchKernel{Kernel: llm.EntropyKernel, ISA: llm.EntropyISA, Pool: llm.EntropyPool}
+	ek := benchKernel{Kernel: llm.EntropyKernel, ISA: llm.EntropyISA, Pool: r.Pool, PassThreads: r.PassThreads}
 	if ek.Pool == 0 {
-		p := cfg.Params
-		p.NSeq = 1 // as (a) and (b) run
-		if cfg.FirstThreads > 0 {
-			p.Threads = cfg.FirstThreads
-		}
-		ek.Pool = llm.DefaultEntropyPool(p)
+		ek.Pool = -1
 	}
 	if c.Bool("json") {
 		return printJSON(struct {
@@ -192,7 +189,10 @@ func recordBench(r *bench.BenchResult, cfg bench.BenchConfig) {
 type benchKernel struct {
 	Kernel string `json:"kernel"` // llm.EntropyKernel
 	ISA    string `json:"isa"`    // llm.EntropyISA
-	Pool   int    `json:"pool"`   // workers beside the decode in (b); -1: none, each pass before the next decode
+	Pool   int    `json:"pool"`   // workers beside the decode in (b); -1: none, each pass between two decodes
+	// PassThreads is the threads that computed each pass of (b) between
+	// two decodes (0 with a pool).
+	PassThreads int `json:"pass_threads"`
 }
 
 // ratioText prints b/a with its interval over the repeats (none with one
@@ -207,9 +207,17 @@ func ratioText(r float64, ci [2]float64) string {
 // poolText describes the pass pool of (b).
 func (k benchKernel) poolText() string {
 	if k.Pool < 0 {
-		return "none: each pass before the next decode"
+		return fmt.Sprintf("none: each pass between two decodes, on %d thread(s)", k.PassThreads)
 	}
 	return fmt.Sprintf("%d worker(s) beside the decode", k.Pool)
+}
+
+// passWhere says in a few words where a series' entropy passes ran.
+func passWhere(b *bench.BenchDecodeSeries) string {
+	if b.Pool > 0 {
+		return fmt.Sprintf("pool %d", b.Pool)
+	}
+	return fmt.Sprintf("pass on %d", b.PassThreads)
 }
 
 // shareCIText is a share's 95% interval in percent, or why there is none.
@@ -251,8 +259,8 @@ func printBench(r *bench.BenchResult, ek benchKernel, gob []goBenchRow) {
 	row("ratio b/a (target ≥ 0.99), 95% CI over repeats", ratioText(r.RatioBA, r.RatioBACI))
 	row("  ms/token: (a) decode | (b) decode + step + wait", splitText(r.Split))
 	if b := r.Busy; b != nil {
-		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (a), tokens/s", b.Threads, b.Pool), rateText(b.BareTG, 2))
-		row(fmt.Sprintf("every core decoding (%d threads, pool %d): (b), tokens/s", b.Threads, b.Pool), rateText(b.OursTG, 2))
+		row(fmt.Sprintf("every core decoding (%d threads, %s): (a), tokens/s", b.Threads, passWhere(b)), rateText(b.BareTG, 2))
+		row(fmt.Sprintf("every core decoding (%d threads, %s): (b), tokens/s", b.Threads, passWhere(b)), rateText(b.OursTG, 2))
 		row("every core decoding: (b) entropy pass, ms per token", fmt.Sprintf("%.3f", b.EntropyMs))
 		row("every core decoding: ratio b/a, 95% CI", ratioText(b.RatioBA, b.RatioBACI))
 		row("  ms/token: (a) decode | (b) decode + step + wait", splitText(b.Split))

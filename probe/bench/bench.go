@@ -21,8 +21,9 @@ type BenchConfig struct {
 	Params llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
 	// FirstThreads, when > 0, is the Threads of the first series of (a)
 	// and (b) instead of Params.Threads ((c) keeps Params): fragility
-	// bench without --threads leaves the pass pool a core there, and
-	// times (c) as fragility run decodes by default.
+	// bench without --threads leaves a core free of one-token decodes
+	// there (the entropy passes still take it), and times (c) as fragility
+	// run decodes by default.
 	FirstThreads int
 	PP, TG       int // prompt tokens, and generated tokens of (a) and of (b) in each repeat
 	Reps         int // repeats of (a) and (b) after one warm-up
@@ -76,11 +77,15 @@ type BenchResult struct {
 	RatioBA    float64    `json:"ratio_b_over_a"`
 	RatioBACI  [2]float64 `json:"ratio_b_over_a_ci95"` // 95% interval of RatioBA over the repeats (see ratioInterval); 0, 0 with one repeat
 	Split      TokenSplit `json:"ms_per_token_split"`  // where a token's time goes in (a) and (b) (see BenchDecodeSeries.Split)
-	Items      int        `json:"c_items"`
-	Batch      int        `json:"c_batch"`
-	SingleIPS  float64    `json:"c_single_items_per_s"`
-	BatchedIPS float64    `json:"c_batched_items_per_s"`
-	RatioCB    float64    `json:"ratio_c_over_b"`
+	// Pool and PassThreads are how (b) computed its entropy passes (see
+	// BenchDecodeSeries).
+	Pool        int     `json:"pool"`
+	PassThreads int     `json:"pass_threads"`
+	Items       int     `json:"c_items"`
+	Batch       int     `json:"c_batch"`
+	SingleIPS   float64 `json:"c_single_items_per_s"`
+	BatchedIPS  float64 `json:"c_batched_items_per_s"`
+	RatioCB     float64 `json:"ratio_c_over_b"`
 	// The DDC share: the batched items of (c) run again with the DDC
 	// classifier working beside generation, as in `fragility run`.
 	BatchedDDCSec float64 `json:"ddc_batched_run_seconds,omitempty"`      // wall time of that run, including the wait for the last classification
@@ -110,8 +115,8 @@ type BenchResult struct {
 	AnswerFirst      int     `json:"c_answer_first_items"`
 	AnswerFirstShare float64 `json:"c_answer_first_share_of_generation"`
 	// Busy is (a) and (b) again with every core decoding (Threads =
-	// runtime.NumCPU()), so that the entropy pass pool shares a core with
-	// llama.cpp's threads: the cost of exact entropy when no core is spare.
+	// runtime.NumCPU()), run's default: the cost of exact entropy when no
+	// core is spare.
 	// Nil when Threads already is every core.
 	Busy *BenchDecodeSeries `json:"busy,omitempty"`
 }
@@ -120,13 +125,16 @@ type BenchResult struct {
 // generation rates of both (tokens/s), the entropy pass per token (ms) and
 // b/a over all repeats.
 type BenchDecodeSeries struct {
-	Threads   int        `json:"threads"`
-	Pool      int        `json:"pool"` // workers of the pass pool beside the decode (0: none)
-	BareTG    Rate       `json:"a_bare_gen_tokens_per_s"`
-	OursTG    Rate       `json:"b_ours_gen_tokens_per_s"`
-	EntropyMs float64    `json:"b_entropy_ms_per_token"`
-	RatioBA   float64    `json:"ratio_b_over_a"`
-	RatioBACI [2]float64 `json:"ratio_b_over_a_ci95"` // see BenchResult.RatioBACI
+	Threads int `json:"threads"`
+	Pool    int `json:"pool"` // workers of the pass pool beside the decode (0: none)
+	// PassThreads is the threads that computed each entropy pass between
+	// two decodes (llm.Model.EntropyPassThreads; 0 with a pass pool).
+	PassThreads int        `json:"pass_threads"`
+	BareTG      Rate       `json:"a_bare_gen_tokens_per_s"`
+	OursTG      Rate       `json:"b_ours_gen_tokens_per_s"`
+	EntropyMs   float64    `json:"b_entropy_ms_per_token"`
+	RatioBA     float64    `json:"ratio_b_over_a"`
+	RatioBACI   [2]float64 `json:"ratio_b_over_a_ci95"` // see BenchResult.RatioBACI
 	// Split is where the time of a token goes in (a) and in (b), in ms per
 	// token over all repeats (llm.InterleavedTiming's parts): what (b)
 	// costs beyond (a) is (BDecodeMs − ADecodeMs) + BStepMs + BWaitMs.
@@ -186,6 +194,7 @@ func Bench(ctx context.Context, cfg BenchConfig, classify probe.Classifier, logf
 		return nil, err
 	}
 	res.BareTG, res.OursTG, res.EntropyMs, res.RatioBA, res.RatioBACI, res.Split = s.BareTG, s.OursTG, s.EntropyMs, s.RatioBA, s.RatioBACI, s.Split
+	res.Pool, res.PassThreads = s.Pool, s.PassThreads
 	if res.Busy, err = benchBusy(ctx, cfg, p, res.Threads, logf); err != nil {
 		return nil, err
 	}
@@ -370,7 +379,7 @@ func benchDecode(ctx context.Context, m *llm.Model, cfg BenchConfig, res *BenchR
 	if res != nil {
 		res.BarePP = newRate(bpp)
 	}
-	s := &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), BareTG: newRate(btg), OursTG: newRate(otg),
+	s := &BenchDecodeSeries{Threads: m.Params().Threads, Pool: m.EntropyPoolSize(), PassThreads: m.EntropyPassThreads(), BareTG: newRate(btg), OursTG: newRate(otg),
 		EntropyMs: 1000 * entSec / float64(cfg.Reps*cfg.TG)}
 	perTok := 1000 / float64(cfg.Reps*cfg.TG)
 	s.Split = TokenSplit{ADecodeMs: split.ADecodeMs * perTok, BDecodeMs: split.BDecodeMs * perTok, BStepMs: split.BStepMs * perTok, BWaitMs: split.BWaitMs * perTok}

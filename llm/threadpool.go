@@ -1,0 +1,116 @@
+package llm
+
+/*
+#include "llama.h"
+#include "helpers.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"unsafe"
+)
+
+// threadPoolPoll is the polling level of a model's ggml thread pool
+// (ggml_threadpool_params.poll: after a graph, each worker spins for up to
+// poll × 131,072 pause instructions, a few milliseconds at 1, before it
+// sleeps; 0: it sleeps at once). A worker still spinning takes the next
+// graph (the entropy pass right after a decode, the next decode right
+// after a pass) without being woken: with every core decoding, the pass
+// took 0.17 ms on two threads against 0.25 ms on one.
+const threadPoolPoll = 1
+
+// threadPool is a ggml thread pool of n threads (the calling thread is
+// one of them) with the graph of an entropy pass on it (threadpool.c).
+// Not safe for concurrent use: one graph runs on it at a time.
+type threadPool struct {
+	c *C.struct_fragility_tp
+	n int
+}
+
+// newThreadPool starts a pool of n ≥ 1 threads polling at level poll.
+func newThreadPool(n, poll int) (*threadPool, error) {
+	t := C.fragility_tp_new(C.int(n), C.uint(poll))
+	if t == nil {
+		return nil, errors.New("ggml could not create a thread pool")
+	}
+	return &threadPool{c: t, n: n}, nil
+}
+
+// free stops the pool's threads; p may be nil.
+func (p *threadPool) free() {
+	if p != nil {
+		C.fragility_tp_free(p.c)
+	}
+}
+
+// entropy is entropyWith computed on the pool's threads: the largest logit
+// of each block of entropyChunk logits, then each block's sums, each block
+// by one thread, combined in index order as fragility_max combines its lanes
+// and entropyAt its blocks, so the result is bit-identical to entropyWith.
+// logits has shape [n_vocab], at most 64 blocks (1,048,576 entries); the
+// errors are entropyWith's.
+func (p *threadPool) entropy(kernel string, logits []float32) (Dist, error) {
+	nb := (len(logits) + entropyChunk - 1) / entropyChunk
+	if len(logits) == 0 || nb > int(C.fragility_tp_max_blocks()) {
+		return entropyWith(kernel, logits)
+	}
+	var zs, ss [64]float64
+	v1 := 0
+	if kernel == EntropyKernelV1 {
+		v1 = 1
+	}
+	var mx C.float
+	var arg, nan C.int
+	if C.fragility_tp_pass(p.c, C.int(p.n), C.int(v1), (*C.float)(unsafe.Pointer(&logits[0])), C.int(len(logits)), C.int(entropyChunk),
+		&mx, &arg, &nan, (*C.double)(unsafe.Pointer(&zs[0])), (*C.double)(unsafe.Pointer(&ss[0]))) != 0 {
+		return Dist{}, errors.New("entropy: ggml's thread pool failed to run the pass")
+	}
+	m := float32(mx)
+	switch {
+	case nan != 0:
+		return Dist{}, fmt.Errorf("entropy: logits contain NaN")
+	case math.IsInf(float64(m), 0):
+		return Dist{}, fmt.Errorf("entropy: largest logit is %v", m)
+	}
+	return combineBlocks(zs[:nb], ss[:nb], m, int(arg)), nil
+}
+
+// useThreadPool reports whether Load gives the context a ggml thread pool
+// of its own: when llama.cpp decodes on two or more threads (Threads or
+// ThreadsBatch) and the entropy passes run between two decodes (no pass
+// pool). The pool has max(Threads, ThreadsBatch) threads; each decode
+// takes as many of them as llama.cpp asks for, and each entropy pass takes
+// all of them. FRAGILITY_TP=0 turns it off, for measurements (llama.cpp
+// then starts and joins its threads for each graph, and each pass runs on
+// the generating goroutine alone).
+func (m *Model) useThreadPool() bool {
+	p := m.params
+	return os.Getenv("FRAGILITY_TP") != "0" && max(p.Threads, p.ThreadsBatch) >= 2 && m.poolWorkers() <= 0
+}
+
+// attachThreadPool creates the context's thread pool and attaches it to
+// every decode (see useThreadPool).
+func (m *Model) attachThreadPool() error {
+	p, err := newThreadPool(max(m.params.Threads, m.params.ThreadsBatch), threadPoolPoll)
+	if err != nil {
+		return err
+	}
+	m.tp = p
+	pool := C.fragility_tp_pool(p.c)
+	C.llama_attach_threadpool(m.ctx, pool, pool)
+	return nil
+}
+
+// entropyInline is the entropy pass of one row of logits on the generating
+// goroutine, between two decodes: on the context's thread pool when it has
+// one, else entropyWith; the same bits either way.
+func (m *Model) entropyInline(kernel string, logits []float32) (Dist, error) {
+	if m.tp == nil {
+		return entropyWith(kernel, logits)
+	}
+	return m.tp.entropy(kernel, logits)
+}
