@@ -24,8 +24,13 @@ import (
 // measured with `fragility bench --model gemma-3-270m-q4_k_m` (16 items of
 // (c), 8 per batch, 2 vCPUs), the batched items took 29.6 and 29.1 s
 // without the DDC classifier (30.8 and 31.3 s at 0) and 41.6 and 39.6 s
-// with it beside generation (36.6 and 41.3 s at 0); without the pool,
-// 31.5 and 42.9 s.
+// with it beside generation (36.6 and 41.3 s at 0); the binary before the
+// pool, 31.5 and 42.9 s. A pool whose one-token decodes take fewer threads
+// than it has (Threads < ThreadsBatch) polls at level 0 instead: its other
+// workers sleep through those decodes anyway, and spinning after each pass
+// they would take a core from other processes (the test packages `make
+// test` runs at once took 1.3–2× as long with them spinning); at one
+// thread b/a was 0.990 at level 0 and 0.994 at level 1.
 const threadPoolPoll = 1
 
 // threadPool is a ggml thread pool of n threads (the calling thread is
@@ -56,8 +61,8 @@ func (p *threadPool) free() {
 // of each block of entropyChunk logits, then each block's sums, each block
 // by one thread, combined in index order as fragility_max combines its lanes
 // and entropyAt its blocks, so the result is bit-identical to entropyWith.
-// logits has shape [n_vocab], at most 64 blocks (1,048,576 entries); the
-// errors are entropyWith's.
+// logits has shape [n_vocab]; a longer row than 64 blocks (1,048,576
+// entries) goes to entropyWith. The errors are entropyWith's.
 func (p *threadPool) entropy(kernel string, logits []float32) (Dist, error) {
 	nb := (len(logits) + entropyChunk - 1) / entropyChunk
 	if len(logits) == 0 || nb > int(C.fragility_tp_max_blocks()) {
@@ -100,7 +105,11 @@ func (m *Model) useThreadPool() bool {
 // attachThreadPool creates the context's thread pool and attaches it to
 // every decode (see useThreadPool).
 func (m *Model) attachThreadPool() error {
-	p, err := newThreadPool(max(m.params.Threads, m.params.ThreadsBatch), threadPoolPoll)
+	n, poll := max(m.params.Threads, m.params.ThreadsBatch), threadPoolPoll
+	if m.params.Threads < n {
+		poll = 0
+	}
+	p, err := newThreadPool(n, poll)
 	if err != nil {
 		return err
 	}
