@@ -694,15 +694,16 @@ func (m *Model) poolWorkers() int {
 func (m *Model) EntropyPoolSize() int { return m.poolSize }
 
 // EntropyPassThreads returns the threads that compute each entropy pass of
-// greedy generation between two decodes: the context's ggml thread pool
-// (see useThreadPool), else 1 (the generating goroutine); 0 when the pass
-// pool computes the passes beside the next decode.
+// greedy generation between two decodes: Threads of the context's ggml
+// thread pool (see useThreadPool) when it has one, else 1 (the generating
+// goroutine); 0 when the pass pool computes the passes beside the next
+// decode.
 func (m *Model) EntropyPassThreads() int {
 	switch {
 	case m.poolSize > 0:
 		return 0
 	case m.tp != nil:
-		return m.tp.n
+		return min(m.params.Threads, m.tp.n)
 	}
 	return 1
 }

@@ -57,13 +57,14 @@ func (p *threadPool) free() {
 	}
 }
 
-// entropy is entropyWith computed on the pool's threads: the largest logit
+// entropy is entropyWith computed on threads of the pool's threads (at
+// most n; the calling thread is one of them): the largest logit
 // of each block of entropyChunk logits, then each block's sums, each block
 // by one thread, combined in index order as fragility_max combines its lanes
 // and entropyAt its blocks, so the result is bit-identical to entropyWith.
 // logits has shape [n_vocab]; a longer row than 64 blocks (1,048,576
 // entries) goes to entropyWith. The errors are entropyWith's.
-func (p *threadPool) entropy(kernel string, logits []float32) (Dist, error) {
+func (p *threadPool) entropy(kernel string, logits []float32, threads int) (Dist, error) {
 	nb := (len(logits) + entropyChunk - 1) / entropyChunk
 	if len(logits) == 0 || nb > int(C.fragility_tp_max_blocks()) {
 		return entropyWith(kernel, logits)
@@ -75,7 +76,7 @@ func (p *threadPool) entropy(kernel string, logits []float32) (Dist, error) {
 	}
 	var mx C.float
 	var arg, nan C.int
-	if C.fragility_tp_pass(p.c, C.int(p.n), C.int(v1), (*C.float)(unsafe.Pointer(&logits[0])), C.int(len(logits)), C.int(entropyChunk),
+	if C.fragility_tp_pass(p.c, C.int(min(threads, p.n)), C.int(v1), (*C.float)(unsafe.Pointer(&logits[0])), C.int(len(logits)), C.int(entropyChunk),
 		&mx, &arg, &nan, (*C.double)(unsafe.Pointer(&zs[0])), (*C.double)(unsafe.Pointer(&ss[0]))) != 0 {
 		return Dist{}, errors.New("entropy: ggml's thread pool failed to run the pass")
 	}
@@ -93,8 +94,13 @@ func (p *threadPool) entropy(kernel string, logits []float32) (Dist, error) {
 // of its own: when llama.cpp decodes on two or more threads (Threads or
 // ThreadsBatch) and the entropy passes run between two decodes (no pass
 // pool). The pool has max(Threads, ThreadsBatch) threads; each decode
-// takes as many of them as llama.cpp asks for, and each entropy pass takes
-// all of them. FRAGILITY_TP=0 turns it off, for measurements (llama.cpp
+// takes as many of them as llama.cpp asks for, and each entropy pass as
+// many as a one-token decode (Threads): a pass on more threads than that
+// would need a worker that may be asleep or, on a machine shared with other
+// processes, waiting for a core, and every thread of a ggml graph waits for
+// the slowest at its end (`make test`, whose packages run two at a time
+// with one-token decodes on one thread, took 1.2–2× as long per package
+// with the pass on two threads). FRAGILITY_TP=0 turns it off, for measurements (llama.cpp
 // then starts and joins its threads for each graph, and each pass runs on
 // the generating goroutine alone).
 func (m *Model) useThreadPool() bool {
@@ -120,11 +126,12 @@ func (m *Model) attachThreadPool() error {
 }
 
 // entropyInline is the entropy pass of one row of logits on the generating
-// goroutine, between two decodes: on the context's thread pool when it has
-// one, else entropyWith; the same bits either way.
+// goroutine, between two decodes: on as many of the context's pool threads
+// as its one-token decodes take (EntropyPassThreads), else entropyWith; the
+// same bits either way.
 func (m *Model) entropyInline(kernel string, logits []float32) (Dist, error) {
-	if m.tp == nil {
-		return entropyWith(kernel, logits)
+	if n := m.EntropyPassThreads(); n >= 2 {
+		return m.tp.entropy(kernel, logits, n)
 	}
-	return m.tp.entropy(kernel, logits)
+	return entropyWith(kernel, logits)
 }

@@ -50,7 +50,7 @@ func TestThreadPoolEntropySameBits(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := p.entropy(kernel, r)
+				got, err := p.entropy(kernel, r, n)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -61,18 +61,18 @@ func TestThreadPoolEntropySameBits(t *testing.T) {
 			}
 		}
 		if got := rows[len(rows)-2]; true {
-			d, _ := p.entropy(EntropyKernel, got)
+			d, _ := p.entropy(EntropyKernel, got, n)
 			if d.ArgMax != 40000 {
 				t.Errorf("%d threads: argmax %d, want the lowest index of the tie, 40000", n, d.ArgMax)
 			}
 		}
 		bad := append([]float32(nil), rows[4]...)
 		bad[100000] = float32(math.NaN())
-		if _, err := p.entropy(EntropyKernel, bad); err == nil || err.Error() != "entropy: logits contain NaN" {
+		if _, err := p.entropy(EntropyKernel, bad, n); err == nil || err.Error() != "entropy: logits contain NaN" {
 			t.Errorf("%d threads: a NaN gave %v", n, err)
 		}
 		bad[100000] = float32(math.Inf(1))
-		if _, err := p.entropy(EntropyKernel, bad); err == nil || err.Error() != "entropy: largest logit is +Inf" {
+		if _, err := p.entropy(EntropyKernel, bad, n); err == nil || err.Error() != "entropy: largest logit is +Inf" {
 			t.Errorf("%d threads: +Inf gave %v", n, err)
 		}
 		p.free()
