@@ -648,11 +648,11 @@ var EntropyPool = 0
 // 10 repeats, 2026-12-06), b/a was 0.960 and 0.978 with one worker on the
 // free core, 0.984 and 0.985 with the passes on the generating goroutine,
 // and 0.990 and 0.994 with each pass on two threads of a ggml thread pool
-// (a pool made there by a switch since removed; by default one is made when
-// llama.cpp decodes on two or more threads, as in the first series of
-// `fragility bench`, whose one-token decodes run on one: 0.989); with
-// every core decoding a worker cost more still (b/a 0.83–0.85 against 0.96
-// with none, in an earlier sitting).
+// (which needs a worker that sleeps through a one-thread decode, and under
+// `make test` waited for a core: a pass now takes as many threads as a
+// one-token decode, see useThreadPool); with every core decoding a worker
+// cost more still (b/a 0.83–0.85 against 0.96 with none, in an earlier
+// sitting).
 func DefaultEntropyPool(p Params) int {
 	p = p.Defaults()
 	if p.GPULayers == 0 {
