@@ -295,8 +295,8 @@ func TestBadFiles(t *testing.T) {
 	}
 }
 
-// TestDefaultThreadsEnv: FRAGILITY_THREADS sets the default thread count
-// when it is a positive integer (capped at MaxThreads); any other value
+// TestDefaultThreadsEnv: FRAGILITY_THREADS sets the default thread counts
+// (one-token decodes and batches) when it is a positive integer (capped at MaxThreads); any other value
 // leaves every core.
 func TestDefaultThreadsEnv(t *testing.T) {
 	for env, want := range map[string]int{"": runtime.NumCPU(), "3": 3, "0": runtime.NumCPU(), "-2": runtime.NumCPU(), "two": runtime.NumCPU(), "100000": MaxThreads} {
@@ -306,6 +306,9 @@ func TestDefaultThreadsEnv(t *testing.T) {
 		}
 		if got := (Params{}).Defaults().Threads; got != want {
 			t.Errorf("%s=%q: Params{}.Defaults().Threads = %d, want %d", ThreadsEnv, env, got, want)
+		}
+		if got, gotP := DefaultThreadsBatch(), (Params{}).Defaults().ThreadsBatch; got != want || gotP != want {
+			t.Errorf("%s=%q: DefaultThreadsBatch() = %d, Params{}.Defaults().ThreadsBatch = %d, want %d", ThreadsEnv, env, got, gotP, want)
 		}
 	}
 }

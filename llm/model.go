@@ -58,15 +58,20 @@ type Params struct {
 // a scheduler's job given fewer cores than the machine has) each take that
 // many, since llama.cpp's threads spin and slow down by several times when
 // more of them than cores are runnable. Any other value is ignored.
-func DefaultThreads() int {
+func DefaultThreads() int { return threadsDefault() }
+
+// ThreadsEnv is the environment variable that sets DefaultThreads and
+// DefaultThreadsBatch.
+const ThreadsEnv = "FRAGILITY_THREADS"
+
+// threadsDefault is ThreadsEnv's value when it is a positive integer (at
+// most MaxThreads), else every core.
+func threadsDefault() int {
 	if n, err := strconv.Atoi(os.Getenv(ThreadsEnv)); err == nil && n > 0 {
 		return min(n, MaxThreads)
 	}
 	return max(1, runtime.NumCPU())
 }
-
-// ThreadsEnv is the environment variable that sets DefaultThreads.
-const ThreadsEnv = "FRAGILITY_THREADS"
 
 // MaxThreads is the most threads a Params field may ask for: ggml's
 // GGML_MAX_N_THREADS. Load refuses more.
@@ -77,8 +82,10 @@ const MaxThreads = 512
 // pass of a few tokens beside it costs little; on the 2-core development
 // machine two threads halve the time of a 500-token prompt (5.9 s → 3.1 s on
 // the default LLM), as llama-cpp-python's default (n_threads_batch = all
-// cores) does for the peer of make bench-peer.
-func DefaultThreadsBatch() int { return max(1, runtime.NumCPU()) }
+// cores) does for the peer of make bench-peer. ThreadsEnv, when set to a
+// positive integer, replaces every core here too (see DefaultThreads): a
+// process given N cores decodes its prompts on N threads as well.
+func DefaultThreadsBatch() int { return threadsDefault() }
 
 // Defaults returns p with every zero field replaced by its default.
 func (p Params) Defaults() Params {

@@ -26,17 +26,17 @@ func init() {
       tokens (as llama-bench's test_gen), no logits read, no entropy, no sampling;
   (b) the same decodes with fragility's per-token work: the token chosen from the logits, the
       exact full-vocabulary entropy and the per-token record of every token; on the CPU the
-      entropy pass of a token runs between two decodes on the threads llama.cpp decodes with
-      (max of --threads and --threads-batch), with a GPU in the pass pool (--entropy-pool) while
-      the next token decodes;
+      entropy pass of a token runs between two decodes on as many of the model's thread pool's
+      threads as a one-token decode takes (--threads), with a GPU in the pass pool
+      (--entropy-pool) while the next token decodes;
   (c) the first --items items of the demo matrix (builtin templates x base/symbolic/noop x 2
       instances, seeded order) decoded one at a time and --batch at a time; after each batch of
       the first batched pass, the answer-scoring pass (answer-score/3: the expected answer
       teacher-forced in the generation's KV state after the model's text, and right after the
       prompt) is timed apart, and its share of that pass's generation time printed, with the
       answer-first forcings' part of it;
-without --threads, (a) and (b) decode first on every core but one (one-token decodes on one
-core fewer; the passes still take every core), then once more with every core decoding, as
+without --threads, (a) and (b) decode first on every core but one (one-token decodes and the
+passes on one core fewer), then once more with every core decoding, as
 fragility run does by default (not with layers on a GPU); (c) decodes as run does; a --threads
 that leaves a core free gets the same second series;
 and prints the ratios b/a and c/b, the threads and the build flags. In each repeat, (a) and (b)

@@ -22,8 +22,8 @@ import (
 // Flags shared by every command that loads a model. A flag with the same
 // name means the same thing in every command.
 var (
-	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Action: threadsInRange("threads"), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time, and the tail of a batch); the default is every core, which was fastest on 2 cores even with the DDC embedder beside generation (docs/performance.md); thread counts change speed, not logits"}
-	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Action: threadsInRange("threads-batch"), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; thread counts change speed, not logits"}
+	flagThreads   = &cli.IntFlag{Name: "threads", Value: llm.DefaultThreads(), Action: threadsInRange("threads"), Usage: "CPU threads for llama.cpp's one-token decodes (generation one sequence at a time, and the tail of a batch); the default is every core ($FRAGILITY_THREADS when it is a positive integer), which was fastest on 2 cores even with the DDC embedder beside generation (docs/performance.md); thread counts change speed, not logits"}
+	flagThreadsB  = &cli.IntFlag{Name: "threads-batch", Value: llm.DefaultThreadsBatch(), Action: threadsInRange("threads-batch"), Usage: "CPU threads for llama.cpp's decodes of several tokens (prompts, and generation steps of several sequences), as llama.cpp's --threads-batch; the default is every core ($FRAGILITY_THREADS when it is a positive integer); thread counts change speed, not logits"}
 	flagNCtx      = &cli.IntFlag{Name: "n-ctx", Value: 2048, Usage: "context length per sequence, in tokens: at least 64, or 0 for the default"}
 	flagNBatch    = &cli.IntFlag{Name: "n-batch", Value: 512, Usage: "logical batch size for prompt processing, in tokens"}
 	flagGPULayers = &cli.IntFlag{Name: "gpu-layers", Value: -1, Usage: "layers to offload to a GPU (-1: all when a GPU backend is loaded; 0: CPU only; no other negative value)"}
