@@ -124,6 +124,12 @@ func TestBadModelFiles(t *testing.T) {
 			t.Errorf("run %s: %s was created", cases[c].name, out)
 		}
 	}
+	// Through `plan`, which calibrates on the model: refused before the
+	// calibration says it starts.
+	for _, c := range []int{1, 3} {
+		r := fragility(t, logLLM, append([]string{"plan", "--model", cases[c].path}, cpu...)...)
+		oneErrorLine(t, "plan "+cases[c].name, r, cases[c].want)
+	}
 	// And through `compare`, whose vocabulary check reads the files first.
 	for _, c := range []int{4, 5} {
 		out := filepath.Join(dir, "compare-"+strings.ReplaceAll(cases[c].name, " ", "-"))

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fragility/fragility/llm"
 	"github.com/fragility/fragility/probe"
 	"github.com/fragility/fragility/probe/bench"
 	"github.com/fragility/fragility/probe/plan"
@@ -225,6 +226,11 @@ func planMeasures(c *cli.Context, cfg rundir.Config, given bool, o *plan.RunPlan
 	o.Load, o.LastBench, o.LastBenchPath = load, last, path
 	if !calibrate {
 		return nil
+	}
+	for _, m := range cfg.Models { // calibration loads each model: a file Load would refuse is refused first
+		if err := llm.CheckGGUF(m); err != nil {
+			return err
+		}
 	}
 	o.CalibrateItems = n
 	limit := time.Duration(sec * float64(time.Second))
