@@ -191,7 +191,7 @@ func compareNewRun(ctx context.Context, stop func(), c *cli.Context, refModel st
 		defer closer()
 	}
 	if !quiet {
-		opt.Progress = newProgress(cfg.MaxTokens, func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
+		opt.Progress = newProgress(func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
 	}
 	clock := newRunClock(cfg, "")
 	opt.Progress = clock.wrap(opt.Progress)

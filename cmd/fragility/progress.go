@@ -19,12 +19,11 @@ import (
 // tokens per second, with tokens per item the mean of the items finished
 // in this process (Event.DoneTokens over their number: the tokens of a
 // batch under way counted against the few items done made the early
-// estimates jump), or maxTokens (the budget, an upper bound) before any
-// has. label names the model of a path (the store's name when it came
-// from one).
-func newProgress(maxTokens int, label func(path string) string, w *os.File) func(probe.Event) {
+// estimates jump); no estimate before one has. label names the model of a
+// path (the store's name when it came from one).
+func newProgress(label func(path string) string, w *os.File) func(probe.Event) {
 	if term.IsTerminal(int(w.Fd())) {
-		return progressBar(maxTokens, label, w)
+		return progressBar(label, w)
 	}
 	var last time.Time
 	var pe progressEstimate
@@ -34,7 +33,7 @@ func newProgress(maxTokens int, label func(path string) string, w *os.File) func
 			return
 		}
 		last = time.Now()
-		fmt.Fprintf(w, "fragility: %d/%d items, %s, %.1f tokens/s, %s\n", ev.Done, ev.Total, label(ev.Model), pe.tps(ev), pe.left(ev, maxTokens))
+		fmt.Fprintf(w, "fragility: %d/%d items, %s, %.1f tokens/s, %s\n", ev.Done, ev.Total, label(ev.Model), pe.tps(ev), pe.left(ev))
 	}
 }
 
@@ -42,7 +41,7 @@ func newProgress(maxTokens int, label func(path string) string, w *os.File) func
 const progressLineEvery = 30 * time.Second
 
 // progressBar is newProgress on a terminal.
-func progressBar(maxTokens int, label func(path string) string, w *os.File) func(probe.Event) {
+func progressBar(label func(path string) string, w *os.File) func(probe.Event) {
 	var bar *progressbar.ProgressBar
 	var pe progressEstimate
 	return func(ev probe.Event) {
@@ -57,7 +56,7 @@ func progressBar(maxTokens int, label func(path string) string, w *os.File) func
 				progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
 			)
 		}
-		bar.Describe(fmt.Sprintf("%s  %.1f tok/s  %s", label(ev.Model), pe.tps(ev), pe.left(ev, maxTokens)))
+		bar.Describe(fmt.Sprintf("%s  %.1f tok/s  %s", label(ev.Model), pe.tps(ev), pe.left(ev)))
 		bar.Set(ev.Done)
 	}
 }
@@ -84,25 +83,18 @@ func (pe *progressEstimate) tps(ev probe.Event) float64 {
 	return float64(ev.Tokens) / ev.Seconds
 }
 
-// estimateAfter is the generation time (seconds) before which, while no
-// item of this process has finished, no time left is estimated: the first
-// events come right after the prompts are decoded, whose time counts in
-// Event.Seconds while few tokens have flowed, and an estimate from them
-// was hours for a run of minutes.
-const estimateAfter = 10
-
-// left is the estimated time left, "time left: estimating" before tokens
-// flow and, until an item finishes, for the first estimateAfter seconds.
-func (pe *progressEstimate) left(ev probe.Event, maxTokens int) string {
+// left is the estimated time left, "time left: estimating" until an item
+// of this process has finished: the first events come right after the
+// prompts are decoded, whose time counts in Event.Seconds while few tokens
+// have flowed, and an estimate from the budget then said 26 hours for the
+// 15-minute demo (the prompts of its first batch take about 20 s).
+func (pe *progressEstimate) left(ev probe.Event) string {
 	tps := pe.tps(ev)
 	done := ev.Done - pe.firstDone
-	perItem := float64(maxTokens)
-	if done > 0 && ev.DoneTokens > 0 {
-		perItem = float64(ev.DoneTokens) / float64(done)
-	}
-	if tps <= 0 || perItem <= 0 || (done == 0 && ev.Seconds < estimateAfter) {
+	if tps <= 0 || done <= 0 {
 		return "time left: estimating"
 	}
+	perItem := float64(ev.DoneTokens) / float64(done)
 	inFlight := max(0, ev.Tokens-ev.DoneTokens)
 	remaining := float64(ev.Total-ev.Done)*perItem - float64(inFlight)
 	if ev.Done >= ev.Total || remaining < 0 {

@@ -116,7 +116,7 @@ func runAction(c *cli.Context) error {
 		defer closer()
 	}
 	if !c.Bool("quiet") {
-		opt.Progress = newProgress(cfg.MaxTokens, func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
+		opt.Progress = newProgress(func(path string) string { return modelLabel(cfg, path) }, os.Stderr)
 	}
 	clock := newRunClock(cfg, resume)
 	opt.Progress = clock.wrap(opt.Progress)
