@@ -57,7 +57,9 @@ type Params struct {
 // processes sharing a machine (the test packages `make test` runs at once,
 // a scheduler's job given fewer cores than the machine has) each take that
 // many, since llama.cpp's threads spin and slow down by several times when
-// more of them than cores are runnable. Any other value is ignored.
+// more of them than cores are runnable. Any other value is ignored, and a
+// value above MaxThreads capped (ThreadsEnvNote says so; the command line
+// prints it).
 func DefaultThreads() int { return threadsDefault() }
 
 // ThreadsEnv is the environment variable that sets DefaultThreads and
@@ -67,10 +69,35 @@ const ThreadsEnv = "FRAGILITY_THREADS"
 // threadsDefault is ThreadsEnv's value when it is a positive integer (at
 // most MaxThreads), else every core.
 func threadsDefault() int {
-	if n, err := strconv.Atoi(os.Getenv(ThreadsEnv)); err == nil && n > 0 {
-		return min(n, MaxThreads)
+	if n, _ := threadsFromEnv(); n > 0 {
+		return n
 	}
 	return max(1, runtime.NumCPU())
+}
+
+// ThreadsEnvNote is a one-line note on ThreadsEnv when it is set but not
+// taken as given: not a positive integer (ignored) or above MaxThreads
+// (capped); "" when it is unset or taken as given.
+func ThreadsEnvNote() string {
+	_, note := threadsFromEnv()
+	return note
+}
+
+// threadsFromEnv parses ThreadsEnv: n > 0 when it is a positive integer
+// (capped at MaxThreads), and a note when its value is not taken as given.
+func threadsFromEnv() (n int, note string) {
+	v := os.Getenv(ThreadsEnv)
+	if v == "" {
+		return 0, ""
+	}
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil || n <= 0:
+		return 0, fmt.Sprintf("%s=%q is not a positive integer: ignored (every core: %d)", ThreadsEnv, v, max(1, runtime.NumCPU()))
+	case n > MaxThreads:
+		return MaxThreads, fmt.Sprintf("%s=%d is above %d, the most llama.cpp takes: %d threads", ThreadsEnv, n, MaxThreads, MaxThreads)
+	}
+	return n, ""
 }
 
 // MaxThreads is the most threads a Params field may ask for: ggml's

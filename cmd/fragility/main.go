@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fragility/fragility/internal/suggest"
+	"github.com/fragility/fragility/llm"
 	"github.com/urfave/cli/v2"
 )
 
@@ -260,6 +261,9 @@ func isNumber(s string) bool {
 
 func main() {
 	app := newApp()
+	if note := llm.ThreadsEnvNote(); note != "" {
+		fmt.Fprintf(os.Stderr, "fragility: %s\n", note)
+	}
 	startCPUProfile()
 	err := app.Run(flagsFirst(app, os.Args))
 	stopCPUProfile()

@@ -172,3 +172,23 @@ func TestHelpDefaultsOnce(t *testing.T) {
 	}
 	walk(nil, newApp().Commands)
 }
+
+// TestThreadsEnvNote: a FRAGILITY_THREADS that is not taken as given (not
+// a positive integer: ignored; above 512: capped) is said in one line on
+// stderr, and the command goes on; a valid one says nothing.
+func TestThreadsEnvNote(t *testing.T) {
+	for env, want := range map[string]string{
+		"abc":    `fragility: FRAGILITY_THREADS="abc" is not a positive integer: ignored (every core: `,
+		"0":      `fragility: FRAGILITY_THREADS="0" is not a positive integer`,
+		"100000": "fragility: FRAGILITY_THREADS=100000 is above 512, the most llama.cpp takes: 512 threads",
+		"1":      "",
+	} {
+		r := fragility(t, []string{"FRAGILITY_THREADS=" + env}, "templates", "list")
+		if r.code != 0 {
+			t.Errorf("FRAGILITY_THREADS=%s: exit %d: %s", env, r.code, tail(r.stderr))
+		}
+		if want == "" && r.stderr != "" || want != "" && (!strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1) {
+			t.Errorf("FRAGILITY_THREADS=%s: stderr %q, want one line starting %q", env, r.stderr, want)
+		}
+	}
+}
