@@ -296,8 +296,8 @@ func TestBadFiles(t *testing.T) {
 }
 
 // TestDefaultThreadsEnv: FRAGILITY_THREADS sets the default thread counts
-// (one-token decodes and batches) when it is a positive integer (capped at MaxThreads); any other value
-// leaves every core.
+// (one-token decodes and batches) when it is a positive integer (capped at
+// MaxThreads); any other value leaves every core.
 func TestDefaultThreadsEnv(t *testing.T) {
 	for env, want := range map[string]int{"": runtime.NumCPU(), "3": 3, "0": runtime.NumCPU(), "-2": runtime.NumCPU(), "two": runtime.NumCPU(), "100000": MaxThreads} {
 		t.Setenv(ThreadsEnv, env)
