@@ -103,13 +103,23 @@ func checkedMax(logits []float32) (float32, int, error) {
 		return 0, 0, fmt.Errorf("entropy: empty logits")
 	}
 	m, arg, nan := maxLogit(logits)
-	if nan {
-		return 0, 0, fmt.Errorf("entropy: logits contain NaN")
-	}
-	if math.IsInf(float64(m), 0) {
-		return 0, 0, fmt.Errorf("entropy: largest logit is %v", m)
+	if err := maxError(m, nan); err != nil {
+		return 0, 0, err
 	}
 	return m, arg, nil
+}
+
+// maxError is the error of a pass whose largest logit is m (nan: the row
+// holds a NaN): the row has no distribution when it holds a NaN or its
+// maximum is infinite; nil otherwise.
+func maxError(m float32, nan bool) error {
+	switch {
+	case nan:
+		return fmt.Errorf("entropy: logits contain NaN")
+	case math.IsInf(float64(m), 0):
+		return fmt.Errorf("entropy: largest logit is %v", m)
+	}
+	return nil
 }
 
 // entropyAt is the pass after the max: m is the largest logit (finite) and

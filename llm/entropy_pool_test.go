@@ -17,8 +17,8 @@ import (
 // delays every pass by longer than a decode takes (testPassDelay), so that
 // a pass reading a row the next decode had overwritten would record another
 // token's numbers; a fifth decodes on two threads with no pool, each pass
-// on the context's ggml thread pool (threadPool). It also replays the batch with kernel v1: the same
-// tokens, entropies within 1e-12 bits.
+// on the context's ggml thread pool (threadPool). It also replays the batch
+// with kernel v1: the same tokens, entropies within 1e-12 bits.
 func TestEntropyPoolSameBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads both default models five times")

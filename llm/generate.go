@@ -473,8 +473,8 @@ func (m *Model) prefill(ctx context.Context, tokens []Token, start, seq int, log
 // the next decode runs; m.passes collects it. Temperature
 // sampling needs the distribution first, and with the pool off (the default
 // on the CPU) the pass runs here too, on the context's thread pool when it
-// has one (entropyInline). Either way the numbers are the same: a pass is deterministic
-// and each one writes only its own record.
+// has one (entropyInline). Either way the numbers are the same: a pass is
+// deterministic and each one writes only its own record.
 func (m *Model) step(g *Generation, i int, opt GenerateOptions) error {
 	ptr := C.llama_get_logits_ith(m.ctx, C.int32_t(i))
 	if ptr == nil {

@@ -9,7 +9,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"unsafe"
 )
@@ -41,8 +40,15 @@ type threadPool struct {
 	n int
 }
 
+// tpMaxBlocks is the most blocks of entropyChunk logits a pass on the pool
+// takes (TP_MAX_BLOCKS in threadpool.c; newThreadPool checks they agree).
+const tpMaxBlocks = 64
+
 // newThreadPool starts a pool of n ≥ 1 threads polling at level poll.
 func newThreadPool(n, poll int) (*threadPool, error) {
+	if int(C.fragility_tp_max_blocks()) != tpMaxBlocks {
+		return nil, fmt.Errorf("threadpool.c takes %d blocks a pass, threadpool.go %d", int(C.fragility_tp_max_blocks()), tpMaxBlocks)
+	}
 	t := C.fragility_tp_new(C.int(n), C.uint(poll))
 	if t == nil {
 		return nil, errors.New("ggml could not create a thread pool")
@@ -57,19 +63,19 @@ func (p *threadPool) free() {
 	}
 }
 
-// entropy is entropyWith computed on threads of the pool's threads (at
-// most n; the calling thread is one of them): the largest logit
-// of each block of entropyChunk logits, then each block's sums, each block
-// by one thread, combined in index order as fragility_max combines its lanes
-// and entropyAt its blocks, so the result is bit-identical to entropyWith.
-// logits has shape [n_vocab]; a longer row than 64 blocks (1,048,576
-// entries) goes to entropyWith. The errors are entropyWith's.
+// entropy is entropyWith computed by threads of the pool's n threads (at
+// most n; the calling thread is one of them): the largest logit of each
+// block of entropyChunk logits, then each block's sums, each block by one
+// thread, combined in index order as fragility_max combines its lanes and
+// entropyAt its blocks, so the result is bit-identical to entropyWith.
+// logits has shape [n_vocab]; a row longer than tpMaxBlocks blocks
+// (1,048,576 entries) goes to entropyWith. The errors are entropyWith's.
 func (p *threadPool) entropy(kernel string, logits []float32, threads int) (Dist, error) {
 	nb := (len(logits) + entropyChunk - 1) / entropyChunk
-	if len(logits) == 0 || nb > int(C.fragility_tp_max_blocks()) {
+	if len(logits) == 0 || nb > tpMaxBlocks {
 		return entropyWith(kernel, logits)
 	}
-	var zs, ss [64]float64
+	var zs, ss [tpMaxBlocks]float64
 	v1 := 0
 	if kernel == EntropyKernelV1 {
 		v1 = 1
@@ -81,11 +87,8 @@ func (p *threadPool) entropy(kernel string, logits []float32, threads int) (Dist
 		return Dist{}, errors.New("entropy: ggml's thread pool failed to run the pass")
 	}
 	m := float32(mx)
-	switch {
-	case nan != 0:
-		return Dist{}, fmt.Errorf("entropy: logits contain NaN")
-	case math.IsInf(float64(m), 0):
-		return Dist{}, fmt.Errorf("entropy: largest logit is %v", m)
+	if err := maxError(m, nan != 0); err != nil {
+		return Dist{}, err
 	}
 	return combineBlocks(zs[:nb], ss[:nb], m, int(arg)), nil
 }
@@ -100,9 +103,9 @@ func (p *threadPool) entropy(kernel string, logits []float32, threads int) (Dist
 // processes, waiting for a core, and every thread of a ggml graph waits for
 // the slowest at its end (`make test`, whose packages run two at a time
 // with one-token decodes on one thread, took 1.2–2× as long per package
-// with the pass on two threads). FRAGILITY_TP=0 turns it off, for measurements (llama.cpp
-// then starts and joins its threads for each graph, and each pass runs on
-// the generating goroutine alone).
+// with the pass on two threads). FRAGILITY_TP=0 turns it off, for
+// measurements (llama.cpp then starts and joins its threads for each
+// graph, and each pass runs on the generating goroutine alone).
 func (m *Model) useThreadPool() bool {
 	p := m.params
 	return os.Getenv("FRAGILITY_TP") != "0" && max(p.Threads, p.ThreadsBatch) >= 2 && m.poolWorkers() <= 0

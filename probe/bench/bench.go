@@ -21,9 +21,9 @@ type BenchConfig struct {
 	Params llm.Params // NSeq is ignored: (a) and (b) use 1, (c) uses Batch
 	// FirstThreads, when > 0, is the Threads of the first series of (a)
 	// and (b) instead of Params.Threads ((c) keeps Params): fragility
-	// bench without --threads leaves a core free of one-token decodes
-	// there (the entropy passes still take it), and times (c) as fragility
-	// run decodes by default.
+	// bench without --threads leaves a core free of one-token decodes and
+	// of the entropy passes there, and times (c) as fragility run decodes
+	// by default.
 	FirstThreads int
 	PP, TG       int // prompt tokens, and generated tokens of (a) and of (b) in each repeat
 	Reps         int // repeats of (a) and (b) after one warm-up
